@@ -1,0 +1,43 @@
+//! What counters reveal, one workload at a time. Run with
+//! `cargo bench -p perfbench-examples`.
+
+use perfbench::{black_box, perfbench, Bencher};
+use perfbench_examples::*;
+
+/// Branch prediction: the same bytes, sorted or shuffled. Same instruction
+/// count, very different `branch-misses` and cycles.
+mod branches {
+    use super::*;
+
+    #[perfbench(args = ["sorted", "shuffled"])]
+    fn sum_large_bytes(b: &mut Bencher, order: &str) {
+        let data = branch_input(16 * 1024, order == "sorted");
+        b.iter(|| sum_large(black_box(&data)));
+    }
+}
+
+/// The memory hierarchy: 4096 dependent loads in a ring of 32 KiB (fits in
+/// L1/L2) or 256 MiB (larger than any last-level cache).
+mod memory {
+    use super::*;
+
+    #[perfbench(args = [32 << 10, 256 << 20])]
+    fn pointer_chase(b: &mut Bencher, ring_bytes: usize) {
+        let ring = pointer_ring(ring_bytes / std::mem::size_of::<usize>());
+        b.iter(|| chase(black_box(&ring), 4096));
+    }
+}
+
+/// The kernel at work: 16 fresh pages per iteration, exactly 16 page faults.
+#[perfbench]
+fn touch_16_pages() -> u64 {
+    touch_fresh_pages(black_box(16))
+}
+
+/// Pure arithmetic: no memory traffic, no branch misses.
+#[perfbench]
+fn multiply_add_1000() -> u64 {
+    arithmetic(black_box(1000))
+}
+
+perfbench::main!();

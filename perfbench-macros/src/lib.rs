@@ -1,0 +1,220 @@
+//! The `#[perfbench]` attribute: registers a function as a benchmark of the
+//! `perfbench` harness. Use it through `perfbench::perfbench`.
+
+use proc_macro::TokenStream;
+use proc_macro2::{Span, TokenStream as TokenStream2};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Error, Expr, FnArg, ItemFn, ReturnType, Type};
+
+/// Registers a function as a benchmark.
+///
+/// - `#[perfbench] fn name() -> T { … }`: the body is the routine; its return
+///   value is black-boxed.
+/// - `#[perfbench] fn name(b: &mut Bencher) { … }`: setup, then `b.iter(…)`.
+/// - `#[perfbench(args = [a, b, …])] fn name(b: &mut Bencher, x: T) { … }`:
+///   one benchmark per argument, with ids `name/a`, `name/b` (the argument's
+///   `Display`).
+/// - `throughput = bytes` or `throughput = elements` with `args`: each
+///   argument is also the work one iteration does (an integer, or the length
+///   of a string or slice).
+#[proc_macro_attribute]
+pub fn perfbench(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let func = syn::parse_macro_input!(item as ItemFn);
+    let mut options = Options::default();
+    let parser = syn::meta::parser(|meta| options.parse(meta));
+    syn::parse::Parser::parse(parser, attr)
+        .and_then(|()| expand(&func, &options))
+        .unwrap_or_else(Error::into_compile_error)
+        .into()
+}
+
+#[derive(Default)]
+struct Options {
+    /// The `args = [...]` key and its elements.
+    args: Option<(Span, Vec<Expr>)>,
+    /// `bytes` or `elements`.
+    throughput: Option<syn::Ident>,
+}
+
+impl Options {
+    fn parse(&mut self, meta: syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
+        if meta.path.is_ident("args") {
+            let span = meta.path.span();
+            let value: Expr = meta.value()?.parse()?;
+            let Expr::Array(array) = value else {
+                return Err(Error::new(value.span(), "`args` takes a list: `args = [1, 2, 3]`"));
+            };
+            if array.elems.is_empty() {
+                return Err(Error::new(array.span(), "`args` needs at least one argument"));
+            }
+            self.args = Some((span, array.elems.into_iter().collect()));
+            Ok(())
+        } else if meta.path.is_ident("throughput") {
+            let kind: syn::Ident = meta.value()?.parse()?;
+            if kind != "bytes" && kind != "elements" {
+                return Err(Error::new(kind.span(), "`throughput` is `bytes` or `elements`"));
+            }
+            self.throughput = Some(kind);
+            Ok(())
+        } else {
+            Err(meta.error(format!(
+                "unknown key `{}` (expected `args` or `throughput`)",
+                meta.path.get_ident().map_or("?".to_string(), ToString::to_string)
+            )))
+        }
+    }
+}
+
+/// Whether `ty` is `&mut Bencher` (with any path or lifetime).
+fn is_bencher(ty: &Type) -> bool {
+    let Type::Reference(r) = ty else { return false };
+    let Type::Path(p) = &*r.elem else { return false };
+    r.mutability.is_some() && p.path.segments.last().is_some_and(|s| s.ident == "Bencher")
+}
+
+fn typed(p: &FnArg) -> Option<&Type> {
+    match p {
+        FnArg::Typed(t) => Some(&t.ty),
+        FnArg::Receiver(_) => None,
+    }
+}
+
+fn expand(func: &ItemFn, options: &Options) -> syn::Result<TokenStream2> {
+    let sig = &func.sig;
+    if let Some(a) = &sig.asyncness {
+        return Err(Error::new(a.span(), "a benchmark cannot be `async`"));
+    }
+    if !sig.generics.params.is_empty() {
+        return Err(Error::new(sig.generics.span(), "a benchmark cannot be generic"));
+    }
+    let params: Vec<&FnArg> = sig.inputs.iter().collect();
+    for p in &params {
+        if let FnArg::Receiver(r) = p {
+            return Err(Error::new(r.span(), "a benchmark is a free function, not a method"));
+        }
+    }
+    let name = &sig.ident;
+    let name_str = name.to_string();
+    let bencher = quote!(::perfbench::__private::Bencher<'_>);
+
+    // Each registration: (arg display fn, run body) per argument.
+    let mut registrations: Vec<(Option<TokenStream2>, TokenStream2)> = Vec::new();
+    match params.as_slice() {
+        [] => {
+            if let Some((span, _)) = &options.args {
+                return Err(Error::new(
+                    *span,
+                    "`args` needs a parameter to receive them: `fn name(b: &mut Bencher, arg: T)`",
+                ));
+            }
+            registrations.push((None, quote!(b.iter(#name))));
+        }
+        [first, rest @ ..] => {
+            let first_ty = typed(first).expect("receivers were rejected");
+            if !is_bencher(first_ty) {
+                return Err(Error::new(
+                    first.span(),
+                    "the first parameter of a benchmark must be `&mut Bencher`",
+                ));
+            }
+            if let ReturnType::Type(_, ty) = &sig.output {
+                return Err(Error::new(
+                    ty.span(),
+                    "a benchmark taking a `Bencher` returns nothing; return values from the closure given to `b.iter`",
+                ));
+            }
+            match (rest, &options.args) {
+                ([], None) => registrations.push((None, quote!(#name(b)))),
+                ([], Some((span, _))) => {
+                    return Err(Error::new(
+                        *span,
+                        "`args` needs a second parameter to receive them: `fn name(b: &mut Bencher, arg: T)`",
+                    ))
+                }
+                ([arg], None) => {
+                    return Err(Error::new(
+                        arg.span(),
+                        "this parameter needs values: add `args = [...]` to `#[perfbench]`",
+                    ))
+                }
+                ([arg], Some((_, values))) => {
+                    let ty = typed(arg).expect("receivers were rejected");
+                    for value in values {
+                        let set_throughput = options.throughput.as_ref().map(|kind| {
+                            let variant = if kind == "bytes" {
+                                format_ident!("Bytes")
+                            } else {
+                                format_ident!("Elements")
+                            };
+                            quote_spanned! {kind.span()=>
+                                b.throughput(::perfbench::Throughput::#variant(
+                                    ::perfbench::__private::Amount::amount(&arg)));
+                            }
+                        });
+                        registrations.push((
+                            Some(quote_spanned! {value.span()=> {
+                                let arg: #ty = #value;
+                                ::std::string::ToString::to_string(&arg)
+                            }}),
+                            quote_spanned! {value.span()=> {
+                                let arg: #ty = #value;
+                                #set_throughput
+                                #name(b, arg)
+                            }},
+                        ));
+                    }
+                }
+                ([_, extra, ..], _) => {
+                    return Err(Error::new(
+                        extra.span(),
+                        "a benchmark takes at most two parameters: `&mut Bencher` and one argument",
+                    ))
+                }
+            }
+        }
+    }
+    if let (Some(kind), true) = (&options.throughput, params.len() < 2) {
+        return Err(Error::new(
+            kind.span(),
+            "`throughput = …` takes the work per iteration from `args`; without them call `b.throughput(…)`",
+        ));
+    }
+
+    let items = registrations.iter().enumerate().map(|(index, (arg, body))| {
+        let run = format_ident!("__perfbench_run_{}", index);
+        let (arg_fn, arg_field) = match arg {
+            Some(display) => {
+                let f = format_ident!("__perfbench_arg_{}", index);
+                (
+                    quote!(fn #f() -> ::std::string::String #display),
+                    quote!(::core::option::Option::Some(#f)),
+                )
+            }
+            None => (quote!(), quote!(::core::option::Option::None)),
+        };
+        quote! {
+            #[allow(clippy::unit_arg)]
+            fn #run(b: &mut #bencher) { #body }
+            #arg_fn
+            ::perfbench::__private::inventory::submit! {
+                ::perfbench::__private::Benchmark {
+                    module_path: ::core::module_path!(),
+                    name: #name_str,
+                    arg: #arg_field,
+                    arg_index: #index,
+                    file: ::core::file!(),
+                    line: ::core::line!(),
+                    run: #run,
+                }
+            }
+        }
+    });
+    Ok(quote! {
+        #func
+        #[doc(hidden)]
+        const _: () = {
+            #(#items)*
+        };
+    })
+}

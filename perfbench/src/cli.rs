@@ -1,0 +1,357 @@
+//! Command-line options, libtest-compatible where libtest has the flag, each
+//! with a `PERFBENCH_*` environment twin (`--warm-up-time` ↔
+//! `PERFBENCH_WARM_UP_TIME`). The command line wins over the environment.
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use crate::measure::Config;
+
+/// Whether to measure or to run each routine once as a test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunMode {
+    /// `cargo bench` (`--bench`): measure.
+    Bench,
+    /// `cargo test --benches` (no `--bench`) or `--test`: run each once.
+    Test,
+}
+
+/// How results are written to stdout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// A table for people.
+    Pretty,
+    /// One JSON object per benchmark per line.
+    Json,
+}
+
+/// Whether to colour the output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Color {
+    /// When stdout is a terminal and `NO_COLOR` is unset.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Everything the command line and environment asked for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// Substrings (or exact ids with `exact`) selecting benchmarks.
+    pub filters: Vec<String>,
+    /// Substrings (or exact ids) excluding benchmarks.
+    pub skip: Vec<String>,
+    /// Match filters against whole ids.
+    pub exact: bool,
+    /// List the benchmarks instead of running them.
+    pub list: bool,
+    /// `--format terse` with `--list`: ids only, no summary line.
+    pub terse: bool,
+    /// `--ignored`: run only ignored benchmarks (there are none yet).
+    pub ignored: bool,
+    /// List the events this machine can count.
+    pub list_events: bool,
+    /// Measure, or run once as tests.
+    pub mode: RunMode,
+    /// `--events`, as written.
+    pub events: Option<String>,
+    /// CPU to pin to; `None` pins to the CPU the run starts on.
+    pub cpu: Option<usize>,
+    /// Do not pin at all.
+    pub no_pin: bool,
+    /// Warm-up, measurement time and sample count.
+    pub config: Config,
+    /// Output format.
+    pub output_format: OutputFormat,
+    /// Colour.
+    pub color: Color,
+    /// Print usage and exit.
+    pub help: bool,
+}
+
+/// A flag: its long name, whether it takes a value, and what it sets.
+struct Flag {
+    name: &'static str,
+    value: Option<&'static str>,
+    help: &'static str,
+    apply: fn(&mut Parsed, &str) -> Result<(), String>,
+}
+
+/// Options as parsed, before `--quick` fills in what was not set.
+#[derive(Default)]
+struct Parsed {
+    options: Option<Options>,
+    bench: bool,
+    test: bool,
+    quick: bool,
+    warm_up: Option<Duration>,
+    measurement: Option<Duration>,
+    sample_count: Option<u64>,
+}
+
+impl Parsed {
+    fn o(&mut self) -> &mut Options {
+        self.options.as_mut().expect("options are initialised before parsing")
+    }
+}
+
+#[rustfmt::skip]
+const FLAGS: &[Flag] = &[
+    Flag { name: "bench", value: None, help: "measure (cargo bench passes this)", apply: |p, _| { p.bench = true; Ok(()) } },
+    Flag { name: "test", value: None, help: "run each benchmark once as a test", apply: |p, _| { p.test = true; Ok(()) } },
+    Flag { name: "exact", value: None, help: "filters match whole ids", apply: |p, _| { p.o().exact = true; Ok(()) } },
+    Flag { name: "skip", value: Some("FILTER"), help: "skip benchmarks whose id contains FILTER", apply: |p, v| { p.o().skip.push(v.into()); Ok(()) } },
+    Flag { name: "list", value: None, help: "list benchmarks as `ID: benchmark`", apply: |p, _| { p.o().list = true; Ok(()) } },
+    Flag { name: "format", value: Some("pretty|terse"), help: "format of --list", apply: |p, v| { p.o().terse = one_of(v, "--format", &["pretty", "terse"])? == 1; Ok(()) } },
+    Flag { name: "ignored", value: None, help: "run only ignored benchmarks", apply: |p, _| { p.o().ignored = true; Ok(()) } },
+    Flag { name: "events", value: Some("SPEC"), help: "comma-separated events, perf's spelling", apply: |p, v| { p.o().events = Some(v.into()); Ok(()) } },
+    Flag { name: "list-events", value: None, help: "list the events this machine can count", apply: |p, _| { p.o().list_events = true; Ok(()) } },
+    Flag { name: "cpu", value: Some("N"), help: "pin the measuring thread to CPU N", apply: |p, v| { p.o().cpu = Some(number(v, "--cpu")?); Ok(()) } },
+    Flag { name: "no-pin", value: None, help: "do not pin the measuring thread", apply: |p, _| { p.o().no_pin = true; Ok(()) } },
+    Flag { name: "sample-count", value: Some("N"), help: "samples per benchmark (default 50)", apply: |p, v| { p.sample_count = Some(positive(v, "--sample-count")?); Ok(()) } },
+    Flag { name: "warm-up-time", value: Some("S"), help: "warm-up seconds (default 0.2)", apply: |p, v| { p.warm_up = Some(seconds(v, "--warm-up-time")?); Ok(()) } },
+    Flag { name: "measurement-time", value: Some("S"), help: "measurement seconds (default 0.8)", apply: |p, v| { p.measurement = Some(seconds(v, "--measurement-time")?); Ok(()) } },
+    Flag { name: "quick", value: None, help: "short run: 0.05 s warm-up, 0.2 s measurement, 20 samples", apply: |p, _| { p.quick = true; Ok(()) } },
+    Flag { name: "output-format", value: Some("pretty|json"), help: "table, or one JSON object per line", apply: |p, v| { p.o().output_format = [OutputFormat::Pretty, OutputFormat::Json][one_of(v, "--output-format", &["pretty", "json"])?]; Ok(()) } },
+    Flag { name: "color", value: Some("auto|always|never"), help: "colour the output", apply: |p, v| { p.o().color = [Color::Auto, Color::Always, Color::Never][one_of(v, "--color", &["auto", "always", "never"])?]; Ok(()) } },
+    Flag { name: "help", value: None, help: "print this help", apply: |p, _| { p.o().help = true; Ok(()) } },
+    // libtest flags that `cargo test` users pass to every target; accepted
+    // and without effect here, since benchmarks run one at a time anyway.
+    Flag { name: "nocapture", value: None, help: "", apply: |_, _| Ok(()) },
+    Flag { name: "show-output", value: None, help: "", apply: |_, _| Ok(()) },
+    Flag { name: "quiet", value: None, help: "", apply: |_, _| Ok(()) },
+    Flag { name: "include-ignored", value: None, help: "", apply: |_, _| Ok(()) },
+    Flag { name: "test-threads", value: Some("N"), help: "", apply: |_, v| number(v, "--test-threads").map(drop) },
+];
+
+fn env_name(flag: &str) -> String {
+    format!("PERFBENCH_{}", flag.to_uppercase().replace('-', "_"))
+}
+
+fn number(v: &str, what: &str) -> Result<usize, String> {
+    v.trim()
+        .parse()
+        .map_err(|_| format!("{what} takes a whole number, not `{v}`"))
+}
+
+fn positive(v: &str, what: &str) -> Result<u64, String> {
+    match v.trim().parse::<u64>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("{what} takes a whole number above 0, not `{v}`")),
+    }
+}
+
+/// Seconds as a decimal number, or with an `s` or `ms` suffix.
+fn seconds(v: &str, what: &str) -> Result<Duration, String> {
+    let t = v.trim();
+    let (num, scale) = if let Some(ms) = t.strip_suffix("ms") {
+        (ms, 1e-3)
+    } else {
+        (t.strip_suffix('s').unwrap_or(t), 1.0)
+    };
+    match num.trim().parse::<f64>() {
+        Ok(s) if s.is_finite() && s >= 0.0 && s * scale < 1e9 => Ok(Duration::from_secs_f64(s * scale)),
+        _ => Err(format!("{what} takes seconds (e.g. 0.5 or 500ms), not `{v}`")),
+    }
+}
+
+fn one_of(v: &str, what: &str, choices: &[&str]) -> Result<usize, String> {
+    choices
+        .iter()
+        .position(|c| *c == v)
+        .ok_or_else(|| format!("{what} takes {}, not `{v}`", choices.join(" | ")))
+}
+
+fn boolean(v: &str, var: &str) -> Result<bool, String> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" | "" => Ok(false),
+        _ => Err(format!("{var} takes 1 or 0, not `{v}`")),
+    }
+}
+
+/// Parses `args` (without the program name) and the `PERFBENCH_*` variables
+/// `env` gives.
+pub fn parse(
+    args: impl IntoIterator<Item = OsString>,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<Options, String> {
+    let mut p = Parsed {
+        options: Some(Options {
+            filters: Vec::new(),
+            skip: Vec::new(),
+            exact: false,
+            list: false,
+            terse: false,
+            ignored: false,
+            list_events: false,
+            mode: RunMode::Test,
+            events: None,
+            cpu: None,
+            no_pin: false,
+            config: Config::default(),
+            output_format: OutputFormat::Pretty,
+            color: Color::Auto,
+            help: false,
+        }),
+        ..Parsed::default()
+    };
+    for flag in FLAGS.iter().filter(|f| !f.help.is_empty()) {
+        let var = env_name(flag.name);
+        let Some(value) = env(&var) else { continue };
+        match flag.value {
+            Some(_) => (flag.apply)(&mut p, &value).map_err(|e| format!("{var}: {e}"))?,
+            None if boolean(&value, &var)? => (flag.apply)(&mut p, "")?,
+            None => {}
+        }
+    }
+
+    use lexopt::Arg;
+    let mut parser = lexopt::Parser::from_args(args);
+    while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
+        match arg {
+            Arg::Long(name) => {
+                let name = name.to_string();
+                let flag = FLAGS
+                    .iter()
+                    .find(|f| f.name == name)
+                    .ok_or_else(|| format!("unknown option `--{name}` (see --help)"))?;
+                let value = match flag.value {
+                    Some(_) => string(parser.value().map_err(|e| e.to_string())?, &name)?,
+                    None => String::new(),
+                };
+                (flag.apply)(&mut p, &value)?;
+            }
+            Arg::Short('h') => p.o().help = true,
+            Arg::Short('q') => {}
+            Arg::Short(c) => return Err(format!("unknown option `-{c}` (see --help)")),
+            Arg::Value(v) => {
+                let v = string(v, "FILTER")?;
+                p.o().filters.push(v);
+            }
+        }
+    }
+
+    let mut o = p.options.take().expect("options are initialised");
+    o.mode = if p.bench && !p.test { RunMode::Bench } else { RunMode::Test };
+    if p.quick {
+        o.config = Config {
+            warm_up: Duration::from_millis(50),
+            measurement: Duration::from_millis(200),
+            sample_count: 20,
+        };
+    }
+    o.config.warm_up = p.warm_up.unwrap_or(o.config.warm_up);
+    o.config.measurement = p.measurement.unwrap_or(o.config.measurement);
+    o.config.sample_count = p.sample_count.unwrap_or(o.config.sample_count);
+    Ok(o)
+}
+
+fn string(v: OsString, what: &str) -> Result<String, String> {
+    v.into_string()
+        .map_err(|v| format!("{what}: `{}` is not valid UTF-8", v.to_string_lossy()))
+}
+
+/// The usage text of `--help`.
+pub fn usage() -> String {
+    let mut s = String::from(
+        "Usage: cargo bench [--bench NAME] -- [OPTIONS] [FILTER]...\n\n\
+         Runs the #[perfbench] benchmarks whose id contains a FILTER (all without one).\n\
+         Without --bench (cargo test --benches) each runs once as a test.\n\nOptions:\n",
+    );
+    for f in FLAGS.iter().filter(|f| !f.help.is_empty()) {
+        let left = match f.value {
+            Some(v) => format!("--{} {v}", f.name),
+            None => format!("--{}", f.name),
+        };
+        s.push_str(&format!("  {left:<34} {}\n", f.help));
+    }
+    s.push_str("\nEvery option has an environment twin: --warm-up-time is PERFBENCH_WARM_UP_TIME,\n\
+                switches take 1 or 0. The command line wins.\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_with(args: &[&str], env: &[(&str, &str)]) -> Result<Options, String> {
+        let env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        parse(args.iter().map(OsString::from), move |k| {
+            env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
+        })
+    }
+
+    #[test]
+    fn cargo_bench_arguments_select_bench_mode_and_filters() {
+        let o = parse_with(&["--bench", "three::", "many"], &[]).unwrap();
+        assert_eq!(o.mode, RunMode::Bench);
+        assert_eq!(o.filters, ["three::", "many"]);
+        assert_eq!(parse_with(&[], &[]).unwrap().mode, RunMode::Test);
+        assert_eq!(parse_with(&["--bench", "--test"], &[]).unwrap().mode, RunMode::Test);
+    }
+
+    #[test]
+    fn values_parse_in_both_spellings() {
+        let o = parse_with(
+            &["--events=task-clock", "--cpu", "1", "--warm-up-time", "250ms", "--measurement-time=2", "--sample-count", "7"],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(o.events.as_deref(), Some("task-clock"));
+        assert_eq!(o.cpu, Some(1));
+        assert_eq!(o.config.warm_up, Duration::from_millis(250));
+        assert_eq!(o.config.measurement, Duration::from_secs(2));
+        assert_eq!(o.config.sample_count, 7);
+    }
+
+    #[test]
+    fn environment_twins_apply_and_the_command_line_wins() {
+        let env = [
+            ("PERFBENCH_EVENTS", "page-faults"),
+            ("PERFBENCH_SAMPLE_COUNT", "9"),
+            ("PERFBENCH_NO_PIN", "1"),
+            ("PERFBENCH_OUTPUT_FORMAT", "json"),
+            ("PERFBENCH_EXACT", "0"),
+        ];
+        let o = parse_with(&["--sample-count", "3"], &env).unwrap();
+        assert_eq!(o.events.as_deref(), Some("page-faults"));
+        assert_eq!(o.config.sample_count, 3);
+        assert!(o.no_pin);
+        assert!(!o.exact);
+        assert_eq!(o.output_format, OutputFormat::Json);
+    }
+
+    #[test]
+    fn quick_fills_only_what_was_not_set() {
+        let o = parse_with(&["--sample-count", "5", "--quick"], &[]).unwrap();
+        assert_eq!(o.config.sample_count, 5);
+        assert_eq!(o.config.measurement, Duration::from_millis(200));
+    }
+
+    #[test]
+    fn bad_input_is_a_one_line_error_naming_the_culprit() {
+        for (args, env, needle) in [
+            (&["--frobnicate"][..], &[][..], "`--frobnicate`"),
+            (&["-x"], &[], "`-x`"),
+            (&["--sample-count", "0"], &[], "not `0`"),
+            (&["--warm-up-time", "soon"], &[], "not `soon`"),
+            (&["--output-format", "xml"], &[], "pretty | json, not `xml`"),
+            (&["--cpu"], &[], "--cpu"),
+            (&[], &[("PERFBENCH_NO_PIN", "maybe")], "PERFBENCH_NO_PIN"),
+            (&[], &[("PERFBENCH_CPU", "one")], "PERFBENCH_CPU: --cpu takes a whole number"),
+        ] {
+            let e = parse_with(args, env).unwrap_err();
+            assert!(e.contains(needle), "{args:?}: {e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+    }
+
+    #[test]
+    fn libtest_flags_from_cargo_test_are_accepted() {
+        let o = parse_with(&["--test-threads", "1", "--nocapture", "-q", "--list", "--format", "terse"], &[]).unwrap();
+        assert!(o.list && o.terse);
+    }
+}

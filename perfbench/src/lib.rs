@@ -1,0 +1,118 @@
+//! perfbench: microbenchmarks measured with Linux performance counters.
+//!
+//! Put `#[perfbench]` on functions in a bench target with `harness = false`,
+//! end it with [`main!`], and `cargo bench` reports per-iteration cycles,
+//! instructions, branch and cache misses (or, without a hardware PMU, the
+//! kernel's software events) alongside wall time.
+//!
+//! ```no_run
+//! use perfbench::{black_box, perfbench, Bencher};
+//!
+//! fn fib(n: u64) -> u64 {
+//!     if n < 2 { n } else { fib(n - 1) + fib(n - 2) }
+//! }
+//!
+//! #[perfbench] // a plain function: its body is the routine
+//! fn fib_20() -> u64 {
+//!     fib(black_box(20))
+//! }
+//!
+//! #[perfbench] // with a Bencher: setup outside the routine
+//! fn sum_1000(b: &mut Bencher) {
+//!     let v: Vec<u64> = (0..1000).collect();
+//!     b.iter(|| v.iter().sum::<u64>());
+//! }
+//!
+//! #[perfbench(args = [64, 4096])] // one benchmark per argument
+//! fn zeroed(b: &mut Bencher, len: usize) {
+//!     b.iter(|| vec![0u8; len]);
+//! }
+//!
+//! perfbench::main!();
+//! ```
+//!
+//! The layers, from the kernel up: [`sys`] (the raw interface, the only
+//! `unsafe`), [`event`] (specs), [`group`] (counter groups), [`measure`]
+//! (sampling and [`Bencher`]), [`stats`], [`analysis`], [`registry`],
+//! [`report`], [`cli`] and [`runner`].
+
+pub mod analysis;
+pub mod cli;
+pub mod event;
+pub mod group;
+pub mod measure;
+pub mod registry;
+pub mod report;
+pub mod runner;
+pub mod stats;
+pub mod sys;
+
+pub use measure::{Bencher, Throughput};
+pub use perfbench_macros::perfbench;
+pub use std::hint::black_box;
+
+/// Defines `main` for a bench target: runs every `#[perfbench]` function of
+/// the binary as the command line asks (`cargo bench -- --help`).
+#[macro_export]
+macro_rules! main {
+    () => {
+        fn main() {
+            $crate::runner::main()
+        }
+    };
+}
+
+/// What `#[perfbench]` expands to refers to these; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::measure::Bencher;
+    pub use crate::registry::Benchmark;
+    pub use inventory;
+
+    /// The work an `args` value stands for, for `throughput = bytes|elements`.
+    pub trait Amount {
+        /// The value as a number of bytes or elements.
+        fn amount(&self) -> u64;
+    }
+
+    macro_rules! integer_amount {
+        ($($t:ty)*) => {$(
+            impl Amount for $t {
+                fn amount(&self) -> u64 {
+                    u64::try_from(*self).unwrap_or(0)
+                }
+            }
+        )*};
+    }
+    integer_amount!(u8 u16 u32 u64 usize i8 i16 i32 i64 isize u128 i128);
+
+    impl Amount for str {
+        fn amount(&self) -> u64 {
+            self.len() as u64
+        }
+    }
+
+    impl Amount for String {
+        fn amount(&self) -> u64 {
+            self.len() as u64
+        }
+    }
+
+    impl<T> Amount for [T] {
+        fn amount(&self) -> u64 {
+            self.len() as u64
+        }
+    }
+
+    impl<T> Amount for Vec<T> {
+        fn amount(&self) -> u64 {
+            self.len() as u64
+        }
+    }
+
+    impl<T: Amount + ?Sized> Amount for &T {
+        fn amount(&self) -> u64 {
+            (**self).amount()
+        }
+    }
+}

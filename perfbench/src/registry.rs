@@ -1,0 +1,100 @@
+//! The benchmarks `#[perfbench]` registered, their ids, and filtering.
+
+use crate::measure::Bencher;
+
+/// One registered benchmark; `#[perfbench]` submits one per function, or one
+/// per element of `args`.
+#[doc(hidden)]
+pub struct Benchmark {
+    /// `module_path!()` where the function was defined.
+    pub module_path: &'static str,
+    /// The function's name.
+    pub name: &'static str,
+    /// The argument, written with its `Display`, for `args` benchmarks.
+    pub arg: Option<fn() -> String>,
+    /// The position of the argument in `args`, to keep their order.
+    pub arg_index: usize,
+    /// Source file and line of the function, to list in source order.
+    pub file: &'static str,
+    /// See `file`.
+    pub line: u32,
+    /// Runs the benchmark function with a bencher.
+    pub run: fn(&mut Bencher<'_>),
+}
+
+inventory::collect!(Benchmark);
+
+/// A registered benchmark with its id worked out.
+pub struct Entry {
+    /// `module::path::name[/arg]`, without the crate name.
+    pub id: String,
+    /// The registration.
+    pub bench: &'static Benchmark,
+}
+
+/// Every registered benchmark, in source order.
+pub fn all() -> Vec<Entry> {
+    let mut entries: Vec<Entry> = inventory::iter::<Benchmark>
+        .into_iter()
+        .map(|bench| Entry {
+            id: id_of(bench.module_path, bench.name, bench.arg.map(|f| f())),
+            bench,
+        })
+        .collect();
+    entries.sort_by(|a, b| {
+        let key = |e: &Entry| (e.bench.file, e.bench.line, e.bench.arg_index);
+        key(a).cmp(&key(b))
+    });
+    entries
+}
+
+/// The id of a benchmark: its module path without the crate name, its name,
+/// and `/arg` for `args` benchmarks.
+pub fn id_of(module_path: &str, name: &str, arg: Option<String>) -> String {
+    let mut id = match module_path.split_once("::") {
+        Some((_crate, rest)) => format!("{rest}::{name}"),
+        None => name.to_string(),
+    };
+    if let Some(arg) = arg {
+        id.push('/');
+        id.push_str(&arg);
+    }
+    id
+}
+
+/// libtest's filter semantics: with no filter everything matches; otherwise
+/// an id matches if it contains any filter, or equals one with `exact`; and
+/// ids containing a `skip` pattern never match.
+pub fn matches(id: &str, filters: &[String], skips: &[String], exact: bool) -> bool {
+    let selected = filters.is_empty()
+        || filters
+            .iter()
+            .any(|f| if exact { id == f } else { id.contains(f.as_str()) });
+    let skipped = skips
+        .iter()
+        .any(|s| if exact { id == s } else { id.contains(s.as_str()) });
+    selected && !skipped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_drop_the_crate_and_append_the_arg() {
+        assert_eq!(id_of("hashing", "fib_20", None), "fib_20");
+        assert_eq!(id_of("hashing::three", "sum", None), "three::sum");
+        assert_eq!(id_of("h::a::b", "crc", Some("4096".into())), "a::b::crc/4096");
+    }
+
+    #[test]
+    fn filters_follow_libtest() {
+        let f = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(matches("three::sum", &[], &[], false));
+        assert!(matches("three::sum", &f(&["sum", "zzz"]), &[], false));
+        assert!(!matches("three::sum", &f(&["zzz"]), &[], false));
+        assert!(!matches("three::sum", &f(&["sum"]), &[], true));
+        assert!(matches("three::sum", &f(&["three::sum"]), &[], true));
+        assert!(!matches("three::sum", &[], &f(&["three"]), false));
+    }
+}

@@ -1,0 +1,270 @@
+//! What a run prints on stdout: a table for people, or JSON lines for tools.
+
+use serde_json::{json, Map, Value};
+
+use crate::analysis::{BenchResult, WALL_TIME};
+use crate::event::Unit;
+use crate::measure::Throughput;
+
+/// The version tag of every JSON object perfbench writes.
+pub const SCHEMA: &str = "perfbench/v1";
+
+/// A number with four significant digits, as a table shows it.
+fn four_digits(v: f64) -> String {
+    let a = v.abs();
+    if a >= 100.0 {
+        format!("{v:.1}")
+    } else if a >= 10.0 {
+        format!("{v:.2}")
+    } else if a >= 1.0 || a == 0.0 {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+/// A per-iteration value with its unit: `4.512 µs`, `16`, `12.35 M`.
+/// Whole counts are shown whole, so that an exact count looks exact.
+pub fn format_value(v: f64, unit: Unit) -> String {
+    match unit {
+        Unit::Nanoseconds => {
+            let (scaled, suffix) = match v.abs() {
+                a if a < 1e3 => (v, "ns"),
+                a if a < 1e6 => (v / 1e3, "µs"),
+                a if a < 1e9 => (v / 1e6, "ms"),
+                _ => (v / 1e9, "s"),
+            };
+            format!("{} {suffix}", four_digits(scaled))
+        }
+        Unit::Count if v.fract() == 0.0 && v.abs() < 1e7 => format!("{v:.0}"),
+        Unit::Count => match v.abs() {
+            a if a < 1e3 => four_digits(v),
+            a if a < 1e6 => format!("{} k", four_digits(v / 1e3)),
+            a if a < 1e9 => format!("{} M", four_digits(v / 1e6)),
+            a if a < 1e12 => format!("{} G", four_digits(v / 1e9)),
+            _ => format!("{} T", four_digits(v / 1e12)),
+        },
+    }
+}
+
+/// The terminal table: a row per benchmark when the columns fit the width,
+/// else each benchmark's id on a line of its own and its figures wrapped
+/// below it.
+pub struct Table {
+    id_width: usize,
+    /// Column headers: wall time, the events, then IPC where it applies.
+    headers: Vec<String>,
+    cell: usize,
+    wide: bool,
+    width: usize,
+    color: bool,
+}
+
+/// Width of a value cell: the longest `format_value` output is 9 characters.
+const VALUE_WIDTH: usize = 9;
+
+impl Table {
+    /// A table for benchmarks whose ids are `ids`, with one column per
+    /// metric in `metrics` (without IPC; `ipc` adds it), fitted to `width`.
+    pub fn new(ids: &[&str], metrics: &[String], ipc: bool, width: usize, color: bool) -> Table {
+        let mut headers = metrics.to_vec();
+        if ipc {
+            headers.push("IPC".into());
+        }
+        let id_width = ids.iter().map(|i| i.chars().count()).max().unwrap_or(0).max(9);
+        let cell = headers.iter().map(|h| h.chars().count()).max().unwrap_or(0).max(VALUE_WIDTH) + 2;
+        let wide = id_width + cell * headers.len() <= width;
+        Table {
+            id_width,
+            headers,
+            cell,
+            wide,
+            width,
+            color,
+        }
+    }
+
+    /// The header line (empty when benchmarks are shown stacked).
+    pub fn header(&self) -> String {
+        if !self.wide {
+            return String::new();
+        }
+        let mut s = format!("{:<w$}", "benchmark", w = self.id_width);
+        for h in &self.headers {
+            s.push_str(&format!("{h:>w$}", w = self.cell));
+        }
+        s
+    }
+
+    /// The lines of one benchmark's result.
+    pub fn row(&self, r: &BenchResult) -> String {
+        let mut values: Vec<String> = r
+            .metrics
+            .iter()
+            .map(|m| format_value(m.summary.estimate, m.unit))
+            .collect();
+        if self.headers.len() > values.len() {
+            values.push(r.ipc.map_or("-".into(), |v| format!("{v:.2}")));
+        }
+        let id = if self.color {
+            format!("\x1b[1m{}\x1b[0m", r.id)
+        } else {
+            r.id.clone()
+        };
+        let pad = self.id_width.saturating_sub(r.id.chars().count());
+        let mut s = if self.wide {
+            let mut line = format!("{id}{}", " ".repeat(pad));
+            for v in &values {
+                line.push_str(&format!("{v:>w$}", w = self.cell));
+            }
+            line
+        } else {
+            let name_width = self.headers.iter().map(|h| h.chars().count()).max().unwrap_or(0);
+            let cell = name_width + 1 + VALUE_WIDTH + 3;
+            let per_line = ((self.width.saturating_sub(2)) / cell).max(1);
+            let mut out = id;
+            for (i, (h, v)) in self.headers.iter().zip(&values).enumerate() {
+                if i % per_line == 0 {
+                    out.push_str("\n  ");
+                }
+                out.push_str(&format!("{h:<name_width$} {v:>VALUE_WIDTH$}   "));
+            }
+            out.lines().map(str::trim_end).collect::<Vec<_>>().join("\n")
+        };
+        if r.multiplexed_samples > 0 {
+            s.push_str(&format!(
+                "\n  note: the kernel multiplexed the counters in {} of {} samples; counts are not scaled",
+                r.multiplexed_samples, r.samples
+            ));
+        }
+        s
+    }
+}
+
+/// One benchmark as a line of JSON (schema [`SCHEMA`]); values are per
+/// iteration.
+pub fn json_line(r: &BenchResult, cpu: Option<usize>) -> String {
+    let mut metrics = Map::new();
+    for m in &r.metrics {
+        let s = &m.summary;
+        metrics.insert(
+            m.name.clone(),
+            json!({
+                "unit": m.unit.symbol(),
+                "estimate": s.estimate,
+                "intercept": s.intercept,
+                "mean": s.mean,
+                "median": s.median,
+                "min": s.min,
+                "max": s.max,
+            }),
+        );
+    }
+    let mut obj = json!({
+        "schema": SCHEMA,
+        "id": r.id,
+        "mode": "batch",
+        "samples": r.samples,
+        "iterations": r.iterations,
+        "cpu": cpu,
+        "multiplexed_samples": r.multiplexed_samples,
+        "metrics": metrics,
+    });
+    if let Some(ipc) = r.ipc {
+        obj["derived"] = json!({ "IPC": ipc });
+    }
+    if let Some(t) = r.throughput {
+        obj["throughput"] = match t {
+            Throughput::Bytes(n) => json!({ "bytes": n }),
+            Throughput::Elements(n) => json!({ "elements": n }),
+        };
+    }
+    debug_assert!(obj["metrics"].get(WALL_TIME).is_some());
+    Value::to_string(&obj)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Metric;
+    use crate::stats::Summary;
+
+    fn result(id: &str, names: &[(&str, Unit, f64)]) -> BenchResult {
+        BenchResult {
+            id: id.into(),
+            samples: 10,
+            iterations: 550,
+            metrics: names
+                .iter()
+                .map(|&(n, unit, v)| Metric {
+                    name: n.into(),
+                    unit,
+                    summary: Summary {
+                        estimate: v,
+                        intercept: 0.0,
+                        mean: v,
+                        median: v,
+                        min: v,
+                        max: v,
+                    },
+                })
+                .collect(),
+            ipc: None,
+            multiplexed_samples: 0,
+            throughput: None,
+        }
+    }
+
+    #[test]
+    fn values_get_units_and_exact_counts_stay_whole() {
+        assert_eq!(format_value(4512.3, Unit::Nanoseconds), "4.512 µs");
+        assert_eq!(format_value(81.234, Unit::Nanoseconds), "81.23 ns");
+        assert_eq!(format_value(2.5e9, Unit::Nanoseconds), "2.500 s");
+        assert_eq!(format_value(16.0, Unit::Count), "16");
+        assert_eq!(format_value(15.5, Unit::Count), "15.50");
+        assert_eq!(format_value(12_345_678.9, Unit::Count), "12.35 M");
+        assert_eq!(format_value(0.01234, Unit::Count), "0.0123");
+    }
+
+    #[test]
+    fn the_table_fits_eighty_columns_in_both_layouts() {
+        let few = [("wall-time", Unit::Nanoseconds, 4512.0), ("page-faults", Unit::Count, 16.0)];
+        let names: Vec<String> = few.iter().map(|m| m.0.to_string()).collect();
+        let t = Table::new(&["three::touch_16"], &names, false, 80, false);
+        let row = t.row(&result("three::touch_16", &few));
+        assert!(t.header().starts_with("benchmark "));
+        assert!(row.starts_with("three::touch_16 ") && row.ends_with(" 16"), "{row}");
+        assert_eq!(row.lines().count(), 1);
+
+        let many: Vec<(&str, Unit, f64)> = [
+            "wall-time", "cycles", "instructions", "branches", "branch-misses", "cache-references", "cache-misses",
+        ]
+        .iter()
+        .map(|&n| (n, Unit::Count, 1234.5))
+        .collect();
+        let names: Vec<String> = many.iter().map(|m| m.0.to_string()).collect();
+        let t = Table::new(&["a::long::benchmark::id/65536"], &names, true, 80, false);
+        let mut r = result("a::long::benchmark::id/65536", &many);
+        r.ipc = Some(2.5);
+        let text = t.row(&r);
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+        assert!(text.contains("IPC") && text.contains("2.50"), "{text}");
+        assert!(text.contains("cache-references"), "{text}");
+    }
+
+    #[test]
+    fn json_lines_follow_the_schema() {
+        let r = result("x/1", &[("wall-time", Unit::Nanoseconds, 2.5), ("page-faults", Unit::Count, 16.0)]);
+        let line = json_line(&r, Some(1));
+        assert!(!line.contains('\n'));
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["schema"], "perfbench/v1");
+        assert_eq!(v["id"], "x/1");
+        assert_eq!(v["mode"], "batch");
+        assert_eq!(v["samples"], 10);
+        assert_eq!(v["iterations"], 550);
+        assert_eq!(v["metrics"]["page-faults"]["estimate"], 16.0);
+        assert_eq!(v["metrics"]["page-faults"]["unit"], "count");
+        assert_eq!(v["metrics"]["wall-time"]["unit"], "ns");
+    }
+}

@@ -1,0 +1,283 @@
+//! The program `perfbench::main!()` expands to: parse options, select
+//! benchmarks, measure them and print the results.
+
+use std::io::{IsTerminal, Write};
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Mutex;
+
+use crate::analysis::{self, analyze, WALL_TIME};
+use crate::cli::{self, Color, Options, OutputFormat, RunMode};
+use crate::event::{self, Event};
+use crate::group::{self, CounterGroup};
+use crate::measure::{self, ThreadPin};
+use crate::registry::{self, Entry};
+use crate::report::{self, Table};
+
+/// Exit code when a benchmark failed (libtest's).
+const EXIT_FAILED: i32 = 101;
+/// Exit code for bad options or events.
+const EXIT_USAGE: i32 = 2;
+
+/// Runs the benchmarks of this binary as the command line asks and exits.
+pub fn main() -> ! {
+    let code = match cli::parse(std::env::args_os().skip(1), |var| std::env::var(var).ok()) {
+        Ok(options) => run(&options),
+        Err(e) => {
+            eprintln!("perfbench: error: {e}");
+            EXIT_USAGE
+        }
+    };
+    std::process::exit(code)
+}
+
+/// Runs with `options` and returns the exit code.
+pub fn run(options: &Options) -> i32 {
+    if options.help {
+        print!("{}", cli::usage());
+        return 0;
+    }
+    if options.list_events {
+        list_events();
+        return 0;
+    }
+    let all = registry::all();
+    let total = all.len();
+    let selected: Vec<Entry> = all
+        .into_iter()
+        .filter(|e| {
+            !options.ignored && registry::matches(&e.id, &options.filters, &options.skip, options.exact)
+        })
+        .collect();
+    if options.list {
+        for e in &selected {
+            println!("{}: benchmark", e.id);
+        }
+        if !options.terse {
+            println!("\n{} benchmarks", selected.len());
+        }
+        return 0;
+    }
+    if selected.is_empty() && !options.filters.is_empty() {
+        eprintln!(
+            "perfbench: no benchmark matches {} ({total} registered; `--list` shows them)",
+            options.filters.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
+        );
+    }
+    let filtered_out = total - selected.len();
+    match options.mode {
+        RunMode::Test => run_tests(&selected, filtered_out),
+        RunMode::Bench => match run_benches(options, &selected) {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("perfbench: error: {e}");
+                EXIT_USAGE
+            }
+        },
+    }
+}
+
+/// The message and location of the last panic, recorded by the hook that
+/// [`catch`] installs instead of the default, which would print a backtrace
+/// hint in the middle of the output.
+static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
+
+/// Runs `f`, turning a panic into `Err(message)`.
+fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    let previous = panic::take_hook();
+    panic::set_hook(Box::new(|info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(a panic without a message)".into());
+        let at = info.location().map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column()));
+        *LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()) = Some(format!("panicked{}: {message}", at.unwrap_or_default()));
+    }));
+    let result = panic::catch_unwind(AssertUnwindSafe(f));
+    panic::set_hook(previous);
+    result.map_err(|_| {
+        LAST_PANIC
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .unwrap_or_else(|| "panicked".into())
+    })
+}
+
+/// Test mode: each routine once, reported the way libtest does.
+fn run_tests(entries: &[Entry], filtered_out: usize) -> i32 {
+    println!("\nrunning {} tests", entries.len());
+    let mut failures = Vec::new();
+    for e in entries {
+        let outcome = match catch(|| measure::run_once(e.bench.run)) {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(err)) => Err(err.to_string()),
+            Err(panic) => Err(panic),
+        };
+        match outcome {
+            Ok(()) => println!("test {} ... ok", e.id),
+            Err(why) => {
+                println!("test {} ... FAILED", e.id);
+                failures.push((e.id.as_str(), why));
+            }
+        }
+    }
+    if !failures.is_empty() {
+        println!("\nfailures:");
+        for (id, why) in &failures {
+            println!("    {id}: {why}");
+        }
+    }
+    let verdict = if failures.is_empty() { "ok" } else { "FAILED" };
+    println!(
+        "\ntest result: {verdict}. {} passed; {} failed; 0 ignored; 0 measured; {filtered_out} filtered out\n",
+        entries.len() - failures.len(),
+        failures.len()
+    );
+    if failures.is_empty() {
+        0
+    } else {
+        EXIT_FAILED
+    }
+}
+
+/// The events to measure: those asked for, or the default set, minus those
+/// this machine cannot count (each named in a warning).
+fn countable_events(options: &Options) -> Result<Vec<Event>, String> {
+    let asked = match &options.events {
+        Some(spec) => event::parse_list(spec).map_err(|e| e.to_string())?,
+        None => {
+            let hardware = group::probe(&event::parse("cycles").expect("cycles parses")).is_ok();
+            if !hardware {
+                let paranoid = crate::sys::perf_event_paranoid().map_or("unreadable".into(), |p| p.to_string());
+                eprintln!(
+                    "perfbench: note: no hardware counters here (no CPU PMU, usual in VMs and CI; \
+                     kernel.perf_event_paranoid = {paranoid}): measuring software events and wall time; \
+                     on bare metal or with a virtual PMU you get cycles, instructions and cache misses"
+                );
+            }
+            event::default_list(hardware)
+        }
+    };
+    let mut countable = Vec::new();
+    let mut last_error = None;
+    for e in asked {
+        match group::probe(&e) {
+            Ok(()) => countable.push(e),
+            Err(err) => {
+                eprintln!("perfbench: warning: {err}");
+                last_error = Some(err);
+            }
+        }
+    }
+    match (countable.is_empty(), last_error) {
+        (true, Some(err)) => Err(format!("no event left to count (last: {err})")),
+        _ => Ok(countable),
+    }
+}
+
+fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
+    if entries.is_empty() {
+        return Ok(0);
+    }
+    let events = countable_events(options)?;
+    let pin = if options.no_pin {
+        None
+    } else {
+        Some(ThreadPin::new(options.cpu)?)
+    };
+    let cpu = pin.as_ref().map(ThreadPin::cpu);
+    let mut group = CounterGroup::open(&events).map_err(|e| {
+        format!("{e} (together with the other events: a PMU holds only so many counters at once; ask for fewer)")
+    })?;
+
+    let json = options.output_format == OutputFormat::Json;
+    let color = match options.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(80);
+    let mut metric_names = vec![WALL_TIME.to_string()];
+    metric_names.extend(events.iter().map(|e| e.name.clone()));
+    let has_ipc = analysis::ipc_events(&events).is_some();
+    let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
+    let table = Table::new(&ids, &metric_names, has_ipc, width, color);
+    let progress = std::io::stderr().is_terminal();
+
+    if !json {
+        println!(
+            "perfbench: {} benchmarks, batch mode, {} samples, {}",
+            entries.len(),
+            options.config.sample_count,
+            cpu.map_or("not pinned".into(), |c| format!("pinned to CPU {c}"))
+        );
+        let header = table.header();
+        if !header.is_empty() {
+            println!("{header}");
+        }
+    }
+    let mut failed = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        if progress {
+            eprint!("\r\x1b[K[{}/{}] {} ...", i + 1, entries.len(), e.id);
+            let _ = std::io::stderr().flush();
+        }
+        let outcome = catch(|| measure::measure(&options.config, &mut group, e.bench.run));
+        // A panic may have left the group running.
+        let _ = group.disable();
+        if progress {
+            eprint!("\r\x1b[K");
+        }
+        let why = match outcome {
+            Ok(Ok(m)) => {
+                let result = analyze(&e.id, &events, &m);
+                if json {
+                    println!("{}", report::json_line(&result, cpu));
+                } else {
+                    println!("{}", table.row(&result));
+                }
+                continue;
+            }
+            Ok(Err(err)) => err.to_string(),
+            Err(panic) => panic,
+        };
+        eprintln!("perfbench: error: benchmark `{}` {}", e.id, why);
+        failed.push(e.id.as_str());
+    }
+    drop(pin);
+    if failed.is_empty() {
+        Ok(0)
+    } else {
+        eprintln!(
+            "perfbench: {} of {} benchmarks failed: {}",
+            failed.len(),
+            entries.len(),
+            failed.join(", ")
+        );
+        Ok(EXIT_FAILED)
+    }
+}
+
+/// `--list-events`: every event name, grouped, with whether it opens here.
+fn list_events() {
+    let names = event::known_names();
+    let mut by_source: Vec<(&str, Vec<String>)> = vec![("hardware", vec![]), ("software", vec![])];
+    for name in names {
+        let e = event::parse(&name).expect("known names parse");
+        let status = match group::probe(&e) {
+            Ok(()) => String::new(),
+            Err(err) => format!("  [not here: {}]", err.to_string().split(": ").last().unwrap_or("")),
+        };
+        let slot = if e.source == event::Source::Software { 1 } else { 0 };
+        by_source[slot].1.push(format!("  {name}{status}"));
+    }
+    for (title, lines) in by_source {
+        println!("{title} events:");
+        for l in lines {
+            println!("{l}");
+        }
+    }
+    println!("\nModifiers: :u user, :k kernel, :h hypervisor (default: user space only). Raw: rNNNN.");
+}

@@ -1,0 +1,30 @@
+//! Benchmarks the end-to-end tests run through `cargo bench --bench fixtures`.
+
+use perfbench::{black_box, perfbench, Bencher};
+use perfbench_tests::touch_fresh_pages;
+
+/// Exactly 16 page faults per iteration.
+#[perfbench]
+fn touch_16() -> u64 {
+    touch_fresh_pages(black_box(16))
+}
+
+/// Exactly `pages` page faults per iteration, setup excluded.
+#[perfbench(args = [1, 17])]
+fn touch_batched(b: &mut Bencher, pages: usize) {
+    b.iter_batched(|| touch_fresh_pages(3), |x| x + touch_fresh_pages(pages));
+}
+
+/// Fails on purpose: the run must report it by id and go on.
+#[perfbench]
+fn panics(b: &mut Bencher) {
+    b.iter(|| -> u64 { panic!("deliberate failure in a fixture") });
+}
+
+/// Arguments with characters that need care in ids.
+#[perfbench(args = ["ascii", "emoji 🦀"], throughput = bytes)]
+fn text(b: &mut Bencher, input: &str) {
+    b.iter(|| black_box(input).len());
+}
+
+perfbench::main!();

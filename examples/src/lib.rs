@@ -21,10 +21,10 @@ pub fn sum_large(bytes: &[u8]) -> u64 {
     let mut sum = 0u64;
     for &b in bytes {
         if b >= 128 {
-            sum += u64::from(b);
+            // black_box keeps the compiler from replacing the branch with a
+            // conditional move, which would hide what the workload shows.
+            sum += std::hint::black_box(u64::from(b));
         }
-        // Keeps the compiler from turning the branch into a conditional move.
-        std::hint::black_box(());
     }
     sum
 }
@@ -50,11 +50,11 @@ pub fn pointer_ring(slots: usize) -> Vec<usize> {
     ring
 }
 
-/// Follows `hops` links of `ring` from slot 0. Each hop is a dependent load:
-/// from cache when the ring fits in it, from memory (cache misses, stalled
-/// cycles) when it does not.
-pub fn chase(ring: &[usize], hops: usize) -> usize {
-    let mut at = 0;
+/// Follows `hops` links of `ring` from slot `from` and returns where it
+/// stopped. Each hop is a dependent load: from cache when the ring fits in
+/// it, from memory (cache misses, stalled cycles) when it does not.
+pub fn chase(ring: &[usize], from: usize, hops: usize) -> usize {
+    let mut at = from;
     for _ in 0..hops {
         at = ring[at];
     }

@@ -1,15 +1,17 @@
-//! The measurement's own cost: an empty routine measured in batch mode.
+//! The measurement's own cost, measured on an empty routine in batch mode.
 //!
-//! The regression intercept is the fixed cost of one sample (enable, clock
-//! reads, disable) and the slope what one empty iteration costs. Prints
-//! figures; asserts nothing (these machines are noisy).
+//! Two figures: the wall time of one sample's bookkeeping (enable, disable,
+//! one group read) timed from outside, and, from samples of 1‥100 empty
+//! iterations, the regression intercept: what the counters themselves see of
+//! that bookkeeping per sample. Prints figures; asserts nothing (these
+//! machines are noisy).
 //!
 //! `cargo bench -p perfbench --bench overhead [-- EVENTS]`
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use perfbench::analysis::analyze;
-use perfbench::event;
+use perfbench::event::{self, Unit};
 use perfbench::group::CounterGroup;
 use perfbench::measure::{measure, Config, ThreadPin};
 use perfbench::report::format_value;
@@ -34,18 +36,36 @@ fn main() {
             std::process::exit(2);
         }
     };
+    const ROUNDS: u32 = 20_000;
+    let start = Instant::now();
+    for _ in 0..ROUNDS {
+        group.enable().expect("enable");
+        group.disable().expect("disable");
+        group.read().expect("read");
+    }
+    let per_sample = start.elapsed() / ROUNDS;
+    println!(
+        "bookkeeping per sample (enable + disable + read of {} events): {}",
+        events.len(),
+        format_value(per_sample.as_nanos() as f64, Unit::Nanoseconds)
+    );
+
+    // No measurement time: sample i runs exactly i iterations.
     let config = Config {
-        warm_up: Duration::from_millis(200),
-        measurement: Duration::from_secs(1),
+        warm_up: Duration::from_millis(100),
+        measurement: Duration::ZERO,
         sample_count: 100,
     };
     let m = measure(&config, &mut group, |b| b.iter(|| ())).expect("measuring works");
     let r = analyze("empty", &events, &m);
     println!(
-        "overhead of an empty routine, {} samples, {} iterations:",
+        "an empty routine, {} samples of 1..100 iterations ({} in all), as the counters see it:",
         r.samples, r.iterations
     );
-    println!("{:<20} {:>14} {:>14}", "metric", "per sample", "per iteration");
+    println!(
+        "{:<20} {:>14} {:>14}",
+        "metric", "per sample", "per iteration"
+    );
     for metric in &r.metrics {
         println!(
             "{:<20} {:>14} {:>14}",

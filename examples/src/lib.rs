@@ -31,7 +31,10 @@ pub fn sum_large(bytes: &[u8]) -> u64 {
 
 /// A buffer of `len` bytes of pseudo-random values, sorted if `sorted`.
 pub fn branch_input(len: usize, sorted: bool) -> Vec<u8> {
-    let mut v: Vec<u8> = pseudo_random(len, 42).into_iter().map(|x| x as u8).collect();
+    let mut v: Vec<u8> = pseudo_random(len, 42)
+        .into_iter()
+        .map(|x| x as u8)
+        .collect();
     if sorted {
         v.sort_unstable();
     }
@@ -59,37 +62,6 @@ pub fn chase(ring: &[usize], from: usize, hops: usize) -> usize {
         at = ring[at];
     }
     at
-}
-
-/// Maps `pages` fresh anonymous pages, writes each once and unmaps them:
-/// exactly `pages` page faults, whatever the allocator does.
-pub fn touch_fresh_pages(pages: usize) -> u64 {
-    let page = 4096;
-    let len = pages * page;
-    // SAFETY: a new private anonymous mapping of `len` bytes.
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    assert_ne!(p, libc::MAP_FAILED, "mmap of {len} bytes failed");
-    let base = p.cast::<u8>();
-    let mut sum = 0;
-    for i in 0..pages {
-        // SAFETY: i * page < len: inside the mapping.
-        unsafe {
-            std::ptr::write_volatile(base.add(i * page), 1);
-            sum += u64::from(std::ptr::read_volatile(base.add(i * page)));
-        }
-    }
-    // SAFETY: unmaps exactly the mapping made above.
-    unsafe { libc::munmap(p, len) };
-    sum
 }
 
 /// A dependent chain of multiply-adds: arithmetic only, no memory traffic;
@@ -127,10 +99,5 @@ mod tests {
         b.sort_unstable();
         assert_eq!(a, b);
         assert_eq!(sum_large(&a), sum_large(&b));
-    }
-
-    #[test]
-    fn touching_pages_reads_back_what_was_written() {
-        assert_eq!(touch_fresh_pages(16), 16);
     }
 }

@@ -3,7 +3,7 @@
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::{Error, Expr, FnArg, ItemFn, ReturnType, Type};
 
@@ -25,7 +25,16 @@ pub fn perfbench(attr: TokenStream, item: TokenStream) -> TokenStream {
     let parser = syn::meta::parser(|meta| options.parse(meta));
     syn::parse::Parser::parse(parser, attr)
         .and_then(|()| expand(&func, &options))
-        .unwrap_or_else(Error::into_compile_error)
+        .unwrap_or_else(|error| {
+            // Keep the function, so that the error is the only diagnostic
+            // and tools still see it.
+            let error = error.into_compile_error();
+            quote! {
+                #[allow(dead_code)]
+                #func
+                #error
+            }
+        })
         .into()
 }
 
@@ -39,28 +48,45 @@ struct Options {
 
 impl Options {
     fn parse(&mut self, meta: syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
+        let key = meta.path.to_token_stream().to_string().replace(' ', "");
+        let duplicate = match key.as_str() {
+            "args" => self.args.is_some(),
+            "throughput" => self.throughput.is_some(),
+            _ => false,
+        };
+        if duplicate {
+            return Err(meta.error(format!("duplicate key `{key}`")));
+        }
         if meta.path.is_ident("args") {
             let span = meta.path.span();
             let value: Expr = meta.value()?.parse()?;
             let Expr::Array(array) = value else {
-                return Err(Error::new(value.span(), "`args` takes a list: `args = [1, 2, 3]`"));
+                return Err(Error::new(
+                    value.span(),
+                    "`args` takes a list: `args = [1, 2, 3]`",
+                ));
             };
             if array.elems.is_empty() {
-                return Err(Error::new(array.span(), "`args` needs at least one argument"));
+                return Err(Error::new(
+                    array.span(),
+                    "`args` needs at least one argument",
+                ));
             }
             self.args = Some((span, array.elems.into_iter().collect()));
             Ok(())
         } else if meta.path.is_ident("throughput") {
             let kind: syn::Ident = meta.value()?.parse()?;
             if kind != "bytes" && kind != "elements" {
-                return Err(Error::new(kind.span(), "`throughput` is `bytes` or `elements`"));
+                return Err(Error::new(
+                    kind.span(),
+                    "`throughput` is `bytes` or `elements`",
+                ));
             }
             self.throughput = Some(kind);
             Ok(())
         } else {
             Err(meta.error(format!(
-                "unknown key `{}` (expected `args` or `throughput`)",
-                meta.path.get_ident().map_or("?".to_string(), ToString::to_string)
+                "unknown key `{key}` (expected `args` or `throughput`)"
             )))
         }
     }
@@ -69,7 +95,9 @@ impl Options {
 /// Whether `ty` is `&mut Bencher` (with any path or lifetime).
 fn is_bencher(ty: &Type) -> bool {
     let Type::Reference(r) = ty else { return false };
-    let Type::Path(p) = &*r.elem else { return false };
+    let Type::Path(p) = &*r.elem else {
+        return false;
+    };
     r.mutability.is_some() && p.path.segments.last().is_some_and(|s| s.ident == "Bencher")
 }
 
@@ -85,13 +113,31 @@ fn expand(func: &ItemFn, options: &Options) -> syn::Result<TokenStream2> {
     if let Some(a) = &sig.asyncness {
         return Err(Error::new(a.span(), "a benchmark cannot be `async`"));
     }
+    if let Some(u) = &sig.unsafety {
+        return Err(Error::new(
+            u.span(),
+            "a benchmark cannot be `unsafe`; call unsafe code from its body",
+        ));
+    }
+    if let Some(abi) = &sig.abi {
+        return Err(Error::new_spanned(
+            abi,
+            "a benchmark is a plain Rust function, without `extern`",
+        ));
+    }
     if !sig.generics.params.is_empty() {
-        return Err(Error::new(sig.generics.span(), "a benchmark cannot be generic"));
+        return Err(Error::new_spanned(
+            &sig.generics,
+            "a benchmark cannot be generic",
+        ));
     }
     let params: Vec<&FnArg> = sig.inputs.iter().collect();
     for p in &params {
         if let FnArg::Receiver(r) = p {
-            return Err(Error::new(r.span(), "a benchmark is a free function, not a method"));
+            return Err(Error::new(
+                r.span(),
+                "a benchmark is a free function, not a method",
+            ));
         }
     }
     let name = &sig.ident;
@@ -113,16 +159,20 @@ fn expand(func: &ItemFn, options: &Options) -> syn::Result<TokenStream2> {
         [first, rest @ ..] => {
             let first_ty = typed(first).expect("receivers were rejected");
             if !is_bencher(first_ty) {
-                return Err(Error::new(
-                    first.span(),
+                return Err(Error::new_spanned(
+                    first,
                     "the first parameter of a benchmark must be `&mut Bencher`",
                 ));
             }
+            // `-> ()` returns nothing too.
+            let returns_unit = |ty: &Type| matches!(ty, Type::Tuple(t) if t.elems.is_empty());
             if let ReturnType::Type(_, ty) = &sig.output {
-                return Err(Error::new(
-                    ty.span(),
+                if !returns_unit(ty) {
+                    return Err(Error::new_spanned(
+                        ty,
                     "a benchmark taking a `Bencher` returns nothing; return values from the closure given to `b.iter`",
-                ));
+                    ));
+                }
             }
             match (rest, &options.args) {
                 ([], None) => registrations.push((None, quote!(#name(b)))),
@@ -133,8 +183,8 @@ fn expand(func: &ItemFn, options: &Options) -> syn::Result<TokenStream2> {
                     ))
                 }
                 ([arg], None) => {
-                    return Err(Error::new(
-                        arg.span(),
+                    return Err(Error::new_spanned(
+                        arg,
                         "this parameter needs values: add `args = [...]` to `#[perfbench]`",
                     ))
                 }
@@ -166,8 +216,8 @@ fn expand(func: &ItemFn, options: &Options) -> syn::Result<TokenStream2> {
                     }
                 }
                 ([_, extra, ..], _) => {
-                    return Err(Error::new(
-                        extra.span(),
+                    return Err(Error::new_spanned(
+                        extra,
                         "a benchmark takes at most two parameters: `&mut Bencher` and one argument",
                     ))
                 }
@@ -181,35 +231,38 @@ fn expand(func: &ItemFn, options: &Options) -> syn::Result<TokenStream2> {
         ));
     }
 
-    let items = registrations.iter().enumerate().map(|(index, (arg, body))| {
-        let run = format_ident!("__perfbench_run_{}", index);
-        let (arg_fn, arg_field) = match arg {
-            Some(display) => {
-                let f = format_ident!("__perfbench_arg_{}", index);
-                (
-                    quote!(fn #f() -> ::std::string::String #display),
-                    quote!(::core::option::Option::Some(#f)),
-                )
-            }
-            None => (quote!(), quote!(::core::option::Option::None)),
-        };
-        quote! {
-            #[allow(clippy::unit_arg)]
-            fn #run(b: &mut #bencher) { #body }
-            #arg_fn
-            ::perfbench::__private::inventory::submit! {
-                ::perfbench::__private::Benchmark {
-                    module_path: ::core::module_path!(),
-                    name: #name_str,
-                    arg: #arg_field,
-                    arg_index: #index,
-                    file: ::core::file!(),
-                    line: ::core::line!(),
-                    run: #run,
+    let items = registrations
+        .iter()
+        .enumerate()
+        .map(|(index, (arg, body))| {
+            let run = format_ident!("__perfbench_run_{}", index);
+            let (arg_fn, arg_field) = match arg {
+                Some(display) => {
+                    let f = format_ident!("__perfbench_arg_{}", index);
+                    (
+                        quote!(fn #f() -> ::std::string::String #display),
+                        quote!(::core::option::Option::Some(#f)),
+                    )
+                }
+                None => (quote!(), quote!(::core::option::Option::None)),
+            };
+            quote! {
+                #[allow(clippy::unit_arg)]
+                fn #run(b: &mut #bencher) { #body }
+                #arg_fn
+                ::perfbench::__private::inventory::submit! {
+                    ::perfbench::__private::Benchmark {
+                        module_path: ::core::module_path!(),
+                        name: #name_str,
+                        arg: #arg_field,
+                        arg_index: #index,
+                        file: ::core::file!(),
+                        line: ::core::line!(),
+                        run: #run,
+                    }
                 }
             }
-        }
-    });
+        });
     Ok(quote! {
         #func
         #[doc(hidden)]

@@ -80,7 +80,13 @@ pub fn ipc_events(events: &[Event]) -> Option<(usize, usize)> {
             .position(|e| e.attr.kind == sys::TYPE_HARDWARE && e.attr.config == config)
     };
     let (c, i) = (find(0)?, find(1)?);
-    let levels = |e: &Event| (e.attr.exclude_user, e.attr.exclude_kernel, e.attr.exclude_hv);
+    let levels = |e: &Event| {
+        (
+            e.attr.exclude_user,
+            e.attr.exclude_kernel,
+            e.attr.exclude_hv,
+        )
+    };
     (levels(&events[c]) == levels(&events[i])).then_some((c, i))
 }
 

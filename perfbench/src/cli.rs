@@ -93,7 +93,9 @@ struct Parsed {
 
 impl Parsed {
     fn o(&mut self) -> &mut Options {
-        self.options.as_mut().expect("options are initialised before parsing")
+        self.options
+            .as_mut()
+            .expect("options are initialised before parsing")
     }
 }
 
@@ -111,8 +113,8 @@ const FLAGS: &[Flag] = &[
     Flag { name: "cpu", value: Some("N"), help: "pin the measuring thread to CPU N", apply: |p, v| { p.o().cpu = Some(number(v, "--cpu")?); Ok(()) } },
     Flag { name: "no-pin", value: None, help: "do not pin the measuring thread", apply: |p, _| { p.o().no_pin = true; Ok(()) } },
     Flag { name: "sample-count", value: Some("N"), help: "samples per benchmark (default 50)", apply: |p, v| { p.sample_count = Some(positive(v, "--sample-count")?); Ok(()) } },
-    Flag { name: "warm-up-time", value: Some("S"), help: "warm-up seconds (default 0.2)", apply: |p, v| { p.warm_up = Some(seconds(v, "--warm-up-time")?); Ok(()) } },
-    Flag { name: "measurement-time", value: Some("S"), help: "measurement seconds (default 0.8)", apply: |p, v| { p.measurement = Some(seconds(v, "--measurement-time")?); Ok(()) } },
+    Flag { name: "warm-up-time", value: Some("S"), help: "warm-up seconds (default 0.15)", apply: |p, v| { p.warm_up = Some(seconds(v, "--warm-up-time")?); Ok(()) } },
+    Flag { name: "measurement-time", value: Some("S"), help: "measurement seconds (default 0.7)", apply: |p, v| { p.measurement = Some(seconds(v, "--measurement-time")?); Ok(()) } },
     Flag { name: "quick", value: None, help: "short run: 0.05 s warm-up, 0.2 s measurement, 20 samples", apply: |p, _| { p.quick = true; Ok(()) } },
     Flag { name: "output-format", value: Some("pretty|json"), help: "table, or one JSON object per line", apply: |p, v| { p.o().output_format = [OutputFormat::Pretty, OutputFormat::Json][one_of(v, "--output-format", &["pretty", "json"])?]; Ok(()) } },
     Flag { name: "color", value: Some("auto|always|never"), help: "colour the output", apply: |p, v| { p.o().color = [Color::Auto, Color::Always, Color::Never][one_of(v, "--color", &["auto", "always", "never"])?]; Ok(()) } },
@@ -152,8 +154,12 @@ fn seconds(v: &str, what: &str) -> Result<Duration, String> {
         (t.strip_suffix('s').unwrap_or(t), 1.0)
     };
     match num.trim().parse::<f64>() {
-        Ok(s) if s.is_finite() && s >= 0.0 && s * scale < 1e9 => Ok(Duration::from_secs_f64(s * scale)),
-        _ => Err(format!("{what} takes seconds (e.g. 0.5 or 500ms), not `{v}`")),
+        Ok(s) if s.is_finite() && s >= 0.0 && s * scale < 1e9 => {
+            Ok(Duration::from_secs_f64(s * scale))
+        }
+        _ => Err(format!(
+            "{what} takes seconds (e.g. 0.5 or 500ms), not `{v}`"
+        )),
     }
 }
 
@@ -235,7 +241,11 @@ pub fn parse(
     }
 
     let mut o = p.options.take().expect("options are initialised");
-    o.mode = if p.bench && !p.test { RunMode::Bench } else { RunMode::Test };
+    o.mode = if p.bench && !p.test {
+        RunMode::Bench
+    } else {
+        RunMode::Test
+    };
     if p.quick {
         o.config = Config {
             warm_up: Duration::from_millis(50),
@@ -268,8 +278,10 @@ pub fn usage() -> String {
         };
         s.push_str(&format!("  {left:<34} {}\n", f.help));
     }
-    s.push_str("\nEvery option has an environment twin: --warm-up-time is PERFBENCH_WARM_UP_TIME,\n\
-                switches take 1 or 0. The command line wins.\n");
+    s.push_str(
+        "\nEvery option has an environment twin: --warm-up-time is PERFBENCH_WARM_UP_TIME,\n\
+                switches take 1 or 0. The command line wins.\n",
+    );
     s
 }
 
@@ -278,7 +290,10 @@ mod tests {
     use super::*;
 
     fn parse_with(args: &[&str], env: &[(&str, &str)]) -> Result<Options, String> {
-        let env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let env: Vec<(String, String)> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         parse(args.iter().map(OsString::from), move |k| {
             env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
         })
@@ -290,13 +305,25 @@ mod tests {
         assert_eq!(o.mode, RunMode::Bench);
         assert_eq!(o.filters, ["three::", "many"]);
         assert_eq!(parse_with(&[], &[]).unwrap().mode, RunMode::Test);
-        assert_eq!(parse_with(&["--bench", "--test"], &[]).unwrap().mode, RunMode::Test);
+        assert_eq!(
+            parse_with(&["--bench", "--test"], &[]).unwrap().mode,
+            RunMode::Test
+        );
     }
 
     #[test]
     fn values_parse_in_both_spellings() {
         let o = parse_with(
-            &["--events=task-clock", "--cpu", "1", "--warm-up-time", "250ms", "--measurement-time=2", "--sample-count", "7"],
+            &[
+                "--events=task-clock",
+                "--cpu",
+                "1",
+                "--warm-up-time",
+                "250ms",
+                "--measurement-time=2",
+                "--sample-count",
+                "7",
+            ],
             &[],
         )
         .unwrap();
@@ -341,7 +368,11 @@ mod tests {
             (&["--output-format", "xml"], &[], "pretty | json, not `xml`"),
             (&["--cpu"], &[], "--cpu"),
             (&[], &[("PERFBENCH_NO_PIN", "maybe")], "PERFBENCH_NO_PIN"),
-            (&[], &[("PERFBENCH_CPU", "one")], "PERFBENCH_CPU: --cpu takes a whole number"),
+            (
+                &[],
+                &[("PERFBENCH_CPU", "one")],
+                "PERFBENCH_CPU: --cpu takes a whole number",
+            ),
         ] {
             let e = parse_with(args, env).unwrap_err();
             assert!(e.contains(needle), "{args:?}: {e}");
@@ -351,7 +382,19 @@ mod tests {
 
     #[test]
     fn libtest_flags_from_cargo_test_are_accepted() {
-        let o = parse_with(&["--test-threads", "1", "--nocapture", "-q", "--list", "--format", "terse"], &[]).unwrap();
+        let o = parse_with(
+            &[
+                "--test-threads",
+                "1",
+                "--nocapture",
+                "-q",
+                "--list",
+                "--format",
+                "terse",
+            ],
+            &[],
+        )
+        .unwrap();
         assert!(o.list && o.terse);
     }
 }

@@ -248,7 +248,12 @@ fn cache_config(name: &str) -> Option<u64> {
 fn unknown_name_reason(base: &str) -> String {
     let mut close: Vec<(usize, String)> = known_names()
         .into_iter()
-        .map(|n| (strsim::levenshtein(&base.to_lowercase(), &n.to_lowercase()), n))
+        .map(|n| {
+            (
+                strsim::levenshtein(&base.to_lowercase(), &n.to_lowercase()),
+                n,
+            )
+        })
         .filter(|(d, n)| *d <= (n.len() / 3).max(2))
         .collect();
     close.sort();

@@ -84,7 +84,9 @@ pub enum OpenError {
 impl fmt::Display for OpenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            OpenError::Unsupported { event, why } => write!(f, "cannot count `{event}` here: {why}"),
+            OpenError::Unsupported { event, why } => {
+                write!(f, "cannot count `{event}` here: {why}")
+            }
             OpenError::PermissionDenied { event, paranoid } => {
                 let level = paranoid.map_or("unreadable".to_string(), |p| p.to_string());
                 write!(
@@ -142,7 +144,9 @@ pub fn probe(event: &Event) -> Result<(), OpenError> {
 impl CounterGroup {
     /// Opens `events` as one group, the first as leader, all stopped.
     pub fn open(events: &[Event]) -> Result<CounterGroup, OpenError> {
-        let (first, rest) = events.split_first().expect("a group has at least one event");
+        let (first, rest) = events
+            .split_first()
+            .expect("a group has at least one event");
         let leader = sys::open_counter(&first.attr, None, true)
             .map_err(|e| OpenError::classify(first, e))?;
         let members = rest
@@ -244,16 +248,27 @@ mod tests {
         for (spec, faults_at) in [("task-clock,page-faults", 1), ("page-faults,task-clock", 0)] {
             let got = cycles(spec, 12);
             for (i, c) in got.iter().enumerate() {
-                assert_eq!(c.values[faults_at], i as u64 + 1, "{spec}, cycle {i}: {c:?}");
-                assert!(c.values[1 - faults_at] > 0, "{spec}: task-clock idle in cycle {i}");
-                assert_eq!(c.time_enabled, c.time_running, "software groups never multiplex");
+                assert_eq!(
+                    c.values[faults_at],
+                    i as u64 + 1,
+                    "{spec}, cycle {i}: {c:?}"
+                );
+                assert!(
+                    c.values[1 - faults_at] > 0,
+                    "{spec}: task-clock idle in cycle {i}"
+                );
+                assert_eq!(
+                    c.time_enabled, c.time_running,
+                    "software groups never multiplex"
+                );
             }
         }
     }
 
     #[test]
     fn a_stopped_group_counts_nothing() {
-        let mut group = CounterGroup::open(&parse_list("page-faults,minor-faults").unwrap()).unwrap();
+        let mut group =
+            CounterGroup::open(&parse_list("page-faults,minor-faults").unwrap()).unwrap();
         let before = group.read().unwrap();
         std::hint::black_box(touch_fresh_pages(8));
         let after = group.read().unwrap();
@@ -265,6 +280,26 @@ mod tests {
     }
 
     #[test]
+    fn dropping_a_group_closes_every_descriptor() {
+        let open_fds = || std::fs::read_dir("/proc/self/fd").unwrap().count();
+        let events = parse_list("task-clock,page-faults,minor-faults,context-switches").unwrap();
+        // Other tests open and close descriptors concurrently; retry until a
+        // quiet moment shows the exact difference.
+        let clean = (0..50).any(|_| {
+            let before = open_fds();
+            let group = CounterGroup::open(&events).unwrap();
+            let during = open_fds();
+            drop(group);
+            let after = open_fds();
+            during == before + 4 && after == before
+        });
+        assert!(
+            clean,
+            "a group of four left descriptors open or opened other than four"
+        );
+    }
+
+    #[test]
     fn probing_reports_what_this_machine_lacks() {
         let sw = parse_list("task-clock").unwrap();
         assert!(probe(&sw[0]).is_ok());
@@ -273,7 +308,10 @@ mod tests {
             Ok(()) => assert!(crate::event::has_cpu_pmu()),
             Err(e) => {
                 assert!(matches!(e, OpenError::Unsupported { .. }), "{e}");
-                assert!(e.to_string().starts_with("cannot count `cycles` here"), "{e}");
+                assert!(
+                    e.to_string().starts_with("cannot count `cycles` here"),
+                    "{e}"
+                );
             }
         }
     }

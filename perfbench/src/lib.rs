@@ -70,6 +70,11 @@ pub mod __private {
     pub use inventory;
 
     /// The work an `args` value stands for, for `throughput = bytes|elements`.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot give a throughput",
+        label = "`throughput = …` takes the work per iteration from the argument",
+        note = "use an integer, a string or a slice as the argument, or call `b.throughput(…)` yourself"
+    )]
     pub trait Amount {
         /// The value as a number of bytes or elements.
         fn amount(&self) -> u64;

@@ -27,8 +27,8 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            warm_up: Duration::from_millis(200),
-            measurement: Duration::from_millis(800),
+            warm_up: Duration::from_millis(150),
+            measurement: Duration::from_millis(700),
             sample_count: 50,
         }
     }
@@ -201,7 +201,11 @@ fn stop(group: Option<&CounterGroup>) -> io::Result<()> {
     group.map_or(Ok(()), CounterGroup::disable)
 }
 
-fn sample_linearly<F>(config: &Config, group: &mut CounterGroup, run: &mut F) -> io::Result<Vec<Sample>>
+fn sample_linearly<F>(
+    config: &Config,
+    group: &mut CounterGroup,
+    run: &mut F,
+) -> io::Result<Vec<Sample>>
 where
     F: FnMut(u64, Option<&CounterGroup>) -> io::Result<Duration>,
 {
@@ -267,7 +271,9 @@ pub fn run_once(bench: impl FnOnce(&mut Bencher<'_>)) -> Result<(), MeasureError
         outcome: None,
     };
     bench(&mut b);
-    b.outcome.unwrap_or(Err(MeasureError::NeverIterated)).map(drop)
+    b.outcome
+        .unwrap_or(Err(MeasureError::NeverIterated))
+        .map(drop)
 }
 
 /// Keeps the calling thread on one CPU while it lives, restoring the
@@ -280,7 +286,8 @@ pub struct ThreadPin {
 impl ThreadPin {
     /// Pins to `cpu`, or to the CPU the thread is on now.
     pub fn new(cpu: Option<usize>) -> Result<ThreadPin, String> {
-        let previous = sys::thread_affinity().map_err(|e| format!("cannot read the CPU affinity: {e}"))?;
+        let previous =
+            sys::thread_affinity().map_err(|e| format!("cannot read the CPU affinity: {e}"))?;
         let cpu = match cpu {
             Some(cpu) => cpu,
             None => sys::current_cpu().map_err(|e| format!("cannot tell the current CPU: {e}"))?,
@@ -339,7 +346,10 @@ mod tests {
             let x: Vec<u64> = m.samples.iter().map(|s| s.iterations).collect();
             let y: Vec<u64> = m.samples.iter().map(|s| s.counts.values[faults]).collect();
             let summary = summarize(&x, &y);
-            assert_eq!((summary.estimate, summary.min, summary.max), (16.0, 16.0, 16.0));
+            assert_eq!(
+                (summary.estimate, summary.min, summary.max),
+                (16.0, 16.0, 16.0)
+            );
         }
     }
 

@@ -67,12 +67,20 @@ pub fn id_of(module_path: &str, name: &str, arg: Option<String>) -> String {
 /// ids containing a `skip` pattern never match.
 pub fn matches(id: &str, filters: &[String], skips: &[String], exact: bool) -> bool {
     let selected = filters.is_empty()
-        || filters
-            .iter()
-            .any(|f| if exact { id == f } else { id.contains(f.as_str()) });
-    let skipped = skips
-        .iter()
-        .any(|s| if exact { id == s } else { id.contains(s.as_str()) });
+        || filters.iter().any(|f| {
+            if exact {
+                id == f
+            } else {
+                id.contains(f.as_str())
+            }
+        });
+    let skipped = skips.iter().any(|s| {
+        if exact {
+            id == s
+        } else {
+            id.contains(s.as_str())
+        }
+    });
     selected && !skipped
 }
 
@@ -84,7 +92,10 @@ mod tests {
     fn ids_drop_the_crate_and_append_the_arg() {
         assert_eq!(id_of("hashing", "fib_20", None), "fib_20");
         assert_eq!(id_of("hashing::three", "sum", None), "three::sum");
-        assert_eq!(id_of("h::a::b", "crc", Some("4096".into())), "a::b::crc/4096");
+        assert_eq!(
+            id_of("h::a::b", "crc", Some("4096".into())),
+            "a::b::crc/4096"
+        );
     }
 
     #[test]

@@ -71,8 +71,19 @@ impl Table {
         if ipc {
             headers.push("IPC".into());
         }
-        let id_width = ids.iter().map(|i| i.chars().count()).max().unwrap_or(0).max(9);
-        let cell = headers.iter().map(|h| h.chars().count()).max().unwrap_or(0).max(VALUE_WIDTH) + 2;
+        let id_width = ids
+            .iter()
+            .map(|i| i.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(9);
+        let cell = headers
+            .iter()
+            .map(|h| h.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(VALUE_WIDTH)
+            + 2;
         let wide = id_width + cell * headers.len() <= width;
         Table {
             id_width,
@@ -119,7 +130,12 @@ impl Table {
             }
             line
         } else {
-            let name_width = self.headers.iter().map(|h| h.chars().count()).max().unwrap_or(0);
+            let name_width = self
+                .headers
+                .iter()
+                .map(|h| h.chars().count())
+                .max()
+                .unwrap_or(0);
             let cell = name_width + 1 + VALUE_WIDTH + 3;
             let per_line = ((self.width.saturating_sub(2)) / cell).max(1);
             let mut out = id;
@@ -129,7 +145,10 @@ impl Table {
                 }
                 out.push_str(&format!("{h:<name_width$} {v:>VALUE_WIDTH$}   "));
             }
-            out.lines().map(str::trim_end).collect::<Vec<_>>().join("\n")
+            out.lines()
+                .map(str::trim_end)
+                .collect::<Vec<_>>()
+                .join("\n")
         };
         if r.multiplexed_samples > 0 {
             s.push_str(&format!(
@@ -228,16 +247,28 @@ mod tests {
 
     #[test]
     fn the_table_fits_eighty_columns_in_both_layouts() {
-        let few = [("wall-time", Unit::Nanoseconds, 4512.0), ("page-faults", Unit::Count, 16.0)];
+        let few = [
+            ("wall-time", Unit::Nanoseconds, 4512.0),
+            ("page-faults", Unit::Count, 16.0),
+        ];
         let names: Vec<String> = few.iter().map(|m| m.0.to_string()).collect();
         let t = Table::new(&["three::touch_16"], &names, false, 80, false);
         let row = t.row(&result("three::touch_16", &few));
         assert!(t.header().starts_with("benchmark "));
-        assert!(row.starts_with("three::touch_16 ") && row.ends_with(" 16"), "{row}");
+        assert!(
+            row.starts_with("three::touch_16 ") && row.ends_with(" 16"),
+            "{row}"
+        );
         assert_eq!(row.lines().count(), 1);
 
         let many: Vec<(&str, Unit, f64)> = [
-            "wall-time", "cycles", "instructions", "branches", "branch-misses", "cache-references", "cache-misses",
+            "wall-time",
+            "cycles",
+            "instructions",
+            "branches",
+            "branch-misses",
+            "cache-references",
+            "cache-misses",
         ]
         .iter()
         .map(|&n| (n, Unit::Count, 1234.5))
@@ -254,7 +285,13 @@ mod tests {
 
     #[test]
     fn json_lines_follow_the_schema() {
-        let r = result("x/1", &[("wall-time", Unit::Nanoseconds, 2.5), ("page-faults", Unit::Count, 16.0)]);
+        let r = result(
+            "x/1",
+            &[
+                ("wall-time", Unit::Nanoseconds, 2.5),
+                ("page-faults", Unit::Count, 16.0),
+            ],
+        );
         let line = json_line(&r, Some(1));
         assert!(!line.contains('\n'));
         let v: Value = serde_json::from_str(&line).unwrap();

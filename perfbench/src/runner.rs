@@ -45,7 +45,8 @@ pub fn run(options: &Options) -> i32 {
     let selected: Vec<Entry> = all
         .into_iter()
         .filter(|e| {
-            !options.ignored && registry::matches(&e.id, &options.filters, &options.skip, options.exact)
+            !options.ignored
+                && registry::matches(&e.id, &options.filters, &options.skip, options.exact)
         })
         .collect();
     if options.list {
@@ -60,7 +61,12 @@ pub fn run(options: &Options) -> i32 {
     if selected.is_empty() && !options.filters.is_empty() {
         eprintln!(
             "perfbench: no benchmark matches {} ({total} registered; `--list` shows them)",
-            options.filters.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
+            options
+                .filters
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
     let filtered_out = total - selected.len();
@@ -91,8 +97,11 @@ fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
             .map(|s| s.to_string())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "(a panic without a message)".into());
-        let at = info.location().map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column()));
-        *LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()) = Some(format!("panicked{}: {message}", at.unwrap_or_default()));
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column()));
+        *LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(format!("panicked{}: {message}", at.unwrap_or_default()));
     }));
     let result = panic::catch_unwind(AssertUnwindSafe(f));
     panic::set_hook(previous);
@@ -150,7 +159,8 @@ fn countable_events(options: &Options) -> Result<Vec<Event>, String> {
         None => {
             let hardware = group::probe(&event::parse("cycles").expect("cycles parses")).is_ok();
             if !hardware {
-                let paranoid = crate::sys::perf_event_paranoid().map_or("unreadable".into(), |p| p.to_string());
+                let paranoid = crate::sys::perf_event_paranoid()
+                    .map_or("unreadable".into(), |p| p.to_string());
                 eprintln!(
                     "perfbench: note: no hardware counters here (no CPU PMU, usual in VMs and CI; \
                      kernel.perf_event_paranoid = {paranoid}): measuring software events and wall time; \
@@ -198,7 +208,10 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
         Color::Never => false,
         Color::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
     };
-    let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(80);
+    let width = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(80);
     let mut metric_names = vec![WALL_TIME.to_string()];
     metric_names.extend(events.iter().map(|e| e.name.clone()));
     let has_ipc = analysis::ipc_events(&events).is_some();
@@ -268,9 +281,16 @@ fn list_events() {
         let e = event::parse(&name).expect("known names parse");
         let status = match group::probe(&e) {
             Ok(()) => String::new(),
-            Err(err) => format!("  [not here: {}]", err.to_string().split(": ").last().unwrap_or("")),
+            Err(err) => format!(
+                "  [not here: {}]",
+                err.to_string().split(": ").last().unwrap_or("")
+            ),
         };
-        let slot = if e.source == event::Source::Software { 1 } else { 0 };
+        let slot = if e.source == event::Source::Software {
+            1
+        } else {
+            0
+        };
         by_source[slot].1.push(format!("  {name}{status}"));
     }
     for (title, lines) in by_source {
@@ -279,5 +299,7 @@ fn list_events() {
             println!("{l}");
         }
     }
-    println!("\nModifiers: :u user, :k kernel, :h hypervisor (default: user space only). Raw: rNNNN.");
+    println!(
+        "\nModifiers: :u user, :k kernel, :h hypervisor (default: user space only). Raw: rNNNN."
+    );
 }

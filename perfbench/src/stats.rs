@@ -62,7 +62,11 @@ pub fn linear_fit(x: &[u64], y: &[u64]) -> (f64, f64) {
     let sx: i128 = x.iter().map(|&v| i128::from(v)).sum();
     let sy: i128 = y.iter().map(|&v| i128::from(v)).sum();
     let sxx: i128 = x.iter().map(|&v| i128::from(v) * i128::from(v)).sum();
-    let sxy: i128 = x.iter().zip(y).map(|(&a, &b)| i128::from(a) * i128::from(b)).sum();
+    let sxy: i128 = x
+        .iter()
+        .zip(y)
+        .map(|(&a, &b)| i128::from(a) * i128::from(b))
+        .sum();
     let den = n * sxx - sx * sx;
     if den == 0 {
         return (exact_ratio(sy, sx), 0.0);
@@ -100,7 +104,10 @@ mod tests {
     fn fit_matches_a_hand_computed_example() {
         // x = 1,2,3,4; y = 3,5,4,8: slope = 1.4, intercept = 1.5
         let (b, a) = linear_fit(&[1, 2, 3, 4], &[3, 5, 4, 8]);
-        assert!((b - 1.4).abs() < 1e-12 && (a - 1.5).abs() < 1e-12, "{b} {a}");
+        assert!(
+            (b - 1.4).abs() < 1e-12 && (a - 1.5).abs() < 1e-12,
+            "{b} {a}"
+        );
     }
 
     #[test]

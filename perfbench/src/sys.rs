@@ -226,9 +226,13 @@ pub fn current_cpu() -> io::Result<usize> {
 }
 
 /// Maps `pages` fresh anonymous pages, writes one byte to each and unmaps
-/// them: exactly `pages` page faults, the ground truth the tests count.
-#[cfg(test)]
-pub(crate) fn touch_fresh_pages(pages: usize) -> u64 {
+/// them: exactly `pages` page faults, whatever the allocator does. The
+/// ground truth that proves counts exact on machines without a hardware PMU.
+///
+/// ```
+/// assert_eq!(perfbench::sys::touch_fresh_pages(16), 16);
+/// ```
+pub fn touch_fresh_pages(pages: usize) -> u64 {
     let page = 4096;
     let len = pages * page;
     // SAFETY: a new private anonymous mapping; no existing memory is touched.

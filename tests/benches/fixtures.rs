@@ -1,7 +1,7 @@
 //! Benchmarks the end-to-end tests run through `cargo bench --bench fixtures`.
 
+use perfbench::sys::touch_fresh_pages;
 use perfbench::{black_box, perfbench, Bencher};
-use perfbench_tests::touch_fresh_pages;
 
 /// Exactly 16 page faults per iteration.
 #[perfbench]

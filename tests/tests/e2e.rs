@@ -13,19 +13,39 @@ use serde_json::Value;
 static RUNS: Mutex<()> = Mutex::new(());
 
 /// Short measurement settings; counts stay exact at any length.
-const QUICK: &[&str] = &["--sample-count", "10", "--warm-up-time", "0.02", "--measurement-time", "0.1"];
+const QUICK: &[&str] = &[
+    "--sample-count",
+    "10",
+    "--warm-up-time",
+    "0.02",
+    "--measurement-time",
+    "0.1",
+];
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn cargo_bench_command() -> Command {
     let mut cmd = Command::new(env!("CARGO"));
     cmd.current_dir(workspace())
-        .args(["bench", "-q", "-p", "perfbench-tests", "--bench", "fixtures"])
+        .args([
+            "bench",
+            "-q",
+            "-p",
+            "perfbench-tests",
+            "--bench",
+            "fixtures",
+        ])
         // Its own target directory: the outer `cargo test` may hold the lock
         // of the default one.
-        .env("CARGO_TARGET_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e"))
+        .env(
+            "CARGO_TARGET_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e"),
+        )
         .env_remove("COLUMNS");
     for (var, _) in std::env::vars() {
         if var.starts_with("PERFBENCH_") {
@@ -65,7 +85,10 @@ fn bench(args: &[&str]) -> Run {
 fn json_lines(run: &Run) -> Vec<Value> {
     run.stdout
         .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}\n{}", run.stderr)))
+        .map(|l| {
+            serde_json::from_str(l)
+                .unwrap_or_else(|e| panic!("not JSON ({e}): {l}\n{}", run.stderr))
+        })
         .collect()
 }
 
@@ -98,7 +121,11 @@ fn sixteen_fresh_pages_are_exactly_sixteen_page_faults_in_either_event_order() {
         let faults = &v["metrics"]["page-faults"];
         assert_eq!(faults["unit"], "count");
         for stat in ["estimate", "mean", "median", "min", "max"] {
-            assert_eq!(faults[stat].as_f64(), Some(16.0), "{events}: page-faults {stat} in {v}");
+            assert_eq!(
+                faults[stat].as_f64(),
+                Some(16.0),
+                "{events}: page-faults {stat} in {v}"
+            );
         }
         let task = v["metrics"]["task-clock"]["estimate"].as_f64().unwrap();
         let wall = v["metrics"]["wall-time"]["estimate"].as_f64().unwrap();
@@ -118,25 +145,46 @@ fn setup_of_iter_batched_is_not_counted() {
         .iter()
         .map(|v| {
             let m = &v["metrics"]["page-faults"];
-            (v["id"].as_str().unwrap().to_string(), m["min"].as_f64().unwrap(), m["max"].as_f64().unwrap())
+            (
+                v["id"].as_str().unwrap().to_string(),
+                m["min"].as_f64().unwrap(),
+                m["max"].as_f64().unwrap(),
+            )
         })
         .collect();
     assert_eq!(
         got,
-        [("touch_batched/1".to_string(), 1.0, 1.0), ("touch_batched/17".to_string(), 17.0, 17.0)]
+        [
+            ("touch_batched/1".to_string(), 1.0, 1.0),
+            ("touch_batched/17".to_string(), 17.0, 17.0)
+        ]
     );
 }
 
 #[test]
 fn the_table_has_a_row_per_benchmark_with_exact_counts() {
-    let args = quick(&["--exact", "touch_16", "touch_batched/17", "--events", "page-faults,task-clock", "--color", "never"]);
+    let args = quick(&[
+        "--exact",
+        "touch_16",
+        "touch_batched/17",
+        "--events",
+        "page-faults,task-clock",
+        "--color",
+        "never",
+    ]);
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
     let run = bench(&refs);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines: Vec<&str> = run.stdout.lines().collect();
-    let header = lines.iter().find(|l| l.starts_with("benchmark")).expect("a header");
+    let header = lines
+        .iter()
+        .find(|l| l.starts_with("benchmark"))
+        .expect("a header");
     let columns: Vec<&str> = header.split_whitespace().collect();
-    assert_eq!(columns, ["benchmark", "wall-time", "page-faults", "task-clock"]);
+    assert_eq!(
+        columns,
+        ["benchmark", "wall-time", "page-faults", "task-clock"]
+    );
     for (id, faults) in [("touch_16", "16"), ("touch_batched/17", "17")] {
         let row = lines.iter().find(|l| l.starts_with(id)).expect("a row");
         // id, wall time (value unit), page faults, task-clock (value unit)
@@ -145,7 +193,11 @@ fn the_table_has_a_row_per_benchmark_with_exact_counts() {
         assert_eq!(cells[3], faults, "{row}");
         assert!(["ns", "µs", "ms"].contains(&cells[2]), "{row}");
     }
-    assert!(lines.iter().all(|l| l.chars().count() <= 80), "{}", run.stdout);
+    assert!(
+        lines.iter().all(|l| l.chars().count() <= 80),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -153,12 +205,17 @@ fn a_panicking_benchmark_is_reported_by_id_and_the_others_still_run() {
     let (run, lines) = run_json(&["--exact", "panics", "touch_16", "--events", "page-faults"]);
     assert_eq!(run.code, 101, "{}", run.stderr);
     assert!(
-        run.stderr.contains("benchmark `panics` panicked at") && run.stderr.contains("deliberate failure in a fixture"),
+        run.stderr.contains("benchmark `panics` panicked at")
+            && run.stderr.contains("deliberate failure in a fixture"),
         "{}",
         run.stderr
     );
     assert!(!run.stderr.contains("RUST_BACKTRACE"), "{}", run.stderr);
-    assert!(run.stderr.contains("1 of 2 benchmarks failed: panics"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("1 of 2 benchmarks failed: panics"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(lines.len(), 1);
     assert_eq!(lines[0]["id"], "touch_16");
     assert_eq!(lines[0]["metrics"]["page-faults"]["estimate"], 16.0);
@@ -171,7 +228,11 @@ fn an_unknown_event_is_named_with_close_suggestions() {
     assert_eq!(run.stdout, "");
     assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
     assert!(run.stderr.contains("event `cyclez`"), "{}", run.stderr);
-    assert!(run.stderr.contains("did you mean `cycles`"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("did you mean `cycles`"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -183,12 +244,21 @@ fn an_event_this_machine_cannot_count_is_named_and_the_rest_go_on() {
     if perfbench::event::has_cpu_pmu() {
         assert!(metrics["cycles"]["estimate"].as_f64().unwrap() > 0.0);
     } else {
-        assert!(run.stderr.contains("cannot count `cycles` here: no hardware PMU"), "{}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("cannot count `cycles` here: no hardware PMU"),
+            "{}",
+            run.stderr
+        );
         assert!(metrics.get("cycles").is_none(), "{metrics}");
         // with nothing left to count the run stops
         let alone = bench(&["--exact", "touch_16", "--events", "cycles"]);
         assert_eq!(alone.code, 2);
-        assert!(alone.stderr.contains("no event left to count"), "{}", alone.stderr);
+        assert!(
+            alone.stderr.contains("no event left to count"),
+            "{}",
+            alone.stderr
+        );
     }
 }
 
@@ -200,11 +270,21 @@ fn no_pmu_default_says_why_in_one_line() {
     if perfbench::event::has_cpu_pmu() {
         assert!(metrics.contains_key("cycles") && metrics.contains_key("instructions"));
     } else {
-        let notes: Vec<&str> = run.stderr.lines().filter(|l| l.contains("no hardware counters")).collect();
+        let notes: Vec<&str> = run
+            .stderr
+            .lines()
+            .filter(|l| l.contains("no hardware counters"))
+            .collect();
         assert_eq!(notes.len(), 1, "{}", run.stderr);
         assert!(notes[0].contains("perf_event_paranoid"), "{}", notes[0]);
         let keys: Vec<&str> = metrics.keys().map(String::as_str).collect();
-        for k in ["wall-time", "task-clock", "page-faults", "context-switches", "cpu-migrations"] {
+        for k in [
+            "wall-time",
+            "task-clock",
+            "page-faults",
+            "context-switches",
+            "cpu-migrations",
+        ] {
             assert!(keys.contains(&k), "{keys:?}");
         }
         assert_eq!(metrics["page-faults"]["estimate"], 16.0);
@@ -224,7 +304,12 @@ fn fixtures_binary() -> &'static Path {
             .unwrap()
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .find_map(|v| v["executable"].as_str().filter(|e| e.contains("fixtures")).map(PathBuf::from))
+            .find_map(|v| {
+                v["executable"]
+                    .as_str()
+                    .filter(|e| e.contains("fixtures"))
+                    .map(PathBuf::from)
+            })
             .expect("cargo names the fixtures binary")
     })
 }
@@ -234,14 +319,22 @@ fn fixtures_binary() -> &'static Path {
 fn bench_binary(args: &[&str]) -> Run {
     let binary = fixtures_binary();
     let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
-    finish(Command::new(binary).arg("--bench").args(args).output().expect("runs"))
+    finish(
+        Command::new(binary)
+            .arg("--bench")
+            .args(args)
+            .output()
+            .expect("runs"),
+    )
 }
 
 #[test]
 fn permission_denied_names_perf_event_paranoid_and_its_value() {
     let paranoid = perfbench::sys::perf_event_paranoid().expect("readable");
     if paranoid < 2 {
-        eprintln!("skipped: perf_event_paranoid is {paranoid}; kernel counting is allowed to anyone here");
+        eprintln!(
+            "skipped: perf_event_paranoid is {paranoid}; kernel counting is allowed to anyone here"
+        );
         return;
     }
     let binary = fixtures_binary();
@@ -249,21 +342,39 @@ fn permission_denied_names_perf_event_paranoid_and_its_value() {
     // paranoid >= 2; as root, drop to `nobody` to be one.
     let mut cmd = if is_root() {
         let mut c = Command::new("setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all"])
-            .arg(binary);
+        c.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+        ])
+        .arg(binary);
         c
     } else {
         Command::new(binary)
     };
     let out = cmd
-        .args(["--bench", "--exact", "touch_16", "--events", "page-faults:k"])
+        .args([
+            "--bench",
+            "--exact",
+            "touch_16",
+            "--events",
+            "page-faults:k",
+        ])
         .output()
         .expect("runs");
     let run = finish(out);
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("permission denied opening `page-faults:k`"), "{}", run.stderr);
     assert!(
-        run.stderr.contains(&format!("kernel.perf_event_paranoid is {paranoid}")),
+        run.stderr
+            .contains("permission denied opening `page-faults:k`"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains(&format!("kernel.perf_event_paranoid is {paranoid}")),
         "{}",
         run.stderr
     );
@@ -282,7 +393,12 @@ fn is_root() -> bool {
 fn a_filter_matching_nothing_says_so_and_succeeds() {
     let run = bench(&["no_such_benchmark"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stderr.contains("no benchmark matches `no_such_benchmark`"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("no benchmark matches `no_such_benchmark`"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(run.stdout, "");
 }
 
@@ -301,20 +417,41 @@ fn list_prints_ids_in_source_order() {
     assert_eq!(run.stdout.lines().collect::<Vec<_>>(), expected);
     let run = bench(&["--list", "touch"]);
     let lines: Vec<&str> = run.stdout.lines().collect();
-    assert_eq!(lines, [expected[0], expected[1], expected[2], "", "3 benchmarks"]);
+    assert_eq!(
+        lines,
+        [expected[0], expected[1], expected[2], "", "3 benchmarks"]
+    );
 }
 
 #[test]
 fn test_mode_runs_each_routine_once_like_libtest() {
     let run = bench(&["--test", "--exact", "touch_16", "text/ascii"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stdout.contains("test touch_16 ... ok\n"), "{}", run.stdout);
-    assert!(run.stdout.contains("test text/ascii ... ok\n"), "{}", run.stdout);
-    assert!(run.stdout.contains("test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 4 filtered out"));
+    assert!(
+        run.stdout.contains("test touch_16 ... ok\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("test text/ascii ... ok\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(run
+        .stdout
+        .contains("test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 4 filtered out"));
     let run = bench(&["--test", "panics"]);
     assert_eq!(run.code, 101);
-    assert!(run.stdout.contains("test panics ... FAILED"), "{}", run.stdout);
-    assert!(run.stdout.contains("deliberate failure in a fixture"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("test panics ... FAILED"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("deliberate failure in a fixture"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -350,8 +487,14 @@ fn arguments_keep_their_display_in_ids_and_give_throughput() {
 fn bad_options_are_one_line_errors() {
     for (args, needle) in [
         (&["--frobnicate"][..], "unknown option `--frobnicate`"),
-        (&["--sample-count", "zero"], "--sample-count takes a whole number above 0, not `zero`"),
-        (&["--cpu", "100000", "--events", "page-faults", "touch_16"], "cannot pin to CPU 100000"),
+        (
+            &["--sample-count", "zero"],
+            "--sample-count takes a whole number above 0, not `zero`",
+        ),
+        (
+            &["--cpu", "100000", "--events", "page-faults", "touch_16"],
+            "cannot pin to CPU 100000",
+        ),
     ] {
         let run = bench_binary(args);
         assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);

@@ -1,0 +1,9 @@
+// An async benchmark: the error is on `async`.
+use perfbench::perfbench;
+
+#[perfbench]
+async fn f() -> u64 {
+    1
+}
+
+fn main() {}

@@ -84,26 +84,35 @@ pub enum OpenError {
 impl fmt::Display for OpenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            OpenError::Unsupported { event, why } => {
-                write!(f, "cannot count `{event}` here: {why}")
+            OpenError::Unsupported { event, .. } => write!(f, "cannot count `{event}` here: "),
+            OpenError::PermissionDenied { event, .. } => {
+                write!(f, "permission denied opening `{event}`: ")
             }
-            OpenError::PermissionDenied { event, paranoid } => {
-                let level = paranoid.map_or("unreadable".to_string(), |p| p.to_string());
-                write!(
-                    f,
-                    "permission denied opening `{event}`: kernel.perf_event_paranoid is {level}; \
-                     user-space counting needs it at 2 or below, kernel counting (`:k`) at 1 or \
-                     below (sudo sysctl kernel.perf_event_paranoid=1), or run with CAP_PERFMON"
-                )
-            }
-            OpenError::Other { event, error } => write!(f, "cannot open `{event}`: {error}"),
-        }
+            OpenError::Other { event, .. } => write!(f, "cannot open `{event}`: "),
+        }?;
+        f.write_str(&self.reason())
     }
 }
 
 impl std::error::Error for OpenError {}
 
 impl OpenError {
+    /// Why the event cannot be opened, without naming it.
+    pub fn reason(&self) -> String {
+        match self {
+            OpenError::Unsupported { why, .. } => why.clone(),
+            OpenError::PermissionDenied { paranoid, .. } => {
+                let level = paranoid.map_or("unreadable".to_string(), |p| p.to_string());
+                format!(
+                    "kernel.perf_event_paranoid is {level}; user-space counting needs it at 2 or \
+                     below, kernel counting (`:k`) at 1 or below (sudo sysctl \
+                     kernel.perf_event_paranoid=1), or run with CAP_PERFMON"
+                )
+            }
+            OpenError::Other { error, .. } => error.to_string(),
+        }
+    }
+
     fn classify(event: &Event, error: io::Error) -> OpenError {
         let name = event.name.clone();
         match error.raw_os_error() {

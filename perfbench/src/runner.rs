@@ -221,8 +221,9 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
 
     if !json {
         println!(
-            "perfbench: {} benchmarks, batch mode, {} samples, {}",
+            "perfbench: {} benchmark{}, batch mode, {} samples, {}",
             entries.len(),
+            if entries.len() == 1 { "" } else { "s" },
             options.config.sample_count,
             cpu.map_or("not pinned".into(), |c| format!("pinned to CPU {c}"))
         );
@@ -274,32 +275,35 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
 }
 
 /// `--list-events`: every event name, grouped, with whether it opens here.
+/// Where every event of a group fails for the same reason (no PMU), the
+/// reason is said once, in the group's heading.
 fn list_events() {
-    let names = event::known_names();
-    let mut by_source: Vec<(&str, Vec<String>)> = vec![("hardware", vec![]), ("software", vec![])];
-    for name in names {
+    /// An event name and, if it does not open here, why.
+    type Status = (String, Option<String>);
+    let mut groups: [(&str, Vec<Status>); 2] = [("hardware", Vec::new()), ("software", Vec::new())];
+    for name in event::known_names() {
         let e = event::parse(&name).expect("known names parse");
-        let status = match group::probe(&e) {
-            Ok(()) => String::new(),
-            Err(err) => format!(
-                "  [not here: {}]",
-                err.to_string().split(": ").last().unwrap_or("")
-            ),
-        };
-        let slot = if e.source == event::Source::Software {
-            1
-        } else {
-            0
-        };
-        by_source[slot].1.push(format!("  {name}{status}"));
+        let status = group::probe(&e).err().map(|err| err.reason());
+        let slot = usize::from(e.source == event::Source::Software);
+        groups[slot].1.push((name, status));
     }
-    for (title, lines) in by_source {
-        println!("{title} events:");
-        for l in lines {
-            println!("{l}");
+    for (title, events) in groups {
+        let shared = events[0]
+            .1
+            .clone()
+            .filter(|first| events.iter().all(|(_, s)| s.as_ref() == Some(first)));
+        match &shared {
+            Some(why) => println!("{title} events (none countable here: {why}):"),
+            None => println!("{title} events:"),
+        }
+        for (name, status) in &events {
+            match status {
+                Some(why) if shared.is_none() => println!("  {name:<28} not countable here: {why}"),
+                _ => println!("  {name}"),
+            }
         }
     }
     println!(
-        "\nModifiers: :u user, :k kernel, :h hypervisor (default: user space only). Raw: rNNNN."
+        "\nModifiers: :u user, :k kernel, :h hypervisor (default: user space only). Raw: rNNNN (hex)."
     );
 }

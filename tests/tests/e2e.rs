@@ -502,3 +502,29 @@ fn bad_options_are_one_line_errors() {
         assert!(run.stderr.contains(needle), "{args:?}: {}", run.stderr);
     }
 }
+
+#[test]
+fn list_events_shows_what_opens_here() {
+    let run = bench_binary(&["--list-events"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().map(str::trim).collect();
+    for name in [
+        "task-clock",
+        "page-faults",
+        "context-switches",
+        "cycles",
+        "L1-dcache-load-misses",
+    ] {
+        assert!(lines.contains(&name), "{name} missing from\n{}", run.stdout);
+    }
+    let hardware = lines
+        .iter()
+        .find(|l| l.starts_with("hardware events"))
+        .unwrap();
+    assert_eq!(
+        hardware.contains("none countable here"),
+        !perfbench::event::has_cpu_pmu(),
+        "{hardware}"
+    );
+    assert!(lines.contains(&"software events:"), "{}", run.stdout);
+}

@@ -4,6 +4,7 @@
 use std::io::{IsTerminal, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use crate::analysis::{self, analyze, WALL_TIME};
 use crate::cli::{self, Color, Options, OutputFormat, RunMode};
@@ -238,7 +239,9 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
             eprint!("\r\x1b[K[{}/{}] {} ...", i + 1, entries.len(), e.id);
             let _ = std::io::stderr().flush();
         }
+        let started = Instant::now();
         let outcome = catch(|| measure::measure(&options.config, &mut group, e.bench.run));
+        let took = started.elapsed();
         // A panic may have left the group running.
         let _ = group.disable();
         if progress {
@@ -246,6 +249,9 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
         }
         let why = match outcome {
             Ok(Ok(m)) => {
+                if let Some(warning) = slow_warning(&e.id, took, &options.config) {
+                    eprintln!("{warning}");
+                }
                 let result = analyze(&e.id, &events, &m);
                 if json {
                     println!("{}", report::json_line(&result, cpu));
@@ -254,10 +260,10 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
                 }
                 continue;
             }
-            Ok(Err(err)) => err.to_string(),
-            Err(panic) => panic,
+            Ok(Err(err)) => format!(": {err}"),
+            Err(panic) => format!(" {panic}"),
         };
-        eprintln!("perfbench: error: benchmark `{}` {}", e.id, why);
+        eprintln!("perfbench: error: benchmark `{}`{why}", e.id);
         failed.push(e.id.as_str());
     }
     drop(pin);
@@ -272,6 +278,21 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
         );
         Ok(EXIT_FAILED)
     }
+}
+
+/// Linear sampling runs at least `n(n+1)/2` iterations; for a slow routine
+/// that can far exceed the time asked for. Say so, with the remedy.
+fn slow_warning(id: &str, took: Duration, config: &measure::Config) -> Option<String> {
+    let budget = config.warm_up + config.measurement;
+    (took > budget * 3 && took > Duration::from_secs(2)).then(|| {
+        format!(
+            "perfbench: warning: `{id}` took {:.1} s for a budget of {:.1} s: at one iteration per \
+             step, {} samples need that long; lower --sample-count or raise --measurement-time",
+            took.as_secs_f64(),
+            budget.as_secs_f64(),
+            config.sample_count
+        )
+    })
 }
 
 /// `--list-events`: every event name, grouped, with whether it opens here.
@@ -306,4 +327,22 @@ fn list_events() {
     println!(
         "\nModifiers: :u user, :k kernel, :h hypervisor (default: user space only). Raw: rNNNN (hex)."
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slow_benchmarks_get_a_warning_with_the_remedy() {
+        let config = measure::Config::default(); // 0.85 s in all
+        assert_eq!(slow_warning("x", Duration::from_secs(1), &config), None);
+        assert_eq!(
+            slow_warning("x", Duration::from_millis(2500), &config),
+            None
+        );
+        let w = slow_warning("x", Duration::from_secs(9), &config).unwrap();
+        assert!(w.contains("`x` took 9.0 s for a budget of 0.8 s"), "{w}");
+        assert!(w.contains("--sample-count"), "{w}");
+    }
 }

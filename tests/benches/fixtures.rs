@@ -21,6 +21,10 @@ fn panics(b: &mut Bencher) {
     b.iter(|| -> u64 { panic!("deliberate failure in a fixture") });
 }
 
+/// Returns without measuring anything: reported by id.
+#[perfbench]
+fn forgets_iter(_b: &mut Bencher) {}
+
 /// Arguments with characters that need care in ids.
 #[perfbench(args = ["ascii", "emoji 🦀"], throughput = bytes)]
 fn text(b: &mut Bencher, input: &str) {

@@ -222,6 +222,19 @@ fn a_panicking_benchmark_is_reported_by_id_and_the_others_still_run() {
 }
 
 #[test]
+fn a_benchmark_that_never_calls_iter_is_reported_by_id() {
+    let run = bench_binary(&["--exact", "forgets_iter", "--events", "page-faults"]);
+    assert_eq!(run.code, 101, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "benchmark `forgets_iter`: the benchmark returned without calling `Bencher::iter`"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn an_unknown_event_is_named_with_close_suggestions() {
     let run = bench_binary(&["--events", "task-clock,cyclez"]);
     assert_eq!(run.code, 2);
@@ -409,6 +422,7 @@ fn list_prints_ids_in_source_order() {
         "touch_batched/1: benchmark",
         "touch_batched/17: benchmark",
         "panics: benchmark",
+        "forgets_iter: benchmark",
         "text/ascii: benchmark",
         "text/emoji 🦀: benchmark",
     ];
@@ -439,7 +453,7 @@ fn test_mode_runs_each_routine_once_like_libtest() {
     );
     assert!(run
         .stdout
-        .contains("test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 4 filtered out"));
+        .contains("test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 5 filtered out"));
     let run = bench(&["--test", "panics"]);
     assert_eq!(run.code, 101);
     assert!(

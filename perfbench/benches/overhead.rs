@@ -74,8 +74,8 @@ fn main() {
         println!(
             "{:<20} {:>14} {:>14}",
             metric.name,
-            format_value(metric.summary.intercept, metric.unit),
-            format_value(metric.summary.estimate, metric.unit)
+            format_value(metric.stats.intercept, metric.unit),
+            format_value(metric.stats.slope.point, metric.unit)
         );
     }
 }

@@ -5,7 +5,9 @@
 use std::ffi::OsString;
 use std::time::Duration;
 
+use crate::baseline::Thresholds;
 use crate::measure::Config;
+use crate::store::check_baseline_name;
 
 /// Whether to measure or to run each routine once as a test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,6 +25,8 @@ pub enum OutputFormat {
     Pretty,
     /// One JSON object per benchmark per line.
     Json,
+    /// libtest's `test ID ... bench: N ns/iter (+/- M)` lines.
+    Bencher,
 }
 
 /// Whether to colour the output.
@@ -69,6 +73,15 @@ pub struct Options {
     pub color: Color,
     /// Print usage and exit.
     pub help: bool,
+    /// `--save-baseline NAME`.
+    pub save_baseline: Option<String>,
+    /// `--baseline NAME`: compare with it instead of the previous run.
+    pub baseline: Option<String>,
+    /// `--fail-on-regression[=PCT]`: `Some(None)` fails on any regression,
+    /// `Some(Some(f))` on one beyond the fraction `f`.
+    pub fail_on_regression: Option<Option<f64>>,
+    /// Noise thresholds and significance of comparisons.
+    pub thresholds: Thresholds,
 }
 
 /// A flag: its long name, whether it takes a value, and what it sets.
@@ -116,7 +129,12 @@ const FLAGS: &[Flag] = &[
     Flag { name: "warm-up-time", value: Some("S"), help: "warm-up seconds (default 0.15)", apply: |p, v| { p.warm_up = Some(seconds(v, "--warm-up-time")?); Ok(()) } },
     Flag { name: "measurement-time", value: Some("S"), help: "measurement seconds (default 0.7)", apply: |p, v| { p.measurement = Some(seconds(v, "--measurement-time")?); Ok(()) } },
     Flag { name: "quick", value: None, help: "short run: 0.05 s warm-up, 0.2 s measurement, 20 samples", apply: |p, _| { p.quick = true; Ok(()) } },
-    Flag { name: "output-format", value: Some("pretty|json"), help: "table, or one JSON object per line", apply: |p, v| { p.o().output_format = [OutputFormat::Pretty, OutputFormat::Json][one_of(v, "--output-format", &["pretty", "json"])?]; Ok(()) } },
+    Flag { name: "output-format", value: Some("pretty|json|bencher"), help: "table, JSON lines, or libtest bench lines", apply: |p, v| { p.o().output_format = [OutputFormat::Pretty, OutputFormat::Json, OutputFormat::Bencher][one_of(v, "--output-format", &["pretty", "json", "bencher"])?]; Ok(()) } },
+    Flag { name: "save-baseline", value: Some("NAME"), help: "also store this run as baseline NAME", apply: |p, v| { check_baseline_name(v)?; p.o().save_baseline = Some(v.into()); Ok(()) } },
+    Flag { name: "baseline", value: Some("NAME"), help: "compare with baseline NAME (default: the previous run)", apply: |p, v| { check_baseline_name(v)?; p.o().baseline = Some(v.into()); Ok(()) } },
+    Flag { name: "fail-on-regression", value: Some("[=PCT]"), help: "exit 3 on a regression (beyond PCT %)", apply: |p, v| { p.o().fail_on_regression = Some(if v.is_empty() { None } else { Some(percent(v, "--fail-on-regression")?) }); Ok(()) } },
+    Flag { name: "noise-threshold", value: Some("PCT"), help: "changes of times within PCT % are noise (default 3)", apply: |p, v| { p.o().thresholds.time = percent(v, "--noise-threshold")?; Ok(()) } },
+    Flag { name: "count-noise-threshold", value: Some("PCT"), help: "changes of counts within PCT % are noise (default 1)", apply: |p, v| { p.o().thresholds.count = percent(v, "--count-noise-threshold")?; Ok(()) } },
     Flag { name: "color", value: Some("auto|always|never"), help: "colour the output", apply: |p, v| { p.o().color = [Color::Auto, Color::Always, Color::Never][one_of(v, "--color", &["auto", "always", "never"])?]; Ok(()) } },
     Flag { name: "help", value: None, help: "print this help", apply: |p, _| { p.o().help = true; Ok(()) } },
     // libtest flags that `cargo test` users pass to every target; accepted
@@ -163,6 +181,21 @@ fn seconds(v: &str, what: &str) -> Result<Duration, String> {
     }
 }
 
+/// A percentage (`5`, `2.5`, `5%`) as a fraction.
+fn percent(v: &str, what: &str) -> Result<f64, String> {
+    match v.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(p) if p.is_finite() && p >= 0.0 => Ok(p / 100.0),
+        _ => Err(format!(
+            "{what} takes a percentage such as 5 or 2.5%, not `{v}`"
+        )),
+    }
+}
+
+/// Whether a flag's value may be left out (`--fail-on-regression[=PCT]`).
+fn optional(flag: &Flag) -> bool {
+    flag.value.is_some_and(|v| v.starts_with("[="))
+}
+
 fn one_of(v: &str, what: &str, choices: &[&str]) -> Result<usize, String> {
     choices
         .iter()
@@ -201,6 +234,10 @@ pub fn parse(
             output_format: OutputFormat::Pretty,
             color: Color::Auto,
             help: false,
+            save_baseline: None,
+            baseline: None,
+            fail_on_regression: None,
+            thresholds: Thresholds::default(),
         }),
         ..Parsed::default()
     };
@@ -208,6 +245,11 @@ pub fn parse(
         let var = env_name(flag.name);
         let Some(value) = env(&var) else { continue };
         match flag.value {
+            Some(_) if optional(flag) => match value.trim().to_ascii_lowercase().as_str() {
+                "0" | "false" | "no" | "off" => {}
+                "" | "1" | "true" | "yes" | "on" => (flag.apply)(&mut p, "")?,
+                _ => (flag.apply)(&mut p, &value).map_err(|e| format!("{var}: {e}"))?,
+            },
             Some(_) => (flag.apply)(&mut p, &value).map_err(|e| format!("{var}: {e}"))?,
             None if boolean(&value, &var)? => (flag.apply)(&mut p, "")?,
             None => {}
@@ -225,6 +267,10 @@ pub fn parse(
                     .find(|f| f.name == name)
                     .ok_or_else(|| format!("unknown option `--{name}` (see --help)"))?;
                 let value = match flag.value {
+                    Some(_) if optional(flag) => match parser.optional_value() {
+                        Some(v) => string(v, &name)?,
+                        None => String::new(),
+                    },
                     Some(_) => string(parser.value().map_err(|e| e.to_string())?, &name)?,
                     None => String::new(),
                 };
@@ -273,6 +319,7 @@ pub fn usage() -> String {
     );
     for f in FLAGS.iter().filter(|f| !f.help.is_empty()) {
         let left = match f.value {
+            Some(v) if optional(f) => format!("--{}{v}", f.name),
             Some(v) => format!("--{} {v}", f.name),
             None => format!("--{}", f.name),
         };
@@ -365,7 +412,11 @@ mod tests {
             (&["-x"], &[], "`-x`"),
             (&["--sample-count", "0"], &[], "not `0`"),
             (&["--warm-up-time", "soon"], &[], "not `soon`"),
-            (&["--output-format", "xml"], &[], "pretty | json, not `xml`"),
+            (
+                &["--output-format", "xml"],
+                &[],
+                "pretty | json | bencher, not `xml`",
+            ),
             (&["--cpu"], &[], "--cpu"),
             (&[], &[("PERFBENCH_NO_PIN", "maybe")], "PERFBENCH_NO_PIN"),
             (
@@ -378,6 +429,48 @@ mod tests {
             assert!(e.contains(needle), "{args:?}: {e}");
             assert!(!e.contains('\n'), "{e}");
         }
+    }
+
+    #[test]
+    fn baselines_and_the_regression_gate() {
+        let o = parse_with(
+            &[
+                "--save-baseline",
+                "main",
+                "--baseline=v1",
+                "--fail-on-regression",
+            ],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(o.save_baseline.as_deref(), Some("main"));
+        assert_eq!(o.baseline.as_deref(), Some("v1"));
+        assert_eq!(o.fail_on_regression, Some(None));
+        let o = parse_with(
+            &["--fail-on-regression=5", "--noise-threshold", "2.5%"],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(o.fail_on_regression, Some(Some(0.05)));
+        assert_eq!(o.thresholds.time, 0.025);
+        // The value is optional: a following word is a filter, not a percentage.
+        let o = parse_with(&["--fail-on-regression", "touch"], &[]).unwrap();
+        assert_eq!(
+            (o.fail_on_regression, o.filters),
+            (Some(None), vec!["touch".to_string()])
+        );
+        let o = parse_with(&[], &[("PERFBENCH_FAIL_ON_REGRESSION", "true")]).unwrap();
+        assert_eq!(o.fail_on_regression, Some(None));
+        let o = parse_with(&[], &[("PERFBENCH_FAIL_ON_REGRESSION", "7%")]).unwrap();
+        assert_eq!(o.fail_on_regression, Some(Some(0.07)));
+        let o = parse_with(&[], &[("PERFBENCH_FAIL_ON_REGRESSION", "0")]).unwrap();
+        assert_eq!(o.fail_on_regression, None);
+        assert!(parse_with(&["--baseline", "../etc"], &[])
+            .unwrap_err()
+            .contains("baseline name `../etc`"));
+        assert!(parse_with(&["--fail-on-regression=lots"], &[])
+            .unwrap_err()
+            .contains("not `lots`"));
     }
 
     #[test]

@@ -37,7 +37,9 @@
 //! [`report`], [`cli`] and [`runner`].
 
 pub mod analysis;
+pub mod baseline;
 pub mod cli;
+pub mod environment;
 pub mod event;
 pub mod group;
 pub mod measure;
@@ -45,6 +47,7 @@ pub mod registry;
 pub mod report;
 pub mod runner;
 pub mod stats;
+pub mod store;
 pub mod sys;
 
 pub use measure::{Bencher, Throughput};

@@ -319,7 +319,7 @@ impl Drop for ThreadPin {
 mod tests {
     use super::*;
     use crate::event::parse_list;
-    use crate::stats::summarize;
+    use crate::stats::{analyze_metric, Bootstrap};
     use crate::sys::touch_fresh_pages;
 
     fn quick() -> Config {
@@ -345,9 +345,9 @@ mod tests {
             }
             let x: Vec<u64> = m.samples.iter().map(|s| s.iterations).collect();
             let y: Vec<u64> = m.samples.iter().map(|s| s.counts.values[faults]).collect();
-            let summary = summarize(&x, &y);
+            let stats = analyze_metric(&x, &y, &Bootstrap::default());
             assert_eq!(
-                (summary.estimate, summary.min, summary.max),
+                (stats.slope.point, stats.min, stats.max),
                 (16.0, 16.0, 16.0)
             );
         }

@@ -3,8 +3,10 @@
 use serde_json::{json, Map, Value};
 
 use crate::analysis::BenchResult;
+use crate::baseline::{Comparison, Verdict};
 use crate::event::Unit;
 use crate::measure::Throughput;
+use crate::stats::Change;
 
 /// The version tag of every JSON object perfbench writes.
 pub const SCHEMA: &str = "perfbench/v1";
@@ -107,15 +109,85 @@ impl Table {
         s
     }
 
+    /// The line under a benchmark's row that shows its change against the
+    /// stored run, metric by metric; `None` when nothing changed at all.
+    pub fn change_line(&self, r: &BenchResult, comparison: &Comparison) -> Option<String> {
+        let against = if comparison.against == "latest" {
+            "vs previous run".to_string()
+        } else {
+            format!("vs `{}`", comparison.against)
+        };
+        let Some(changes) = &comparison.changes else {
+            return Some(format!(
+                "  (new: not in {})",
+                against.trim_start_matches("vs ")
+            ));
+        };
+        let cells: Vec<String> = r
+            .metrics
+            .iter()
+            .map(|m| match comparison.change(&m.name) {
+                Some(c) => {
+                    let text = format!("{}{}", percent(c.change.relative), mark(c.verdict));
+                    match (self.color, c.verdict) {
+                        (true, Verdict::Regressed) => format!("\x1b[31m{text}\x1b[0m"),
+                        (true, Verdict::Improved) => format!("\x1b[32m{text}\x1b[0m"),
+                        _ => text,
+                    }
+                }
+                None => "-".into(),
+            })
+            .collect();
+        if changes.is_empty() {
+            return None;
+        }
+        let visible = |s: &str| {
+            let mut n = 0;
+            let mut escape = false;
+            for c in s.chars() {
+                match c {
+                    '\x1b' => escape = true,
+                    'm' if escape => escape = false,
+                    _ if escape => {}
+                    _ => n += 1,
+                }
+            }
+            n
+        };
+        if self.wide {
+            let mut line = format!("  {against:<w$}", w = self.id_width.saturating_sub(2));
+            for cell in &cells {
+                let pad = self.cell.saturating_sub(visible(cell));
+                line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
+            }
+            Some(line)
+        } else {
+            let mut out = format!("  {against}:");
+            let mut used = visible(&out);
+            for (m, cell) in r.metrics.iter().zip(&cells) {
+                let part = format!(" {} {cell}", m.name);
+                if used + visible(&part) > self.width {
+                    out.push_str("\n   ");
+                    used = 3;
+                }
+                used += visible(&part);
+                out.push_str(&part);
+            }
+            Some(out)
+        }
+    }
+
     /// The lines of one benchmark's result.
     pub fn row(&self, r: &BenchResult) -> String {
         let mut values: Vec<String> = r
             .metrics
             .iter()
-            .map(|m| format_value(m.summary.estimate, m.unit))
+            .map(|m| format_value(m.stats.slope.point, m.unit))
             .collect();
         if self.headers.len() > values.len() {
-            values.push(r.ipc.map_or("-".into(), |v| format!("{v:.2}")));
+            let ipc = crate::analysis::derived_value(r, "IPC");
+            values.push(ipc.map_or("-".into(), |v| format!("{v:.2}")));
         }
         let id = if self.color {
             format!("\x1b[1m{}\x1b[0m", r.id)
@@ -160,24 +232,76 @@ impl Table {
     }
 }
 
+/// A relative change as a table shows it: `+6.25%`; a change from zero
+/// shows as `new`.
+fn percent(relative: Option<f64>) -> String {
+    relative.map_or("from 0".into(), |r| format!("{:+.2}%", r * 100.0))
+}
+
+/// A change with its interval and p-value, for summaries:
+/// `+6.25% [+6.25%, +6.25%], p = 0.000`.
+pub fn change_text(c: &Change) -> String {
+    match c.ci {
+        Some(ci) => format!(
+            "{} [{}, {}], p = {:.3}",
+            percent(c.relative),
+            percent(Some(ci.low)),
+            percent(Some(ci.high)),
+            c.p_value
+        ),
+        None => format!("{}, p = {:.3}", percent(c.relative), c.p_value),
+    }
+}
+
+/// The mark a verdict gets in the table.
+fn mark(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Regressed => " ▲",
+        Verdict::Improved => " ▼",
+        Verdict::WithinNoise => " ~",
+        Verdict::NoChange => "",
+    }
+}
+
+/// One benchmark as libtest's bench line, for tools that read those:
+/// `test ID ... bench:       1,234 ns/iter (+/- 56)` from the wall time,
+/// with the spread of the samples' per-iteration times.
+pub fn bencher_line(r: &BenchResult) -> String {
+    let wall = &r.metrics[0].stats;
+    let grouped = |v: f64| {
+        let digits = format!("{:.0}", v.max(0.0));
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    };
+    format!(
+        "test {} ... bench: {:>11} ns/iter (+/- {})",
+        r.id,
+        grouped(wall.slope.point),
+        grouped(wall.max - wall.min)
+    )
+}
+
 /// One benchmark as a line of JSON (schema [`SCHEMA`]); values are per
 /// iteration.
-pub fn json_line(r: &BenchResult, cpu: Option<usize>) -> String {
-    let mut metrics = Map::new();
-    for m in &r.metrics {
-        let s = &m.summary;
-        metrics.insert(
-            m.name.clone(),
-            json!({
-                "unit": m.unit.symbol(),
-                "estimate": s.estimate,
-                "intercept": s.intercept,
-                "mean": s.mean,
-                "median": s.median,
-                "min": s.min,
-                "max": s.max,
-            }),
-        );
+pub fn json_line(r: &BenchResult, cpu: Option<usize>, comparison: Option<&Comparison>) -> String {
+    let mut metrics = crate::store::estimates_json(r);
+    if let Some(comparison) = comparison {
+        for (name, value) in metrics.iter_mut() {
+            if let Some(c) = comparison.change(name) {
+                value["change"] = json!({
+                    "relative": c.change.relative,
+                    "ci": c.change.ci.map(|ci| [ci.low, ci.high]),
+                    "p": c.change.p_value,
+                    "verdict": c.verdict.as_str(),
+                });
+            }
+        }
     }
     let mut obj = json!({
         "schema": SCHEMA,
@@ -189,8 +313,16 @@ pub fn json_line(r: &BenchResult, cpu: Option<usize>) -> String {
         "multiplexed_samples": r.multiplexed_samples,
         "metrics": metrics,
     });
-    if let Some(ipc) = r.ipc {
-        obj["derived"] = json!({ "IPC": ipc });
+    if let Some(c) = comparison {
+        obj["baseline"] = json!({ "name": c.against, "new": c.changes.is_none() });
+    }
+    if !r.derived.is_empty() {
+        obj["derived"] = r
+            .derived
+            .iter()
+            .map(|(n, v)| (n.clone(), json!(v)))
+            .collect::<Map<_, _>>()
+            .into();
     }
     if let Some(t) = r.throughput {
         obj["throughput"] = match t {
@@ -205,7 +337,7 @@ pub fn json_line(r: &BenchResult, cpu: Option<usize>) -> String {
 mod tests {
     use super::*;
     use crate::analysis::Metric;
-    use crate::stats::Summary;
+    use crate::stats::{analyze_metric, Bootstrap};
 
     fn result(id: &str, names: &[(&str, Unit, f64)]) -> BenchResult {
         BenchResult {
@@ -217,17 +349,15 @@ mod tests {
                 .map(|&(n, unit, v)| Metric {
                     name: n.into(),
                     unit,
-                    summary: Summary {
-                        estimate: v,
-                        intercept: 0.0,
-                        mean: v,
-                        median: v,
-                        min: v,
-                        max: v,
-                    },
+                    // An exact line through the origin: every figure is `v`.
+                    stats: analyze_metric(
+                        &[2, 4, 6],
+                        &[(2.0 * v) as u64, (4.0 * v) as u64, (6.0 * v) as u64],
+                        &Bootstrap::default(),
+                    ),
                 })
                 .collect(),
-            ipc: None,
+            derived: Vec::new(),
             multiplexed_samples: 0,
             throughput: None,
         }
@@ -275,7 +405,7 @@ mod tests {
         let names: Vec<String> = many.iter().map(|m| m.0.to_string()).collect();
         let t = Table::new(&["a::long::benchmark::id/65536"], &names, true, 80, false);
         let mut r = result("a::long::benchmark::id/65536", &many);
-        r.ipc = Some(2.5);
+        r.derived = vec![("IPC".into(), 2.5)];
         let text = t.row(&r);
         assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
         assert!(text.contains("IPC") && text.contains("2.50"), "{text}");
@@ -291,7 +421,7 @@ mod tests {
                 ("page-faults", Unit::Count, 16.0),
             ],
         );
-        let line = json_line(&r, Some(1));
+        let line = json_line(&r, Some(1), None);
         assert!(!line.contains('\n'));
         let v: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["schema"], "perfbench/v1");

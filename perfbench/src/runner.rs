@@ -1,23 +1,30 @@
 //! The program `perfbench::main!()` expands to: parse options, select
 //! benchmarks, measure them and print the results.
 
+use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::analysis::{self, analyze, WALL_TIME};
+use crate::baseline::{self, Comparison};
 use crate::cli::{self, Color, Options, OutputFormat, RunMode};
+use crate::environment::Environment;
 use crate::event::{self, Event};
 use crate::group::{self, CounterGroup};
 use crate::measure::{self, ThreadPin};
 use crate::registry::{self, Entry};
 use crate::report::{self, Table};
+use crate::stats::Bootstrap;
+use crate::store::{self, Slot, Store, StoredRun};
 
 /// Exit code when a benchmark failed (libtest's).
 const EXIT_FAILED: i32 = 101;
-/// Exit code for bad options or events.
+/// Exit code for bad options or events, or unusable stored results.
 const EXIT_USAGE: i32 = 2;
+/// Exit code of `--fail-on-regression` when a metric regressed.
+const EXIT_REGRESSED: i32 = 3;
 
 /// Runs the benchmarks of this binary as the command line asks and exits.
 pub fn main() -> ! {
@@ -203,7 +210,33 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
         format!("{e} (together with the other events: a PMU holds only so many counters at once; ask for fewer)")
     })?;
 
-    let json = options.output_format == OutputFormat::Json;
+    let store = Store::at(store::default_root());
+    let against = match &options.baseline {
+        Some(name) => {
+            let saved = store.baseline_names();
+            if !saved.contains(name) {
+                return Err(format!(
+                    "baseline `{name}` not found under {} (saved baselines: {})",
+                    store.root().display(),
+                    if saved.is_empty() {
+                        "none".to_string()
+                    } else {
+                        saved.join(", ")
+                    }
+                ));
+            }
+            Slot::Baseline(name.clone())
+        }
+        None => Slot::Latest,
+    };
+    let label = options.baseline.clone().unwrap_or_else(|| "latest".into());
+    let environment = Environment::current(cpu);
+    let bootstrap = Bootstrap::default();
+    let mut warned = BTreeSet::new();
+    let mut store_errors = 0;
+    let mut regressions = Vec::new();
+
+    let format = options.output_format;
     let color = match options.color {
         Color::Always => true,
         Color::Never => false,
@@ -215,12 +248,12 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
         .unwrap_or(80);
     let mut metric_names = vec![WALL_TIME.to_string()];
     metric_names.extend(events.iter().map(|e| e.name.clone()));
-    let has_ipc = analysis::ipc_events(&events).is_some();
+    let has_ipc = analysis::has_ipc(&events);
     let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
     let table = Table::new(&ids, &metric_names, has_ipc, width, color);
     let progress = std::io::stderr().is_terminal();
 
-    if !json {
+    if format == OutputFormat::Pretty {
         println!(
             "perfbench: {} benchmark{}, batch mode, {} samples, {}",
             entries.len(),
@@ -253,10 +286,67 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
                     eprintln!("{warning}");
                 }
                 let result = analyze(&e.id, &events, &m);
-                if json {
-                    println!("{}", report::json_line(&result, cpu));
-                } else {
-                    println!("{}", table.row(&result));
+                let run = StoredRun::new(&events, &m, environment.clone(), &e.id);
+                let mut slots = vec![Slot::Latest];
+                let comparison = match store.load(&e.id, &against) {
+                    Ok(base) => Some(Comparison {
+                        against: label.clone(),
+                        changes: base.map(|base| {
+                            if let Some(why) = environment.mismatch(&base.environment) {
+                                if warned.insert(why.clone()) {
+                                    eprintln!(
+                                        "perfbench: warning: comparing with results from {why}: \
+                                         changes may come from that alone"
+                                    );
+                                }
+                            }
+                            baseline::compare_runs(&base, &run, &options.thresholds, &bootstrap)
+                        }),
+                    }),
+                    Err(err) => {
+                        eprintln!("perfbench: error: {err}");
+                        store_errors += 1;
+                        // Leave the damaged file as it is.
+                        slots.retain(|s| *s != against);
+                        None
+                    }
+                };
+                if let Some(name) = &options.save_baseline {
+                    slots.push(Slot::Baseline(name.clone()));
+                }
+                for slot in &slots {
+                    if let Err(err) = store.save(&run, slot, &result) {
+                        eprintln!("perfbench: error: {err}");
+                        store_errors += 1;
+                    }
+                }
+                if let (Some(limit), Some(changes)) = (
+                    options.fail_on_regression,
+                    comparison.as_ref().and_then(|c| c.changes.as_ref()),
+                ) {
+                    for c in changes.iter().filter(|c| baseline::fails(c, limit)) {
+                        regressions.push(format!(
+                            "  {} {}: {}",
+                            e.id,
+                            c.name,
+                            report::change_text(&c.change)
+                        ));
+                    }
+                }
+                match format {
+                    OutputFormat::Json => {
+                        println!("{}", report::json_line(&result, cpu, comparison.as_ref()))
+                    }
+                    OutputFormat::Bencher => println!("{}", report::bencher_line(&result)),
+                    OutputFormat::Pretty => {
+                        println!("{}", table.row(&result));
+                        if let Some(line) = comparison
+                            .as_ref()
+                            .and_then(|c| table.change_line(&result, c))
+                        {
+                            println!("{line}");
+                        }
+                    }
                 }
                 continue;
             }
@@ -267,17 +357,33 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
         failed.push(e.id.as_str());
     }
     drop(pin);
-    if failed.is_empty() {
-        Ok(0)
-    } else {
+    if !regressions.is_empty() {
+        eprintln!(
+            "perfbench: {} regression{} against {label}:",
+            regressions.len(),
+            if regressions.len() == 1 { "" } else { "s" }
+        );
+        for r in &regressions {
+            eprintln!("{r}");
+        }
+    }
+    if !failed.is_empty() {
         eprintln!(
             "perfbench: {} of {} benchmarks failed: {}",
             failed.len(),
             entries.len(),
             failed.join(", ")
         );
-        Ok(EXIT_FAILED)
+        return Ok(EXIT_FAILED);
     }
+    if store_errors > 0 {
+        return Ok(EXIT_USAGE);
+    }
+    Ok(if regressions.is_empty() {
+        0
+    } else {
+        EXIT_REGRESSED
+    })
 }
 
 /// Linear sampling runs at least `n(n+1)/2` iterations; for a slow routine

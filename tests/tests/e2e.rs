@@ -422,6 +422,7 @@ fn list_prints_ids_in_source_order() {
         "touch_batched/1: benchmark",
         "touch_batched/17: benchmark",
         "panics: benchmark",
+        "touch_n: benchmark",
         "forgets_iter: benchmark",
         "text/ascii: benchmark",
         "text/emoji 🦀: benchmark",
@@ -453,7 +454,7 @@ fn test_mode_runs_each_routine_once_like_libtest() {
     );
     assert!(run
         .stdout
-        .contains("test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 5 filtered out"));
+        .contains("test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 6 filtered out"));
     let run = bench(&["--test", "panics"]);
     assert_eq!(run.code, 101);
     assert!(

@@ -1,0 +1,199 @@
+//! Comparing a run with a stored one: per metric a relative change with its
+//! confidence interval, a p-value and a verdict.
+
+use crate::event::Unit;
+use crate::stats::{self, Bootstrap, Change};
+use crate::store::StoredRun;
+
+/// What a change means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Significantly lower, by more than the noise threshold.
+    Improved,
+    /// Significantly higher, by more than the noise threshold.
+    Regressed,
+    /// Significant, but within the noise threshold.
+    WithinNoise,
+    /// Not significant.
+    NoChange,
+}
+
+impl Verdict {
+    /// The verdict as JSON and tables write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Improved => "improved",
+            Verdict::Regressed => "regressed",
+            Verdict::WithinNoise => "within noise",
+            Verdict::NoChange => "no change",
+        }
+    }
+}
+
+/// When a change counts: the significance level of the p-value and the
+/// smallest relative change that is more than noise, per kind of metric.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Thresholds {
+    /// A change with a p-value at or above this is no change.
+    pub significance: f64,
+    /// Noise threshold of times (`ns` metrics), as a fraction.
+    pub time: f64,
+    /// Noise threshold of counts, as a fraction: counters vary far less.
+    pub count: f64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            significance: 0.05,
+            time: 0.03,
+            count: 0.01,
+        }
+    }
+}
+
+impl Thresholds {
+    /// The noise threshold of a metric of `unit`.
+    pub fn noise(&self, unit: Unit) -> f64 {
+        match unit {
+            Unit::Nanoseconds => self.time,
+            Unit::Count => self.count,
+        }
+    }
+}
+
+/// The change of one metric.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetricChange {
+    /// The metric.
+    pub name: String,
+    /// The statistics of the change.
+    pub change: Change,
+    /// What it means.
+    pub verdict: Verdict,
+}
+
+/// One benchmark's run compared with a stored one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// What it was compared with: `latest` (the previous run) or a baseline
+    /// name.
+    pub against: String,
+    /// Per metric both runs have; `None` if the stored side has no run of
+    /// this benchmark (a new benchmark).
+    pub changes: Option<Vec<MetricChange>>,
+}
+
+impl Comparison {
+    /// The change of a metric, if it was compared.
+    pub fn change(&self, metric: &str) -> Option<&MetricChange> {
+        self.changes.as_ref()?.iter().find(|c| c.name == metric)
+    }
+}
+
+/// The verdict on `change` for a metric whose noise threshold is `noise`.
+pub fn verdict(change: &Change, noise: f64, significance: f64) -> Verdict {
+    if change.p_value >= significance {
+        return Verdict::NoChange;
+    }
+    match change.relative {
+        None => Verdict::Regressed,
+        Some(r) if r.abs() <= noise => Verdict::WithinNoise,
+        Some(r) if r > 0.0 => Verdict::Regressed,
+        Some(_) => Verdict::Improved,
+    }
+}
+
+/// Compares every metric of `new` that `base` also has.
+pub fn compare_runs(
+    base: &StoredRun,
+    new: &StoredRun,
+    thresholds: &Thresholds,
+    bootstrap: &Bootstrap,
+) -> Vec<MetricChange> {
+    new.series
+        .iter()
+        .filter_map(|series| {
+            let old = base.series(&series.name)?;
+            let change = stats::compare(
+                &base.iterations,
+                &old.totals,
+                &new.iterations,
+                &series.totals,
+                bootstrap,
+            );
+            Some(MetricChange {
+                name: series.name.clone(),
+                verdict: verdict(
+                    &change,
+                    thresholds.noise(series.unit),
+                    thresholds.significance,
+                ),
+                change,
+            })
+        })
+        .collect()
+}
+
+/// Whether `c` fails `--fail-on-regression`: regressed, and by more than
+/// `limit` (a fraction) where one is given.
+pub fn fails(c: &MetricChange, limit: Option<f64>) -> bool {
+    c.verdict == Verdict::Regressed
+        && match (c.change.relative, limit) {
+            (Some(r), Some(limit)) => r > limit,
+            _ => true,
+        }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::Interval;
+
+    fn change(relative: Option<f64>, p_value: f64) -> Change {
+        Change {
+            relative,
+            ci: relative.map(|r| Interval { low: r, high: r }),
+            p_value,
+        }
+    }
+
+    #[test]
+    fn verdicts_weigh_significance_then_the_noise_threshold() {
+        assert_eq!(
+            verdict(&change(Some(0.5), 0.2), 0.01, 0.05),
+            Verdict::NoChange
+        );
+        assert_eq!(
+            verdict(&change(Some(0.005), 0.0), 0.01, 0.05),
+            Verdict::WithinNoise
+        );
+        assert_eq!(
+            verdict(&change(Some(-0.005), 0.0), 0.01, 0.05),
+            Verdict::WithinNoise
+        );
+        assert_eq!(
+            verdict(&change(Some(0.0625), 0.0), 0.01, 0.05),
+            Verdict::Regressed
+        );
+        assert_eq!(
+            verdict(&change(Some(-0.2), 0.01), 0.03, 0.05),
+            Verdict::Improved
+        );
+        assert_eq!(verdict(&change(None, 0.0), 0.01, 0.05), Verdict::Regressed);
+    }
+
+    #[test]
+    fn the_regression_gate_honours_its_limit() {
+        let c = |r: Option<f64>, verdict| MetricChange {
+            name: "m".into(),
+            change: change(r, 0.0),
+            verdict,
+        };
+        assert!(fails(&c(Some(0.0625), Verdict::Regressed), None));
+        assert!(fails(&c(Some(0.0625), Verdict::Regressed), Some(0.05)));
+        assert!(!fails(&c(Some(0.0625), Verdict::Regressed), Some(0.10)));
+        assert!(!fails(&c(Some(-0.5), Verdict::Improved), None));
+        assert!(fails(&c(None, Verdict::Regressed), Some(0.10)));
+    }
+}

@@ -1,0 +1,590 @@
+//! Results on disk: one folder per benchmark under the output directory,
+//! holding the latest run and named baselines as versioned JSON.
+//!
+//! ```text
+//! $PERFBENCH_HOME or <cargo target dir>/perfbench/
+//!   <folder of the id>/latest.json          the previous run, compared by default
+//!   <folder of the id>/baselines/NAME.json  --save-baseline NAME
+//! ```
+//!
+//! Files are written to a temporary name and renamed, so a reader never sees
+//! half a file; a file perfbench did not write is never overwritten.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+
+use crate::analysis::{BenchResult, WALL_TIME};
+use crate::environment::Environment;
+use crate::event::{Event, Unit};
+use crate::measure::Measurement;
+use crate::stats::Estimate;
+
+/// The schema tag of a stored result.
+pub const RESULT_SCHEMA: &str = "perfbench/result/v1";
+
+/// Which stored run of a benchmark.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// The latest run.
+    Latest,
+    /// A baseline saved under a name.
+    Baseline(String),
+}
+
+/// The raw samples of one metric.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    /// The metric: an event as the user wrote it, or `wall-time`.
+    pub name: String,
+    /// Its unit.
+    pub unit: Unit,
+    /// The total of each sample.
+    pub totals: Vec<u64>,
+}
+
+/// One benchmark's run as stored: raw samples, so that later runs can be
+/// compared with it statistically, and the environment it ran in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredRun {
+    /// The benchmark id.
+    pub id: String,
+    /// Where it ran.
+    pub environment: Environment,
+    /// Iterations of each sample.
+    pub iterations: Vec<u64>,
+    /// Wall time first, then one series per event.
+    pub series: Vec<Series>,
+}
+
+impl StoredRun {
+    /// The run of `result`, measured as `m` with `events`.
+    pub fn new(events: &[Event], m: &Measurement, environment: Environment, id: &str) -> StoredRun {
+        let mut series = vec![Series {
+            name: WALL_TIME.into(),
+            unit: Unit::Nanoseconds,
+            totals: m.samples.iter().map(|s| s.wall_ns).collect(),
+        }];
+        series.extend(events.iter().enumerate().map(|(i, e)| Series {
+            name: e.name.clone(),
+            unit: e.unit,
+            totals: m.samples.iter().map(|s| s.counts.values[i]).collect(),
+        }));
+        StoredRun {
+            id: id.to_string(),
+            environment,
+            iterations: m.samples.iter().map(|s| s.iterations).collect(),
+            series,
+        }
+    }
+
+    /// The series of a metric, by name.
+    pub fn series(&self, name: &str) -> Option<&Series> {
+        self.series.iter().find(|s| s.name == name)
+    }
+}
+
+/// A stored file that cannot be read or written, named.
+#[derive(Debug)]
+pub struct StoreError {
+    /// The file or folder.
+    pub path: PathBuf,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.reason)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+fn error(path: &Path, reason: impl Into<String>) -> StoreError {
+    StoreError {
+        path: path.to_path_buf(),
+        reason: reason.into(),
+    }
+}
+
+/// The output directory: `$PERFBENCH_HOME`, else `perfbench/` in the cargo
+/// target directory the running benchmark was built in.
+pub fn default_root() -> PathBuf {
+    if let Some(home) = std::env::var_os("PERFBENCH_HOME").filter(|h| !h.is_empty()) {
+        return PathBuf::from(home);
+    }
+    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR").filter(|t| !t.is_empty()) {
+        return PathBuf::from(target).join("perfbench");
+    }
+    // A bench binary lives in <target>/<profile>/deps/.
+    let exe = std::env::current_exe().ok();
+    exe.as_deref()
+        .and_then(|e| {
+            e.ancestors()
+                .find(|a| a.file_name().is_some_and(|n| n == "deps"))
+        })
+        .and_then(|deps| deps.parent()?.parent())
+        .map_or_else(
+            || PathBuf::from("target/perfbench"),
+            |t| t.join("perfbench"),
+        )
+}
+
+/// A folder name for `id` that cannot leave the output directory: ids of
+/// plain characters keep their look (`::` becomes `.`); any other id gets its
+/// characters replaced and a hash of the whole id appended, so that two ids
+/// never share a folder.
+pub fn folder_name(id: &str) -> String {
+    let readable: String = id
+        .replace("::", ".")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "_-.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(80)
+        .collect();
+    let plain = !id.starts_with('.')
+        && !id.is_empty()
+        && id.len() <= 80
+        && !id.contains('.')
+        && readable.replace('.', "::") == id;
+    if plain {
+        readable
+    } else {
+        format!(
+            "{}-{:016x}",
+            readable.trim_start_matches('.'),
+            fnv1a(id.as_bytes())
+        )
+    }
+}
+
+/// FNV-1a: a stable hash (the standard library's may change between
+/// releases, and folder names must not).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// Checks a baseline name given on the command line.
+pub fn check_baseline_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "baseline name `{name}`: use letters, digits, `_`, `-` and `.` (not first), at most 64"
+        ))
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and
+/// a rename, so that `path` holds either the old or the new content.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let dir = path.parent().expect("stored files have a folder");
+    std::fs::create_dir_all(dir)
+        .map_err(|e| error(dir, format!("cannot create the folder: {e}")))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}",
+        path.file_name().expect("a file name").to_string_lossy(),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, bytes).map_err(|e| error(&tmp, format!("cannot write: {e}")))?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        error(path, format!("cannot replace: {e}"))
+    })
+}
+
+/// The stored results under one output directory.
+pub struct Store {
+    root: PathBuf,
+}
+
+impl Store {
+    /// The store under `root`.
+    pub fn at(root: impl Into<PathBuf>) -> Store {
+        Store { root: root.into() }
+    }
+
+    /// The output directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The file of a benchmark's slot.
+    pub fn path(&self, id: &str, slot: &Slot) -> PathBuf {
+        let folder = self.root.join(folder_name(id));
+        match slot {
+            Slot::Latest => folder.join("latest.json"),
+            Slot::Baseline(name) => folder.join("baselines").join(format!("{name}.json")),
+        }
+    }
+
+    /// The names of the baselines any benchmark has saved.
+    pub fn baseline_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.root)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .flat_map(|bench| {
+                std::fs::read_dir(bench.path().join("baselines"))
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+            })
+            .filter_map(|f| {
+                f.file_name()
+                    .to_str()?
+                    .strip_suffix(".json")
+                    .map(String::from)
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// Loads a benchmark's slot; `Ok(None)` if nothing is stored there.
+    pub fn load(&self, id: &str, slot: &Slot) -> Result<Option<StoredRun>, StoreError> {
+        let path = self.path(id, slot);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(error(&path, format!("cannot read: {e}"))),
+        };
+        let run = parse_run(&text).map_err(|reason| error(&path, reason))?;
+        if run.id != id {
+            return Err(error(
+                &path,
+                format!("holds benchmark `{}`, not `{id}`; remove it", run.id),
+            ));
+        }
+        Ok(Some(run))
+    }
+
+    /// Stores `run` in `slot` with its estimates, replacing only a file
+    /// perfbench wrote itself.
+    pub fn save(
+        &self,
+        run: &StoredRun,
+        slot: &Slot,
+        result: &BenchResult,
+    ) -> Result<PathBuf, StoreError> {
+        let path = self.path(&run.id, slot);
+        if path.is_dir() {
+            return Err(error(
+                &path,
+                "is a folder where a result file should be; remove it",
+            ));
+        }
+        if path.exists() {
+            self.load(&run.id, slot)?;
+        }
+        let text = serialize_run(run, result);
+        write_atomically(&path, text.as_bytes())?;
+        Ok(path)
+    }
+}
+
+/// Per-iteration estimates of each metric, as JSON lines and stored results
+/// write them.
+pub fn estimates_json(result: &BenchResult) -> Map<String, Value> {
+    let mut metrics = Map::new();
+    for m in &result.metrics {
+        let s = &m.stats;
+        let ci = |e: &Estimate| [e.ci.low, e.ci.high];
+        metrics.insert(
+            m.name.clone(),
+            json!({
+                "unit": m.unit.symbol(),
+                "estimate": s.slope.point,
+                "ci": ci(&s.slope),
+                "intercept": s.intercept,
+                "r_squared": s.r_squared,
+                "mean": s.mean.point,
+                "mean_ci": ci(&s.mean),
+                "median": s.median.point,
+                "median_ci": ci(&s.median),
+                "std_dev": s.std_dev.point,
+                "std_dev_ci": ci(&s.std_dev),
+                "mad": s.mad.point,
+                "mad_ci": ci(&s.mad),
+                "min": s.min,
+                "max": s.max,
+                "outliers": {
+                    "low_severe": s.outliers.low_severe,
+                    "low_mild": s.outliers.low_mild,
+                    "high_mild": s.outliers.high_mild,
+                    "high_severe": s.outliers.high_severe,
+                },
+            }),
+        );
+    }
+    metrics
+}
+
+fn serialize_run(run: &StoredRun, result: &BenchResult) -> String {
+    let series: Vec<Value> = run
+        .series
+        .iter()
+        .map(|s| json!({ "name": s.name, "unit": s.unit.symbol(), "totals": s.totals }))
+        .collect();
+    let doc = json!({
+        "schema": RESULT_SCHEMA,
+        "id": run.id,
+        "environment": run.environment.to_json(),
+        "iterations": run.iterations,
+        "series": series,
+        "estimates": estimates_json(result),
+    });
+    serde_json::to_string_pretty(&doc).expect("JSON values serialise")
+}
+
+fn parse_run(text: &str) -> Result<StoredRun, String> {
+    let doc: Value = serde_json::from_str(text)
+        .map_err(|e| format!("not valid JSON ({e}); remove or restore it"))?;
+    let schema = doc.get("schema").and_then(Value::as_str).unwrap_or("none");
+    if schema != RESULT_SCHEMA {
+        return Err(format!(
+            "has schema `{schema}`, this perfbench reads `{RESULT_SCHEMA}`; remove it or use a matching perfbench"
+        ));
+    }
+    let bad = |what: &str| format!("malformed `{what}`; remove or restore it");
+    let numbers = |v: &Value, what: &str| -> Result<Vec<u64>, String> {
+        v.as_array()
+            .ok_or_else(|| bad(what))?
+            .iter()
+            .map(|n| n.as_u64().ok_or_else(|| bad(what)))
+            .collect()
+    };
+    let iterations = numbers(&doc["iterations"], "iterations")?;
+    if iterations.is_empty() || iterations.contains(&0) {
+        return Err(bad("iterations"));
+    }
+    let series = doc["series"]
+        .as_array()
+        .ok_or_else(|| bad("series"))?
+        .iter()
+        .map(|s| {
+            let unit = match s["unit"].as_str() {
+                Some("ns") => Unit::Nanoseconds,
+                Some("count") => Unit::Count,
+                _ => return Err(bad("series.unit")),
+            };
+            let totals = numbers(&s["totals"], "series.totals")?;
+            if totals.len() != iterations.len() {
+                return Err(bad("series.totals"));
+            }
+            Ok(Series {
+                name: s["name"]
+                    .as_str()
+                    .ok_or_else(|| bad("series.name"))?
+                    .to_string(),
+                unit,
+                totals,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(StoredRun {
+        id: doc["id"].as_str().ok_or_else(|| bad("id"))?.to_string(),
+        environment: Environment::from_json(&doc["environment"])
+            .ok_or_else(|| bad("environment"))?,
+        iterations,
+        series,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::analyze;
+    use crate::event::parse_list;
+    use crate::group::Counts;
+    use crate::measure::Sample;
+
+    fn temp_root(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("perfbench-store-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn run_of(id: &str, faults_per_iter: u64) -> (StoredRun, BenchResult) {
+        let events = parse_list("page-faults").unwrap();
+        let m = Measurement {
+            samples: (1..=5)
+                .map(|i| Sample {
+                    iterations: i * 10,
+                    wall_ns: i * 1000 + 7,
+                    counts: Counts {
+                        time_enabled: 1,
+                        time_running: 1,
+                        values: vec![faults_per_iter * i * 10],
+                    },
+                })
+                .collect(),
+            throughput: None,
+        };
+        let env = Environment {
+            cpu_model: "test cpu".into(),
+            kernel: "6.18".into(),
+            cpu: Some(0),
+        };
+        (
+            StoredRun::new(&events, &m, env, id),
+            analyze(id, &events, &m),
+        )
+    }
+
+    #[test]
+    fn folder_names_stay_inside_and_never_collide() {
+        assert_eq!(folder_name("touch_16"), "touch_16");
+        assert_eq!(folder_name("three::touch_16"), "three.touch_16");
+        let hostile = [
+            "../../etc/passwd",
+            "/abs/path",
+            "a/b",
+            "a_b",
+            "a.b",
+            "a::b",
+            "..",
+            ".",
+            "",
+            "nul\0byte",
+            "tab\there",
+            "emoji 🦀",
+            "emoji 🦐",
+            &"x".repeat(500),
+            &"x".repeat(501),
+        ];
+        let names: Vec<String> = hostile.iter().map(|id| folder_name(id)).collect();
+        for (id, name) in hostile.iter().zip(&names) {
+            assert!(!name.is_empty() && name.len() <= 100, "{id:?} -> {name}");
+            assert!(!name.starts_with('.'), "{id:?} -> {name}");
+            assert!(
+                name.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)),
+                "{id:?} -> {name}"
+            );
+            assert_eq!(Path::new(name).components().count(), 1, "{id:?} -> {name}");
+        }
+        let mut unique = names.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+    }
+
+    #[test]
+    fn runs_round_trip_and_write_atomically() {
+        let store = Store::at(temp_root("roundtrip"));
+        let (run, result) = run_of("three::touch_16", 16);
+        assert_eq!(store.load(&run.id, &Slot::Latest).unwrap(), None);
+        let path = store.save(&run, &Slot::Latest, &result).unwrap();
+        assert!(path.starts_with(store.root()));
+        assert_eq!(
+            store.load(&run.id, &Slot::Latest).unwrap(),
+            Some(run.clone())
+        );
+        let base = Slot::Baseline("main".into());
+        store.save(&run, &base, &result).unwrap();
+        assert_eq!(store.baseline_names(), ["main"]);
+        let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .flatten()
+            .filter(|f| f.file_name().to_string_lossy().contains(".tmp-"))
+            .collect();
+        assert!(leftovers.is_empty());
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(doc["schema"], RESULT_SCHEMA);
+        assert_eq!(doc["estimates"]["page-faults"]["estimate"], 16.0);
+        let _ = std::fs::remove_dir_all(store.root());
+    }
+
+    #[test]
+    fn damaged_or_foreign_files_are_named_and_kept() {
+        let store = Store::at(temp_root("damaged"));
+        let (run, result) = run_of("x", 1);
+        let path = store.save(&run, &Slot::Latest, &result).unwrap();
+        let good = std::fs::read_to_string(&path).unwrap();
+        for (content, needle) in [
+            (&good[..good.len() / 2], "not valid JSON"),
+            (
+                r#"{"schema":"perfbench/result/v0"}"#,
+                "has schema `perfbench/result/v0`",
+            ),
+            (r#"{"hello":"world"}"#, "has schema `none`"),
+            (
+                &good.replace("\"iterations\": [", "\"iterations\": [-1, "),
+                "malformed `iterations`",
+            ),
+        ] {
+            std::fs::write(&path, content).unwrap();
+            let e = store.load("x", &Slot::Latest).unwrap_err();
+            assert_eq!(e.path, path);
+            assert!(e.to_string().contains(needle), "{e}");
+            assert!(store.save(&run, &Slot::Latest, &result).is_err());
+            assert_eq!(
+                std::fs::read_to_string(&path).unwrap(),
+                content,
+                "overwritten"
+            );
+        }
+        // Another id's file in this id's folder is a collision, not a result.
+        let (other, other_result) = run_of("y", 1);
+        std::fs::write(&path, serialize_run(&other, &other_result)).unwrap();
+        let e = store.load("x", &Slot::Latest).unwrap_err();
+        assert!(
+            e.to_string().contains("holds benchmark `y`, not `x`"),
+            "{e}"
+        );
+        // A folder where a file should be.
+        std::fs::remove_file(&path).unwrap();
+        std::fs::create_dir_all(&path).unwrap();
+        assert!(store
+            .save(&run, &Slot::Latest, &result)
+            .unwrap_err()
+            .to_string()
+            .contains("is a folder"));
+        let _ = std::fs::remove_dir_all(store.root());
+    }
+
+    #[test]
+    fn a_file_where_the_output_folder_should_be_is_named() {
+        let root = temp_root("file-as-root");
+        std::fs::create_dir_all(root.parent().unwrap()).unwrap();
+        std::fs::write(&root, "not a folder").unwrap();
+        let store = Store::at(&root);
+        let (run, result) = run_of("x", 1);
+        let e = store.save(&run, &Slot::Latest, &result).unwrap_err();
+        assert!(e.to_string().contains("cannot create the folder"), "{e}");
+        assert_eq!(std::fs::read_to_string(&root).unwrap(), "not a folder");
+        let _ = std::fs::remove_file(&root);
+    }
+
+    #[test]
+    fn baseline_names_are_checked() {
+        assert!(check_baseline_name("main").is_ok());
+        assert!(check_baseline_name("v1.2-rc_3").is_ok());
+        for bad in ["", "../x", ".hidden", "a/b", "with space", &"n".repeat(65)] {
+            assert!(
+                check_baseline_name(bad)
+                    .unwrap_err()
+                    .contains("baseline name"),
+                "{bad}"
+            );
+        }
+    }
+}

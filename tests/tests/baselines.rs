@@ -1,0 +1,304 @@
+//! End to end: stored results, baselines and the regression gate, through
+//! `cargo bench --bench fixtures` with `PERFBENCH_HOME` in a fresh folder.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+use serde_json::Value;
+
+static RUNS: Mutex<()> = Mutex::new(());
+
+/// A fresh output directory for one test.
+fn home(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("baselines")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Vec<Value> {
+        self.stdout
+            .lines()
+            .map(|l| {
+                serde_json::from_str(l)
+                    .unwrap_or_else(|e| panic!("not JSON ({e}): {l}\n{}", self.stderr))
+            })
+            .collect()
+    }
+}
+
+/// `cargo bench --bench fixtures -- ARGS` storing under `home`, the fixture
+/// touching `pages` pages per iteration.
+fn bench(home: &Path, pages: u32, args: &[&str]) -> Run {
+    let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap())
+        .args([
+            "bench",
+            "-q",
+            "-p",
+            "perfbench-tests",
+            "--bench",
+            "fixtures",
+            "--",
+        ])
+        .args([
+            "--sample-count",
+            "10",
+            "--warm-up-time",
+            "0.02",
+            "--measurement-time",
+            "0.1",
+        ])
+        .args(args)
+        .env(
+            "CARGO_TARGET_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e"),
+        )
+        .env("PERFBENCH_HOME", home)
+        .env("PERFBENCH_FIXTURE_PAGES", pages.to_string());
+    for (var, _) in std::env::vars() {
+        if var.starts_with("PERFBENCH_")
+            && var != "PERFBENCH_HOME"
+            && var != "PERFBENCH_FIXTURE_PAGES"
+        {
+            cmd.env_remove(var);
+        }
+    }
+    let out = cmd.output().expect("cargo runs");
+    Run {
+        code: out.status.code().expect("exited normally"),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+/// Page faults only, and times so noisy-tolerant that only counts decide.
+const GATE: &[&str] = &[
+    "--exact",
+    "touch_n",
+    "--events",
+    "page-faults",
+    "--noise-threshold",
+    "60",
+];
+
+fn with(extra: &[&'static str]) -> Vec<&'static str> {
+    GATE.iter().chain(extra).copied().collect()
+}
+
+#[test]
+fn a_page_fault_regression_fails_the_gate_and_an_unchanged_run_passes() {
+    let home = home("gate");
+    let saved = bench(&home, 16, &with(&["--save-baseline", "main"]));
+    assert_eq!(saved.code, 0, "{}", saved.stderr);
+    assert!(home.join("touch_n/baselines/main.json").is_file());
+    assert!(home.join("touch_n/latest.json").is_file());
+
+    let worse = bench(
+        &home,
+        17,
+        &with(&[
+            "--baseline",
+            "main",
+            "--fail-on-regression",
+            "--output-format",
+            "json",
+        ]),
+    );
+    assert_eq!(worse.code, 3, "{}", worse.stderr);
+    let v = &worse.json()[0];
+    assert_eq!(v["baseline"]["name"], "main");
+    assert_eq!(v["baseline"]["new"], false);
+    let change = &v["metrics"]["page-faults"]["change"];
+    assert_eq!(change["relative"], 0.0625);
+    assert_eq!(change["ci"], serde_json::json!([0.0625, 0.0625]));
+    assert_eq!(change["p"], 0.0);
+    assert_eq!(change["verdict"], "regressed");
+    assert!(
+        worse.stderr.contains("regression against main"),
+        "{}",
+        worse.stderr
+    );
+    assert!(
+        worse.stderr.contains("touch_n page-faults: +6.25%"),
+        "{}",
+        worse.stderr
+    );
+
+    let same = bench(
+        &home,
+        16,
+        &with(&[
+            "--baseline",
+            "main",
+            "--fail-on-regression",
+            "--output-format",
+            "json",
+        ]),
+    );
+    assert_eq!(same.code, 0, "{}", same.stderr);
+    let change = &same.json()[0]["metrics"]["page-faults"]["change"];
+    assert_eq!(change["relative"], 0.0);
+    assert_eq!(change["p"], 1.0);
+    assert_eq!(change["verdict"], "no change");
+
+    // A limit above the change lets it through; one below does not.
+    let lenient = bench(
+        &home,
+        17,
+        &with(&["--baseline", "main", "--fail-on-regression=10"]),
+    );
+    assert_eq!(lenient.code, 0, "{}", lenient.stderr);
+    let strict = bench(
+        &home,
+        17,
+        &with(&["--baseline", "main", "--fail-on-regression=5"]),
+    );
+    assert_eq!(strict.code, 3, "{}", strict.stderr);
+}
+
+#[test]
+fn without_flags_each_run_is_compared_with_the_previous_one() {
+    let home = home("previous");
+    let first = bench(&home, 16, &with(&["--output-format", "json"]));
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert_eq!(
+        first.json()[0]["baseline"],
+        serde_json::json!({"name": "latest", "new": true})
+    );
+    let second = bench(&home, 17, &with(&["--output-format", "json"]));
+    assert_eq!(
+        second.code, 0,
+        "without the gate a regression is reported, not fatal: {}",
+        second.stderr
+    );
+    let v = &second.json()[0];
+    assert_eq!(v["baseline"]["new"], false);
+    assert_eq!(
+        v["metrics"]["page-faults"]["change"]["verdict"],
+        "regressed"
+    );
+    let third = bench(&home, 16, &with(&["--output-format", "json"]));
+    let change = &third.json()[0]["metrics"]["page-faults"]["change"];
+    assert_eq!(change["verdict"], "improved");
+    assert!(
+        (change["relative"].as_f64().unwrap() + 1.0 / 17.0).abs() < 1e-12,
+        "{change}"
+    );
+    // The table shows the change under the row.
+    let table = bench(&home, 17, &with(&["--color", "never"]));
+    let line = table
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("vs previous run"))
+        .expect("a change line");
+    assert!(line.contains("+6.25% ▲"), "{line}");
+}
+
+#[test]
+fn a_missing_baseline_is_named_and_a_new_benchmark_is_reported_as_new() {
+    let home = home("missing");
+    let run = bench(&home, 16, &with(&["--baseline", "nosuch"]));
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("baseline `nosuch` not found"),
+        "{}",
+        run.stderr
+    );
+    assert!(bench(&home, 16, &with(&["--save-baseline", "main"])).code == 0);
+    let other = bench(
+        &home,
+        16,
+        &[
+            "--exact",
+            "touch_16",
+            "--events",
+            "page-faults",
+            "--baseline",
+            "main",
+            "--output-format",
+            "json",
+        ],
+    );
+    assert_eq!(other.code, 0, "{}", other.stderr);
+    assert_eq!(
+        other.json()[0]["baseline"],
+        serde_json::json!({"name": "main", "new": true})
+    );
+}
+
+#[test]
+fn a_damaged_result_file_is_named_and_left_alone() {
+    let home = home("damaged");
+    assert_eq!(bench(&home, 16, GATE).code, 0);
+    let latest = home.join("touch_n/latest.json");
+    let text = std::fs::read_to_string(&latest).unwrap();
+    let truncated = &text[..text.len() / 2];
+    std::fs::write(&latest, truncated).unwrap();
+    let run = bench(&home, 16, GATE);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains(&format!("{}: not valid JSON", latest.display())),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&latest).unwrap(), truncated);
+}
+
+#[test]
+fn stored_results_hold_raw_samples_estimates_and_the_environment() {
+    let home = home("stored");
+    assert_eq!(bench(&home, 16, GATE).code, 0);
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.join("touch_n/latest.json")).unwrap())
+            .unwrap();
+    assert_eq!(doc["schema"], "perfbench/result/v1");
+    assert_eq!(doc["id"], "touch_n");
+    let iterations: Vec<u64> = serde_json::from_value(doc["iterations"].clone()).unwrap();
+    assert_eq!(iterations.len(), 10);
+    let faults = doc["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "page-faults")
+        .unwrap();
+    let totals: Vec<u64> = serde_json::from_value(faults["totals"].clone()).unwrap();
+    assert_eq!(
+        totals,
+        iterations.iter().map(|i| 16 * i).collect::<Vec<_>>()
+    );
+    assert!(!doc["environment"]["kernel"].as_str().unwrap().is_empty());
+    assert_eq!(doc["estimates"]["page-faults"]["estimate"], 16.0);
+}
+
+#[test]
+fn bencher_format_prints_libtest_bench_lines() {
+    let home = home("bencher");
+    let run = bench(&home, 16, &with(&["--output-format", "bencher"]));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let line = run.stdout.trim_end();
+    assert!(line.starts_with("test touch_n ... bench: "), "{line}");
+    assert!(
+        line.ends_with(')') && line.contains(" ns/iter (+/- "),
+        "{line}"
+    );
+    let ns: String = line["test touch_n ... bench: ".len()..]
+        .split(" ns/iter")
+        .next()
+        .unwrap()
+        .trim()
+        .replace(',', "");
+    assert!(ns.parse::<u64>().unwrap() > 0, "{line}");
+}

@@ -434,7 +434,14 @@ fn list_prints_ids_in_source_order() {
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(
         lines,
-        [expected[0], expected[1], expected[2], "", "3 benchmarks"]
+        [
+            expected[0],
+            expected[1],
+            expected[2],
+            expected[4],
+            "",
+            "4 benchmarks"
+        ]
     );
 }
 

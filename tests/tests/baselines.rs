@@ -302,3 +302,20 @@ fn bencher_format_prints_libtest_bench_lines() {
         .replace(',', "");
     assert!(ns.parse::<u64>().unwrap() > 0, "{line}");
 }
+
+#[test]
+fn a_baseline_from_another_kernel_gets_a_warning() {
+    let home = home("foreign-env");
+    assert_eq!(bench(&home, 16, &with(&["--save-baseline", "old"])).code, 0);
+    let path = home.join("touch_n/baselines/old.json");
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    doc["environment"]["kernel"] = "2.6.32-test".into();
+    std::fs::write(&path, serde_json::to_string(&doc).unwrap()).unwrap();
+    let run = bench(&home, 16, &with(&["--baseline", "old"]));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("comparing with results from another kernel (2.6.32-test"),
+        "{}",
+        run.stderr
+    );
+}

@@ -21,12 +21,18 @@ pub fn sum_large(bytes: &[u8]) -> u64 {
     let mut sum = 0u64;
     for &b in bytes {
         if b >= 128 {
-            // black_box keeps the compiler from replacing the branch with a
-            // conditional move, which would hide what the workload shows.
-            sum += std::hint::black_box(u64::from(b));
+            sum = add_large(sum, b);
         }
     }
     sum
+}
+
+/// Out of line, so that the compiler cannot replace the branch around it
+/// with a conditional move or vector code, which would hide what the
+/// workload shows.
+#[inline(never)]
+fn add_large(sum: u64, b: u8) -> u64 {
+    sum + u64::from(b)
 }
 
 /// A buffer of `len` bytes of pseudo-random values, sorted if `sorted`.

@@ -314,7 +314,8 @@ fn a_baseline_from_another_kernel_gets_a_warning() {
     let run = bench(&home, 16, &with(&["--baseline", "old"]));
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
-        run.stderr.contains("comparing with results from another kernel (2.6.32-test"),
+        run.stderr
+            .contains("comparing with results from another kernel (2.6.32-test"),
         "{}",
         run.stderr
     );

@@ -1,13 +1,12 @@
 //! End to end: stored results, baselines and the regression gate, through
 //! `cargo bench --bench fixtures` with `PERFBENCH_HOME` in a fresh folder.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::Mutex;
 
+use common::{bench_with_env, Run, QUICK};
 use serde_json::Value;
-
-static RUNS: Mutex<()> = Mutex::new(());
 
 /// A fresh output directory for one test.
 fn home(name: &str) -> PathBuf {
@@ -19,68 +18,19 @@ fn home(name: &str) -> PathBuf {
     dir
 }
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn json(&self) -> Vec<Value> {
-        self.stdout
-            .lines()
-            .map(|l| {
-                serde_json::from_str(l)
-                    .unwrap_or_else(|e| panic!("not JSON ({e}): {l}\n{}", self.stderr))
-            })
-            .collect()
-    }
-}
-
 /// `cargo bench --bench fixtures -- ARGS` storing under `home`, the fixture
 /// touching `pages` pages per iteration.
 fn bench(home: &Path, pages: u32, args: &[&str]) -> Run {
-    let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
-    let mut cmd = Command::new(env!("CARGO"));
-    cmd.current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap())
-        .args([
-            "bench",
-            "-q",
-            "-p",
-            "perfbench-tests",
-            "--bench",
-            "fixtures",
-            "--",
-        ])
-        .args([
-            "--sample-count",
-            "10",
-            "--warm-up-time",
-            "0.02",
-            "--measurement-time",
-            "0.1",
-        ])
-        .args(args)
-        .env(
-            "CARGO_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e"),
-        )
-        .env("PERFBENCH_HOME", home)
-        .env("PERFBENCH_FIXTURE_PAGES", pages.to_string());
-    for (var, _) in std::env::vars() {
-        if var.starts_with("PERFBENCH_")
-            && var != "PERFBENCH_HOME"
-            && var != "PERFBENCH_FIXTURE_PAGES"
-        {
-            cmd.env_remove(var);
-        }
-    }
-    let out = cmd.output().expect("cargo runs");
-    Run {
-        code: out.status.code().expect("exited normally"),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
+    let all: Vec<&str> = QUICK.iter().chain(args).copied().collect();
+    let pages = pages.to_string();
+    let home = home.to_str().expect("a UTF-8 path");
+    bench_with_env(
+        &all,
+        &[
+            ("PERFBENCH_HOME", home),
+            ("PERFBENCH_FIXTURE_PAGES", &pages),
+        ],
+    )
 }
 
 /// Page faults only, and times so noisy-tolerant that only counts decide.

@@ -2,94 +2,17 @@
 //! perfbench as a user would, checking what reaches stdout, stderr and the
 //! exit code.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::{Mutex, OnceLock};
+use std::process::Command;
+use std::sync::OnceLock;
 
+use common::{bench_with_env, cargo_bench_command, Run, QUICK, RUNS};
 use serde_json::Value;
-
-/// Runs are serialised: they share a target directory, and measurements are
-/// steadier without a second one competing for the two cores.
-static RUNS: Mutex<()> = Mutex::new(());
-
-/// Short measurement settings; counts stay exact at any length.
-const QUICK: &[&str] = &[
-    "--sample-count",
-    "10",
-    "--warm-up-time",
-    "0.02",
-    "--measurement-time",
-    "0.1",
-];
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn cargo_bench_command() -> Command {
-    let mut cmd = Command::new(env!("CARGO"));
-    cmd.current_dir(workspace())
-        .args([
-            "bench",
-            "-q",
-            "-p",
-            "perfbench-tests",
-            "--bench",
-            "fixtures",
-        ])
-        // Its own target directory: the outer `cargo test` may hold the lock
-        // of the default one.
-        .env(
-            "CARGO_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e"),
-        )
-        .env_remove("COLUMNS");
-    for (var, _) in std::env::vars() {
-        if var.starts_with("PERFBENCH_") {
-            cmd.env_remove(var);
-        }
-    }
-    cmd
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn finish(output: Output) -> Run {
-    Run {
-        code: output.status.code().expect("exited normally"),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
-    }
-}
-
-/// `cargo bench --bench fixtures -- ARGS` with extra environment variables.
-fn bench_with_env(args: &[&str], env: &[(&str, &str)]) -> Run {
-    let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
-    let mut cmd = cargo_bench_command();
-    cmd.arg("--").args(args).envs(env.iter().copied());
-    finish(cmd.output().expect("cargo runs"))
-}
 
 fn bench(args: &[&str]) -> Run {
     bench_with_env(args, &[])
-}
-
-/// The JSON lines of a run; fails if stdout holds anything else.
-fn json_lines(run: &Run) -> Vec<Value> {
-    run.stdout
-        .lines()
-        .map(|l| {
-            serde_json::from_str(l)
-                .unwrap_or_else(|e| panic!("not JSON ({e}): {l}\n{}", run.stderr))
-        })
-        .collect()
 }
 
 fn quick(args: &[&str]) -> Vec<String> {
@@ -101,7 +24,7 @@ fn run_json(args: &[&str]) -> (Run, Vec<Value>) {
     all.extend(["--output-format".into(), "json".into()]);
     let refs: Vec<&str> = all.iter().map(String::as_str).collect();
     let run = bench(&refs);
-    let lines = json_lines(&run);
+    let lines = run.json();
     (run, lines)
 }
 
@@ -332,7 +255,7 @@ fn fixtures_binary() -> &'static Path {
 fn bench_binary(args: &[&str]) -> Run {
     let binary = fixtures_binary();
     let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
-    finish(
+    Run::finish(
         Command::new(binary)
             .arg("--bench")
             .args(args)
@@ -377,7 +300,7 @@ fn permission_denied_names_perf_event_paranoid_and_its_value() {
         ])
         .output()
         .expect("runs");
-    let run = finish(out);
+    let run = Run::finish(out);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(
         run.stderr
@@ -490,7 +413,7 @@ fn environment_twins_configure_a_run() {
         ],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let v = &json_lines(&run)[0];
+    let v = &run.json()[0];
     assert_eq!(v["samples"], 7);
     assert_eq!(v["cpu"], 0);
     assert_eq!(v["metrics"]["page-faults"]["estimate"], 16.0);

@@ -1,0 +1,97 @@
+//! What the end-to-end tests share: running the fixture benchmarks
+//! (tests/benches/fixtures.rs) through `cargo bench`.
+
+// Each test binary uses its own part of this module.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
+
+use serde_json::Value;
+
+/// Runs are serialised: they share a target directory, and measurements are
+/// steadier without a second one competing for the two cores.
+pub static RUNS: Mutex<()> = Mutex::new(());
+
+/// Short measurement settings; counts stay exact at any length.
+pub const QUICK: &[&str] = &[
+    "--sample-count",
+    "10",
+    "--warm-up-time",
+    "0.02",
+    "--measurement-time",
+    "0.1",
+];
+
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// `cargo bench --bench fixtures` in its own target directory (the outer
+/// `cargo test` may hold the lock of the default one), with no `PERFBENCH_*`
+/// variable of ours leaking in.
+pub fn cargo_bench_command() -> Command {
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.current_dir(workspace())
+        .args([
+            "bench",
+            "-q",
+            "-p",
+            "perfbench-tests",
+            "--bench",
+            "fixtures",
+        ])
+        .env(
+            "CARGO_TARGET_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e"),
+        )
+        .env_remove("COLUMNS");
+    for (var, _) in std::env::vars() {
+        if var.starts_with("PERFBENCH_") {
+            cmd.env_remove(var);
+        }
+    }
+    cmd
+}
+
+/// What a run printed and how it ended.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// The outcome of a finished process.
+    pub fn finish(output: Output) -> Run {
+        Run {
+            code: output.status.code().expect("exited normally"),
+            stdout: String::from_utf8(output.stdout).unwrap(),
+            stderr: String::from_utf8(output.stderr).unwrap(),
+        }
+    }
+
+    /// The JSON lines of stdout; fails if stdout holds anything else.
+    pub fn json(&self) -> Vec<Value> {
+        self.stdout
+            .lines()
+            .map(|l| {
+                serde_json::from_str(l)
+                    .unwrap_or_else(|e| panic!("not JSON ({e}): {l}\n{}", self.stderr))
+            })
+            .collect()
+    }
+}
+
+/// `cargo bench --bench fixtures -- ARGS` with extra environment variables.
+pub fn bench_with_env(args: &[&str], env: &[(&str, &str)]) -> Run {
+    let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut cmd = cargo_bench_command();
+    cmd.arg("--").args(args).envs(env.iter().copied());
+    Run::finish(cmd.output().expect("cargo runs"))
+}

@@ -34,8 +34,8 @@ fn touch_n(b: &mut Bencher) {
 #[perfbench]
 fn forgets_iter(_b: &mut Bencher) {}
 
-/// Arguments with characters that need care in ids.
-#[perfbench(args = ["ascii", "emoji 🦀"], throughput = bytes)]
+/// Arguments with characters that need care in ids, files and HTML.
+#[perfbench(args = ["ascii", "emoji 🦀", "<script>alert(1)</script>"], throughput = bytes)]
 fn text(b: &mut Bencher, input: &str) {
     b.iter(|| black_box(input).len());
 }

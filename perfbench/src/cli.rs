@@ -82,6 +82,8 @@ pub struct Options {
     pub fail_on_regression: Option<Option<f64>>,
     /// Noise thresholds and significance of comparisons.
     pub thresholds: Thresholds,
+    /// `--noplot`: the HTML report without plots.
+    pub noplot: bool,
 }
 
 /// A flag: its long name, whether it takes a value, and what it sets.
@@ -136,6 +138,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "noise-threshold", value: Some("PCT"), help: "changes of times within PCT % are noise (default 3)", apply: |p, v| { p.o().thresholds.time = percent(v, "--noise-threshold")?; Ok(()) } },
     Flag { name: "count-noise-threshold", value: Some("PCT"), help: "changes of counts within PCT % are noise (default 1)", apply: |p, v| { p.o().thresholds.count = percent(v, "--count-noise-threshold")?; Ok(()) } },
     Flag { name: "color", value: Some("auto|always|never"), help: "colour the output", apply: |p, v| { p.o().color = [Color::Auto, Color::Always, Color::Never][one_of(v, "--color", &["auto", "always", "never"])?]; Ok(()) } },
+    Flag { name: "noplot", value: None, help: "HTML report without plots (faster)", apply: |p, _| { p.o().noplot = true; Ok(()) } },
     Flag { name: "help", value: None, help: "print this help", apply: |p, _| { p.o().help = true; Ok(()) } },
     // libtest flags that `cargo test` users pass to every target; accepted
     // and without effect here, since benchmarks run one at a time anyway.
@@ -238,6 +241,7 @@ pub fn parse(
             baseline: None,
             fail_on_regression: None,
             thresholds: Thresholds::default(),
+            noplot: false,
         }),
         ..Parsed::default()
     };

@@ -42,6 +42,7 @@ pub mod cli;
 pub mod environment;
 pub mod event;
 pub mod group;
+pub mod html;
 pub mod measure;
 pub mod registry;
 pub mod report;

@@ -13,6 +13,7 @@ use crate::cli::{self, Color, Options, OutputFormat, RunMode};
 use crate::environment::Environment;
 use crate::event::{self, Event};
 use crate::group::{self, CounterGroup};
+use crate::html;
 use crate::measure::{self, ThreadPin};
 use crate::registry::{self, Entry};
 use crate::report::{self, Table};
@@ -235,6 +236,7 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
     let mut warned = BTreeSet::new();
     let mut store_errors = 0;
     let mut regressions = Vec::new();
+    let mut measured = Vec::new();
 
     let format = options.output_format;
     let color = match options.color {
@@ -333,6 +335,7 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
                         ));
                     }
                 }
+                measured.push(e.id.clone());
                 match format {
                     OutputFormat::Json => {
                         println!("{}", report::json_line(&result, cpu, comparison.as_ref()))
@@ -357,6 +360,20 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
         failed.push(e.id.as_str());
     }
     drop(pin);
+    if !measured.is_empty() {
+        let report = html::ReportOptions {
+            plots: !options.noplot,
+            against: against.clone(),
+            thresholds: options.thresholds,
+        };
+        match html::write_report(&store, &measured, &report) {
+            Ok(index) => eprintln!("perfbench: report: {}", index.display()),
+            Err(err) => {
+                eprintln!("perfbench: error: {err}");
+                store_errors += 1;
+            }
+        }
+    }
     if !regressions.is_empty() {
         eprintln!(
             "perfbench: {} regression{} against {label}:",

@@ -257,6 +257,53 @@ impl Store {
         names
     }
 
+    /// The ids of the benchmarks whose latest run is stored here, sorted; a
+    /// folder whose `latest.json` cannot be read, or holds an id that belongs
+    /// in another folder, gives its error instead (the errors come last). No
+    /// output directory means no benchmarks.
+    pub fn stored_ids(&self) -> Vec<Result<String, StoreError>> {
+        let entries = match std::fs::read_dir(&self.root) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+            Err(e) => return vec![Err(error(&self.root, format!("cannot list: {e}")))],
+        };
+        // Folders perfbench made have ASCII names; no other holds its results.
+        let mut folders: Vec<String> = entries
+            .flatten()
+            .filter_map(|f| f.file_name().into_string().ok())
+            .filter(|name| !name.starts_with('.'))
+            .collect();
+        folders.sort();
+        let (mut ids, mut errors) = (Vec::new(), Vec::new());
+        for folder in folders {
+            let path = self.root.join(&folder).join("latest.json");
+            let text = match std::fs::read_to_string(&path) {
+                Ok(text) => text,
+                Err(e) if path.is_file() => {
+                    errors.push(error(&path, format!("cannot read: {e}")));
+                    continue;
+                }
+                Err(_) => continue,
+            };
+            match parse_run(&text) {
+                Ok(run) if folder_name(&run.id) == folder => ids.push(run.id),
+                Ok(run) => errors.push(error(
+                    &path,
+                    format!(
+                        "holds benchmark `{}`, which belongs in another folder; remove it",
+                        run.id
+                    ),
+                )),
+                Err(reason) => errors.push(error(&path, reason)),
+            }
+        }
+        ids.sort();
+        ids.into_iter()
+            .map(Ok)
+            .chain(errors.into_iter().map(Err))
+            .collect()
+    }
+
     /// Loads a benchmark's slot; `Ok(None)` if nothing is stored there.
     pub fn load(&self, id: &str, slot: &Slot) -> Result<Option<StoredRun>, StoreError> {
         let path = self.path(id, slot);
@@ -572,6 +619,50 @@ mod tests {
         assert!(e.to_string().contains("cannot create the folder"), "{e}");
         assert_eq!(std::fs::read_to_string(&root).unwrap(), "not a folder");
         let _ = std::fs::remove_file(&root);
+    }
+
+    #[test]
+    fn stored_ids_lists_every_latest_run_and_names_bad_files() {
+        let store = Store::at(temp_root("stored-ids"));
+        assert!(store.stored_ids().is_empty(), "no output directory yet");
+        for id in ["b::two", "a/<arg>", "c"] {
+            let (run, result) = run_of(id, 1);
+            store.save(&run, &Slot::Latest, &result).unwrap();
+        }
+        // A baseline alone is no latest run; other folders are not results.
+        let (only_base, result) = run_of("only_base", 1);
+        store
+            .save(&only_base, &Slot::Baseline("main".into()), &result)
+            .unwrap();
+        std::fs::create_dir_all(store.root().join("report")).unwrap();
+        std::fs::write(store.root().join("stray.txt"), "x").unwrap();
+        let ids: Vec<String> = store.stored_ids().into_iter().map(Result::unwrap).collect();
+        assert_eq!(ids, ["a/<arg>", "b::two", "c"]);
+
+        let damaged = store.path("c", &Slot::Latest);
+        std::fs::write(&damaged, "{").unwrap();
+        let (moved, moved_result) = run_of("d", 1);
+        let foreign = store.root().join("elsewhere").join("latest.json");
+        std::fs::create_dir_all(foreign.parent().unwrap()).unwrap();
+        std::fs::write(&foreign, serialize_run(&moved, &moved_result)).unwrap();
+        let listed = store.stored_ids();
+        assert_eq!(listed.len(), 4);
+        assert_eq!(listed[0].as_deref().unwrap(), "a/<arg>");
+        assert_eq!(listed[1].as_deref().unwrap(), "b::two");
+        let errors: Vec<String> = listed[2..]
+            .iter()
+            .map(|e| e.as_ref().unwrap_err().to_string())
+            .collect();
+        assert!(
+            errors[0].starts_with(&damaged.display().to_string()),
+            "{errors:?}"
+        );
+        assert!(errors[0].contains("not valid JSON"), "{errors:?}");
+        assert!(
+            errors[1].contains("holds benchmark `d`, which belongs in another folder"),
+            "{errors:?}"
+        );
+        let _ = std::fs::remove_dir_all(store.root());
     }
 
     #[test]

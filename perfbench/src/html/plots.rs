@@ -1,0 +1,664 @@
+//! The report's plots, drawn with plotters into SVG strings.
+//!
+//! Text (captions, tick labels, legends) is plotters' own: without its `ttf`
+//! feature it lays text out with a fixed-width estimate and writes SVG
+//! `<text>` elements in the generic `sans-serif` family, escaped, for the
+//! browser to render with whatever font it has. No font is embedded or
+//! fetched.
+//!
+//! Every range is made finite and of non-zero width before plotters sees it,
+//! so zero-variance data (an exact counter) never yields an empty plot or a
+//! NaN coordinate.
+
+use std::error::Error;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::event::Unit;
+use crate::report::format_value;
+use crate::stats::Estimate;
+
+/// The colour of this run.
+pub const NEW: RGBColor = RGBColor(31, 100, 180);
+/// The colour of the baseline.
+pub const BASE: RGBColor = RGBColor(220, 110, 20);
+/// The colour of fitted lines.
+const FIT: RGBColor = RGBColor(200, 30, 40);
+
+const FONT: &str = "sans-serif";
+
+type Plot<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+type DrawResult = Result<(), Box<dyn Error>>;
+/// Tick labels of an axis.
+type Labels<'a> = dyn Fn(&f64) -> String + 'a;
+
+/// An SVG of `size` drawn by `draw`; the error as text if plotters fails.
+fn svg(size: (u32, u32), draw: impl FnOnce(&Plot) -> DrawResult) -> Result<String, String> {
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        draw(&root).map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(out)
+}
+
+/// `[lo, hi]` made finite and wide enough to draw: a point gets a margin
+/// around it, an interval 5 % on each side.
+pub fn span(lo: f64, hi: f64) -> (f64, f64) {
+    let (lo, hi) = if lo.is_finite() && hi.is_finite() {
+        (lo.min(hi), lo.max(hi))
+    } else {
+        (0.0, 1.0)
+    };
+    let width = hi - lo;
+    let pad = if width > f64::EPSILON * hi.abs().max(lo.abs()) {
+        width * 0.05
+    } else if lo != 0.0 {
+        lo.abs() * 0.05
+    } else {
+        1.0
+    };
+    (lo - pad, hi + pad)
+}
+
+/// A tick label: the value with its unit, empty if not finite.
+fn tick(v: f64, unit: Unit) -> String {
+    if v.is_finite() {
+        format_value(v, unit)
+    } else {
+        String::new()
+    }
+}
+
+/// One set of per-iteration values in a distribution plot.
+pub struct Values<'a> {
+    /// Legend text.
+    pub label: &'a str,
+    /// The values, one per sample.
+    pub values: &'a [f64],
+    /// Its colour.
+    pub color: RGBColor,
+}
+
+/// The shape a set of values is drawn as.
+enum Shape {
+    /// Every value equal: a single marked value.
+    Spike(f64),
+    /// A kernel density estimate: points of the curve.
+    Density(Vec<(f64, f64)>),
+}
+
+/// Points of the estimated density per set, evaluated at this many x.
+const DENSITY_POINTS: usize = 160;
+
+/// Silverman's rule-of-thumb bandwidth of a Gaussian kernel; 0 when the
+/// values do not vary.
+fn bandwidth(sorted: &[f64]) -> f64 {
+    let n = sorted.len() as f64;
+    if sorted.len() < 2 {
+        return 0.0;
+    }
+    let mean = sorted.iter().sum::<f64>() / n;
+    let sd = (sorted.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    let quantile = |q: f64| {
+        let pos = q * (n - 1.0);
+        let (i, frac) = (pos.floor() as usize, pos.fract());
+        let next = sorted[(i + 1).min(sorted.len() - 1)];
+        sorted[i] + (next - sorted[i]) * frac
+    };
+    let iqr = quantile(0.75) - quantile(0.25);
+    let spread = if iqr > 0.0 { sd.min(iqr / 1.34) } else { sd };
+    0.9 * spread * n.powf(-0.2)
+}
+
+/// The x range a set needs and its shape, the density's range left open
+/// until all sets are known.
+fn shape_of(values: &[f64]) -> (f64, f64, Option<f64>) {
+    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    sorted.sort_unstable_by(f64::total_cmp);
+    let (Some(&min), Some(&max)) = (sorted.first(), sorted.last()) else {
+        return (0.0, 0.0, None);
+    };
+    let h = bandwidth(&sorted);
+    if min == max || !(h > 0.0 && h.is_finite()) {
+        return (min, max, None);
+    }
+    let lo = min - 3.0 * h;
+    // Counts and times are never negative: no tail below zero.
+    let lo = if min >= 0.0 { lo.max(0.0) } else { lo };
+    (lo, max + 3.0 * h, Some(h))
+}
+
+fn density(values: &[f64], h: f64, lo: f64, hi: f64) -> Vec<(f64, f64)> {
+    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    let norm = 1.0 / (finite.len() as f64 * h * (2.0 * std::f64::consts::PI).sqrt());
+    (0..DENSITY_POINTS)
+        .map(|i| {
+            let x = lo + (hi - lo) * i as f64 / (DENSITY_POINTS - 1) as f64;
+            let sum: f64 = finite
+                .iter()
+                .map(|v| {
+                    let u = (x - v) / h;
+                    (-0.5 * u * u).exp()
+                })
+                .sum();
+            (x, sum * norm)
+        })
+        .collect()
+}
+
+/// The distribution of per-iteration values of one or more sets on the same
+/// axes: a density curve per set, with the samples as ticks below it; a set
+/// whose values are all equal is a single marked value. A legend names the
+/// sets when there are several.
+pub fn distribution(sets: &[Values], unit: Unit) -> Result<String, String> {
+    let ranges: Vec<(f64, f64, Option<f64>)> = sets.iter().map(|s| shape_of(s.values)).collect();
+    let lo = ranges.iter().map(|r| r.0).fold(f64::INFINITY, f64::min);
+    let hi = ranges.iter().map(|r| r.1).fold(f64::NEG_INFINITY, f64::max);
+    // A marked value never sits on the border of the plot.
+    let any_spike = ranges.iter().any(|r| r.2.is_none());
+    let (x0, x1) = if hi > lo && !any_spike {
+        (lo, hi)
+    } else {
+        span(lo, hi)
+    };
+    let shapes: Vec<Shape> = sets
+        .iter()
+        .zip(&ranges)
+        .map(|(s, r)| match r.2 {
+            Some(h) => Shape::Density(density(s.values, h, x0, x1)),
+            None => Shape::Spike(r.0),
+        })
+        .collect();
+    let top = shapes
+        .iter()
+        .filter_map(|s| match s {
+            Shape::Density(points) => points.iter().map(|p| p.1).reduce(f64::max),
+            Shape::Spike(_) => None,
+        })
+        .filter(|d| d.is_finite() && *d > 0.0)
+        .reduce(f64::max)
+        .unwrap_or(1.0);
+    let y1 = top * 1.2;
+    svg((460, 270), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(10)
+            .x_label_area_size(36)
+            .y_label_area_size(24)
+            .build_cartesian_2d(x0..x1, 0.0..y1)?;
+        chart
+            .configure_mesh()
+            .light_line_style(TRANSPARENT)
+            .x_labels(6)
+            .x_label_formatter(&|v| tick(*v, unit))
+            .y_labels(0)
+            .y_label_formatter(&|_| String::new())
+            .x_desc("per iteration")
+            .y_desc("density")
+            .label_style((FONT, 13))
+            .axis_desc_style((FONT, 13))
+            .draw()?;
+        // The legend in the order of the sets.
+        for set in sets {
+            let color = set.color;
+            chart
+                .draw_series(std::iter::empty::<Circle<(f64, f64), u32>>())?
+                .label(set.label)
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 16, y + 5)], color.filled())
+                });
+        }
+        // The first set (this run) is drawn last, on top; a marked value of
+        // a later set is wider, so that equal values stay visible.
+        for (i, (set, shape)) in sets.iter().zip(&shapes).enumerate().rev() {
+            let color = set.color;
+            match shape {
+                Shape::Density(points) => {
+                    chart.draw_series(
+                        AreaSeries::new(points.iter().copied(), 0.0, color.mix(0.2))
+                            .border_style(color.stroke_width(2)),
+                    )?;
+                }
+                Shape::Spike(v) => {
+                    let n = set.values.len();
+                    let text = format!(
+                        "{} sample{}: {}",
+                        n,
+                        if n == 1 { "" } else { "s" },
+                        tick(*v, unit)
+                    );
+                    let label = Text::new(
+                        text,
+                        (*v, top * (1.02 + 0.08 * i as f64)),
+                        TextStyle::from((FONT, 12).into_font())
+                            .color(&color)
+                            .pos(Pos::new(HPos::Center, VPos::Bottom)),
+                    );
+                    chart.draw_series(std::iter::once(label))?;
+                    let width = 3 + 4 * i as u32;
+                    chart.draw_series(std::iter::once(Circle::new(
+                        (*v, top),
+                        width + 1,
+                        color.filled(),
+                    )))?;
+                    chart.draw_series(std::iter::once(PathElement::new(
+                        vec![(*v, 0.0), (*v, top)],
+                        color.stroke_width(width),
+                    )))?;
+                }
+            }
+            // The samples as ticks along the axis, one per pixel column.
+            let mut ticks: Vec<f64> = set
+                .values
+                .iter()
+                .copied()
+                .filter(|v| v.is_finite())
+                .collect();
+            ticks.sort_unstable_by(f64::total_cmp);
+            ticks.dedup_by_key(|v| chart.backend_coord(&(*v, 0.0)).0);
+            chart.draw_series(ticks.into_iter().map(|v| {
+                PathElement::new(vec![(v, 0.0), (v, top * 0.04)], color.stroke_width(1))
+            }))?;
+        }
+        if sets.len() > 1 {
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .label_font((FONT, 13))
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK.mix(0.3))
+                .draw()?;
+        }
+        Ok(())
+    })
+}
+
+/// The batch regression: each sample's iterations against its total, and
+/// the fitted line `intercept + slope · iterations`.
+pub fn regression(
+    iterations: &[u64],
+    totals: &[u64],
+    slope: f64,
+    intercept: f64,
+    unit: Unit,
+) -> Result<String, String> {
+    let max_x = iterations.iter().copied().max().unwrap_or(1) as f64;
+    let line = |x: f64| intercept + slope * x;
+    let ys = totals
+        .iter()
+        .map(|&t| t as f64)
+        .chain([line(0.0), line(max_x)])
+        .filter(|y| y.is_finite());
+    let (y_lo, y_hi) = ys.fold((0.0f64, f64::NEG_INFINITY), |(lo, hi), y| {
+        (lo.min(y), hi.max(y))
+    });
+    let (x0, x1) = (0.0, max_x * 1.05);
+    let (y0, y1) = if y_hi > y_lo {
+        (y_lo, y_lo + (y_hi - y_lo) * 1.08)
+    } else {
+        span(y_lo, y_lo)
+    };
+    svg((460, 270), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(10)
+            .x_label_area_size(36)
+            .y_label_area_size(72)
+            .build_cartesian_2d(x0..x1, y0..y1)?;
+        chart
+            .configure_mesh()
+            .light_line_style(TRANSPARENT)
+            .x_labels(6)
+            .y_labels(6)
+            .x_label_formatter(&|v| tick(*v, Unit::Count))
+            .y_label_formatter(&|v| tick(*v, unit))
+            .x_desc("iterations")
+            .y_desc("sample total")
+            .label_style((FONT, 13))
+            .axis_desc_style((FONT, 13))
+            .draw()?;
+        chart
+            .draw_series(
+                iterations
+                    .iter()
+                    .zip(totals)
+                    .map(|(&x, &y)| Circle::new((x as f64, y as f64), 3, NEW.mix(0.7).filled())),
+            )?
+            .label("samples")
+            .legend(|(x, y)| Circle::new((x + 8, y), 3, NEW.filled()));
+        if line(0.0).is_finite() && line(max_x).is_finite() {
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(0.0, line(0.0)), (max_x, line(max_x))],
+                    FIT.stroke_width(2),
+                )))?
+                .label(format!("fit: {} per iteration", tick(slope, unit)))
+                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], FIT.stroke_width(2)));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .label_font((FONT, 13))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.3))
+            .draw()?;
+        Ok(())
+    })
+}
+
+/// How the arguments of a group lie on the x axis.
+pub enum ArgAxis<'a> {
+    /// Numbers, on a logarithmic axis when `log`.
+    Numeric {
+        /// Whether the axis is logarithmic.
+        log: bool,
+    },
+    /// Categories, in this order; points carry their index.
+    Categorical(&'a [String]),
+}
+
+/// One benchmark of a group: the argument's x and the metric's estimate.
+pub struct ArgPoint {
+    /// The argument as a number, or the index of its category.
+    pub x: f64,
+    /// The estimate with its interval.
+    pub estimate: Estimate,
+}
+
+/// A metric's estimate against the argument of the benchmarks of a group,
+/// with the confidence intervals as bars.
+pub fn by_argument(
+    title: &str,
+    points: &[ArgPoint],
+    axis: &ArgAxis,
+    unit: Unit,
+) -> Result<String, String> {
+    let finite = |v: f64| v.is_finite().then_some(v);
+    let ys = points.iter().flat_map(|p| {
+        [p.estimate.point, p.estimate.ci.low, p.estimate.ci.high]
+            .into_iter()
+            .filter_map(finite)
+    });
+    let (y_lo, y_hi) = ys.fold((0.0f64, f64::NEG_INFINITY), |(lo, hi), y| {
+        (lo.min(y), hi.max(y))
+    });
+    let (y0, y1) = if y_hi > y_lo {
+        (y_lo, y_lo + (y_hi - y_lo) * 1.08)
+    } else {
+        span(y_lo, y_lo)
+    };
+    let log = matches!(axis, ArgAxis::Numeric { log: true })
+        && points.iter().all(|p| p.x > 0.0 && p.x.is_finite());
+    // A logarithmic axis is a linear one over log10 of the arguments, with
+    // labels at the powers of ten.
+    let points: Vec<ArgPoint> = points
+        .iter()
+        .map(|p| ArgPoint {
+            x: if log { p.x.log10() } else { p.x },
+            estimate: p.estimate,
+        })
+        .collect();
+    let xs = points.iter().map(|p| p.x).filter(|x| x.is_finite());
+    let x_lo = xs.clone().fold(f64::INFINITY, f64::min);
+    let x_hi = xs.fold(f64::NEG_INFINITY, f64::max);
+    let (x, x_labels, format): (_, _, Box<Labels>) = match axis {
+        ArgAxis::Categorical(names) => (
+            -0.5..(names.len() as f64 - 0.5),
+            names.len(),
+            Box::new(|v: &f64| {
+                let i = v.round();
+                if (v - i).abs() > 1e-6 || i < 0.0 {
+                    return String::new();
+                }
+                names.get(i as usize).map_or(String::new(), |s| shorten(s))
+            }),
+        ),
+        ArgAxis::Numeric { .. } if log => (
+            x_lo - 0.2..x_hi + 0.2,
+            // About one tick per power of ten.
+            (x_hi - x_lo + 1.4) as usize,
+            Box::new(|v: &f64| {
+                let power = v.round();
+                if (v - power).abs() > 1e-6 {
+                    return String::new();
+                }
+                plain(10f64.powf(power))
+            }),
+        ),
+        ArgAxis::Numeric { .. } => {
+            let (x0, x1) = span(x_lo, x_hi);
+            (x0..x1, 6, Box::new(|v: &f64| plain(*v)))
+        }
+    };
+    svg((380, 250), |root| {
+        args_chart(root, title, x, x_labels, &*format, &points, (y0, y1), unit)
+    })
+}
+
+/// A category label of at most 14 characters.
+fn shorten(s: &str) -> String {
+    if s.chars().count() <= 14 {
+        s.to_string()
+    } else {
+        let head: String = s.chars().take(13).collect();
+        format!("{head}…")
+    }
+}
+
+/// A number as an axis shows an argument: whole numbers whole.
+fn plain(v: f64) -> String {
+    if !v.is_finite() {
+        String::new()
+    } else if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn args_chart(
+    root: &Plot,
+    title: &str,
+    x: std::ops::Range<f64>,
+    x_labels: usize,
+    x_format: &dyn Fn(&f64) -> String,
+    points: &[ArgPoint],
+    (y0, y1): (f64, f64),
+    unit: Unit,
+) -> DrawResult {
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, (FONT, 14))
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(72)
+        .build_cartesian_2d(x, y0..y1)?;
+    chart
+        .configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .x_labels(x_labels)
+        .y_labels(5)
+        .x_label_formatter(x_format)
+        .y_label_formatter(&|v| tick(*v, unit))
+        .label_style((FONT, 12))
+        .draw()?;
+    // The points from left to right.
+    let mut xs: Vec<f64> = points
+        .iter()
+        .map(|p| p.x)
+        .filter(|x| x.is_finite())
+        .collect();
+    xs.sort_unstable_by(f64::total_cmp);
+    xs.dedup();
+    let sorted: Vec<&ArgPoint> = xs
+        .iter()
+        .flat_map(|&x| points.iter().filter(move |p| p.x == x))
+        .collect();
+    chart.draw_series(LineSeries::new(
+        sorted
+            .iter()
+            .filter(|p| p.estimate.point.is_finite())
+            .map(|p| (p.x, p.estimate.point)),
+        NEW.mix(0.6).stroke_width(1),
+    ))?;
+    chart.draw_series(
+        sorted
+            .iter()
+            .filter(|p| p.estimate.ci.low.is_finite() && p.estimate.ci.high.is_finite())
+            .map(|p| {
+                PathElement::new(
+                    vec![(p.x, p.estimate.ci.low), (p.x, p.estimate.ci.high)],
+                    NEW.stroke_width(2),
+                )
+            }),
+    )?;
+    chart.draw_series(
+        sorted
+            .iter()
+            .filter(|p| p.estimate.point.is_finite())
+            .map(|p| Circle::new((p.x, p.estimate.point), 3, NEW.filled())),
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::Interval;
+
+    fn numbers_are_finite(svg: &str) {
+        for bad in ["NaN", "inf"] {
+            assert!(!svg.contains(bad), "{bad} in {svg}");
+        }
+    }
+
+    #[test]
+    fn spans_are_finite_and_never_empty() {
+        for (lo, hi) in [
+            (16.0, 16.0),
+            (0.0, 0.0),
+            (-3.0, -3.0),
+            (1.0, 2.0),
+            (f64::NAN, 1.0),
+            (1e18, 1e18),
+        ] {
+            let (a, b) = span(lo, hi);
+            assert!(
+                a.is_finite() && b.is_finite() && b > a,
+                "{lo} {hi} -> {a} {b}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_constant_set_is_a_single_marked_value_and_a_varying_one_a_curve() {
+        let exact = [16.0; 50];
+        let svg = distribution(
+            &[Values {
+                label: "this run",
+                values: &exact,
+                color: NEW,
+            }],
+            Unit::Count,
+        )
+        .unwrap();
+        numbers_are_finite(&svg);
+        assert!(svg.contains("50 samples: 16"), "{svg}");
+        assert!(!svg.contains("<polygon"), "no density area for a constant");
+
+        let varying: Vec<f64> = (0..50).map(|i| 100.0 + f64::from(i % 7)).collect();
+        let svg = distribution(
+            &[
+                Values {
+                    label: "this run",
+                    values: &varying,
+                    color: NEW,
+                },
+                Values {
+                    label: "baseline <main>",
+                    values: &exact,
+                    color: BASE,
+                },
+            ],
+            Unit::Nanoseconds,
+        )
+        .unwrap();
+        numbers_are_finite(&svg);
+        assert!(svg.contains("<polygon"), "a density area");
+        assert!(svg.contains("baseline &lt;main&gt;"), "legend, escaped");
+        assert!(svg.contains("this run"));
+    }
+
+    #[test]
+    fn the_regression_has_its_points_and_line() {
+        let svg = regression(&[1, 2, 3], &[10, 20, 30], 10.0, 0.0, Unit::Nanoseconds).unwrap();
+        numbers_are_finite(&svg);
+        assert_eq!(
+            svg.matches("<circle").count(),
+            3 + 1,
+            "3 samples and a legend mark"
+        );
+        assert!(svg.contains("fit: 10.00 ns per iteration"), "{svg}");
+        // One sample size only, and a zero total: still a drawable plot.
+        let svg = regression(&[5, 5], &[0, 0], 0.0, 0.0, Unit::Count).unwrap();
+        numbers_are_finite(&svg);
+    }
+
+    #[test]
+    fn argument_charts_take_numbers_or_categories() {
+        let e = |v: f64| Estimate {
+            point: v,
+            ci: Interval {
+                low: v - 1.0,
+                high: v + 1.0,
+            },
+        };
+        let points = [
+            ArgPoint {
+                x: 64.0,
+                estimate: e(10.0),
+            },
+            ArgPoint {
+                x: 4096.0,
+                estimate: e(20.0),
+            },
+            ArgPoint {
+                x: 65536.0,
+                estimate: e(40.0),
+            },
+        ];
+        let svg = by_argument(
+            "page-faults",
+            &points,
+            &ArgAxis::Numeric { log: true },
+            Unit::Count,
+        )
+        .unwrap();
+        numbers_are_finite(&svg);
+        assert!(svg.contains(">\n1000\n<") || svg.contains("1000"), "{svg}");
+        let names = ["ascii".to_string(), "<b>".to_string()];
+        let points = [
+            ArgPoint {
+                x: 0.0,
+                estimate: e(3.0),
+            },
+            ArgPoint {
+                x: 1.0,
+                estimate: e(3.0),
+            },
+        ];
+        let svg = by_argument(
+            "wall-time",
+            &points,
+            &ArgAxis::Categorical(&names),
+            Unit::Nanoseconds,
+        )
+        .unwrap();
+        numbers_are_finite(&svg);
+        assert!(svg.contains("ascii") && svg.contains("&lt;b&gt;"), "{svg}");
+        assert!(!svg.contains("<b>"));
+    }
+}

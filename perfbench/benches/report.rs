@@ -79,6 +79,7 @@ fn build_store(root: &Path) -> (Store, Vec<String>) {
         cpu_model: "Synthetic CPU @ 3.0GHz".into(),
         kernel: "6.18.0".into(),
         cpu: Some(1),
+        ..Default::default()
     };
     let mut noise = Noise(0x9E37_79B9_7F4A_7C15);
     let ids = ids();

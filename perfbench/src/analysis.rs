@@ -1,6 +1,7 @@
 //! From a measurement's samples to per-iteration figures per metric.
 
 use crate::event::{Event, Unit};
+use crate::group::ReadPath;
 use crate::measure::{Measurement, Throughput};
 use crate::stats::{analyze_metric, Bootstrap, Statistics};
 use crate::sys;
@@ -39,6 +40,12 @@ pub struct BenchResult {
     pub multiplexed_samples: usize,
     /// The throughput the benchmark declared.
     pub throughput: Option<Throughput>,
+    /// In per-iteration mode, how the counters were read around each
+    /// iteration; `None` in batch mode.
+    pub read_path: Option<ReadPath>,
+    /// The measurement's own cost per iteration and the raw estimate, per
+    /// metric; with `--subtract-overhead` it was taken off `metrics`.
+    pub overhead: Vec<Overhead>,
 }
 
 /// Analyses `m`, whose counts are in the order of `events`.
@@ -71,6 +78,66 @@ pub fn analyze(id: &str, events: &[Event], m: &Measurement) -> BenchResult {
             .filter(|s| s.counts.time_running < s.counts.time_enabled)
             .count(),
         throughput: m.throughput,
+        read_path: None,
+        overhead: Vec::new(),
+    }
+}
+
+/// What `--subtract-overhead` took off one metric.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Overhead {
+    /// The metric.
+    pub metric: String,
+    /// The calibrated cost per iteration.
+    pub per_iteration: f64,
+    /// The estimate before the subtraction.
+    pub raw_estimate: f64,
+}
+
+/// The measurement's own cost per iteration, per metric, from a
+/// calibration run on an empty routine: the slope in batch mode (what an
+/// empty iteration costs; the per-sample cost is already in the intercept),
+/// the median in per-iteration mode (the cost of one bracket of reads).
+pub fn overhead(calibration: &BenchResult) -> Vec<(String, f64)> {
+    calibration
+        .metrics
+        .iter()
+        .map(|m| {
+            let per_iteration = match calibration.read_path {
+                Some(_) => m.stats.median.point,
+                None => m.stats.slope.point,
+            };
+            (m.name.clone(), per_iteration.max(0.0))
+        })
+        .collect()
+}
+
+/// Records `overhead` with `result` so that reports show it, and with
+/// `subtract` takes it off every location statistic (never below zero),
+/// keeping the raw estimate.
+pub fn apply_overhead(result: &mut BenchResult, overhead: &[(String, f64)], subtract: bool) {
+    for m in &mut result.metrics {
+        let Some(&(_, o)) = overhead.iter().find(|(n, _)| *n == m.name) else {
+            continue;
+        };
+        result.overhead.push(Overhead {
+            metric: m.name.clone(),
+            per_iteration: o,
+            raw_estimate: m.stats.slope.point,
+        });
+        if !subtract {
+            continue;
+        }
+        let s = &mut m.stats;
+        let less = |v: f64| (v - o).max(0.0);
+        for e in [&mut s.slope, &mut s.mean, &mut s.median] {
+            e.point = less(e.point);
+            e.ci.low = less(e.ci.low);
+            e.ci.high = less(e.ci.high);
+        }
+        s.min = less(s.min);
+        s.max = less(s.max);
+        s.quartiles = (less(s.quartiles.0), less(s.quartiles.1));
     }
 }
 
@@ -191,6 +258,48 @@ mod tests {
         assert_eq!(derived_value(&r, "IPC"), Some(1.5));
         assert_eq!(r.iterations, 3);
         assert_eq!(r.multiplexed_samples, 1);
+    }
+
+    #[test]
+    fn overhead_is_subtracted_never_below_zero_and_the_raw_value_kept() {
+        let events = parse_list("page-faults").unwrap();
+        let m = Measurement {
+            samples: vec![
+                sample(1, 10, vec![2], 100),
+                sample(2, 20, vec![4], 100),
+                sample(3, 30, vec![6], 100),
+            ],
+            throughput: None,
+        };
+        let mut r = analyze("x", &events, &m);
+        let empty = analyze("empty", &events, &m);
+        assert_eq!(
+            overhead(&empty),
+            [
+                ("wall-time".to_string(), 10.0),
+                ("page-faults".to_string(), 2.0)
+            ]
+        );
+        let mut untouched = r.clone();
+        apply_overhead(&mut untouched, &[("wall-time".into(), 4.0)], false);
+        assert_eq!(untouched.metrics, r.metrics);
+        assert_eq!(untouched.overhead[0].per_iteration, 4.0);
+        apply_overhead(
+            &mut r,
+            &[("wall-time".into(), 4.0), ("page-faults".into(), 5.0)],
+            true,
+        );
+        assert_eq!(r.metrics[0].stats.slope.point, 6.0);
+        assert_eq!(r.metrics[0].stats.min, 6.0);
+        assert_eq!(r.metrics[1].stats.slope.point, 0.0, "never below zero");
+        assert_eq!(
+            r.overhead[1],
+            Overhead {
+                metric: "page-faults".into(),
+                per_iteration: 5.0,
+                raw_estimate: 2.0
+            }
+        );
     }
 
     #[test]

@@ -84,6 +84,10 @@ pub struct Options {
     pub thresholds: Thresholds,
     /// `--noplot`: the HTML report without plots.
     pub noplot: bool,
+    /// `--mode per-iter`: each iteration bracketed by counter reads.
+    pub per_iter: bool,
+    /// `--subtract-overhead`: report values less the calibrated overhead.
+    pub subtract_overhead: bool,
 }
 
 /// A flag: its long name, whether it takes a value, and what it sets.
@@ -138,6 +142,8 @@ const FLAGS: &[Flag] = &[
     Flag { name: "noise-threshold", value: Some("PCT"), help: "changes of times within PCT % are noise (default 3)", apply: |p, v| { p.o().thresholds.time = percent(v, "--noise-threshold")?; Ok(()) } },
     Flag { name: "count-noise-threshold", value: Some("PCT"), help: "changes of counts within PCT % are noise (default 1)", apply: |p, v| { p.o().thresholds.count = percent(v, "--count-noise-threshold")?; Ok(()) } },
     Flag { name: "color", value: Some("auto|always|never"), help: "colour the output", apply: |p, v| { p.o().color = [Color::Auto, Color::Always, Color::Never][one_of(v, "--color", &["auto", "always", "never"])?]; Ok(()) } },
+    Flag { name: "mode", value: Some("batch|per-iter"), help: "counters per sample of many iterations, or per iteration", apply: |p, v| { p.o().per_iter = one_of(v, "--mode", &["batch", "per-iter"])? == 1; Ok(()) } },
+    Flag { name: "subtract-overhead", value: None, help: "subtract the measured cost of measuring (never below 0)", apply: |p, _| { p.o().subtract_overhead = true; Ok(()) } },
     Flag { name: "noplot", value: None, help: "HTML report without plots (faster)", apply: |p, _| { p.o().noplot = true; Ok(()) } },
     Flag { name: "help", value: None, help: "print this help", apply: |p, _| { p.o().help = true; Ok(()) } },
     // libtest flags that `cargo test` users pass to every target; accepted
@@ -242,6 +248,8 @@ pub fn parse(
             fail_on_regression: None,
             thresholds: Thresholds::default(),
             noplot: false,
+            per_iter: false,
+            subtract_overhead: false,
         }),
         ..Parsed::default()
     };
@@ -475,6 +483,30 @@ mod tests {
         assert!(parse_with(&["--fail-on-regression=lots"], &[])
             .unwrap_err()
             .contains("not `lots`"));
+    }
+
+    #[test]
+    fn measurement_modes() {
+        assert!(!parse_with(&[], &[]).unwrap().per_iter);
+        assert!(parse_with(&["--mode", "per-iter"], &[]).unwrap().per_iter);
+        assert!(
+            parse_with(&[], &[("PERFBENCH_MODE", "per-iter")])
+                .unwrap()
+                .per_iter
+        );
+        assert!(
+            !parse_with(&["--mode=batch"], &[("PERFBENCH_MODE", "per-iter")])
+                .unwrap()
+                .per_iter
+        );
+        assert!(parse_with(&["--mode", "sometimes"], &[])
+            .unwrap_err()
+            .contains("batch | per-iter, not `sometimes`"));
+        assert!(
+            parse_with(&["--subtract-overhead"], &[])
+                .unwrap()
+                .subtract_overhead
+        );
     }
 
     #[test]

@@ -1,10 +1,12 @@
-//! The machine a run measured on, recorded with every stored result so that
-//! comparisons across machines can be flagged.
+//! The machine a run measured on: recorded with every result, shown in the
+//! table header, and checked for settings that harm measurement.
+
+use std::path::Path;
 
 use serde_json::{json, Value};
 
 /// Facts about the machine and the run that change what counts mean.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Environment {
     /// `model name` from `/proc/cpuinfo`.
     pub cpu_model: String,
@@ -12,38 +14,165 @@ pub struct Environment {
     pub kernel: String,
     /// The CPU the measuring thread was pinned to.
     pub cpu: Option<usize>,
+    /// The PMUs in `/sys/bus/event_source/devices`, sorted.
+    pub pmus: Vec<String>,
+    /// `kernel.perf_event_paranoid`.
+    pub perf_event_paranoid: Option<i32>,
+    /// `kernel.nmi_watchdog` (1: it holds a hardware counter).
+    pub nmi_watchdog: Option<i32>,
+    /// The CPU PMU's `rdpmc` setting (0 disables user-space reads).
+    pub rdpmc: Option<i32>,
+    /// The frequency governor of the pinned CPU, where cpufreq exists.
+    pub governor: Option<String>,
+    /// Whether the CPU reports running under a hypervisor.
+    pub virtual_machine: bool,
+}
+
+/// Where the facts are read from: `/` on a live system, a fake tree in
+/// tests.
+fn read(root: &Path, path: &str) -> Option<String> {
+    std::fs::read_to_string(root.join(path.trim_start_matches('/')))
+        .ok()
+        .map(|s| s.trim().to_string())
 }
 
 impl Environment {
     /// Reads this machine's facts.
     pub fn current(cpu: Option<usize>) -> Environment {
-        let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
-        let cpu_model = read("/proc/cpuinfo")
-            .lines()
-            .find_map(|l| {
+        Environment::read_from(Path::new("/"), cpu)
+    }
+
+    /// Reads the facts of the system whose `/proc` and `/sys` are under
+    /// `root`.
+    pub fn read_from(root: &Path, cpu: Option<usize>) -> Environment {
+        let cpuinfo = read(root, "/proc/cpuinfo").unwrap_or_default();
+        let field = |name: &str| {
+            cpuinfo.lines().find_map(|l| {
                 let (key, value) = l.split_once(':')?;
-                (key.trim() == "model name").then(|| value.trim().to_string())
+                (key.trim() == name).then(|| value.trim().to_string())
             })
-            .unwrap_or_else(|| "unknown".into());
-        let kernel = read("/proc/sys/kernel/osrelease").trim().to_string();
+        };
+        let number = |path: &str| read(root, path)?.parse::<i32>().ok();
+        let mut pmus: Vec<String> = std::fs::read_dir(root.join("sys/bus/event_source/devices"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect();
+        pmus.sort();
+        let rdpmc = ["cpu", "cpu_core", "cpu_atom"]
+            .iter()
+            .find_map(|pmu| number(&format!("/sys/bus/event_source/devices/{pmu}/rdpmc")));
         Environment {
-            cpu_model,
-            kernel,
+            cpu_model: field("model name").unwrap_or_else(|| "unknown".into()),
+            kernel: read(root, "/proc/sys/kernel/osrelease").unwrap_or_default(),
             cpu,
+            pmus,
+            perf_event_paranoid: number("/proc/sys/kernel/perf_event_paranoid"),
+            nmi_watchdog: number("/proc/sys/kernel/nmi_watchdog"),
+            rdpmc,
+            governor: read(
+                root,
+                &format!(
+                    "/sys/devices/system/cpu/cpu{}/cpufreq/scaling_governor",
+                    cpu.unwrap_or(0)
+                ),
+            ),
+            virtual_machine: field("flags")
+                .is_some_and(|f| f.split_whitespace().any(|w| w == "hypervisor")),
         }
     }
 
-    /// The record as stored in result files.
-    pub fn to_json(&self) -> Value {
-        json!({ "cpu_model": self.cpu_model, "kernel": self.kernel, "cpu": self.cpu })
+    /// Whether a CPU PMU is among the PMUs.
+    pub fn has_cpu_pmu(&self) -> bool {
+        self.pmus
+            .iter()
+            .any(|p| ["cpu", "cpu_core", "cpu_atom", "armv8_pmuv3"].contains(&p.as_str()))
     }
 
-    /// Reads a stored record; `None` if it is not one.
+    /// Settings that harm measurement, each with its fix.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.has_cpu_pmu() && self.nmi_watchdog == Some(1) {
+            out.push(
+                "the NMI watchdog holds a hardware counter, so groups get one fewer \
+                 (sudo sysctl kernel.nmi_watchdog=0)"
+                    .to_string(),
+            );
+        }
+        if let Some(g) = self.governor.as_deref().filter(|g| *g != "performance") {
+            out.push(format!(
+                "CPU frequency governor is `{g}`, so times vary with the clock \
+                 (sudo cpupower frequency-set -g performance)"
+            ));
+        }
+        if self.has_cpu_pmu() && self.rdpmc == Some(0) {
+            out.push(
+                "user-space counter reads (rdpmc) are disabled, so per-iteration mode falls back \
+                 to read() (echo 1 | sudo tee /sys/bus/event_source/devices/cpu/rdpmc)"
+                    .to_string(),
+            );
+        }
+        out
+    }
+
+    /// One line for the table header.
+    pub fn summary(&self) -> String {
+        let or_na = |v: Option<String>| v.unwrap_or_else(|| "n/a".into());
+        format!(
+            "{}, kernel {}, {}{}, PMUs: {}, perf_event_paranoid {}, nmi_watchdog {}, rdpmc {}, governor {}",
+            self.cpu_model,
+            self.kernel,
+            self.cpu.map_or("not pinned".into(), |c| format!("CPU {c}")),
+            if self.virtual_machine { ", virtual machine" } else { "" },
+            if self.pmus.is_empty() { "none".into() } else { self.pmus.join(" ") },
+            or_na(self.perf_event_paranoid.map(|v| v.to_string())),
+            or_na(self.nmi_watchdog.map(|v| v.to_string())),
+            or_na(self.rdpmc.map(|v| v.to_string())),
+            or_na(self.governor.clone()),
+        )
+    }
+
+    /// The record as stored in result files and JSON lines.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "cpu_model": self.cpu_model,
+            "kernel": self.kernel,
+            "cpu": self.cpu,
+            "pmus": self.pmus,
+            "perf_event_paranoid": self.perf_event_paranoid,
+            "nmi_watchdog": self.nmi_watchdog,
+            "rdpmc": self.rdpmc,
+            "governor": self.governor,
+            "virtual_machine": self.virtual_machine,
+        })
+    }
+
+    /// Reads a stored record; `None` if it is not one. Fields added after
+    /// the first schema are optional.
     pub fn from_json(v: &Value) -> Option<Environment> {
+        let int = |k: &str| v.get(k).and_then(Value::as_i64).map(|n| n as i32);
         Some(Environment {
             cpu_model: v.get("cpu_model")?.as_str()?.to_string(),
             kernel: v.get("kernel")?.as_str()?.to_string(),
             cpu: v.get("cpu")?.as_u64().map(|c| c as usize),
+            pmus: v
+                .get("pmus")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|p| p.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            perf_event_paranoid: int("perf_event_paranoid"),
+            nmi_watchdog: int("nmi_watchdog"),
+            rdpmc: int("rdpmc"),
+            governor: v.get("governor").and_then(Value::as_str).map(String::from),
+            virtual_machine: v
+                .get("virtual_machine")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
         })
     }
 
@@ -70,12 +199,93 @@ impl Environment {
 mod tests {
     use super::*;
 
+    /// A fake root with the files `files` holds.
+    fn fake_root(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
+        let root =
+            std::env::temp_dir().join(format!("perfbench-env-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for (path, content) in files {
+            let p = root.join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, content).unwrap();
+        }
+        root
+    }
+
     #[test]
-    fn this_machine_has_a_kernel_release_and_round_trips() {
-        let env = Environment::current(Some(1));
-        assert!(!env.kernel.is_empty());
-        assert_eq!(Environment::from_json(&env.to_json()), Some(env.clone()));
-        assert_eq!(env.mismatch(&env), None);
+    fn a_bare_metal_box_with_bad_settings_gets_every_warning() {
+        let root = fake_root(
+            "metal",
+            &[
+                (
+                    "proc/cpuinfo",
+                    "processor\t: 0\nmodel name\t: Test CPU 9000\nflags\t\t: fpu sse2\n",
+                ),
+                ("proc/sys/kernel/osrelease", "6.1.0-test\n"),
+                ("proc/sys/kernel/perf_event_paranoid", "2\n"),
+                ("proc/sys/kernel/nmi_watchdog", "1\n"),
+                ("sys/bus/event_source/devices/cpu/rdpmc", "0\n"),
+                ("sys/bus/event_source/devices/software/type", "1\n"),
+                (
+                    "sys/devices/system/cpu/cpu3/cpufreq/scaling_governor",
+                    "powersave\n",
+                ),
+            ],
+        );
+        let env = Environment::read_from(&root, Some(3));
+        assert_eq!(env.cpu_model, "Test CPU 9000");
+        assert_eq!(env.kernel, "6.1.0-test");
+        assert_eq!(env.pmus, ["cpu", "software"]);
+        assert_eq!(
+            (env.perf_event_paranoid, env.nmi_watchdog, env.rdpmc),
+            (Some(2), Some(1), Some(0))
+        );
+        assert_eq!(env.governor.as_deref(), Some("powersave"));
+        assert!(!env.virtual_machine);
+        let w = env.warnings();
+        assert_eq!(w.len(), 3, "{w:?}");
+        assert!(w[0].contains("kernel.nmi_watchdog=0"));
+        assert!(w[1].contains("`powersave`") && w[1].contains("performance"));
+        assert!(w[2].contains("rdpmc"));
+        assert_eq!(Environment::from_json(&env.to_json()), Some(env));
+        let _ = std::fs::remove_dir_all(root);
+    }
+
+    #[test]
+    fn a_vm_without_a_pmu_has_nothing_to_fix() {
+        let root = fake_root(
+            "vm",
+            &[
+                (
+                    "proc/cpuinfo",
+                    "model name\t: AMD EPYC\nflags\t\t: fpu hypervisor\n",
+                ),
+                ("proc/sys/kernel/nmi_watchdog", "1\n"),
+                ("sys/bus/event_source/devices/msr/type", "11\n"),
+            ],
+        );
+        let env = Environment::read_from(&root, Some(0));
+        assert!(env.virtual_machine);
+        assert!(!env.has_cpu_pmu());
+        assert_eq!(env.governor, None);
+        assert!(env.warnings().is_empty(), "{:?}", env.warnings());
+        let line = env.summary();
+        assert!(
+            line.starts_with("AMD EPYC, kernel , CPU 0, virtual machine, PMUs: msr"),
+            "{line}"
+        );
+        assert!(line.contains("governor n/a"), "{line}");
+        let _ = std::fs::remove_dir_all(root);
+    }
+
+    #[test]
+    fn records_of_the_first_schema_still_load_and_mismatches_are_named() {
+        let old = json!({"cpu_model": "X", "kernel": "6.18", "cpu": 1});
+        let env = Environment::from_json(&old).unwrap();
+        assert_eq!(
+            (env.cpu, env.pmus.len(), env.governor.clone()),
+            (Some(1), 0, None)
+        );
         let mut other = env.clone();
         other.kernel = "1.0.0".into();
         assert!(env
@@ -87,5 +297,11 @@ mod tests {
             .mismatch(&other)
             .unwrap()
             .contains("another CPU model (`Z80`"));
+        assert_eq!(env.mismatch(&env), None);
+    }
+
+    #[test]
+    fn this_machine_has_a_kernel_release() {
+        assert!(!Environment::current(None).kernel.is_empty());
     }
 }

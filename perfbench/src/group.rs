@@ -14,7 +14,8 @@ use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 
 use crate::event::{Event, Source};
-use crate::sys::{self, GroupReading};
+use crate::rdpmc;
+use crate::sys::{self, GroupReading, MmapPage};
 
 /// An open group of counters on the calling thread.
 pub struct CounterGroup {
@@ -228,6 +229,154 @@ impl CounterGroup {
     }
 }
 
+impl CounterGroup {
+    /// Reads every counter of the group in one `read()` into `values` (one
+    /// per event, in [`CounterGroup::events`] order), matched by id, and
+    /// returns `(time_enabled, time_running)`. Unlike [`CounterGroup::read`]
+    /// it allocates nothing after the kernel has taken the values, so it can
+    /// bracket a routine without adding work (page faults) to the counts.
+    ///
+    /// Panics if `values` does not hold one slot per event.
+    #[inline]
+    pub fn read_into(&mut self, values: &mut [u64]) -> io::Result<(u64, u64)> {
+        assert_eq!(values.len(), self.ids.len(), "one slot per event");
+        let n = sys::read_words(self.leader.as_fd(), &mut self.words)?;
+        let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidData, what.to_string());
+        let words = &self.words[..n];
+        if words.len() < 3 || words.len() % 2 == 0 || (words.len() - 3) as u64 / 2 != words[0] {
+            return Err(bad("group read does not match the read format"));
+        }
+        let pairs = &words[3..];
+        for (slot, id) in values.iter_mut().zip(&self.ids) {
+            *slot = pairs
+                .chunks_exact(2)
+                .find(|p| p[1] == *id)
+                .map(|p| p[0])
+                .ok_or_else(|| bad("group read lacks a member's id"))?;
+        }
+        Ok((words[1], words[2]))
+    }
+
+    /// Maps the first page (`perf_event_mmap_page`) of every counter, in
+    /// [`CounterGroup::events`] order: what reading the group with `rdpmc`
+    /// needs.
+    pub fn user_pages(&self) -> io::Result<Vec<MmapPage>> {
+        std::iter::once(&self.leader)
+            .chain(&self._members)
+            .map(|fd| MmapPage::map(fd.as_fd()))
+            .collect()
+    }
+
+    /// A reader for inline reads of the group, choosing `rdpmc` where every
+    /// counter allows it and one group `read()` otherwise.
+    ///
+    /// Call it while the group is enabled: a counter's page has `index != 0`
+    /// only while it sits on a hardware counter. Pages are mapped only to
+    /// try `rdpmc` (never on architectures without it) and are dropped again
+    /// when the syscall path is chosen.
+    pub fn reader(&mut self) -> GroupReader<'_> {
+        let pages = if sys::RDPMC_AVAILABLE {
+            self.user_pages()
+                .ok()
+                .filter(|pages| pages.iter().all(|p| rdpmc::read_page(p).is_some()))
+        } else {
+            None
+        };
+        GroupReader {
+            path: if pages.is_some() {
+                ReadPath::Rdpmc
+            } else {
+                ReadPath::Syscall
+            },
+            pages: pages.unwrap_or_default(),
+            group: self,
+            fallbacks: 0,
+        }
+    }
+}
+
+/// How a [`GroupReader`] reads the counters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReadPath {
+    /// `rdpmc` through each counter's mmap'd page (the seqlock loop), no
+    /// system call.
+    Rdpmc,
+    /// One `read()` of the whole group.
+    Syscall,
+}
+
+impl ReadPath {
+    /// `"rdpmc"` or `"read()"`, for reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReadPath::Rdpmc => "rdpmc",
+            ReadPath::Syscall => "read()",
+        }
+    }
+}
+
+impl fmt::Display for ReadPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Inline reads of a [`CounterGroup`] on the path [`CounterGroup::reader`]
+/// chose.
+pub struct GroupReader<'a> {
+    group: &'a mut CounterGroup,
+    /// One per event when `path` is `Rdpmc`, else empty.
+    pages: Vec<MmapPage>,
+    path: ReadPath,
+    fallbacks: u64,
+}
+
+impl GroupReader<'_> {
+    /// The path chosen for the group.
+    pub fn path(&self) -> ReadPath {
+        self.path
+    }
+
+    /// How many reads on the `Rdpmc` path found a counter off its hardware
+    /// counter (`index == 0`, e.g. multiplexed out) and used one group
+    /// `read()` instead.
+    pub fn fallbacks(&self) -> u64 {
+        self.fallbacks
+    }
+
+    /// The group itself (to enable, disable or `read()` it).
+    pub fn group(&mut self) -> &mut CounterGroup {
+        self.group
+    }
+
+    /// The cumulative value of every counter, one per event in
+    /// [`CounterGroup::events`] order. Counters must be read while enabled
+    /// for the `rdpmc` path to hold; a counter that cannot be read with
+    /// `rdpmc` at that moment makes this read fall back to `read()` for the
+    /// whole group, so the values always come from one path.
+    #[inline]
+    pub fn read_into(&mut self, values: &mut [u64]) -> io::Result<()> {
+        if self.path == ReadPath::Rdpmc {
+            assert_eq!(values.len(), self.pages.len(), "one slot per event");
+            let mut all = true;
+            for (slot, page) in values.iter_mut().zip(&self.pages) {
+                match rdpmc::read_page(page) {
+                    Some(v) => *slot = v,
+                    None => {
+                        all = false;
+                        break;
+                    }
+                }
+            }
+            if all {
+                return Ok(());
+            }
+            self.fallbacks += 1;
+        }
+        self.group.read_into(values).map(drop)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,6 +421,53 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn software_pages_offer_no_rdpmc_and_the_reader_uses_read() {
+        let mut group = CounterGroup::open(&parse_list("task-clock,page-faults").unwrap()).unwrap();
+        group.enable().unwrap();
+        let pages = group.user_pages().unwrap();
+        assert_eq!(pages.len(), 2);
+        for p in &pages {
+            assert_eq!((p.index(), p.cap_user_rdpmc()), (0, false), "{p:?}");
+            assert_eq!(rdpmc::read_page(p), None);
+        }
+        drop(pages);
+        let mut reader = group.reader();
+        assert_eq!(reader.path(), ReadPath::Syscall);
+        let mut before = [0; 2];
+        let mut after = [0; 2];
+        reader.read_into(&mut before).unwrap();
+        std::hint::black_box(touch_fresh_pages(7));
+        reader.read_into(&mut after).unwrap();
+        assert_eq!(after[1] - before[1], 7);
+        assert!(after[0] > before[0]);
+        assert_eq!(reader.fallbacks(), 0);
+        let group = reader.group();
+        group.disable().unwrap();
+        let mut values = [0; 2];
+        let (enabled, running) = group.read_into(&mut values).unwrap();
+        let counts = group.read().unwrap();
+        assert_eq!(values.to_vec(), counts.values);
+        assert!(enabled > 0 && enabled == running);
+    }
+
+    #[test]
+    #[ignore = "needs a hardware PMU"]
+    fn hardware_counters_are_read_with_rdpmc() {
+        let mut group = CounterGroup::open(&parse_list("cycles,instructions").unwrap()).unwrap();
+        group.enable().unwrap();
+        let mut reader = group.reader();
+        assert_eq!(reader.path(), ReadPath::Rdpmc);
+        let mut before = [0; 2];
+        let mut after = [0; 2];
+        reader.read_into(&mut before).unwrap();
+        std::hint::black_box((0..std::hint::black_box(10_000u64)).sum::<u64>());
+        reader.read_into(&mut after).unwrap();
+        assert!(after[1] - before[1] >= 10_000, "{before:?} {after:?}");
+        assert!(after[0] > before[0], "{before:?} {after:?}");
+        reader.group().disable().unwrap();
     }
 
     #[test]

@@ -44,6 +44,8 @@ pub mod event;
 pub mod group;
 pub mod html;
 pub mod measure;
+pub mod pmu;
+pub mod rdpmc;
 pub mod registry;
 pub mod report;
 pub mod runner;

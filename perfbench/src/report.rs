@@ -4,6 +4,7 @@ use serde_json::{json, Map, Value};
 
 use crate::analysis::BenchResult;
 use crate::baseline::{Comparison, Verdict};
+use crate::environment::Environment;
 use crate::event::Unit;
 use crate::measure::Throughput;
 use crate::stats::Change;
@@ -289,7 +290,11 @@ pub fn bencher_line(r: &BenchResult) -> String {
 
 /// One benchmark as a line of JSON (schema [`SCHEMA`]); values are per
 /// iteration.
-pub fn json_line(r: &BenchResult, cpu: Option<usize>, comparison: Option<&Comparison>) -> String {
+pub fn json_line(
+    r: &BenchResult,
+    environment: &Environment,
+    comparison: Option<&Comparison>,
+) -> String {
     let mut metrics = crate::store::estimates_json(r);
     if let Some(comparison) = comparison {
         for (name, value) in metrics.iter_mut() {
@@ -306,13 +311,21 @@ pub fn json_line(r: &BenchResult, cpu: Option<usize>, comparison: Option<&Compar
     let mut obj = json!({
         "schema": SCHEMA,
         "id": r.id,
-        "mode": "batch",
+        "mode": if r.read_path.is_some() { "per-iter" } else { "batch" },
         "samples": r.samples,
         "iterations": r.iterations,
-        "cpu": cpu,
+        "cpu": environment.cpu,
+        "environment": environment.to_json(),
         "multiplexed_samples": r.multiplexed_samples,
         "metrics": metrics,
     });
+    if let Some(path) = r.read_path {
+        obj["read_path"] = json!(path.name());
+    }
+    for o in &r.overhead {
+        obj["metrics"][&o.metric]["overhead"] = json!(o.per_iteration);
+        obj["metrics"][&o.metric]["raw_estimate"] = json!(o.raw_estimate);
+    }
     if let Some(c) = comparison {
         obj["baseline"] = json!({ "name": c.against, "new": c.changes.is_none() });
     }
@@ -360,6 +373,8 @@ mod tests {
             derived: Vec::new(),
             multiplexed_samples: 0,
             throughput: None,
+            read_path: None,
+            overhead: Vec::new(),
         }
     }
 
@@ -421,7 +436,8 @@ mod tests {
                 ("page-faults", Unit::Count, 16.0),
             ],
         );
-        let line = json_line(&r, Some(1), None);
+        let env = Environment::read_from(std::path::Path::new("/nonexistent"), Some(1));
+        let line = json_line(&r, &env, None);
         assert!(!line.contains('\n'));
         let v: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["schema"], "perfbench/v1");
@@ -432,5 +448,8 @@ mod tests {
         assert_eq!(v["metrics"]["page-faults"]["estimate"], 16.0);
         assert_eq!(v["metrics"]["page-faults"]["unit"], "count");
         assert_eq!(v["metrics"]["wall-time"]["unit"], "ns");
+        assert_eq!(v["cpu"], 1);
+        assert_eq!(v["environment"]["cpu"], 1);
+        assert_eq!(v["environment"]["cpu_model"], "unknown");
     }
 }

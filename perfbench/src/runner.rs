@@ -46,7 +46,11 @@ pub fn run(options: &Options) -> i32 {
         return 0;
     }
     if options.list_events {
-        list_events();
+        print!(
+            "{}",
+            event::list_events(crate::pmu::live_root(), |e| group::probe(e)
+                .map_err(|err| err.reason()))
+        );
         return 0;
     }
     let all = registry::all();
@@ -207,6 +211,15 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
         Some(ThreadPin::new(options.cpu)?)
     };
     let cpu = pin.as_ref().map(ThreadPin::cpu);
+    // On hybrid CPUs, generalized events go to the PMU of the pinned core.
+    let hybrid = cpu.and_then(|c| event::hybrid_type_for_cpu(crate::pmu::live_root(), c as u32));
+    let events: Vec<Event> = match hybrid {
+        Some(pmu_type) => events
+            .iter()
+            .map(|e| event::with_extended_type(e, pmu_type))
+            .collect(),
+        None => events,
+    };
     let mut group = CounterGroup::open(&events).map_err(|e| {
         format!("{e} (together with the other events: a PMU holds only so many counters at once; ask for fewer)")
     })?;
@@ -232,11 +245,16 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
     };
     let label = options.baseline.clone().unwrap_or_else(|| "latest".into());
     let environment = Environment::current(cpu);
+    for warning in environment.warnings() {
+        eprintln!("perfbench: warning: {warning}");
+    }
     let bootstrap = Bootstrap::default();
     let mut warned = BTreeSet::new();
     let mut store_errors = 0;
     let mut regressions = Vec::new();
     let mut measured = Vec::new();
+    let mut read_paths = BTreeSet::new();
+    let overhead = calibrate(options, &mut group, &events)?;
 
     let format = options.output_format;
     let color = match options.color {
@@ -248,6 +266,8 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
         .ok()
         .and_then(|c| c.parse().ok())
         .unwrap_or(80);
+    let mut metric_units = vec![crate::event::Unit::Nanoseconds];
+    metric_units.extend(events.iter().map(|e| e.unit));
     let mut metric_names = vec![WALL_TIME.to_string()];
     metric_names.extend(events.iter().map(|e| e.name.clone()));
     let has_ipc = analysis::has_ipc(&events);
@@ -257,11 +277,37 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
 
     if format == OutputFormat::Pretty {
         println!(
-            "perfbench: {} benchmark{}, batch mode, {} samples, {}",
+            "perfbench: {} benchmark{}, {} mode, {} samples, {}",
             entries.len(),
             if entries.len() == 1 { "" } else { "s" },
+            if options.per_iter {
+                "per-iteration"
+            } else {
+                "batch"
+            },
             options.config.sample_count,
             cpu.map_or("not pinned".into(), |c| format!("pinned to CPU {c}"))
+        );
+        println!("{}", wrap("perfbench: ", &environment.summary(), width));
+        let costs: Vec<String> = overhead
+            .iter()
+            .zip(&metric_units)
+            .map(|((name, v), unit)| format!("{name} {}", report::format_value(*v, *unit)))
+            .collect();
+        println!(
+            "{}",
+            wrap(
+                &format!(
+                    "perfbench: measuring costs per iteration{}: ",
+                    if options.subtract_overhead {
+                        " (subtracted)"
+                    } else {
+                        ""
+                    }
+                ),
+                &costs.join(", "),
+                width
+            )
         );
         let header = table.header();
         if !header.is_empty() {
@@ -275,7 +321,7 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
             let _ = std::io::stderr().flush();
         }
         let started = Instant::now();
-        let outcome = catch(|| measure::measure(&options.config, &mut group, e.bench.run));
+        let outcome = catch(|| measure_one(options, &mut group, e.bench.run));
         let took = started.elapsed();
         // A panic may have left the group running.
         let _ = group.disable();
@@ -283,11 +329,17 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
             eprint!("\r\x1b[K");
         }
         let why = match outcome {
-            Ok(Ok(m)) => {
+            Ok(Ok((m, read_path))) => {
                 if let Some(warning) = slow_warning(&e.id, took, &options.config) {
                     eprintln!("{warning}");
                 }
-                let result = analyze(&e.id, &events, &m);
+                let mut result = analyze(&e.id, &events, &m);
+                if let Some((path, multiplexed)) = read_path {
+                    result.read_path = Some(path);
+                    result.multiplexed_samples = multiplexed;
+                    read_paths.insert(path.name());
+                }
+                analysis::apply_overhead(&mut result, &overhead, options.subtract_overhead);
                 let run = StoredRun::new(&events, &m, environment.clone(), &e.id);
                 let mut slots = vec![Slot::Latest];
                 let comparison = match store.load(&e.id, &against) {
@@ -338,7 +390,10 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
                 measured.push(e.id.clone());
                 match format {
                     OutputFormat::Json => {
-                        println!("{}", report::json_line(&result, cpu, comparison.as_ref()))
+                        println!(
+                            "{}",
+                            report::json_line(&result, &environment, comparison.as_ref())
+                        )
                     }
                     OutputFormat::Bencher => println!("{}", report::bencher_line(&result)),
                     OutputFormat::Pretty => {
@@ -360,6 +415,18 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
         failed.push(e.id.as_str());
     }
     drop(pin);
+    if !read_paths.is_empty() {
+        let paths: Vec<&str> = read_paths.into_iter().collect();
+        eprintln!(
+            "perfbench: per-iteration counts were read with {}{}",
+            paths.join(" and "),
+            if paths == ["read()"] {
+                " (rdpmc needs a hardware PMU that allows user-space reads)"
+            } else {
+                ""
+            }
+        );
+    }
     if !measured.is_empty() {
         let report = html::ReportOptions {
             plots: !options.noplot,
@@ -403,6 +470,85 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
     })
 }
 
+/// Measures one benchmark in the mode asked for; per-iteration mode also
+/// says how it read the counters and in how many samples the group was
+/// multiplexed.
+fn measure_one(
+    options: &Options,
+    group: &mut CounterGroup,
+    bench: fn(&mut crate::measure::Bencher<'_>),
+) -> Result<
+    (
+        measure::Measurement,
+        Option<(crate::group::ReadPath, usize)>,
+    ),
+    measure::MeasureError,
+> {
+    if options.per_iter {
+        let pm = measure::measure_per_iter(&options.config, group, bench)?;
+        Ok((
+            pm.as_measurement(),
+            Some((pm.read_path, pm.multiplexed as usize)),
+        ))
+    } else {
+        Ok((measure::measure(&options.config, group, bench)?, None))
+    }
+}
+
+/// The measurement's own cost per iteration and metric, measured on an
+/// empty routine in the same mode with the same events.
+fn calibrate(
+    options: &Options,
+    group: &mut CounterGroup,
+    events: &[Event],
+) -> Result<Vec<(String, f64)>, String> {
+    let config = measure::Config {
+        warm_up: options.config.warm_up.min(Duration::from_millis(50)),
+        measurement: options.config.measurement.min(Duration::from_millis(100)),
+        sample_count: options.config.sample_count,
+    };
+    let fail = |e: measure::MeasureError| format!("calibrating on an empty routine: {e}");
+    let result = if options.per_iter {
+        let pm = measure::calibrate_per_iter(&config, group).map_err(fail)?;
+        let mut r = analyze("(empty)", events, &pm.as_measurement());
+        r.read_path = Some(pm.read_path);
+        r
+    } else {
+        analyze(
+            "(empty)",
+            events,
+            &measure::calibrate(&config, group).map_err(fail)?,
+        )
+    };
+    Ok(analysis::overhead(&result))
+}
+
+/// `text`'s comma-separated parts after `prefix`, wrapped to `width`
+/// columns with continuation lines indented.
+fn wrap(prefix: &str, text: &str, width: usize) -> String {
+    let mut out = prefix.to_string();
+    let mut line = prefix.chars().count();
+    let parts: Vec<&str> = text.split(", ").collect();
+    for (i, part) in parts.iter().enumerate() {
+        let piece = if i + 1 < parts.len() {
+            format!("{part},")
+        } else {
+            part.to_string()
+        };
+        let len = piece.chars().count();
+        if i > 0 && line + 1 + len > width {
+            out.push_str("\n  ");
+            line = 2;
+        } else if i > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(&piece);
+        line += len;
+    }
+    out
+}
+
 /// Linear sampling runs at least `n(n+1)/2` iterations; for a slow routine
 /// that can far exceed the time asked for. Say so, with the remedy.
 fn slow_warning(id: &str, took: Duration, config: &measure::Config) -> Option<String> {
@@ -418,43 +564,18 @@ fn slow_warning(id: &str, took: Duration, config: &measure::Config) -> Option<St
     })
 }
 
-/// `--list-events`: every event name, grouped, with whether it opens here.
-/// Where every event of a group fails for the same reason (no PMU), the
-/// reason is said once, in the group's heading.
-fn list_events() {
-    /// An event name and, if it does not open here, why.
-    type Status = (String, Option<String>);
-    let mut groups: [(&str, Vec<Status>); 2] = [("hardware", Vec::new()), ("software", Vec::new())];
-    for name in event::known_names() {
-        let e = event::parse(&name).expect("known names parse");
-        let status = group::probe(&e).err().map(|err| err.reason());
-        let slot = usize::from(e.source == event::Source::Software);
-        groups[slot].1.push((name, status));
-    }
-    for (title, events) in groups {
-        let shared = events[0]
-            .1
-            .clone()
-            .filter(|first| events.iter().all(|(_, s)| s.as_ref() == Some(first)));
-        match &shared {
-            Some(why) => println!("{title} events (none countable here: {why}):"),
-            None => println!("{title} events:"),
-        }
-        for (name, status) in &events {
-            match status {
-                Some(why) if shared.is_none() => println!("  {name:<28} not countable here: {why}"),
-                _ => println!("  {name}"),
-            }
-        }
-    }
-    println!(
-        "\nModifiers: :u user, :k kernel, :h hypervisor (default: user space only). Raw: rNNNN (hex)."
-    );
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_header_lines_wrap_at_commas() {
+        let text = "AMD EPYC, kernel 6.18.44, CPU 1, virtual machine, PMUs: msr power software, perf_event_paranoid 2";
+        let out = wrap("perfbench: ", text, 40);
+        assert!(out.lines().all(|l| l.chars().count() <= 40), "{out}");
+        assert_eq!(out.replace("\n  ", " "), format!("perfbench: {text}"));
+        assert_eq!(wrap("p: ", "a, b", 80), "p: a, b");
+    }
 
     #[test]
     fn slow_benchmarks_get_a_warning_with_the_remedy() {

@@ -161,6 +161,8 @@ pub struct Statistics {
     pub min: f64,
     /// Largest per-iteration value.
     pub max: f64,
+    /// First and third quartiles (p25, p75) of the per-iteration values.
+    pub quartiles: (f64, f64),
     /// Tukey outlier counts of the per-iteration values.
     pub outliers: Outliers,
 }
@@ -201,6 +203,7 @@ pub fn analyze_metric(iterations: &[u64], totals: &[u64], bootstrap: &Bootstrap)
             mad: Estimate::exact(0.0),
             min,
             max,
+            quartiles: (min, max),
             outliers: Outliers::default(),
         };
     }
@@ -220,6 +223,10 @@ pub fn analyze_metric(iterations: &[u64], totals: &[u64], bootstrap: &Bootstrap)
         mad,
         min,
         max,
+        quartiles: (
+            quantile_of_sorted(&sorted, 0.25),
+            quantile_of_sorted(&sorted, 0.75),
+        ),
         outliers: tukey(&sorted),
     }
 }

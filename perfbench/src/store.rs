@@ -370,6 +370,8 @@ pub fn estimates_json(result: &BenchResult) -> Map<String, Value> {
                 "mad": s.mad.point,
                 "mad_ci": ci(&s.mad),
                 "min": s.min,
+                "p25": s.quartiles.0,
+                "p75": s.quartiles.1,
                 "max": s.max,
                 "outliers": {
                     "low_severe": s.outliers.low_severe,
@@ -489,6 +491,7 @@ mod tests {
             cpu_model: "test cpu".into(),
             kernel: "6.18".into(),
             cpu: Some(0),
+            ..Default::default()
         };
         (
             StoredRun::new(&events, &m, env, id),

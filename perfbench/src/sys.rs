@@ -27,6 +27,12 @@ pub struct CounterAttr {
     pub kind: u32,
     /// `perf_event_attr.config`.
     pub config: u64,
+    /// `perf_event_attr.config1`: extra event bits of dynamic PMUs (format
+    /// terms such as `ldlat=config1:0-15`); 0 for other events.
+    pub config1: u64,
+    /// `perf_event_attr.config2`: more extra event bits of dynamic PMUs; 0
+    /// for other events.
+    pub config2: u64,
     /// Do not count in user space.
     pub exclude_user: bool,
     /// Do not count in the kernel.
@@ -59,6 +65,8 @@ pub fn open_counter(
         ),
         ..Default::default()
     };
+    raw.__bindgen_anon_3.config1 = attr.config1;
+    raw.__bindgen_anon_4.config2 = attr.config2;
     raw.set_disabled(u64::from(disabled));
     raw.set_exclude_user(u64::from(attr.exclude_user));
     raw.set_exclude_kernel(u64::from(attr.exclude_kernel));
@@ -155,6 +163,181 @@ impl GroupReading {
             values: rest[2..].chunks_exact(2).map(|p| (p[1], p[0])).collect(),
         })
     }
+}
+
+/// The first page of a counter's mmap: the kernel's `perf_event_mmap_page`,
+/// mapped read-only and unmapped on drop.
+///
+/// Its fields change under our feet (the kernel updates them whenever the
+/// counter is scheduled), so every accessor is a volatile read, and a
+/// consistent set must be taken under the page's seqlock (see
+/// [`crate::rdpmc::read_counter`]).
+pub struct MmapPage {
+    page: std::ptr::NonNull<bindings::perf_event_mmap_page>,
+    len: usize,
+}
+
+// SAFETY: the mapping is owned by the `MmapPage` alone, is only ever read
+// (volatile reads of plain integers), and stays valid until drop, whichever
+// thread holds or drops it. Which thread's counter a page describes is a
+// question of meaning, not of memory safety.
+unsafe impl Send for MmapPage {}
+// SAFETY: as for `Send`: shared references only perform volatile reads.
+unsafe impl Sync for MmapPage {}
+
+/// A volatile read of one field of the mapped page.
+macro_rules! page_field {
+    ($self:ident, $($field:tt)+) => {{
+        let page = $self.page.as_ptr();
+        // SAFETY: `page` points at a live, readable mapping of at least one
+        // page (made in `MmapPage::map`, unmapped only on drop), which holds
+        // the whole `perf_event_mmap_page` header; the field is a plain
+        // integer, valid for every bit pattern, and naturally aligned because
+        // the mapping is page-aligned and the struct is `repr(C)`.
+        unsafe { std::ptr::read_volatile(std::ptr::addr_of!((*page).$($field)+)) }
+    }};
+}
+
+/// Bit of `perf_event_mmap_page.capabilities` that is `cap_user_rdpmc`
+/// (after `cap_bit0` and `cap_bit0_is_deprecated`).
+const CAP_USER_RDPMC: u64 = 1 << 2;
+
+impl MmapPage {
+    /// Maps the first page of the counter `fd`, read-only and shared. A
+    /// counting event needs no data pages, so this is the whole mapping.
+    pub fn map(fd: BorrowedFd<'_>) -> io::Result<MmapPage> {
+        // SAFETY: sysconf has no memory effects.
+        let len = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        let len = usize::try_from(len).unwrap_or(4096);
+        if len < std::mem::size_of::<bindings::perf_event_mmap_page>() {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "page smaller than perf_event_mmap_page",
+            ));
+        }
+        // SAFETY: a new shared read-only mapping of the perf event `fd` at
+        // offset 0, chosen by the kernel; no existing memory is affected.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                fd.as_raw_fd(),
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let page = std::ptr::NonNull::new(p.cast())
+            .ok_or_else(|| io::Error::other("mmap returned null"))?;
+        Ok(MmapPage { page, len })
+    }
+
+    /// `lock`: the seqlock, changed by the kernel around every update.
+    #[inline]
+    pub fn lock(&self) -> u32 {
+        page_field!(self, lock)
+    }
+
+    /// `index`: the hardware counter number plus one; 0 when the counter is
+    /// not on a hardware counter right now (or never is: software events).
+    #[inline]
+    pub fn index(&self) -> u32 {
+        page_field!(self, index)
+    }
+
+    /// `offset`: added to the sign-extended hardware counter value.
+    #[inline]
+    pub fn offset(&self) -> i64 {
+        page_field!(self, offset)
+    }
+
+    /// `pmc_width`: bits of the value `rdpmc` returns.
+    #[inline]
+    pub fn pmc_width(&self) -> u16 {
+        page_field!(self, pmc_width)
+    }
+
+    /// `time_enabled` as of the kernel's last update of the page.
+    #[inline]
+    pub fn time_enabled(&self) -> u64 {
+        page_field!(self, time_enabled)
+    }
+
+    /// `time_running` as of the kernel's last update of the page.
+    #[inline]
+    pub fn time_running(&self) -> u64 {
+        page_field!(self, time_running)
+    }
+
+    /// The `capabilities` word.
+    #[inline]
+    pub fn capabilities(&self) -> u64 {
+        page_field!(self, __bindgen_anon_1.capabilities)
+    }
+
+    /// `cap_user_rdpmc`: user space may read this counter with `rdpmc`.
+    #[inline]
+    pub fn cap_user_rdpmc(&self) -> bool {
+        self.capabilities() & CAP_USER_RDPMC != 0
+    }
+}
+
+impl Drop for MmapPage {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping made in `map`; the page is not
+        // reachable after drop.
+        unsafe { libc::munmap(self.page.as_ptr().cast(), self.len) };
+    }
+}
+
+impl std::fmt::Debug for MmapPage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MmapPage")
+            .field("lock", &self.lock())
+            .field("index", &self.index())
+            .field("offset", &self.offset())
+            .field("pmc_width", &self.pmc_width())
+            .field("cap_user_rdpmc", &self.cap_user_rdpmc())
+            .finish()
+    }
+}
+
+/// Whether this build can execute `rdpmc` ([`rdpmc`] exists): x86_64 only.
+pub const RDPMC_AVAILABLE: bool = cfg!(target_arch = "x86_64");
+
+/// Reads hardware performance counter `counter` with the `rdpmc`
+/// instruction, after an `lfence` so that it is not executed before the
+/// instructions preceding it have completed.
+///
+/// Only meaningful where a mapped page of one of this thread's counters says
+/// `cap_user_rdpmc` and `index == counter + 1` (read it under the seqlock:
+/// [`crate::rdpmc::read_counter`]). Where the kernel has not enabled user
+/// `rdpmc` the CPU raises a general-protection fault and the process dies of
+/// `SIGSEGV`: a crash, not undefined behaviour.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub fn rdpmc(counter: u32) -> u64 {
+    let (lo, hi): (u32, u32);
+    // SAFETY: `lfence` and `rdpmc` read no memory and write none; `rdpmc`
+    // reads the counter selected by ECX into EDX:EAX, both declared as
+    // outputs, and neither instruction touches the stack or the flags. An
+    // unpermitted read faults (SIGSEGV) rather than returning garbage. The
+    // block is not `nomem`, so it also orders the compiler's memory accesses
+    // around it, as the seqlock loop needs.
+    unsafe {
+        std::arch::asm!(
+            "lfence",
+            "rdpmc",
+            in("ecx") counter,
+            out("eax") lo,
+            out("edx") hi,
+            options(nostack, preserves_flags),
+        );
+    }
+    (u64::from(hi) << 32) | u64::from(lo)
 }
 
 /// The content of `/proc/sys/kernel/perf_event_paranoid`, if readable.

@@ -483,3 +483,103 @@ fn list_events_shows_what_opens_here() {
     );
     assert!(lines.contains(&"software events:"), "{}", run.stdout);
 }
+
+#[test]
+fn per_iteration_mode_counts_exactly_sixteen_faults_on_every_iteration() {
+    for events in ["task-clock,page-faults", "page-faults,task-clock"] {
+        let (run, lines) = run_json(&[
+            "--exact", "touch_16", "--events", events, "--mode", "per-iter",
+        ]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let v = &lines[0];
+        assert_eq!(v["mode"], "per-iter");
+        let path = v["read_path"].as_str().unwrap();
+        if !perfbench::event::has_cpu_pmu() {
+            assert_eq!(path, "read()", "software events cannot be read with rdpmc");
+        }
+        let faults = &v["metrics"]["page-faults"];
+        for stat in ["estimate", "min", "p25", "median", "p75", "max"] {
+            assert_eq!(faults[stat].as_f64(), Some(16.0), "{events}: {stat} in {v}");
+        }
+        // every stored iteration, one by one
+        let samples = v["samples"].as_u64().unwrap();
+        assert_eq!(
+            samples,
+            v["iterations"].as_u64().unwrap(),
+            "one iteration per stored sample"
+        );
+        assert!(samples >= 10, "{v}");
+        let wall = &v["metrics"]["wall-time"];
+        assert!(
+            wall["min"].as_f64().unwrap() > 0.0 && wall["p25"].as_f64() <= wall["p75"].as_f64()
+        );
+    }
+}
+
+#[test]
+fn the_measurement_overhead_is_reported_and_can_be_subtracted() {
+    let (run, lines) = run_json(&[
+        "--exact",
+        "touch_16",
+        "--events",
+        "page-faults",
+        "--subtract-overhead",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v = &lines[0];
+    let faults = &v["metrics"]["page-faults"];
+    assert_eq!(
+        faults["overhead"], 0.0,
+        "an empty routine takes no page faults"
+    );
+    assert_eq!(faults["estimate"], 16.0);
+    assert_eq!(faults["raw_estimate"], 16.0);
+    let wall = &v["metrics"]["wall-time"];
+    let (raw, overhead, corrected) = (
+        wall["raw_estimate"].as_f64().unwrap(),
+        wall["overhead"].as_f64().unwrap(),
+        wall["estimate"].as_f64().unwrap(),
+    );
+    assert!(overhead >= 0.0);
+    assert_eq!(corrected, (raw - overhead).max(0.0), "{wall}");
+}
+
+#[test]
+fn msr_tsc_ticks_agree_with_task_clock() {
+    if !Path::new("/sys/bus/event_source/devices/msr/events/tsc").exists() {
+        eprintln!("skipped: this kernel exposes no msr PMU");
+        return;
+    }
+    let (run, lines) = run_json(&["--exact", "touch_16", "--events", "task-clock,msr/tsc/"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let m = &lines[0]["metrics"];
+    let ticks = m["msr/tsc/"]["median"].as_f64().unwrap();
+    let ns = m["task-clock"]["median"].as_f64().unwrap();
+    assert_eq!(m["msr/tsc/"]["unit"], "count");
+    // The TSC ticks at a fixed rate between 0.5 and 6 GHz on any x86 made
+    // this century: ticks per task-clock nanosecond must lie in that range.
+    let ghz = ticks / ns;
+    assert!(
+        (0.5..6.0).contains(&ghz),
+        "{ticks} ticks in {ns} ns = {ghz} GHz"
+    );
+}
+
+#[test]
+fn list_events_shows_dynamic_pmus() {
+    if !Path::new("/sys/bus/event_source/devices/msr/events/tsc").exists() {
+        eprintln!("skipped: this kernel exposes no msr PMU");
+        return;
+    }
+    let run = bench_binary(&["--list-events"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("msr/tsc/"))
+        .unwrap_or_else(|| panic!("no msr/tsc/ in\n{}", run.stdout));
+    assert!(
+        !line.contains("not countable"),
+        "msr/tsc/ counts per task here: {line}"
+    );
+}

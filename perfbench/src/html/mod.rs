@@ -993,6 +993,7 @@ mod tests {
             cpu_model: r.cpu_model.into(),
             kernel: "6.18.0".into(),
             cpu: Some(1),
+            ..Default::default()
         };
         let run = StoredRun::new(&events, &m, env, r.id);
         store.save(&run, slot, &analyze(r.id, &events, &m)).unwrap();

@@ -43,6 +43,9 @@ pub struct BenchResult {
     /// In per-iteration mode, how the counters were read around each
     /// iteration; `None` in batch mode.
     pub read_path: Option<ReadPath>,
+    /// The events measured together, one pass per group, where they did not
+    /// fit one group; empty otherwise.
+    pub groups: Vec<Vec<String>>,
     /// The measurement's own cost per iteration and the raw estimate, per
     /// metric; with `--subtract-overhead` it was taken off `metrics`.
     pub overhead: Vec<Overhead>,
@@ -79,6 +82,7 @@ pub fn analyze(id: &str, events: &[Event], m: &Measurement) -> BenchResult {
             .count(),
         throughput: m.throughput,
         read_path: None,
+        groups: Vec::new(),
         overhead: Vec::new(),
     }
 }

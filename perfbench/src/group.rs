@@ -11,6 +11,7 @@
 
 use std::fmt;
 use std::io;
+use std::ops::Range;
 use std::os::fd::{AsFd, OwnedFd};
 
 use crate::event::{Event, Source};
@@ -142,6 +143,40 @@ impl OpenError {
             _ => OpenError::Other { event: name, error },
         }
     }
+}
+
+/// Splits `n` events, in their order, into consecutive groups that `open`
+/// accepts, each as large as it will take: a group grows one event at a
+/// time until opening it fails. `open(range)` opens those events as one
+/// group. Fails only if an event cannot be opened even alone.
+pub fn split_into_groups<G, E>(
+    n: usize,
+    mut open: impl FnMut(Range<usize>) -> Result<G, E>,
+) -> Result<Vec<(G, Range<usize>)>, E> {
+    let mut groups = Vec::new();
+    let mut start = 0;
+    while start < n {
+        let mut group = open(start..start + 1)?;
+        let mut end = start + 1;
+        while end < n {
+            match open(start..end + 1) {
+                Ok(larger) => {
+                    group = larger;
+                    end += 1;
+                }
+                Err(_) => break,
+            }
+        }
+        groups.push((group, start..end));
+        start = end;
+    }
+    Ok(groups)
+}
+
+/// Opens `events` in as few groups as the PMUs hold, for separate passes
+/// over the same benchmark; never multiplexed within a pass by design.
+pub fn open_groups(events: &[Event]) -> Result<Vec<(CounterGroup, Range<usize>)>, OpenError> {
+    split_into_groups(events.len(), |range| CounterGroup::open(&events[range]))
 }
 
 /// Opens `event` alone and closes it again: whether this machine can count it.
@@ -482,6 +517,48 @@ mod tests {
         std::hint::black_box(touch_fresh_pages(8));
         group.disable().unwrap();
         assert_eq!(group.read().unwrap().since(&after).values, vec![8, 8]);
+    }
+
+    #[test]
+    fn events_are_split_into_the_fewest_groups_the_pmu_takes() {
+        // A fake PMU that holds three counters at a time.
+        let mut attempts = Vec::new();
+        let groups = split_into_groups(7, |r: Range<usize>| {
+            attempts.push(r.clone());
+            if r.len() <= 3 {
+                Ok(r.len())
+            } else {
+                Err("too many")
+            }
+        })
+        .unwrap();
+        let ranges: Vec<Range<usize>> = groups.iter().map(|(_, r)| r.clone()).collect();
+        assert_eq!(ranges, [0..3, 3..6, 6..7]);
+        assert_eq!(
+            groups.iter().map(|(g, _)| *g).collect::<Vec<_>>(),
+            [3, 3, 1]
+        );
+        assert!(!attempts.iter().any(|r| r.len() > 4), "{attempts:?}");
+        // An event that does not open alone is an error, not an empty group.
+        let e = split_into_groups(
+            2,
+            |r: Range<usize>| if r.contains(&1) { Err(r) } else { Ok(()) },
+        );
+        assert_eq!(e.unwrap_err(), 1..2);
+        // Everything fits: one group.
+        let one = split_into_groups(4, |r: Range<usize>| Ok::<_, ()>(r.len())).unwrap();
+        assert_eq!(one.len(), 1);
+        assert_eq!(one[0].1, 0..4);
+    }
+
+    #[test]
+    fn software_events_open_as_one_group() {
+        let events =
+            parse_list("task-clock,page-faults,minor-faults,context-switches,cpu-migrations")
+                .unwrap();
+        let groups = open_groups(&events).unwrap();
+        assert_eq!(groups.len(), 1);
+        assert_eq!(groups[0].1, 0..5);
     }
 
     #[test]

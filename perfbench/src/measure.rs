@@ -113,8 +113,9 @@ pub struct Bencher<'a> {
 enum Target<'a> {
     /// Run the routine once, as a test.
     Once,
-    /// Measure it with these counters.
-    Counters(&'a Config, &'a mut CounterGroup),
+    /// Measure it with these counters; with a step, sample `i` runs
+    /// `i · step` iterations instead of a step chosen from the warm-up.
+    Counters(&'a Config, &'a mut CounterGroup, Option<u64>),
     /// Measure each iteration on its own with these counters.
     PerIter(&'a Config, &'a mut CounterGroup),
 }
@@ -211,7 +212,9 @@ impl Bencher<'_> {
         }
         let outcome = match &mut self.target {
             Target::Once => run(1, None).map(|_| Vec::new()),
-            Target::Counters(config, group) => sample_linearly(config, group, &mut run),
+            Target::Counters(config, group, step) => {
+                sample_linearly(config, group, *step, &mut run)
+            }
             Target::PerIter(..) => unreachable!("per-iteration targets use drive_per_iter"),
         };
         self.outcome = Some(outcome.map(Outcome::Batch).map_err(MeasureError::Counters));
@@ -252,6 +255,7 @@ fn stop(group: Option<&CounterGroup>) -> io::Result<()> {
 fn sample_linearly<F>(
     config: &Config,
     group: &mut CounterGroup,
+    step: Option<u64>,
     run: &mut F,
 ) -> io::Result<Vec<Sample>>
 where
@@ -274,7 +278,7 @@ where
     let count = config.sample_count.max(1);
     let triangle = (count * (count + 1) / 2) as f64;
     let d = (config.measurement.as_nanos() as f64 / (ns_per_iter * triangle)).ceil();
-    let d = (d as u64).max(1);
+    let d = step.unwrap_or(d as u64).max(1);
 
     let mut samples = Vec::with_capacity(count as usize);
     let mut last = group.read()?;
@@ -298,8 +302,20 @@ pub fn measure(
     group: &mut CounterGroup,
     bench: impl FnOnce(&mut Bencher<'_>),
 ) -> Result<Measurement, MeasureError> {
+    measure_with_step(config, group, None, bench)
+}
+
+/// [`measure`] with the sampling step fixed: sample `i` runs `i · step`
+/// iterations. Passes over the same benchmark with other counter groups use
+/// the first pass's step, so that their samples line up one to one.
+pub fn measure_with_step(
+    config: &Config,
+    group: &mut CounterGroup,
+    step: Option<u64>,
+    bench: impl FnOnce(&mut Bencher<'_>),
+) -> Result<Measurement, MeasureError> {
     let mut b = Bencher {
-        target: Target::Counters(config, group),
+        target: Target::Counters(config, group, step),
         throughput: None,
         outcome: None,
     };
@@ -352,6 +368,24 @@ pub struct PerIterMeasurement {
     /// Reads on the `rdpmc` path that found a counter off its hardware
     /// counter and used one group `read()` instead.
     pub fallback_reads: u64,
+}
+
+impl Measurement {
+    /// Adds the counts of a later pass over the same benchmark with another
+    /// counter group, sample by sample (the passes share their step, so the
+    /// samples line up). Wall time stays the first pass's; a sample keeps
+    /// the times of whichever pass was multiplexed most.
+    pub fn merge_pass(&mut self, later: &Measurement) {
+        for (s, t) in self.samples.iter_mut().zip(&later.samples) {
+            debug_assert_eq!(s.iterations, t.iterations, "passes share their step");
+            s.counts.values.extend_from_slice(&t.counts.values);
+            let share = |c: &Counts| c.time_running as f64 / c.time_enabled.max(1) as f64;
+            if share(&t.counts) < share(&s.counts) {
+                s.counts.time_enabled = t.counts.time_enabled;
+                s.counts.time_running = t.counts.time_running;
+            }
+        }
+    }
 }
 
 impl PerIterMeasurement {
@@ -647,6 +681,40 @@ mod tests {
                 (stats.slope.point, stats.min, stats.max),
                 (16.0, 16.0, 16.0)
             );
+        }
+    }
+
+    #[test]
+    fn passes_with_a_shared_step_merge_sample_by_sample() {
+        let mut first = CounterGroup::open(&parse_list("page-faults").unwrap()).unwrap();
+        let mut second =
+            CounterGroup::open(&parse_list("minor-faults,task-clock").unwrap()).unwrap();
+        let bench = |b: &mut Bencher<'_>| b.iter(|| touch_fresh_pages(4));
+        let mut m = measure(&quick(), &mut first, bench).unwrap();
+        let step = m.samples[0].iterations;
+        let later = measure_with_step(&quick(), &mut second, Some(step), bench).unwrap();
+        assert_eq!(
+            later
+                .samples
+                .iter()
+                .map(|s| s.iterations)
+                .collect::<Vec<_>>(),
+            m.samples.iter().map(|s| s.iterations).collect::<Vec<_>>()
+        );
+        m.merge_pass(&later);
+        for s in &m.samples {
+            assert_eq!(s.counts.values.len(), 3);
+            assert_eq!(
+                s.counts.values[0],
+                4 * s.iterations,
+                "page-faults from the first pass"
+            );
+            assert_eq!(
+                s.counts.values[1],
+                4 * s.iterations,
+                "minor-faults from the second"
+            );
+            assert!(s.counts.values[2] > 0, "task-clock from the second");
         }
     }
 

@@ -319,6 +319,9 @@ pub fn json_line(
         "multiplexed_samples": r.multiplexed_samples,
         "metrics": metrics,
     });
+    if !r.groups.is_empty() {
+        obj["groups"] = json!(r.groups);
+    }
     if let Some(path) = r.read_path {
         obj["read_path"] = json!(path.name());
     }
@@ -374,6 +377,7 @@ mod tests {
             multiplexed_samples: 0,
             throughput: None,
             read_path: None,
+            groups: Vec::new(),
             overhead: Vec::new(),
         }
     }

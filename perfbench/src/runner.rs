@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
+use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -220,7 +221,7 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
             .collect(),
         None => events,
     };
-    let mut group = CounterGroup::open(&events).map_err(|e| {
+    let mut groups = group::open_groups(&events).map_err(|e| {
         format!("{e} (together with the other events: a PMU holds only so many counters at once; ask for fewer)")
     })?;
 
@@ -254,7 +255,14 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
     let mut regressions = Vec::new();
     let mut measured = Vec::new();
     let mut read_paths = BTreeSet::new();
-    let overhead = calibrate(options, &mut group, &events)?;
+    if options.per_iter && groups.len() > 1 {
+        return Err(format!(
+            "--mode per-iter needs events that fit one counter group; these need {}: {}",
+            groups.len(),
+            together(&groups, &events)
+        ));
+    }
+    let overhead = calibrate(options, &mut groups, &events)?;
 
     let format = options.output_format;
     let color = match options.color {
@@ -289,6 +297,16 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
             cpu.map_or("not pinned".into(), |c| format!("pinned to CPU {c}"))
         );
         println!("{}", wrap("perfbench: ", &environment.summary(), width));
+        if groups.len() > 1 {
+            println!(
+                "{}",
+                wrap(
+                    "perfbench: more events than the PMU holds at once, measured in one pass per group: ",
+                    &together(&groups, &events),
+                    width
+                )
+            );
+        }
         let costs: Vec<String> = overhead
             .iter()
             .zip(&metric_units)
@@ -321,10 +339,12 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
             let _ = std::io::stderr().flush();
         }
         let started = Instant::now();
-        let outcome = catch(|| measure_one(options, &mut group, e.bench.run));
+        let outcome = catch(|| measure_one(options, &mut groups, e.bench.run));
         let took = started.elapsed();
         // A panic may have left the group running.
-        let _ = group.disable();
+        for (group, _) in &groups {
+            let _ = group.disable();
+        }
         if progress {
             eprint!("\r\x1b[K");
         }
@@ -334,6 +354,12 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
                     eprintln!("{warning}");
                 }
                 let mut result = analyze(&e.id, &events, &m);
+                if groups.len() > 1 {
+                    result.groups = groups
+                        .iter()
+                        .map(|(_, r)| events[r.clone()].iter().map(|e| e.name.clone()).collect())
+                        .collect();
+                }
                 if let Some((path, multiplexed)) = read_path {
                     result.read_path = Some(path);
                     result.multiplexed_samples = multiplexed;
@@ -470,12 +496,17 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
     })
 }
 
-/// Measures one benchmark in the mode asked for; per-iteration mode also
-/// says how it read the counters and in how many samples the group was
-/// multiplexed.
+/// Counter groups with the positions of their events in the event list:
+/// one pass over each benchmark per group.
+type Groups = Vec<(CounterGroup, Range<usize>)>;
+
+/// Measures one benchmark in the mode asked for, one pass per group;
+/// per-iteration mode (one group only) also says how it read the counters
+/// and in how many samples the group was multiplexed.
+#[allow(clippy::type_complexity)]
 fn measure_one(
     options: &Options,
-    group: &mut CounterGroup,
+    groups: &mut Groups,
     bench: fn(&mut crate::measure::Bencher<'_>),
 ) -> Result<
     (
@@ -485,21 +516,33 @@ fn measure_one(
     measure::MeasureError,
 > {
     if options.per_iter {
-        let pm = measure::measure_per_iter(&options.config, group, bench)?;
-        Ok((
+        let pm = measure::measure_per_iter(&options.config, &mut groups[0].0, bench)?;
+        return Ok((
             pm.as_measurement(),
             Some((pm.read_path, pm.multiplexed as usize)),
-        ))
-    } else {
-        Ok((measure::measure(&options.config, group, bench)?, None))
+        ));
     }
+    let mut passes = groups.iter_mut();
+    let (first, _) = passes.next().expect("at least one group");
+    let mut m = measure::measure(&options.config, first, bench)?;
+    // Later passes take the first pass's step, so their samples line up.
+    let step = m.samples.first().map(|s| s.iterations);
+    for (group, _) in passes {
+        m.merge_pass(&measure::measure_with_step(
+            &options.config,
+            group,
+            step,
+            bench,
+        )?);
+    }
+    Ok((m, None))
 }
 
 /// The measurement's own cost per iteration and metric, measured on an
-/// empty routine in the same mode with the same events.
+/// empty routine in the same mode with the same groups.
 fn calibrate(
     options: &Options,
-    group: &mut CounterGroup,
+    groups: &mut Groups,
     events: &[Event],
 ) -> Result<Vec<(String, f64)>, String> {
     let config = measure::Config {
@@ -508,19 +551,45 @@ fn calibrate(
         sample_count: options.config.sample_count,
     };
     let fail = |e: measure::MeasureError| format!("calibrating on an empty routine: {e}");
-    let result = if options.per_iter {
-        let pm = measure::calibrate_per_iter(&config, group).map_err(fail)?;
-        let mut r = analyze("(empty)", events, &pm.as_measurement());
-        r.read_path = Some(pm.read_path);
-        r
-    } else {
-        analyze(
-            "(empty)",
-            events,
-            &measure::calibrate(&config, group).map_err(fail)?,
-        )
+    let mut overhead = Vec::new();
+    for (pass, (group, range)) in groups.iter_mut().enumerate() {
+        let events = &events[range.clone()];
+        let result = if options.per_iter {
+            let pm = measure::calibrate_per_iter(&config, group).map_err(fail)?;
+            let mut r = analyze("(empty)", events, &pm.as_measurement());
+            r.read_path = Some(pm.read_path);
+            r
+        } else {
+            analyze(
+                "(empty)",
+                events,
+                &measure::calibrate(&config, group).map_err(fail)?,
+            )
+        };
+        // Wall time is the first pass's, as in the measurement.
+        overhead.extend(
+            analysis::overhead(&result)
+                .into_iter()
+                .skip(usize::from(pass > 0)),
+        );
+    }
+    Ok(overhead)
+}
+
+/// The events of each group, as `[a, b], [c]`.
+fn together(groups: &Groups, events: &[Event]) -> String {
+    let names = |r: &Range<usize>| {
+        events[r.clone()]
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
     };
-    Ok(analysis::overhead(&result))
+    groups
+        .iter()
+        .map(|(_, r)| format!("[{}]", names(r)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `text`'s comma-separated parts after `prefix`, wrapped to `width`

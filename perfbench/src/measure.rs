@@ -252,6 +252,22 @@ fn stop(group: Option<&CounterGroup>) -> io::Result<()> {
     group.map_or(Ok(()), CounterGroup::disable)
 }
 
+/// Warm-up: runs `run(n)` in doubling batches until the warm-up time is
+/// spent, and returns how long one iteration took, all costs included.
+fn warm_up(config: &Config, mut run: impl FnMut(u64) -> io::Result<()>) -> io::Result<f64> {
+    let start = Instant::now();
+    let (mut n, mut done) = (1u64, 0u64);
+    loop {
+        run(n)?;
+        done += n;
+        if start.elapsed() >= config.warm_up {
+            break;
+        }
+        n = n.saturating_mul(2);
+    }
+    Ok((start.elapsed().as_nanos() as f64 / done as f64).max(1e-3))
+}
+
 fn sample_linearly<F>(
     config: &Config,
     group: &mut CounterGroup,
@@ -261,19 +277,7 @@ fn sample_linearly<F>(
 where
     F: FnMut(u64, Option<&CounterGroup>) -> io::Result<Duration>,
 {
-    // Warm-up: doubling batches until the time is spent; it also tells how
-    // long one iteration takes, all costs included.
-    let warm_start = Instant::now();
-    let (mut n, mut done) = (1u64, 0u64);
-    loop {
-        run(n, Some(group))?;
-        done += n;
-        if warm_start.elapsed() >= config.warm_up {
-            break;
-        }
-        n = n.saturating_mul(2);
-    }
-    let ns_per_iter = (warm_start.elapsed().as_nanos() as f64 / done as f64).max(1e-3);
+    let ns_per_iter = warm_up(config, |n| run(n, Some(group)).map(drop))?;
 
     let count = config.sample_count.max(1);
     let triangle = (count * (count + 1) / 2) as f64;
@@ -506,17 +510,7 @@ where
     };
     b.reader.group().disable()?;
 
-    let warm_start = Instant::now();
-    let (mut n, mut done) = (1u64, 0u64);
-    loop {
-        b.run_enabled(n, one)?;
-        done += n;
-        if warm_start.elapsed() >= config.warm_up {
-            break;
-        }
-        n = n.saturating_mul(2);
-    }
-    let ns_per_iter = (warm_start.elapsed().as_nanos() as f64 / done as f64).max(1e-3);
+    let ns_per_iter = warm_up(config, |n| b.run_enabled(n, one).map(drop))?;
 
     let count = config.sample_count.max(1);
     let cap = (MAX_STORED_ITERATIONS / count).max(1);

@@ -63,6 +63,8 @@ pub struct Options {
     pub events: Option<String>,
     /// CPU to pin to; `None` pins to the CPU the run starts on.
     pub cpu: Option<usize>,
+    /// `--cpu-type`: pin to a CPU of this hybrid core type.
+    pub cpu_type: Option<String>,
     /// Do not pin at all.
     pub no_pin: bool,
     /// Warm-up, measurement time and sample count.
@@ -130,6 +132,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "events", value: Some("SPEC"), help: "comma-separated events, perf's spelling", apply: |p, v| { p.o().events = Some(v.into()); Ok(()) } },
     Flag { name: "list-events", value: None, help: "list the events this machine can count", apply: |p, _| { p.o().list_events = true; Ok(()) } },
     Flag { name: "cpu", value: Some("N"), help: "pin the measuring thread to CPU N", apply: |p, v| { p.o().cpu = Some(number(v, "--cpu")?); Ok(()) } },
+    Flag { name: "cpu-type", value: Some("core|atom"), help: "on hybrid CPUs, pin to a core of this type", apply: |p, v| { p.o().cpu_type = Some(v.into()); Ok(()) } },
     Flag { name: "no-pin", value: None, help: "do not pin the measuring thread", apply: |p, _| { p.o().no_pin = true; Ok(()) } },
     Flag { name: "sample-count", value: Some("N"), help: "samples per benchmark (default 50)", apply: |p, v| { p.sample_count = Some(positive(v, "--sample-count")?); Ok(()) } },
     Flag { name: "warm-up-time", value: Some("S"), help: "warm-up seconds (default 0.15)", apply: |p, v| { p.warm_up = Some(seconds(v, "--warm-up-time")?); Ok(()) } },
@@ -238,6 +241,7 @@ pub fn parse(
             mode: RunMode::Test,
             events: None,
             cpu: None,
+            cpu_type: None,
             no_pin: false,
             config: Config::default(),
             output_format: OutputFormat::Pretty,

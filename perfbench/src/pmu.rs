@@ -477,9 +477,53 @@ pub fn hybrid_type_for_cpu(root: &Path, cpu: u32) -> Option<u32> {
     })
 }
 
+/// For `--cpu-type`: the first CPU of the hybrid PMU `name` (`cpu_core`
+/// or `cpu_atom`; `core` and `atom` for short) among `allowed`.
+pub fn cpu_of_type(root: &Path, name: &str, allowed: &[usize]) -> Result<usize, String> {
+    let full = if name.starts_with("cpu_") {
+        name.to_string()
+    } else {
+        format!("cpu_{name}")
+    };
+    if !HYBRID_PMUS.contains(&full.as_str()) {
+        return Err(format!(
+            "--cpu-type takes core or atom (cpu_core, cpu_atom), not `{name}`"
+        ));
+    }
+    let pmu = Pmu::load(root, &full)
+        .map_err(|_| format!("--cpu-type {name}: no `{full}` PMU here (not a hybrid CPU)"))?;
+    let cpus = pmu.cpus.unwrap_or_default();
+    cpus.iter()
+        .map(|&c| c as usize)
+        .find(|c| allowed.contains(c))
+        .ok_or_else(|| {
+            format!("--cpu-type {name}: none of its CPUs {cpus:?} is allowed to this process")
+        })
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn cpu_types_pick_an_allowed_cpu_of_that_pmu() {
+        let t = intel_hybrid();
+        let all: Vec<usize> = (0..20).collect();
+        assert_eq!(cpu_of_type(&t.0, "core", &all), Ok(0));
+        assert_eq!(cpu_of_type(&t.0, "cpu_atom", &all), Ok(8));
+        assert_eq!(cpu_of_type(&t.0, "atom", &[3, 12]), Ok(12));
+        assert!(cpu_of_type(&t.0, "atom", &[0, 1])
+            .unwrap_err()
+            .contains("none of its CPUs"));
+        assert!(cpu_of_type(&t.0, "big", &all)
+            .unwrap_err()
+            .contains("not `big`"));
+        let amd = FakeTree::new("no-hybrid");
+        amd.file("cpu/type", "4\n");
+        assert!(cpu_of_type(&amd.0, "core", &all)
+            .unwrap_err()
+            .contains("not a hybrid CPU"));
+    }
 
     /// A temporary directory removed on drop.
     pub(crate) struct FakeTree(pub PathBuf);

@@ -209,7 +209,21 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
     let pin = if options.no_pin {
         None
     } else {
-        Some(ThreadPin::new(options.cpu)?)
+        let cpu = match (&options.cpu_type, options.cpu) {
+            (Some(_), Some(_)) => return Err("--cpu and --cpu-type exclude each other".into()),
+            (Some(kind), None) => {
+                let allowed = crate::sys::thread_affinity()
+                    .map_err(|e| format!("cannot read the CPU affinity: {e}"))?
+                    .cpus();
+                Some(crate::pmu::cpu_of_type(
+                    crate::pmu::live_root(),
+                    kind,
+                    &allowed,
+                )?)
+            }
+            (None, cpu) => cpu,
+        };
+        Some(ThreadPin::new(cpu)?)
     };
     let cpu = pin.as_ref().map(ThreadPin::cpu);
     // On hybrid CPUs, generalized events go to the PMU of the pinned core.

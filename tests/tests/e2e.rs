@@ -450,6 +450,14 @@ fn bad_options_are_one_line_errors() {
             &["--cpu", "100000", "--events", "page-faults", "touch_16"],
             "cannot pin to CPU 100000",
         ),
+        (
+            &["--cpu-type", "big", "--events", "page-faults", "touch_16"],
+            "--cpu-type takes core or atom",
+        ),
+        (
+            &["--mode", "per-iter", "--events", "page-faults,cyclez"],
+            "event `cyclez`",
+        ),
     ] {
         let run = bench_binary(args);
         assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);

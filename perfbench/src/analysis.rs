@@ -1,6 +1,6 @@
 //! From a measurement's samples to per-iteration figures per metric.
 
-use crate::event::{Event, Unit};
+use crate::event::{Event, Scale, Unit};
 use crate::group::ReadPath;
 use crate::measure::{Measurement, Throughput};
 use crate::stats::{analyze_metric, Bootstrap, Statistics};
@@ -18,6 +18,9 @@ pub struct Metric {
     pub unit: Unit,
     /// Per-iteration figures with their confidence intervals.
     pub stats: Statistics,
+    /// The PMU's `.scale` and `.unit` for the event, applied where the
+    /// figures are shown; the statistics stay in raw counts.
+    pub scale: Option<Scale>,
 }
 
 /// The analysed result of one benchmark.
@@ -60,6 +63,7 @@ pub fn analyze(id: &str, events: &[Event], m: &Measurement) -> BenchResult {
         name: WALL_TIME.to_string(),
         unit: Unit::Nanoseconds,
         stats: analyze_metric(&x, &wall, &bootstrap),
+        scale: None,
     }];
     for (i, event) in events.iter().enumerate() {
         let y: Vec<u64> = m.samples.iter().map(|s| s.counts.values[i]).collect();
@@ -67,6 +71,7 @@ pub fn analyze(id: &str, events: &[Event], m: &Measurement) -> BenchResult {
             name: event.name.clone(),
             unit: event.unit,
             stats: analyze_metric(&x, &y, &bootstrap),
+            scale: event.scale.clone(),
         });
     }
     BenchResult {

@@ -184,7 +184,10 @@ impl Table {
         let mut values: Vec<String> = r
             .metrics
             .iter()
-            .map(|m| format_value(m.stats.slope.point, m.unit))
+            .map(|m| match &m.scale {
+                Some(s) => format!("{} {}", four_digits(m.stats.slope.point * s.factor), s.unit),
+                None => format_value(m.stats.slope.point, m.unit),
+            })
             .collect();
         if self.headers.len() > values.len() {
             let ipc = crate::analysis::derived_value(r, "IPC");
@@ -365,6 +368,7 @@ mod tests {
                 .map(|&(n, unit, v)| Metric {
                     name: n.into(),
                     unit,
+                    scale: None,
                     // An exact line through the origin: every figure is `v`.
                     stats: analyze_metric(
                         &[2, 4, 6],
@@ -429,6 +433,44 @@ mod tests {
         assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
         assert!(text.contains("IPC") && text.contains("2.50"), "{text}");
         assert!(text.contains("cache-references"), "{text}");
+    }
+
+    #[test]
+    fn scaled_pmu_events_show_in_their_unit_and_keep_raw_counts() {
+        let tree = crate::pmu::tests::intel_hybrid();
+        let events = crate::event::parse_list_in("power/energy-pkg/", &tree.0).unwrap();
+        let factor = 1.0 / 4294967296.0; // the file says 2.3283064365386962890625e-10 = 2^-32
+        assert_eq!(
+            events[0]
+                .scale
+                .as_ref()
+                .map(|s| (s.factor, s.unit.as_str())),
+            Some((factor, "Joules"))
+        );
+        let m = crate::measure::Measurement {
+            samples: (1..=3)
+                .map(|i| crate::measure::Sample {
+                    iterations: i,
+                    wall_ns: 100 * i,
+                    counts: crate::group::Counts {
+                        time_enabled: 1,
+                        time_running: 1,
+                        values: vec![(1u64 << 32) * i],
+                    },
+                })
+                .collect(),
+            throughput: None,
+        };
+        let r = crate::analysis::analyze("x", &events, &m);
+        let env = Environment::default();
+        let v: Value = serde_json::from_str(&json_line(&r, &env, None)).unwrap();
+        let metric = &v["metrics"]["power/energy-pkg/"];
+        assert_eq!(metric["estimate"], 4294967296.0, "raw counts per iteration");
+        assert_eq!(metric["scaled"]["unit"], "Joules");
+        assert_eq!(metric["scaled"]["estimate"], 4294967296.0 * factor);
+        let names = vec!["wall-time".to_string(), "power/energy-pkg/".to_string()];
+        let row = Table::new(&["x"], &names, false, 120, false).row(&r);
+        assert!(row.contains("1.000 Joules"), "{row}");
     }
 
     #[test]

@@ -352,6 +352,17 @@ pub fn estimates_json(result: &BenchResult) -> Map<String, Value> {
     let mut metrics = Map::new();
     for m in &result.metrics {
         let s = &m.stats;
+        let scaled = m.scale.as_ref().map(|sc| {
+            json!({
+                "unit": sc.unit,
+                "factor": sc.factor,
+                "estimate": s.slope.point * sc.factor,
+                "ci": [s.slope.ci.low * sc.factor, s.slope.ci.high * sc.factor],
+                "median": s.median.point * sc.factor,
+                "min": s.min * sc.factor,
+                "max": s.max * sc.factor,
+            })
+        });
         let ci = |e: &Estimate| [e.ci.low, e.ci.high];
         metrics.insert(
             m.name.clone(),
@@ -381,6 +392,9 @@ pub fn estimates_json(result: &BenchResult) -> Map<String, Value> {
                 },
             }),
         );
+        if let Some(scaled) = scaled {
+            metrics[&m.name]["scaled"] = scaled;
+        }
     }
     metrics
 }

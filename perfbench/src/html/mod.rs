@@ -175,6 +175,7 @@ fn load(
             name: s.name.clone(),
             unit: s.unit,
             stats: analyze_metric(&run.iterations, &s.totals, &bootstrap),
+            scale: None,
         })
         .collect();
     let (baseline, problem) = match against {

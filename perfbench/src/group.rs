@@ -176,7 +176,27 @@ pub fn split_into_groups<G, E>(
 /// Opens `events` in as few groups as the PMUs hold, for separate passes
 /// over the same benchmark; never multiplexed within a pass by design.
 pub fn open_groups(events: &[Event]) -> Result<Vec<(CounterGroup, Range<usize>)>, OpenError> {
-    split_into_groups(events.len(), |range| CounterGroup::open(&events[range]))
+    split_into_groups(events.len(), |range| {
+        let alone = range.len() == 1;
+        let mut group = CounterGroup::open(&events[range])?;
+        // A group the kernel accepts may still not fit the PMU at once: it
+        // would be multiplexed. A single event is kept (and flagged later).
+        match group.is_scheduled_whole() {
+            Ok(true) => Ok(group),
+            Ok(false) if alone => Ok(group),
+            Ok(false) => Err(OpenError::Other {
+                event: group
+                    .events
+                    .last()
+                    .map_or_else(String::new, |e| e.name.clone()),
+                error: io::Error::other("the group would be multiplexed"),
+            }),
+            Err(error) => Err(OpenError::Other {
+                event: group.events[0].name.clone(),
+                error,
+            }),
+        }
+    })
 }
 
 /// Opens `event` alone and closes it again: whether this machine can count it.
@@ -218,6 +238,20 @@ impl CounterGroup {
             _members: members,
             ids,
         })
+    }
+
+    /// Whether the group is on the PMU all the time it is enabled: runs it
+    /// for a moment and compares `time_running` with `time_enabled`.
+    pub fn is_scheduled_whole(&mut self) -> io::Result<bool> {
+        let before = self.read()?;
+        self.enable()?;
+        let start = std::time::Instant::now();
+        while start.elapsed() < std::time::Duration::from_micros(200) {
+            std::hint::spin_loop();
+        }
+        self.disable()?;
+        let probe = self.read()?.since(&before);
+        Ok(probe.time_running >= probe.time_enabled)
     }
 
     /// The events of the group, in the order of [`Counts::values`].

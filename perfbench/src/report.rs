@@ -166,8 +166,10 @@ impl Table {
         } else {
             let mut out = format!("  {against}:");
             let mut used = visible(&out);
-            for (m, cell) in r.metrics.iter().zip(&cells) {
-                let part = format!(" {} {cell}", m.name);
+            let last = r.metrics.len().saturating_sub(1);
+            for (i, (m, cell)) in r.metrics.iter().zip(&cells).enumerate() {
+                let comma = if i < last { "," } else { "" };
+                let part = format!(" {} {cell}{comma}", m.name);
                 if used + visible(&part) > self.width {
                     out.push_str("\n   ");
                     used = 3;

@@ -11,6 +11,9 @@ use std::hint::black_box;
 use std::thread;
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::Noise;
 use perfbench::stats::{analyze_metric, compare, Bootstrap, Statistics};
 
 const BENCHMARKS: usize = 100;
@@ -21,26 +24,6 @@ struct Series {
     iterations: Vec<u64>,
     totals: Vec<u64>,
     noisy: bool,
-}
-
-/// xorshift64*: the bench's own noise, independent of the library's.
-struct Noise(u64);
-
-impl Noise {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Roughly normal (a sum of four uniforms), mean 0, in `[-2, 2]`.
-    fn centred(&mut self) -> f64 {
-        (0..4)
-            .map(|_| (self.next() >> 11) as f64 / (1u64 << 53) as f64)
-            .sum::<f64>()
-            - 2.0
-    }
 }
 
 fn synthetic(noise: &mut Noise, scale: u64) -> Vec<Series> {

@@ -11,6 +11,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::Noise;
 use perfbench::analysis::analyze;
 use perfbench::baseline::Thresholds;
 use perfbench::environment::Environment;
@@ -24,25 +27,12 @@ const BENCHMARKS: usize = 100;
 const SAMPLES: u64 = 100;
 const EVENTS: &str = "task-clock,page-faults,minor-faults,context-switches,cpu-migrations";
 
-/// xorshift64*: the bench's own noise.
-struct Noise(u64);
+/// Totals with noise and outliers, for the stored runs.
+trait Totals {
+    fn total(&mut self, per_iter: u64, x: u64, fixed: u64) -> u64;
+}
 
-impl Noise {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Roughly normal (a sum of four uniforms), mean 0, in `[-2, 2]`.
-    fn centred(&mut self) -> f64 {
-        (0..4)
-            .map(|_| (self.next() >> 11) as f64 / (1u64 << 53) as f64)
-            .sum::<f64>()
-            - 2.0
-    }
-
+impl Totals for Noise {
     /// `per_iter · x` plus a fixed cost, with 2 % noise and now and then an
     /// outlier.
     fn total(&mut self, per_iter: u64, x: u64, fixed: u64) -> u64 {

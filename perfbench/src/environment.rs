@@ -5,6 +5,8 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use crate::pmu::CPU_PMUS;
+
 /// Facts about the machine and the run that change what counts mean.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Environment {
@@ -60,7 +62,7 @@ impl Environment {
             .filter_map(|e| e.file_name().into_string().ok())
             .collect();
         pmus.sort();
-        let rdpmc = ["cpu", "cpu_core", "cpu_atom"]
+        let rdpmc = CPU_PMUS
             .iter()
             .find_map(|pmu| number(&format!("/sys/bus/event_source/devices/{pmu}/rdpmc")));
         Environment {
@@ -85,9 +87,7 @@ impl Environment {
 
     /// Whether a CPU PMU is among the PMUs.
     pub fn has_cpu_pmu(&self) -> bool {
-        self.pmus
-            .iter()
-            .any(|p| ["cpu", "cpu_core", "cpu_atom", "armv8_pmuv3"].contains(&p.as_str()))
+        self.pmus.iter().any(|p| CPU_PMUS.contains(&p.as_str()))
     }
 
     /// Settings that harm measurement, each with its fix.

@@ -208,8 +208,8 @@ pub fn default_list(hardware: bool) -> Vec<Event> {
 
 /// Whether this machine exposes a CPU PMU to the kernel's perf subsystem.
 pub fn has_cpu_pmu() -> bool {
-    let root = std::path::Path::new("/sys/bus/event_source/devices");
-    ["cpu", "cpu_core", "cpu_atom", "armv8_pmuv3"]
+    let root = crate::pmu::live_root();
+    crate::pmu::CPU_PMUS
         .iter()
         .any(|pmu| root.join(pmu).exists())
 }

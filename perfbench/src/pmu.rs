@@ -461,6 +461,9 @@ pub fn parse_cpu_list(text: &str) -> Result<Vec<u32>, String> {
     Ok(cpus)
 }
 
+/// The names CPU PMUs go by in sysfs.
+pub const CPU_PMUS: &[&str] = &["cpu", "cpu_core", "cpu_atom", "armv8_pmuv3"];
+
 /// The hybrid core PMUs perfbench knows: generalized events can be aimed at
 /// them with an extended type.
 pub const HYBRID_PMUS: &[&str] = &["cpu_core", "cpu_atom"];

@@ -129,7 +129,7 @@ impl Table {
             .iter()
             .map(|m| match comparison.change(&m.name) {
                 Some(c) => {
-                    let text = format!("{}{}", percent(c.change.relative), mark(c.verdict));
+                    let text = format!("{}{}", relative_text(c.change.relative), mark(c.verdict));
                     match (self.color, c.verdict) {
                         (true, Verdict::Regressed) => format!("\x1b[31m{text}\x1b[0m"),
                         (true, Verdict::Improved) => format!("\x1b[32m{text}\x1b[0m"),
@@ -238,10 +238,26 @@ impl Table {
     }
 }
 
-/// A relative change as a table shows it: `+6.25%`; a change from zero
-/// shows as `new`.
-fn percent(relative: Option<f64>) -> String {
-    relative.map_or("from 0".into(), |r| format!("{:+.2}%", r * 100.0))
+/// A relative change as a percentage: `+6.25%`.
+pub fn percent(r: f64) -> String {
+    if r.is_finite() {
+        // No `-0.00%` for a change that rounds to nothing.
+        let pct = if (r * 100.0).abs() < 0.005 {
+            0.0
+        } else {
+            r * 100.0
+        };
+        format!("{pct:+.2}%")
+    } else if r > 0.0 {
+        "+∞".into()
+    } else {
+        "−∞".into()
+    }
+}
+
+/// A relative change, or `from 0` for a change from zero.
+fn relative_text(relative: Option<f64>) -> String {
+    relative.map_or("from 0".into(), percent)
 }
 
 /// A change with its interval and p-value, for summaries:
@@ -250,12 +266,12 @@ pub fn change_text(c: &Change) -> String {
     match c.ci {
         Some(ci) => format!(
             "{} [{}, {}], p = {:.3}",
-            percent(c.relative),
-            percent(Some(ci.low)),
-            percent(Some(ci.high)),
+            relative_text(c.relative),
+            percent(ci.low),
+            percent(ci.high),
             c.p_value
         ),
-        None => format!("{}, p = {:.3}", percent(c.relative), c.p_value),
+        None => format!("{}, p = {:.3}", relative_text(c.relative), c.p_value),
     }
 }
 

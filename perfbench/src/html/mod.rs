@@ -27,7 +27,7 @@ use crate::analysis::Metric;
 use crate::baseline::{compare_runs, MetricChange, Thresholds, Verdict};
 use crate::environment::Environment;
 use crate::event::Unit;
-use crate::report::format_value;
+use crate::report::{format_value, percent};
 use crate::stats::{analyze_metric, Bootstrap, Estimate, Statistics};
 use crate::store::{folder_name, write_atomically, Slot, Store, StoreError, StoredRun};
 
@@ -268,23 +268,6 @@ fn value(v: f64, unit: Unit) -> String {
 /// An interval as `[low, high]`.
 fn interval(e: &Estimate, unit: Unit) -> String {
     format!("[{}, {}]", value(e.ci.low, unit), value(e.ci.high, unit))
-}
-
-/// A relative change as a percentage: `+6.25%`.
-fn percent(r: f64) -> String {
-    if r.is_finite() {
-        // No `-0.00%` for a change that rounds to nothing.
-        let pct = if (r * 100.0).abs() < 0.005 {
-            0.0
-        } else {
-            r * 100.0
-        };
-        format!("{pct:+.2}%")
-    } else if r > 0.0 {
-        "+∞".into()
-    } else {
-        "−∞".into()
-    }
 }
 
 /// A number for a `data-v` sort key, or nothing if it is not finite.

@@ -12,10 +12,10 @@
 use std::time::{Duration, Instant};
 
 use perfbench::analysis::analyze;
-use perfbench::event::{self, Unit};
-use perfbench::group::CounterGroup;
+use perfbench::counter::event::{self, Unit};
+use perfbench::counter::group::CounterGroup;
 use perfbench::measure::{measure, Config, ThreadPin};
-use perfbench::report::format_value;
+use perfbench::output::report::format_value;
 
 fn main() {
     if !std::env::args().any(|a| a == "--bench") {

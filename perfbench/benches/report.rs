@@ -15,12 +15,12 @@ mod common;
 
 use common::Noise;
 use perfbench::analysis::analyze;
-use perfbench::baseline::Thresholds;
-use perfbench::environment::Environment;
-use perfbench::event::parse_list;
-use perfbench::group::Counts;
-use perfbench::html::{write_report, ReportOptions};
+use perfbench::analysis::compare::Thresholds;
+use perfbench::counter::event::parse_list;
+use perfbench::counter::group::Counts;
+use perfbench::measure::environment::Environment;
 use perfbench::measure::{Measurement, Sample};
+use perfbench::output::html::{write_report, ReportOptions};
 use perfbench::store::{Slot, Store, StoredRun};
 
 const BENCHMARKS: usize = 100;

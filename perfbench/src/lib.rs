@@ -37,21 +37,13 @@
 //! [`report`], [`cli`] and [`runner`].
 
 pub mod analysis;
-pub mod baseline;
-pub mod cli;
-pub mod environment;
-pub mod event;
-pub mod group;
-pub mod html;
+pub mod counter;
+pub mod kernel;
 pub mod measure;
-pub mod pmu;
-pub mod rdpmc;
-pub mod registry;
-pub mod report;
-pub mod runner;
+pub mod output;
+pub mod run;
 pub mod stats;
 pub mod store;
-pub mod sys;
 
 pub use measure::{Bencher, Throughput};
 pub use perfbench_macros::perfbench;
@@ -63,7 +55,7 @@ pub use std::hint::black_box;
 macro_rules! main {
     () => {
         fn main() {
-            $crate::runner::main()
+            $crate::run::main()
         }
     };
 }
@@ -72,7 +64,7 @@ macro_rules! main {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::measure::Bencher;
-    pub use crate::registry::Benchmark;
+    pub use crate::run::registry::Benchmark;
     pub use inventory;
 
     /// The work an `args` value stands for, for `throughput = bytes|elements`.

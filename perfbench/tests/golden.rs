@@ -7,13 +7,13 @@
 
 use std::path::{Path, PathBuf};
 
+use perfbench::analysis::compare::{compare_runs, Comparison, Thresholds};
 use perfbench::analysis::{analyze, apply_overhead, BenchResult};
-use perfbench::baseline::{compare_runs, Comparison, Thresholds};
-use perfbench::environment::Environment;
-use perfbench::event::{parse_list_in, Event};
-use perfbench::group::Counts;
+use perfbench::counter::event::{parse_list_in, Event};
+use perfbench::counter::group::Counts;
+use perfbench::measure::environment::Environment;
 use perfbench::measure::{Measurement, Sample, Throughput};
-use perfbench::report::{bencher_line, json_line, Table};
+use perfbench::output::report::{bencher_line, json_line, Table};
 use perfbench::stats::Bootstrap;
 use perfbench::store::{Slot, Store, StoredRun};
 

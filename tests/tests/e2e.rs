@@ -179,7 +179,7 @@ fn an_event_this_machine_cannot_count_is_named_and_the_rest_go_on() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let metrics = &lines[0]["metrics"];
     assert_eq!(metrics["page-faults"]["estimate"], 16.0);
-    if perfbench::event::has_cpu_pmu() {
+    if perfbench::counter::event::has_cpu_pmu() {
         assert!(metrics["cycles"]["estimate"].as_f64().unwrap() > 0.0);
     } else {
         assert!(
@@ -205,7 +205,7 @@ fn no_pmu_default_says_why_in_one_line() {
     let (run, lines) = run_json(&["--exact", "touch_16"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let metrics = lines[0]["metrics"].as_object().unwrap();
-    if perfbench::event::has_cpu_pmu() {
+    if perfbench::counter::event::has_cpu_pmu() {
         assert!(metrics.contains_key("cycles") && metrics.contains_key("instructions"));
     } else {
         let notes: Vec<&str> = run
@@ -268,7 +268,7 @@ fn bench_binary(args: &[&str]) -> Run {
 
 #[test]
 fn permission_denied_names_perf_event_paranoid_and_its_value() {
-    let paranoid = perfbench::sys::perf_event_paranoid().expect("readable");
+    let paranoid = perfbench::kernel::sys::perf_event_paranoid().expect("readable");
     if paranoid < 2 {
         eprintln!(
             "skipped: perf_event_paranoid is {paranoid}; kernel counting is allowed to anyone here"
@@ -486,7 +486,7 @@ fn list_events_shows_what_opens_here() {
         .unwrap();
     assert_eq!(
         hardware.contains("none countable here"),
-        !perfbench::event::has_cpu_pmu(),
+        !perfbench::counter::event::has_cpu_pmu(),
         "{hardware}"
     );
     assert!(lines.contains(&"software events:"), "{}", run.stdout);
@@ -502,7 +502,7 @@ fn per_iteration_mode_counts_exactly_sixteen_faults_on_every_iteration() {
         let v = &lines[0];
         assert_eq!(v["mode"], "per-iter");
         let path = v["read_path"].as_str().unwrap();
-        if !perfbench::event::has_cpu_pmu() {
+        if !perfbench::counter::event::has_cpu_pmu() {
             assert_eq!(path, "read()", "software events cannot be read with rdpmc");
         }
         let faults = &v["metrics"]["page-faults"];

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use perfbench::event;
+use perfbench::counter::event;
 
 fn fake_root() -> &'static Path {
     static ROOT: OnceLock<PathBuf> = OnceLock::new();

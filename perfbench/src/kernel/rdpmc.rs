@@ -5,11 +5,11 @@
 //! layout", `cap_user_rdpmc`), written against the [`UserPage`] trait so that
 //! it can be tested on a fake page: machines without a hardware PMU (VMs, CI)
 //! never get a page with `cap_user_rdpmc` set. The raw page and the `rdpmc`
-//! instruction itself live in [`crate::sys`].
+//! instruction itself live in [`crate::kernel::sys`].
 
 use std::sync::atomic::{compiler_fence, Ordering};
 
-use crate::sys;
+use crate::kernel::sys;
 
 /// The fields of a `perf_event_mmap_page` the seqlock read needs. Each call
 /// reads the field afresh: the kernel may change it at any moment.

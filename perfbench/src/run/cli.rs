@@ -5,7 +5,7 @@
 use std::ffi::OsString;
 use std::time::Duration;
 
-use crate::baseline::Thresholds;
+use crate::analysis::compare::Thresholds;
 use crate::measure::Config;
 use crate::store::check_baseline_name;
 

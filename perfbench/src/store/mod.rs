@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 
 use crate::analysis::{BenchResult, WALL_TIME};
-use crate::environment::Environment;
-use crate::event::{Event, Unit};
+use crate::counter::event::{Event, Unit};
+use crate::measure::environment::Environment;
 use crate::measure::Measurement;
 use crate::stats::Estimate;
 
@@ -474,8 +474,8 @@ fn parse_run(text: &str) -> Result<StoredRun, String> {
 mod tests {
     use super::*;
     use crate::analysis::analyze;
-    use crate::event::parse_list;
-    use crate::group::Counts;
+    use crate::counter::event::parse_list;
+    use crate::counter::group::Counts;
     use crate::measure::Sample;
 
     fn temp_root(name: &str) -> PathBuf {

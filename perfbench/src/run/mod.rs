@@ -1,6 +1,9 @@
 //! The program `perfbench::main!()` expands to: parse options, select
 //! benchmarks, measure them and print the results.
 
+pub mod cli;
+pub mod registry;
+
 use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
 use std::ops::Range;
@@ -8,16 +11,16 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::analysis::compare::{self, Comparison};
 use crate::analysis::{self, analyze, WALL_TIME};
-use crate::baseline::{self, Comparison};
-use crate::cli::{self, Color, Options, OutputFormat, RunMode};
-use crate::environment::Environment;
-use crate::event::{self, Event};
-use crate::group::{self, CounterGroup};
-use crate::html;
+use crate::counter::event::{self, Event};
+use crate::counter::group::{self, CounterGroup};
+use crate::measure::environment::Environment;
 use crate::measure::{self, ThreadPin};
-use crate::registry::{self, Entry};
-use crate::report::{self, Table};
+use crate::output::html;
+use crate::output::report::{self, Table};
+use crate::run::cli::{Color, Options, OutputFormat, RunMode};
+use crate::run::registry::Entry;
 use crate::stats::Bootstrap;
 use crate::store::{self, Slot, Store, StoredRun};
 
@@ -49,7 +52,7 @@ pub fn run(options: &Options) -> i32 {
     if options.list_events {
         print!(
             "{}",
-            event::list_events(crate::pmu::live_root(), |e| group::probe(e)
+            event::list_events(crate::kernel::pmu::live_root(), |e| group::probe(e)
                 .map_err(|err| err.reason()))
         );
         return 0;
@@ -173,7 +176,7 @@ fn countable_events(options: &Options) -> Result<Vec<Event>, String> {
         None => {
             let hardware = group::probe(&event::parse("cycles").expect("cycles parses")).is_ok();
             if !hardware {
-                let paranoid = crate::sys::perf_event_paranoid()
+                let paranoid = crate::kernel::sys::perf_event_paranoid()
                     .map_or("unreadable".into(), |p| p.to_string());
                 eprintln!(
                     "perfbench: note: no hardware counters here (no CPU PMU, usual in VMs and CI; \
@@ -212,11 +215,11 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
         let cpu = match (&options.cpu_type, options.cpu) {
             (Some(_), Some(_)) => return Err("--cpu and --cpu-type exclude each other".into()),
             (Some(kind), None) => {
-                let allowed = crate::sys::thread_affinity()
+                let allowed = crate::kernel::sys::thread_affinity()
                     .map_err(|e| format!("cannot read the CPU affinity: {e}"))?
                     .cpus();
-                Some(crate::pmu::cpu_of_type(
-                    crate::pmu::live_root(),
+                Some(crate::kernel::pmu::cpu_of_type(
+                    crate::kernel::pmu::live_root(),
                     kind,
                     &allowed,
                 )?)
@@ -227,7 +230,8 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
     };
     let cpu = pin.as_ref().map(ThreadPin::cpu);
     // On hybrid CPUs, generalized events go to the PMU of the pinned core.
-    let hybrid = cpu.and_then(|c| event::hybrid_type_for_cpu(crate::pmu::live_root(), c as u32));
+    let hybrid =
+        cpu.and_then(|c| event::hybrid_type_for_cpu(crate::kernel::pmu::live_root(), c as u32));
     let events: Vec<Event> = match hybrid {
         Some(pmu_type) => events
             .iter()
@@ -288,7 +292,7 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
         .ok()
         .and_then(|c| c.parse().ok())
         .unwrap_or(80);
-    let mut metric_units = vec![crate::event::Unit::Nanoseconds];
+    let mut metric_units = vec![crate::counter::event::Unit::Nanoseconds];
     metric_units.extend(events.iter().map(|e| e.unit));
     let mut metric_names = vec![WALL_TIME.to_string()];
     metric_names.extend(events.iter().map(|e| e.name.clone()));
@@ -394,7 +398,7 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
                                     );
                                 }
                             }
-                            baseline::compare_runs(&base, &run, &options.thresholds, &bootstrap)
+                            compare::compare_runs(&base, &run, &options.thresholds, &bootstrap)
                         }),
                     }),
                     Err(err) => {
@@ -418,7 +422,7 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
                     options.fail_on_regression,
                     comparison.as_ref().and_then(|c| c.changes.as_ref()),
                 ) {
-                    for c in changes.iter().filter(|c| baseline::fails(c, limit)) {
+                    for c in changes.iter().filter(|c| compare::fails(c, limit)) {
                         regressions.push(format!(
                             "  {} {}: {}",
                             e.id,
@@ -525,7 +529,7 @@ fn measure_one(
 ) -> Result<
     (
         measure::Measurement,
-        Option<(crate::group::ReadPath, usize)>,
+        Option<(crate::counter::group::ReadPath, usize)>,
     ),
     measure::MeasureError,
 > {

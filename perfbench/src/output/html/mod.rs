@@ -23,11 +23,11 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::analysis::compare::{compare_runs, MetricChange, Thresholds, Verdict};
 use crate::analysis::Metric;
-use crate::baseline::{compare_runs, MetricChange, Thresholds, Verdict};
-use crate::environment::Environment;
-use crate::event::Unit;
-use crate::report::{format_value, percent};
+use crate::counter::event::Unit;
+use crate::measure::environment::Environment;
+use crate::output::report::{format_value, percent};
 use crate::stats::{analyze_metric, Bootstrap, Estimate, Statistics};
 use crate::store::{folder_name, write_atomically, Slot, Store, StoreError, StoredRun};
 
@@ -899,8 +899,8 @@ fn stats_table(out: &mut String, m: &Metric, change: Option<&MetricChange>, agai
 mod tests {
     use super::*;
     use crate::analysis::analyze;
-    use crate::event::parse_list;
-    use crate::group::Counts;
+    use crate::counter::event::parse_list;
+    use crate::counter::group::Counts;
     use crate::measure::{Measurement, Sample};
     use std::path::Path;
 

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::pmu::CPU_PMUS;
+use crate::kernel::pmu::CPU_PMUS;
 
 /// Facts about the machine and the run that change what counts mean.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -23,10 +23,10 @@
 use std::fmt;
 use std::path::Path;
 
-use crate::pmu::{self, Pmu, PmuError, TermValue};
-use crate::sys::{self, CounterAttr};
+use crate::kernel::pmu::{self, Pmu, PmuError, TermValue};
+use crate::kernel::sys::{self, CounterAttr};
 
-pub use crate::pmu::hybrid_type_for_cpu;
+pub use crate::kernel::pmu::hybrid_type_for_cpu;
 
 /// One event the user asked for, resolved to what the kernel counts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -208,8 +208,8 @@ pub fn default_list(hardware: bool) -> Vec<Event> {
 
 /// Whether this machine exposes a CPU PMU to the kernel's perf subsystem.
 pub fn has_cpu_pmu() -> bool {
-    let root = crate::pmu::live_root();
-    crate::pmu::CPU_PMUS
+    let root = crate::kernel::pmu::live_root();
+    crate::kernel::pmu::CPU_PMUS
         .iter()
         .any(|pmu| root.join(pmu).exists())
 }
@@ -801,7 +801,7 @@ mod tests {
 #[cfg(test)]
 mod pmu_spec_tests {
     use super::*;
-    use crate::pmu::tests::{amd, intel_hybrid, FakeTree};
+    use crate::kernel::pmu::tests::{amd, intel_hybrid, FakeTree};
 
     /// (spec, type, config, config1): values worked out by hand from the
     /// fake trees' format files (event=config:0-7, umask=config:8-15,

@@ -16,8 +16,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::event::Unit;
-use crate::report::format_value;
+use crate::counter::event::Unit;
+use crate::output::report::format_value;
 use crate::stats::Estimate;
 
 /// The colour of this run.

@@ -1,7 +1,7 @@
 //! Comparing a run with a stored one: per metric a relative change with its
 //! confidence interval, a p-value and a verdict.
 
-use crate::event::Unit;
+use crate::counter::event::Unit;
 use crate::stats::{self, Bootstrap, Change};
 use crate::store::StoredRun;
 

@@ -1,10 +1,12 @@
 //! From a measurement's samples to per-iteration figures per metric.
 
-use crate::event::{Event, Scale, Unit};
-use crate::group::ReadPath;
+pub mod compare;
+
+use crate::counter::event::{Event, Scale, Unit};
+use crate::counter::group::ReadPath;
+use crate::kernel::sys;
 use crate::measure::{Measurement, Throughput};
 use crate::stats::{analyze_metric, Bootstrap, Statistics};
-use crate::sys;
 
 /// The key and unit of the wall-time metric, which every run has.
 pub const WALL_TIME: &str = "wall-time";
@@ -234,8 +236,8 @@ pub fn derived_value(result: &BenchResult, name: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::parse_list;
-    use crate::group::Counts;
+    use crate::counter::event::parse_list;
+    use crate::counter::group::Counts;
     use crate::measure::Sample;
 
     fn sample(iterations: u64, wall_ns: u64, values: Vec<u64>, running: u64) -> Sample {

@@ -171,7 +171,7 @@ impl GroupReading {
 /// Its fields change under our feet (the kernel updates them whenever the
 /// counter is scheduled), so every accessor is a volatile read, and a
 /// consistent set must be taken under the page's seqlock (see
-/// [`crate::rdpmc::read_counter`]).
+/// [`crate::kernel::rdpmc::read_counter`]).
 pub struct MmapPage {
     page: std::ptr::NonNull<bindings::perf_event_mmap_page>,
     len: usize,
@@ -314,7 +314,7 @@ pub const RDPMC_AVAILABLE: bool = cfg!(target_arch = "x86_64");
 ///
 /// Only meaningful where a mapped page of one of this thread's counters says
 /// `cap_user_rdpmc` and `index == counter + 1` (read it under the seqlock:
-/// [`crate::rdpmc::read_counter`]). Where the kernel has not enabled user
+/// [`crate::kernel::rdpmc::read_counter`]). Where the kernel has not enabled user
 /// `rdpmc` the CPU raises a general-protection fault and the process dies of
 /// `SIGSEGV`: a crash, not undefined behaviour.
 #[cfg(target_arch = "x86_64")]

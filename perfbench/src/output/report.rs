@@ -2,10 +2,10 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::analysis::compare::{Comparison, Verdict};
 use crate::analysis::BenchResult;
-use crate::baseline::{Comparison, Verdict};
-use crate::environment::Environment;
-use crate::event::Unit;
+use crate::counter::event::Unit;
+use crate::measure::environment::Environment;
 use crate::measure::Throughput;
 use crate::stats::Change;
 
@@ -455,8 +455,8 @@ mod tests {
 
     #[test]
     fn scaled_pmu_events_show_in_their_unit_and_keep_raw_counts() {
-        let tree = crate::pmu::tests::intel_hybrid();
-        let events = crate::event::parse_list_in("power/energy-pkg/", &tree.0).unwrap();
+        let tree = crate::kernel::pmu::tests::intel_hybrid();
+        let events = crate::counter::event::parse_list_in("power/energy-pkg/", &tree.0).unwrap();
         let factor = 1.0 / 4294967296.0; // the file says 2.3283064365386962890625e-10 = 2^-32
         assert_eq!(
             events[0]
@@ -470,7 +470,7 @@ mod tests {
                 .map(|i| crate::measure::Sample {
                     iterations: i,
                     wall_ns: 100 * i,
-                    counts: crate::group::Counts {
+                    counts: crate::counter::group::Counts {
                         time_enabled: 1,
                         time_running: 1,
                         values: vec![(1u64 << 32) * i],

@@ -14,9 +14,9 @@ use std::io;
 use std::ops::Range;
 use std::os::fd::{AsFd, OwnedFd};
 
-use crate::event::{Event, Source};
-use crate::rdpmc;
-use crate::sys::{self, GroupReading, MmapPage};
+use crate::counter::event::{Event, Source};
+use crate::kernel::rdpmc;
+use crate::kernel::sys::{self, GroupReading, MmapPage};
 
 /// An open group of counters on the calling thread.
 pub struct CounterGroup {
@@ -125,7 +125,7 @@ impl OpenError {
             Some(libc::ENOENT | libc::EOPNOTSUPP | libc::ENODEV | libc::EINVAL)
                 if event.source == Source::Hardware =>
             {
-                let why = if crate::event::has_cpu_pmu() {
+                let why = if crate::counter::event::has_cpu_pmu() {
                     "this CPU's PMU does not support it"
                 } else {
                     "no hardware PMU is available (usual in VMs and CI runners: enable the \
@@ -449,8 +449,8 @@ impl GroupReader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::parse_list;
-    use crate::sys::touch_fresh_pages;
+    use crate::counter::event::parse_list;
+    use crate::kernel::sys::touch_fresh_pages;
 
     /// Opens the group, then runs `K` enable/touch/disable cycles touching
     /// `k + 1` fresh pages in cycle `k`, and returns each cycle's counts.
@@ -621,7 +621,7 @@ mod tests {
         assert!(probe(&sw[0]).is_ok());
         let hw = parse_list("cycles").unwrap();
         match probe(&hw[0]) {
-            Ok(()) => assert!(crate::event::has_cpu_pmu()),
+            Ok(()) => assert!(crate::counter::event::has_cpu_pmu()),
             Err(e) => {
                 assert!(matches!(e, OpenError::Unsupported { .. }), "{e}");
                 assert!(

@@ -6,12 +6,14 @@
 //! iterations, so the slope of total against iterations is the per-iteration
 //! cost and the fixed cost of toggling and reading lands in the intercept.
 
+pub mod environment;
+
 use std::hint::black_box;
 use std::io;
 use std::time::{Duration, Instant};
 
-use crate::group::{CounterGroup, Counts, GroupReader, ReadPath};
-use crate::sys::{self, CpuSet};
+use crate::counter::group::{CounterGroup, Counts, GroupReader, ReadPath};
+use crate::kernel::sys::{self, CpuSet};
 
 /// How long and how often to measure.
 #[derive(Clone, Debug, PartialEq)]
@@ -643,9 +645,9 @@ impl Drop for ThreadPin {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::parse_list;
+    use crate::counter::event::parse_list;
+    use crate::kernel::sys::touch_fresh_pages;
     use crate::stats::{analyze_metric, Bootstrap};
-    use crate::sys::touch_fresh_pages;
 
     fn quick() -> Config {
         Config {

@@ -11,11 +11,11 @@
 
 use std::time::{Duration, Instant};
 
-use perfbench::analysis::analyze;
+use perfbench::analysis::{analyze, Calibration, Recording};
 use perfbench::counter::event::{self, Unit};
 use perfbench::counter::group::CounterGroup;
 use perfbench::measure::{measure, Config, ThreadPin};
-use perfbench::output::report::format_value;
+use perfbench::output::format::format_value;
 
 fn main() {
     if !std::env::args().any(|a| a == "--bench") {
@@ -61,7 +61,10 @@ fn main() {
         sample_count: 100,
     };
     let m = measure(&config, &mut group, |b| b.iter(|| ())).expect("measuring works");
-    let r = analyze("empty", &events, &m);
+    let r = analyze(
+        &Recording::new("empty", &events, &m, Default::default()),
+        &Calibration::default(),
+    );
     println!(
         "an empty routine, {} samples of 1..100 iterations ({} in all), as the counters see it:",
         r.samples, r.iterations

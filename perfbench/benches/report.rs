@@ -14,14 +14,14 @@ use std::time::{Duration, Instant};
 mod common;
 
 use common::Noise;
-use perfbench::analysis::analyze;
 use perfbench::analysis::compare::Thresholds;
+use perfbench::analysis::{analyze, Calibration, Recording};
 use perfbench::counter::event::parse_list;
 use perfbench::counter::group::Counts;
 use perfbench::measure::environment::Environment;
 use perfbench::measure::{Measurement, Sample};
 use perfbench::output::html::{write_report, ReportOptions};
-use perfbench::store::{Slot, Store, StoredRun};
+use perfbench::store::{Slot, Store};
 
 const BENCHMARKS: usize = 100;
 const SAMPLES: u64 = 100;
@@ -101,9 +101,9 @@ fn build_store(root: &Path) -> (Store, Vec<String>) {
                 samples,
                 throughput: None,
             };
-            let run = StoredRun::new(&events, &m, env.clone(), id);
+            let run = Recording::new(id, &events, &m, env.clone());
             store
-                .save(&run, &slot, &analyze(id, &events, &m))
+                .save(&run, &slot, &analyze(&run, &Calibration::default()))
                 .expect("the synthetic store is writable");
         }
     }

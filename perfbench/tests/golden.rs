@@ -3,19 +3,23 @@
 //! stored files, bencher lines and table rows. The expected file
 //! `golden/outputs.txt` was written by commit d30e728, before the move, with
 //! `PERFBENCH_WRITE_GOLDEN=1 cargo test -p perfbench --test golden`; the
-//! bootstrap is seeded, so the figures are deterministic.
+//! bootstrap is seeded, so the figures are deterministic. Since the move
+//! this test calls the new paths (a `Recording` analysed with a
+//! `Calibration`, a `Target` to compare with); the expected file is as it was.
 
 use std::path::{Path, PathBuf};
 
-use perfbench::analysis::compare::{compare_runs, Comparison, Thresholds};
-use perfbench::analysis::{analyze, apply_overhead, BenchResult};
-use perfbench::counter::event::{parse_list_in, Event};
+use perfbench::analysis::compare::{compare_runs, Comparison, Target, Thresholds};
+use perfbench::analysis::{analyze, BenchResult, Calibration, Recording};
+use perfbench::counter::event::parse_list_in;
 use perfbench::counter::group::Counts;
 use perfbench::measure::environment::Environment;
 use perfbench::measure::{Measurement, Sample, Throughput};
-use perfbench::output::report::{bencher_line, json_line, Table};
+use perfbench::output::bencher::bencher_line;
+use perfbench::output::table::Table;
 use perfbench::stats::Bootstrap;
-use perfbench::store::{Slot, Store, StoredRun};
+use perfbench::store::json::bench_line as json_line;
+use perfbench::store::{Slot, Store};
 
 /// A fake sysfs tree with a PMU whose event has a `.scale` and `.unit`.
 fn fake_sysfs(root: &Path) {
@@ -113,17 +117,23 @@ const CASES: &[Case] = &[
     },
 ];
 
-fn result_of(case: &Case, events: &[Event], m: &Measurement) -> BenchResult {
-    let mut r = analyze(case.id, events, m);
-    if let Some(subtract) = case.overhead {
-        let overhead: Vec<(String, f64)> = r
-            .metrics
-            .iter()
-            .map(|m| (m.name.clone(), m.stats.slope.point / 10.0))
-            .collect();
-        apply_overhead(&mut r, &overhead, subtract);
+fn result_of(case: &Case, recording: &Recording) -> BenchResult {
+    let r = analyze(recording, &Calibration::default());
+    match case.overhead {
+        Some(subtract) => {
+            let per_iteration = r
+                .metrics
+                .iter()
+                .map(|m| (m.name.clone(), m.stats.slope.point / 10.0))
+                .collect();
+            let calibration = Calibration {
+                per_iteration,
+                subtract,
+            };
+            analyze(recording, &calibration)
+        }
+        None => r,
     }
-    r
 }
 
 fn outputs(dir: &Path) -> String {
@@ -137,11 +147,11 @@ fn outputs(dir: &Path) -> String {
         let base_m = measurement(k as u64, case.per_iter, 500, case.throughput, false);
         let new_per_iter: Vec<u64> = case.per_iter.iter().map(|c| c + c / 16).collect();
         let new_m = measurement(100 + k as u64, &new_per_iter, 530, case.throughput, k == 1);
-        let base = StoredRun::new(&events, &base_m, env.clone(), case.id);
-        let new = StoredRun::new(&events, &new_m, env.clone(), case.id);
-        let result = result_of(case, &events, &new_m);
+        let base = Recording::new(case.id, &events, &base_m, env.clone());
+        let new = Recording::new(case.id, &events, &new_m, env.clone());
+        let result = result_of(case, &new);
         let comparison = Comparison {
-            against: "main".into(),
+            against: Target::Baseline("main".into()),
             changes: Some(compare_runs(
                 &base,
                 &new,
@@ -154,7 +164,7 @@ fn outputs(dir: &Path) -> String {
         out.push_str(&json_line(&result, &env, Some(&comparison)));
         out.push('\n');
         let previous = Comparison {
-            against: "latest".into(),
+            against: Target::PreviousRun,
             changes: comparison.changes.clone(),
         };
         out.push_str(&json_line(&result, &env, Some(&previous)));

@@ -1,9 +1,9 @@
 //! Comparing a run with a stored one: per metric a relative change with its
 //! confidence interval, a p-value and a verdict.
 
+use super::Recording;
 use crate::counter::event::Unit;
 use crate::stats::{self, Bootstrap, Change};
-use crate::store::StoredRun;
 
 /// What a change means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,12 +73,39 @@ pub struct MetricChange {
     pub verdict: Verdict,
 }
 
+/// What a run is compared with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// The previous run of each benchmark (the default).
+    PreviousRun,
+    /// A baseline saved under this name (`--baseline NAME`).
+    Baseline(String),
+}
+
+impl Target {
+    /// The name JSON gives it: `latest` for the previous run (the stored
+    /// file it comes from), else the baseline's name.
+    pub fn json_name(&self) -> &str {
+        match self {
+            Target::PreviousRun => "latest",
+            Target::Baseline(name) => name,
+        }
+    }
+
+    /// How people read it: `previous run`, or the baseline's name quoted.
+    pub fn label(&self) -> String {
+        match self {
+            Target::PreviousRun => "previous run".into(),
+            Target::Baseline(name) => format!("`{name}`"),
+        }
+    }
+}
+
 /// One benchmark's run compared with a stored one.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Comparison {
-    /// What it was compared with: `latest` (the previous run) or a baseline
-    /// name.
-    pub against: String,
+    /// What it was compared with.
+    pub against: Target,
     /// Per metric both runs have; `None` if the stored side has no run of
     /// this benchmark (a new benchmark).
     pub changes: Option<Vec<MetricChange>>,
@@ -106,8 +133,8 @@ pub fn verdict(change: &Change, noise: f64, significance: f64) -> Verdict {
 
 /// Compares every metric of `new` that `base` also has.
 pub fn compare_runs(
-    base: &StoredRun,
-    new: &StoredRun,
+    base: &Recording,
+    new: &Recording,
     thresholds: &Thresholds,
     bootstrap: &Bootstrap,
 ) -> Vec<MetricChange> {
@@ -148,6 +175,15 @@ pub fn fails(c: &MetricChange, limit: Option<f64>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_baseline_named_latest_is_not_the_previous_run() {
+        let named = Target::Baseline("latest".into());
+        assert_eq!(named.label(), "`latest`");
+        assert_eq!(Target::PreviousRun.label(), "previous run");
+        assert_eq!(named.json_name(), "latest");
+        assert_ne!(named, Target::PreviousRun);
+    }
     use crate::stats::Interval;
 
     fn change(relative: Option<f64>, p_value: f64) -> Change {

@@ -173,9 +173,30 @@ pub fn split_into_groups<G, E>(
     Ok(groups)
 }
 
+/// Counter groups with the positions of their events in the event list:
+/// one pass over each benchmark per group.
+pub type Groups = Vec<(CounterGroup, Range<usize>)>;
+
+/// The names of the events of each group.
+pub fn names(groups: &Groups, events: &[Event]) -> Vec<Vec<String>> {
+    groups
+        .iter()
+        .map(|(_, r)| events[r.clone()].iter().map(|e| e.name.clone()).collect())
+        .collect()
+}
+
+/// The events of each group, as `[a b], [c]`.
+pub fn together(groups: &Groups, events: &[Event]) -> String {
+    names(groups, events)
+        .iter()
+        .map(|names| format!("[{}]", names.join(" ")))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Opens `events` in as few groups as the PMUs hold, for separate passes
 /// over the same benchmark; never multiplexed within a pass by design.
-pub fn open_groups(events: &[Event]) -> Result<Vec<(CounterGroup, Range<usize>)>, OpenError> {
+pub fn open_groups(events: &[Event]) -> Result<Groups, OpenError> {
     split_into_groups(events.len(), |range| {
         let alone = range.len() == 1;
         let mut group = CounterGroup::open(&events[range])?;

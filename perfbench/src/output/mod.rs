@@ -1,4 +1,87 @@
-//! Every output of a run, each fed the same analysed results.
+//! Every output of a run, as one closed set of sinks — the terminal table,
+//! JSON lines, libtest's bench lines and the HTML report — each fed the
+//! same analysed benchmarks. The event list (`--list-events`) is here too.
 
+pub mod bencher;
+pub mod event_list;
+pub mod format;
 pub mod html;
-pub mod report;
+pub mod table;
+
+use std::path::PathBuf;
+
+use crate::analysis::{Analysed, Calibration};
+use crate::counter::event::Event;
+use crate::measure::environment::Environment;
+use crate::store::{self, StoreError};
+
+/// Whether to colour the output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Color {
+    /// When stdout is a terminal and `NO_COLOR` is unset.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// What the outputs know of a run before its first benchmark.
+pub struct RunHeader<'a> {
+    /// The ids of the benchmarks to run, in order.
+    pub ids: &'a [&'a str],
+    /// The events measured.
+    pub events: &'a [Event],
+    /// The events of each counter group, where there is more than one.
+    pub groups: Vec<Vec<String>>,
+    /// Per-iteration mode rather than batch mode.
+    pub per_iter: bool,
+    /// Samples per benchmark.
+    pub sample_count: u64,
+    /// Where the run happens, with the pinned CPU.
+    pub environment: &'a Environment,
+    /// The measurement's own cost.
+    pub calibration: &'a Calibration,
+}
+
+/// One output of a run.
+pub enum Sink {
+    /// The terminal table on stdout.
+    Table(table::TableSink),
+    /// One JSON object per benchmark per line on stdout.
+    JsonLines(Environment),
+    /// libtest's bench lines on stdout.
+    BencherLines,
+    /// The HTML report, written when the run ends.
+    Report(html::ReportSink),
+}
+
+impl Sink {
+    /// Starts the output of a run.
+    pub fn start(&mut self, header: &RunHeader) {
+        if let Sink::Table(t) = self {
+            t.start(header);
+        }
+    }
+
+    /// Adds one benchmark.
+    pub fn benchmark(&mut self, a: &Analysed) {
+        match self {
+            Sink::Table(t) => t.benchmark(a),
+            Sink::JsonLines(environment) => println!(
+                "{}",
+                store::json::bench_line(&a.result, environment, a.comparison.as_ref())
+            ),
+            Sink::BencherLines => println!("{}", bencher::bencher_line(&a.result)),
+            Sink::Report(r) => r.benchmark(a),
+        }
+    }
+
+    /// Ends the output; the report gives the path of its index.
+    pub fn finish(self) -> Result<Option<PathBuf>, StoreError> {
+        match self {
+            Sink::Report(r) => r.finish().map(Some),
+            _ => Ok(None),
+        }
+    }
+}

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::analysis::compare::Thresholds;
 use crate::measure::Config;
+use crate::output::Color;
 use crate::store::check_baseline_name;
 
 /// Whether to measure or to run each routine once as a test.
@@ -27,17 +28,6 @@ pub enum OutputFormat {
     Json,
     /// libtest's `test ID ... bench: N ns/iter (+/- M)` lines.
     Bencher,
-}
-
-/// Whether to colour the output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Color {
-    /// When stdout is a terminal and `NO_COLOR` is unset.
-    Auto,
-    /// Always.
-    Always,
-    /// Never.
-    Never,
 }
 
 /// Everything the command line and environment asked for.

@@ -13,16 +13,14 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Map, Value};
+use crate::analysis::compare::Target;
+use crate::analysis::{BenchResult, Recording};
 
-use crate::analysis::{BenchResult, WALL_TIME};
-use crate::counter::event::{Event, Unit};
-use crate::measure::environment::Environment;
-use crate::measure::Measurement;
-use crate::stats::Estimate;
+pub use json::{RESULT_SCHEMA, SCHEMA};
 
-/// The schema tag of a stored result.
-pub const RESULT_SCHEMA: &str = "perfbench/result/v1";
+pub mod json;
+
+use json::{decode_recording, encode_recording};
 
 /// Which stored run of a benchmark.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,55 +31,14 @@ pub enum Slot {
     Baseline(String),
 }
 
-/// The raw samples of one metric.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Series {
-    /// The metric: an event as the user wrote it, or `wall-time`.
-    pub name: String,
-    /// Its unit.
-    pub unit: Unit,
-    /// The total of each sample.
-    pub totals: Vec<u64>,
-}
-
-/// One benchmark's run as stored: raw samples, so that later runs can be
-/// compared with it statistically, and the environment it ran in.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StoredRun {
-    /// The benchmark id.
-    pub id: String,
-    /// Where it ran.
-    pub environment: Environment,
-    /// Iterations of each sample.
-    pub iterations: Vec<u64>,
-    /// Wall time first, then one series per event.
-    pub series: Vec<Series>,
-}
-
-impl StoredRun {
-    /// The run of `result`, measured as `m` with `events`.
-    pub fn new(events: &[Event], m: &Measurement, environment: Environment, id: &str) -> StoredRun {
-        let mut series = vec![Series {
-            name: WALL_TIME.into(),
-            unit: Unit::Nanoseconds,
-            totals: m.samples.iter().map(|s| s.wall_ns).collect(),
-        }];
-        series.extend(events.iter().enumerate().map(|(i, e)| Series {
-            name: e.name.clone(),
-            unit: e.unit,
-            totals: m.samples.iter().map(|s| s.counts.values[i]).collect(),
-        }));
-        StoredRun {
-            id: id.to_string(),
-            environment,
-            iterations: m.samples.iter().map(|s| s.iterations).collect(),
-            series,
+impl From<&Target> for Slot {
+    /// The stored run a comparison with `target` reads: the previous run is
+    /// the latest stored one, until this run replaces it.
+    fn from(target: &Target) -> Slot {
+        match target {
+            Target::PreviousRun => Slot::Latest,
+            Target::Baseline(name) => Slot::Baseline(name.clone()),
         }
-    }
-
-    /// The series of a metric, by name.
-    pub fn series(&self, name: &str) -> Option<&Series> {
-        self.series.iter().find(|s| s.name == name)
     }
 }
 
@@ -209,6 +166,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
 }
 
 /// The stored results under one output directory.
+#[derive(Clone, Debug)]
 pub struct Store {
     root: PathBuf,
 }
@@ -285,7 +243,7 @@ impl Store {
                 }
                 Err(_) => continue,
             };
-            match parse_run(&text) {
+            match decode_recording(&text) {
                 Ok(run) if folder_name(&run.id) == folder => ids.push(run.id),
                 Ok(run) => errors.push(error(
                     &path,
@@ -305,14 +263,14 @@ impl Store {
     }
 
     /// Loads a benchmark's slot; `Ok(None)` if nothing is stored there.
-    pub fn load(&self, id: &str, slot: &Slot) -> Result<Option<StoredRun>, StoreError> {
+    pub fn load(&self, id: &str, slot: &Slot) -> Result<Option<Recording>, StoreError> {
         let path = self.path(id, slot);
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(error(&path, format!("cannot read: {e}"))),
         };
-        let run = parse_run(&text).map_err(|reason| error(&path, reason))?;
+        let run = decode_recording(&text).map_err(|reason| error(&path, reason))?;
         if run.id != id {
             return Err(error(
                 &path,
@@ -326,7 +284,7 @@ impl Store {
     /// perfbench wrote itself.
     pub fn save(
         &self,
-        run: &StoredRun,
+        run: &Recording,
         slot: &Slot,
         result: &BenchResult,
     ) -> Result<PathBuf, StoreError> {
@@ -340,143 +298,20 @@ impl Store {
         if path.exists() {
             self.load(&run.id, slot)?;
         }
-        let text = serialize_run(run, result);
+        let text = encode_recording(run, result);
         write_atomically(&path, text.as_bytes())?;
         Ok(path)
     }
 }
 
-/// Per-iteration estimates of each metric, as JSON lines and stored results
-/// write them.
-pub fn estimates_json(result: &BenchResult) -> Map<String, Value> {
-    let mut metrics = Map::new();
-    for m in &result.metrics {
-        let s = &m.stats;
-        let scaled = m.scale.as_ref().map(|sc| {
-            json!({
-                "unit": sc.unit,
-                "factor": sc.factor,
-                "estimate": s.slope.point * sc.factor,
-                "ci": [s.slope.ci.low * sc.factor, s.slope.ci.high * sc.factor],
-                "median": s.median.point * sc.factor,
-                "min": s.min * sc.factor,
-                "max": s.max * sc.factor,
-            })
-        });
-        let ci = |e: &Estimate| [e.ci.low, e.ci.high];
-        metrics.insert(
-            m.name.clone(),
-            json!({
-                "unit": m.unit.symbol(),
-                "estimate": s.slope.point,
-                "ci": ci(&s.slope),
-                "intercept": s.intercept,
-                "r_squared": s.r_squared,
-                "mean": s.mean.point,
-                "mean_ci": ci(&s.mean),
-                "median": s.median.point,
-                "median_ci": ci(&s.median),
-                "std_dev": s.std_dev.point,
-                "std_dev_ci": ci(&s.std_dev),
-                "mad": s.mad.point,
-                "mad_ci": ci(&s.mad),
-                "min": s.min,
-                "p25": s.quartiles.0,
-                "p75": s.quartiles.1,
-                "max": s.max,
-                "outliers": {
-                    "low_severe": s.outliers.low_severe,
-                    "low_mild": s.outliers.low_mild,
-                    "high_mild": s.outliers.high_mild,
-                    "high_severe": s.outliers.high_severe,
-                },
-            }),
-        );
-        if let Some(scaled) = scaled {
-            metrics[&m.name]["scaled"] = scaled;
-        }
-    }
-    metrics
-}
-
-fn serialize_run(run: &StoredRun, result: &BenchResult) -> String {
-    let series: Vec<Value> = run
-        .series
-        .iter()
-        .map(|s| json!({ "name": s.name, "unit": s.unit.symbol(), "totals": s.totals }))
-        .collect();
-    let doc = json!({
-        "schema": RESULT_SCHEMA,
-        "id": run.id,
-        "environment": run.environment.to_json(),
-        "iterations": run.iterations,
-        "series": series,
-        "estimates": estimates_json(result),
-    });
-    serde_json::to_string_pretty(&doc).expect("JSON values serialise")
-}
-
-fn parse_run(text: &str) -> Result<StoredRun, String> {
-    let doc: Value = serde_json::from_str(text)
-        .map_err(|e| format!("not valid JSON ({e}); remove or restore it"))?;
-    let schema = doc.get("schema").and_then(Value::as_str).unwrap_or("none");
-    if schema != RESULT_SCHEMA {
-        return Err(format!(
-            "has schema `{schema}`, this perfbench reads `{RESULT_SCHEMA}`; remove it or use a matching perfbench"
-        ));
-    }
-    let bad = |what: &str| format!("malformed `{what}`; remove or restore it");
-    let numbers = |v: &Value, what: &str| -> Result<Vec<u64>, String> {
-        v.as_array()
-            .ok_or_else(|| bad(what))?
-            .iter()
-            .map(|n| n.as_u64().ok_or_else(|| bad(what)))
-            .collect()
-    };
-    let iterations = numbers(&doc["iterations"], "iterations")?;
-    if iterations.is_empty() || iterations.contains(&0) {
-        return Err(bad("iterations"));
-    }
-    let series = doc["series"]
-        .as_array()
-        .ok_or_else(|| bad("series"))?
-        .iter()
-        .map(|s| {
-            let unit = match s["unit"].as_str() {
-                Some("ns") => Unit::Nanoseconds,
-                Some("count") => Unit::Count,
-                _ => return Err(bad("series.unit")),
-            };
-            let totals = numbers(&s["totals"], "series.totals")?;
-            if totals.len() != iterations.len() {
-                return Err(bad("series.totals"));
-            }
-            Ok(Series {
-                name: s["name"]
-                    .as_str()
-                    .ok_or_else(|| bad("series.name"))?
-                    .to_string(),
-                unit,
-                totals,
-            })
-        })
-        .collect::<Result<Vec<_>, String>>()?;
-    Ok(StoredRun {
-        id: doc["id"].as_str().ok_or_else(|| bad("id"))?.to_string(),
-        environment: Environment::from_json(&doc["environment"])
-            .ok_or_else(|| bad("environment"))?,
-        iterations,
-        series,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::analyze;
     use crate::counter::event::parse_list;
     use crate::counter::group::Counts;
-    use crate::measure::Sample;
+    use crate::measure::environment::Environment;
+    use crate::measure::{Measurement, Sample};
+    use serde_json::Value;
 
     fn temp_root(name: &str) -> PathBuf {
         let dir =
@@ -485,7 +320,7 @@ mod tests {
         dir
     }
 
-    fn run_of(id: &str, faults_per_iter: u64) -> (StoredRun, BenchResult) {
+    fn run_of(id: &str, faults_per_iter: u64) -> (Recording, BenchResult) {
         let events = parse_list("page-faults").unwrap();
         let m = Measurement {
             samples: (1..=5)
@@ -508,8 +343,11 @@ mod tests {
             ..Default::default()
         };
         (
-            StoredRun::new(&events, &m, env, id),
-            analyze(id, &events, &m),
+            Recording::new(id, &events, &m, env),
+            crate::analysis::analyze(
+                &crate::analysis::Recording::new(id, &events, &m, Default::default()),
+                &Default::default(),
+            ),
         )
     }
 
@@ -558,10 +396,10 @@ mod tests {
         assert_eq!(store.load(&run.id, &Slot::Latest).unwrap(), None);
         let path = store.save(&run, &Slot::Latest, &result).unwrap();
         assert!(path.starts_with(store.root()));
-        assert_eq!(
-            store.load(&run.id, &Slot::Latest).unwrap(),
-            Some(run.clone())
-        );
+        // A stored run keeps each series' name and unit, not its event.
+        let mut stored = run.clone();
+        stored.series.iter_mut().for_each(|s| s.event = None);
+        assert_eq!(store.load(&run.id, &Slot::Latest).unwrap(), Some(stored));
         let base = Slot::Baseline("main".into());
         store.save(&run, &base, &result).unwrap();
         assert_eq!(store.baseline_names(), ["main"]);
@@ -608,7 +446,7 @@ mod tests {
         }
         // Another id's file in this id's folder is a collision, not a result.
         let (other, other_result) = run_of("y", 1);
-        std::fs::write(&path, serialize_run(&other, &other_result)).unwrap();
+        std::fs::write(&path, encode_recording(&other, &other_result)).unwrap();
         let e = store.load("x", &Slot::Latest).unwrap_err();
         assert!(
             e.to_string().contains("holds benchmark `y`, not `x`"),
@@ -661,7 +499,7 @@ mod tests {
         let (moved, moved_result) = run_of("d", 1);
         let foreign = store.root().join("elsewhere").join("latest.json");
         std::fs::create_dir_all(foreign.parent().unwrap()).unwrap();
-        std::fs::write(&foreign, serialize_run(&moved, &moved_result)).unwrap();
+        std::fs::write(&foreign, encode_recording(&moved, &moved_result)).unwrap();
         let listed = store.stored_ids();
         assert_eq!(listed.len(), 4);
         assert_eq!(listed[0].as_deref().unwrap(), "a/<arg>");

@@ -25,11 +25,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::analysis::compare::{compare_runs, MetricChange, Thresholds, Verdict};
 use crate::analysis::Metric;
+use crate::analysis::{Analysed, Recording};
 use crate::counter::event::Unit;
 use crate::measure::environment::Environment;
-use crate::output::report::{format_value, percent};
+use crate::output::format::{format_value, percent};
 use crate::stats::{analyze_metric, Bootstrap, Estimate, Statistics};
-use crate::store::{folder_name, write_atomically, Slot, Store, StoreError, StoredRun};
+use crate::store::{folder_name, write_atomically, Slot, Store, StoreError};
 
 /// Options of the report.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,6 +45,35 @@ pub struct ReportOptions {
     pub against: Slot,
     /// The noise thresholds the run's verdicts used.
     pub thresholds: Thresholds,
+}
+
+/// The report as an output of a run: collects the run's benchmarks and
+/// writes the report when the run ends.
+pub struct ReportSink {
+    store: Store,
+    options: ReportOptions,
+    ids: Vec<String>,
+}
+
+impl ReportSink {
+    /// A report under `store`'s root.
+    pub fn new(store: Store, options: ReportOptions) -> ReportSink {
+        ReportSink {
+            store,
+            options,
+            ids: Vec::new(),
+        }
+    }
+
+    /// Adds a benchmark of the run.
+    pub fn benchmark(&mut self, a: &Analysed) {
+        self.ids.push(a.result.id.clone());
+    }
+
+    /// Writes the report; returns the path of its index.
+    pub fn finish(self) -> Result<PathBuf, StoreError> {
+        write_report(&self.store, &self.ids, &self.options)
+    }
 }
 
 /// Writes `<store root>/report/index.html` and one page per benchmark of
@@ -140,11 +170,11 @@ fn against_name(slot: &Slot) -> Option<&str> {
 /// One stored benchmark, analysed.
 struct Entry {
     /// Its latest run.
-    run: StoredRun,
+    run: Recording,
     /// Statistics per series, in the run's order.
     metrics: Vec<Metric>,
     /// The baseline compared with, where it holds this benchmark.
-    baseline: Option<StoredRun>,
+    baseline: Option<Recording>,
     /// Changes per metric against `baseline`.
     changes: Vec<MetricChange>,
 }
@@ -682,7 +712,7 @@ fn argument_charts(out: &mut String, ix: &Index) {
 // ---------------------------------------------------------------- pages
 
 /// Per-iteration values of a series of `run`.
-fn per_iteration(run: &StoredRun, totals: &[u64]) -> Vec<f64> {
+fn per_iteration(run: &Recording, totals: &[u64]) -> Vec<f64> {
     run.iterations
         .iter()
         .zip(totals)
@@ -898,7 +928,6 @@ fn stats_table(out: &mut String, m: &Metric, change: Option<&MetricChange>, agai
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::analyze;
     use crate::counter::event::parse_list;
     use crate::counter::group::Counts;
     use crate::measure::{Measurement, Sample};
@@ -979,8 +1008,17 @@ mod tests {
             cpu: Some(1),
             ..Default::default()
         };
-        let run = StoredRun::new(&events, &m, env, r.id);
-        store.save(&run, slot, &analyze(r.id, &events, &m)).unwrap();
+        let run = Recording::new(r.id, &events, &m, env);
+        store
+            .save(
+                &run,
+                slot,
+                &crate::analysis::analyze(
+                    &crate::analysis::Recording::new(r.id, &events, &m, Default::default()),
+                    &Default::default(),
+                ),
+            )
+            .unwrap();
     }
 
     fn report(store: &Store, run_ids: &[&str], plots: bool, against: Slot) -> String {
@@ -1113,7 +1151,10 @@ mod tests {
                 .collect(),
             throughput: None,
         };
-        let mut result = analyze(&run.id, &events, &m);
+        let mut result = crate::analysis::analyze(
+            &crate::analysis::Recording::new(&run.id, &events, &m, Default::default()),
+            &Default::default(),
+        );
         result.metrics[1].name = HOSTILE.into();
         store.save(&run, &Slot::Latest, &result).unwrap();
 

@@ -17,7 +17,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::counter::event::Unit;
-use crate::output::report::format_value;
+use crate::output::format::format_value;
 use crate::stats::Estimate;
 
 /// The colour of this run.

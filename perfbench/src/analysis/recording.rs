@@ -1,0 +1,119 @@
+//! A recording: everything one benchmark's run measured, in the form that
+//! is analysed, compared and stored.
+
+use crate::counter::event::{Event, Scale, Unit};
+use crate::counter::group::ReadPath;
+use crate::measure::environment::Environment;
+use crate::measure::{Measurement, Throughput};
+
+/// The key of the wall-time metric, which every run has.
+pub const WALL_TIME: &str = "wall-time";
+
+/// The raw samples of one metric.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    /// The metric: an event as the user wrote it, or [`WALL_TIME`].
+    pub name: String,
+    /// Its unit.
+    pub unit: Unit,
+    /// The total of each sample.
+    pub totals: Vec<u64>,
+    /// The event counted, where it is known: not for wall time, nor for a
+    /// run loaded from disk (stored runs keep names and units only). It
+    /// gives the PMU scale and the ratios such as IPC.
+    pub event: Option<Event>,
+}
+
+impl Series {
+    /// The PMU's `.scale` and `.unit` of the event, if it has them.
+    pub fn scale(&self) -> Option<&Scale> {
+        self.event.as_ref()?.scale.as_ref()
+    }
+}
+
+/// One benchmark's run: its samples per metric, where it ran, and how it
+/// was measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recording {
+    /// The benchmark id.
+    pub id: String,
+    /// Where it ran.
+    pub environment: Environment,
+    /// Iterations of each sample.
+    pub iterations: Vec<u64>,
+    /// Wall time first, then one series per event in the order given.
+    pub series: Vec<Series>,
+    /// The throughput the benchmark declared.
+    pub throughput: Option<Throughput>,
+    /// Samples in which the kernel multiplexed the counters; their counts
+    /// are not scaled.
+    pub multiplexed_samples: usize,
+    /// In per-iteration mode, how the counters were read around each
+    /// iteration; `None` in batch mode.
+    pub read_path: Option<ReadPath>,
+    /// The events measured together, one pass per group, where they did not
+    /// fit one group; empty otherwise.
+    pub groups: Vec<Vec<String>>,
+}
+
+impl Recording {
+    /// The recording of `m`, whose counts are in the order of `events`,
+    /// measured in batch mode in one group.
+    pub fn new(id: &str, events: &[Event], m: &Measurement, environment: Environment) -> Recording {
+        let mut series = vec![Series {
+            name: WALL_TIME.into(),
+            unit: Unit::Nanoseconds,
+            totals: m.samples.iter().map(|s| s.wall_ns).collect(),
+            event: None,
+        }];
+        series.extend(events.iter().enumerate().map(|(i, e)| Series {
+            name: e.name.clone(),
+            unit: e.unit,
+            totals: m.samples.iter().map(|s| s.counts.values[i]).collect(),
+            event: Some(e.clone()),
+        }));
+        Recording {
+            id: id.to_string(),
+            environment,
+            iterations: m.samples.iter().map(|s| s.iterations).collect(),
+            series,
+            throughput: m.throughput,
+            multiplexed_samples: m
+                .samples
+                .iter()
+                .filter(|s| s.counts.time_running < s.counts.time_enabled)
+                .count(),
+            read_path: None,
+            groups: Vec::new(),
+        }
+    }
+
+    /// A recording as stored on disk: samples and environment only.
+    pub fn stored(
+        id: String,
+        environment: Environment,
+        iterations: Vec<u64>,
+        series: Vec<Series>,
+    ) -> Recording {
+        Recording {
+            id,
+            environment,
+            iterations,
+            series,
+            throughput: None,
+            multiplexed_samples: 0,
+            read_path: None,
+            groups: Vec::new(),
+        }
+    }
+
+    /// The series of a metric, by name.
+    pub fn series(&self, name: &str) -> Option<&Series> {
+        self.series.iter().find(|s| s.name == name)
+    }
+
+    /// The events of the series, in order, where they are known.
+    pub fn events(&self) -> Vec<Event> {
+        self.series.iter().filter_map(|s| s.event.clone()).collect()
+    }
+}

@@ -1,0 +1,96 @@
+//! How figures are written for people: values with units, percentages,
+//! changes with their intervals.
+
+use crate::counter::event::Unit;
+use crate::stats::Change;
+
+/// A number with four significant digits, as a table shows it.
+pub fn four_digits(v: f64) -> String {
+    let a = v.abs();
+    if a >= 100.0 {
+        format!("{v:.1}")
+    } else if a >= 10.0 {
+        format!("{v:.2}")
+    } else if a >= 1.0 || a == 0.0 {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+/// A per-iteration value with its unit: `4.512 µs`, `16`, `12.35 M`.
+/// Whole counts are shown whole, so that an exact count looks exact.
+pub fn format_value(v: f64, unit: Unit) -> String {
+    match unit {
+        Unit::Nanoseconds => {
+            let (scaled, suffix) = match v.abs() {
+                a if a < 1e3 => (v, "ns"),
+                a if a < 1e6 => (v / 1e3, "µs"),
+                a if a < 1e9 => (v / 1e6, "ms"),
+                _ => (v / 1e9, "s"),
+            };
+            format!("{} {suffix}", four_digits(scaled))
+        }
+        Unit::Count if v.fract() == 0.0 && v.abs() < 1e7 => format!("{v:.0}"),
+        Unit::Count => match v.abs() {
+            a if a < 1e3 => four_digits(v),
+            a if a < 1e6 => format!("{} k", four_digits(v / 1e3)),
+            a if a < 1e9 => format!("{} M", four_digits(v / 1e6)),
+            a if a < 1e12 => format!("{} G", four_digits(v / 1e9)),
+            _ => format!("{} T", four_digits(v / 1e12)),
+        },
+    }
+}
+
+/// A relative change as a percentage: `+6.25%`.
+pub fn percent(r: f64) -> String {
+    if r.is_finite() {
+        // No `-0.00%` for a change that rounds to nothing.
+        let pct = if (r * 100.0).abs() < 0.005 {
+            0.0
+        } else {
+            r * 100.0
+        };
+        format!("{pct:+.2}%")
+    } else if r > 0.0 {
+        "+∞".into()
+    } else {
+        "−∞".into()
+    }
+}
+
+/// A relative change, or `from 0` for a change from zero.
+pub fn relative_text(relative: Option<f64>) -> String {
+    relative.map_or("from 0".into(), percent)
+}
+
+/// A change with its interval and p-value, for summaries:
+/// `+6.25% [+6.25%, +6.25%], p = 0.000`.
+pub fn change_text(c: &Change) -> String {
+    match c.ci {
+        Some(ci) => format!(
+            "{} [{}, {}], p = {:.3}",
+            relative_text(c.relative),
+            percent(ci.low),
+            percent(ci.high),
+            c.p_value
+        ),
+        None => format!("{}, p = {:.3}", relative_text(c.relative), c.p_value),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_get_units_and_exact_counts_stay_whole() {
+        assert_eq!(format_value(4512.3, Unit::Nanoseconds), "4.512 µs");
+        assert_eq!(format_value(81.234, Unit::Nanoseconds), "81.23 ns");
+        assert_eq!(format_value(2.5e9, Unit::Nanoseconds), "2.500 s");
+        assert_eq!(format_value(16.0, Unit::Count), "16");
+        assert_eq!(format_value(15.5, Unit::Count), "15.50");
+        assert_eq!(format_value(12_345_678.9, Unit::Count), "12.35 M");
+        assert_eq!(format_value(0.01234, Unit::Count), "0.0123");
+    }
+}

@@ -1,0 +1,469 @@
+//! The terminal table: a row per benchmark, and its change against the
+//! stored run on a line below.
+
+use std::io::IsTerminal;
+
+use super::format::{format_value, four_digits, relative_text};
+use super::{Color, RunHeader};
+use crate::analysis::compare::{Comparison, Verdict};
+use crate::analysis::derived::has_ipc;
+use crate::analysis::{Analysed, BenchResult, WALL_TIME};
+use crate::counter::event::Unit;
+
+/// The table as an output of a run: a header describing the run, then a
+/// row (and a change line) per benchmark.
+pub struct TableSink {
+    color: bool,
+    width: usize,
+    table: Option<Table>,
+}
+
+impl TableSink {
+    /// A table coloured as asked, as wide as `$COLUMNS` (80 without it).
+    pub fn new(color: Color) -> TableSink {
+        let color = match color {
+            Color::Always => true,
+            Color::Never => false,
+            Color::Auto => {
+                std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+            }
+        };
+        let width = std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(80);
+        TableSink {
+            color,
+            width,
+            table: None,
+        }
+    }
+
+    /// Prints what the run measures, how, and at what cost, then the
+    /// column headers.
+    pub fn start(&mut self, h: &RunHeader) {
+        let mode = if h.per_iter { "per-iteration" } else { "batch" };
+        println!(
+            "perfbench: {} benchmark{}, {mode} mode, {} samples, {}",
+            h.ids.len(),
+            if h.ids.len() == 1 { "" } else { "s" },
+            h.sample_count,
+            h.environment
+                .cpu
+                .map_or("not pinned".into(), |c| format!("pinned to CPU {c}"))
+        );
+        println!(
+            "{}",
+            wrap("perfbench: ", &h.environment.summary(), self.width)
+        );
+        if !h.groups.is_empty() {
+            let groups: Vec<String> = h
+                .groups
+                .iter()
+                .map(|g| format!("[{}]", g.join(" ")))
+                .collect();
+            let prefix = "perfbench: more events than the PMU holds at once, measured in one pass per group: ";
+            println!("{}", wrap(prefix, &groups.join(", "), self.width));
+        }
+        println!("{}", self.costs_line(h));
+        let mut names = vec![WALL_TIME.to_string()];
+        names.extend(h.events.iter().map(|e| e.name.clone()));
+        let table = Table::new(h.ids, &names, has_ipc(h.events), self.width, self.color);
+        let header = table.header();
+        if !header.is_empty() {
+            println!("{header}");
+        }
+        self.table = Some(table);
+    }
+
+    /// The measurement's cost per iteration of each metric.
+    fn costs_line(&self, h: &RunHeader) -> String {
+        let mut units = vec![Unit::Nanoseconds];
+        units.extend(h.events.iter().map(|e| e.unit));
+        let costs: Vec<String> = h
+            .calibration
+            .per_iteration
+            .iter()
+            .zip(&units)
+            .map(|((name, v), unit)| format!("{name} {}", format_value(*v, *unit)))
+            .collect();
+        let subtracted = if h.calibration.subtract {
+            " (subtracted)"
+        } else {
+            ""
+        };
+        let prefix = format!("perfbench: measuring costs per iteration{subtracted}: ");
+        wrap(&prefix, &costs.join(", "), self.width)
+    }
+
+    /// Prints a benchmark's row and its change line.
+    pub fn benchmark(&mut self, a: &Analysed) {
+        let Some(table) = &self.table else { return };
+        println!("{}", table.row(&a.result));
+        if let Some(line) = a
+            .comparison
+            .as_ref()
+            .and_then(|c| table.change_line(&a.result, c))
+        {
+            println!("{line}");
+        }
+    }
+}
+
+/// `text`'s comma-separated parts after `prefix`, wrapped to `width`
+/// columns with continuation lines indented.
+fn wrap(prefix: &str, text: &str, width: usize) -> String {
+    let mut out = prefix.to_string();
+    let mut line = prefix.chars().count();
+    let parts: Vec<&str> = text.split(", ").collect();
+    for (i, part) in parts.iter().enumerate() {
+        let piece = if i + 1 < parts.len() {
+            format!("{part},")
+        } else {
+            part.to_string()
+        };
+        let len = piece.chars().count();
+        if i > 0 && line + 1 + len > width {
+            out.push_str("\n  ");
+            line = 2;
+        } else if i > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(&piece);
+        line += len;
+    }
+    out
+}
+
+/// The terminal table: a row per benchmark when the columns fit the width,
+/// else each benchmark's id on a line of its own and its figures wrapped
+/// below it.
+pub struct Table {
+    id_width: usize,
+    /// Column headers: wall time, the events, then IPC where it applies.
+    headers: Vec<String>,
+    cell: usize,
+    wide: bool,
+    width: usize,
+    color: bool,
+}
+
+/// Width of a value cell: the longest `format_value` output is 9 characters.
+const VALUE_WIDTH: usize = 9;
+
+impl Table {
+    /// A table for benchmarks whose ids are `ids`, with one column per
+    /// metric in `metrics` (without IPC; `ipc` adds it), fitted to `width`.
+    pub fn new(ids: &[&str], metrics: &[String], ipc: bool, width: usize, color: bool) -> Table {
+        let mut headers = metrics.to_vec();
+        if ipc {
+            headers.push("IPC".into());
+        }
+        let id_width = ids
+            .iter()
+            .map(|i| i.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(9);
+        let cell = headers
+            .iter()
+            .map(|h| h.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(VALUE_WIDTH)
+            + 2;
+        let wide = id_width + cell * headers.len() <= width;
+        Table {
+            id_width,
+            headers,
+            cell,
+            wide,
+            width,
+            color,
+        }
+    }
+
+    /// The header line (empty when benchmarks are shown stacked).
+    pub fn header(&self) -> String {
+        if !self.wide {
+            return String::new();
+        }
+        let mut s = format!("{:<w$}", "benchmark", w = self.id_width);
+        for h in &self.headers {
+            s.push_str(&format!("{h:>w$}", w = self.cell));
+        }
+        s
+    }
+
+    /// The line under a benchmark's row that shows its change against the
+    /// stored run, metric by metric; `None` when nothing changed at all.
+    pub fn change_line(&self, r: &BenchResult, comparison: &Comparison) -> Option<String> {
+        let label = comparison.against.label();
+        let Some(changes) = &comparison.changes else {
+            return Some(format!("  (new: not in {label})"));
+        };
+        if changes.is_empty() {
+            return None;
+        }
+        let cells: Vec<String> = r
+            .metrics
+            .iter()
+            .map(|m| self.change_cell(comparison, &m.name))
+            .collect();
+        let against = format!("vs {label}");
+        Some(if self.wide {
+            self.change_columns(&against, &cells)
+        } else {
+            self.change_stack(&against, r, &cells)
+        })
+    }
+
+    /// One metric's change, marked and coloured by its verdict; `-` where
+    /// the metric was not compared.
+    fn change_cell(&self, comparison: &Comparison, metric: &str) -> String {
+        let Some(c) = comparison.change(metric) else {
+            return "-".into();
+        };
+        let text = format!("{}{}", relative_text(c.change.relative), mark(c.verdict));
+        match (self.color, c.verdict) {
+            (true, Verdict::Regressed) => format!("\x1b[31m{text}\x1b[0m"),
+            (true, Verdict::Improved) => format!("\x1b[32m{text}\x1b[0m"),
+            _ => text,
+        }
+    }
+
+    /// The change cells aligned under the metric columns.
+    fn change_columns(&self, against: &str, cells: &[String]) -> String {
+        let mut line = format!("  {against:<w$}", w = self.id_width.saturating_sub(2));
+        for cell in cells {
+            let pad = self.cell.saturating_sub(visible_width(cell));
+            line.push_str(&" ".repeat(pad));
+            line.push_str(cell);
+        }
+        line
+    }
+
+    /// The changes as `metric cell` pairs, wrapped to the width.
+    fn change_stack(&self, against: &str, r: &BenchResult, cells: &[String]) -> String {
+        let mut out = format!("  {against}:");
+        let mut used = visible_width(&out);
+        let last = r.metrics.len().saturating_sub(1);
+        for (i, (m, cell)) in r.metrics.iter().zip(cells).enumerate() {
+            let comma = if i < last { "," } else { "" };
+            let part = format!(" {} {cell}{comma}", m.name);
+            if used + visible_width(&part) > self.width {
+                out.push_str("\n   ");
+                used = 3;
+            }
+            used += visible_width(&part);
+            out.push_str(&part);
+        }
+        out
+    }
+
+    /// The lines of one benchmark's result.
+    pub fn row(&self, r: &BenchResult) -> String {
+        let mut values: Vec<String> = r
+            .metrics
+            .iter()
+            .map(|m| match &m.scale {
+                Some(s) => format!("{} {}", four_digits(m.stats.slope.point * s.factor), s.unit),
+                None => format_value(m.stats.slope.point, m.unit),
+            })
+            .collect();
+        if self.headers.len() > values.len() {
+            let ipc = crate::analysis::derived_value(r, "IPC");
+            values.push(ipc.map_or("-".into(), |v| format!("{v:.2}")));
+        }
+        let id = if self.color {
+            format!("\x1b[1m{}\x1b[0m", r.id)
+        } else {
+            r.id.clone()
+        };
+        let pad = self.id_width.saturating_sub(r.id.chars().count());
+        let mut s = if self.wide {
+            let mut line = format!("{id}{}", " ".repeat(pad));
+            for v in &values {
+                line.push_str(&format!("{v:>w$}", w = self.cell));
+            }
+            line
+        } else {
+            let name_width = self
+                .headers
+                .iter()
+                .map(|h| h.chars().count())
+                .max()
+                .unwrap_or(0);
+            let cell = name_width + 1 + VALUE_WIDTH + 3;
+            let per_line = ((self.width.saturating_sub(2)) / cell).max(1);
+            let mut out = id;
+            for (i, (h, v)) in self.headers.iter().zip(&values).enumerate() {
+                if i % per_line == 0 {
+                    out.push_str("\n  ");
+                }
+                out.push_str(&format!("{h:<name_width$} {v:>VALUE_WIDTH$}   "));
+            }
+            out.lines()
+                .map(str::trim_end)
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        if r.multiplexed_samples > 0 {
+            s.push_str(&format!(
+                "\n  note: the kernel multiplexed the counters in {} of {} samples; counts are not scaled",
+                r.multiplexed_samples, r.samples
+            ));
+        }
+        s
+    }
+}
+
+/// The columns `s` takes on a terminal: its characters less colour escapes.
+fn visible_width(s: &str) -> usize {
+    let mut n = 0;
+    let mut escape = false;
+    for c in s.chars() {
+        match c {
+            '\x1b' => escape = true,
+            'm' if escape => escape = false,
+            _ if escape => {}
+            _ => n += 1,
+        }
+    }
+    n
+}
+
+/// The mark a verdict gets in the table.
+fn mark(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Regressed => " ▲",
+        Verdict::Improved => " ▼",
+        Verdict::WithinNoise => " ~",
+        Verdict::NoChange => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_header_lines_wrap_at_commas() {
+        let text = "AMD EPYC, kernel 6.18.44, CPU 1, virtual machine, PMUs: msr power software, perf_event_paranoid 2";
+        let out = wrap("perfbench: ", text, 40);
+        assert!(out.lines().all(|l| l.chars().count() <= 40), "{out}");
+        assert_eq!(out.replace("\n  ", " "), format!("perfbench: {text}"));
+        assert_eq!(wrap("p: ", "a, b", 80), "p: a, b");
+    }
+    use crate::analysis::Metric;
+    use crate::stats::{analyze_metric, Bootstrap};
+
+    fn result(id: &str, names: &[(&str, Unit, f64)]) -> BenchResult {
+        BenchResult {
+            id: id.into(),
+            samples: 10,
+            iterations: 550,
+            metrics: names
+                .iter()
+                .map(|&(n, unit, v)| Metric {
+                    name: n.into(),
+                    unit,
+                    scale: None,
+                    // An exact line through the origin: every figure is `v`.
+                    stats: analyze_metric(
+                        &[2, 4, 6],
+                        &[(2.0 * v) as u64, (4.0 * v) as u64, (6.0 * v) as u64],
+                        &Bootstrap::default(),
+                    ),
+                })
+                .collect(),
+            derived: Vec::new(),
+            multiplexed_samples: 0,
+            throughput: None,
+            read_path: None,
+            groups: Vec::new(),
+            overhead: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_table_fits_eighty_columns_in_both_layouts() {
+        let few = [
+            ("wall-time", Unit::Nanoseconds, 4512.0),
+            ("page-faults", Unit::Count, 16.0),
+        ];
+        let names: Vec<String> = few.iter().map(|m| m.0.to_string()).collect();
+        let t = Table::new(&["three::touch_16"], &names, false, 80, false);
+        let row = t.row(&result("three::touch_16", &few));
+        assert!(t.header().starts_with("benchmark "));
+        assert!(
+            row.starts_with("three::touch_16 ") && row.ends_with(" 16"),
+            "{row}"
+        );
+        assert_eq!(row.lines().count(), 1);
+
+        let many: Vec<(&str, Unit, f64)> = [
+            "wall-time",
+            "cycles",
+            "instructions",
+            "branches",
+            "branch-misses",
+            "cache-references",
+            "cache-misses",
+        ]
+        .iter()
+        .map(|&n| (n, Unit::Count, 1234.5))
+        .collect();
+        let names: Vec<String> = many.iter().map(|m| m.0.to_string()).collect();
+        let t = Table::new(&["a::long::benchmark::id/65536"], &names, true, 80, false);
+        let mut r = result("a::long::benchmark::id/65536", &many);
+        r.derived = vec![("IPC".into(), 2.5)];
+        let text = t.row(&r);
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+        assert!(text.contains("IPC") && text.contains("2.50"), "{text}");
+        assert!(text.contains("cache-references"), "{text}");
+    }
+
+    #[test]
+    fn scaled_pmu_events_show_in_their_unit_and_keep_raw_counts() {
+        let tree = crate::kernel::pmu::tests::intel_hybrid();
+        let events = crate::counter::event::parse_list_in("power/energy-pkg/", &tree.0).unwrap();
+        let factor = 1.0 / 4294967296.0; // the file says 2.3283064365386962890625e-10 = 2^-32
+        assert_eq!(
+            events[0]
+                .scale
+                .as_ref()
+                .map(|s| (s.factor, s.unit.as_str())),
+            Some((factor, "Joules"))
+        );
+        let m = crate::measure::Measurement {
+            samples: (1..=3)
+                .map(|i| crate::measure::Sample {
+                    iterations: i,
+                    wall_ns: 100 * i,
+                    counts: crate::counter::group::Counts {
+                        time_enabled: 1,
+                        time_running: 1,
+                        values: vec![(1u64 << 32) * i],
+                    },
+                })
+                .collect(),
+            throughput: None,
+        };
+        let r = crate::analysis::analyze(
+            &crate::analysis::Recording::new("x", &events, &m, Default::default()),
+            &Default::default(),
+        );
+        let env = crate::measure::environment::Environment::default();
+        let v: serde_json::Value =
+            serde_json::from_str(&crate::store::json::bench_line(&r, &env, None)).unwrap();
+        let metric = &v["metrics"]["power/energy-pkg/"];
+        assert_eq!(metric["estimate"], 4294967296.0, "raw counts per iteration");
+        assert_eq!(metric["scaled"]["unit"], "Joules");
+        assert_eq!(metric["scaled"]["estimate"], 4294967296.0 * factor);
+        let names = vec!["wall-time".to_string(), "power/energy-pkg/".to_string()];
+        let row = Table::new(&["x"], &names, false, 120, false).row(&r);
+        assert!(row.contains("1.000 Joules"), "{row}");
+    }
+}

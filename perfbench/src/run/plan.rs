@@ -1,0 +1,210 @@
+//! The plan of a run, made once before the first benchmark: which events
+//! in which counter groups, the pinned CPU, where results are stored and
+//! what they are compared with, the environment, and the measurement's own
+//! cost.
+
+use std::time::Duration;
+
+use crate::analysis::compare::Target;
+use crate::analysis::{self, overhead, Calibration, Recording};
+use crate::counter::event::{self, Event};
+use crate::counter::group::{self, Groups};
+use crate::kernel::{pmu, sys};
+use crate::measure::environment::Environment;
+use crate::measure::{self, MeasureError, ThreadPin};
+use crate::run::cli::Options;
+use crate::store::{self, Store};
+
+/// Everything a run decides before measuring.
+pub struct Plan {
+    /// The events that open here, in the order asked (hybrid CPUs: mapped
+    /// to the pinned core's PMU).
+    pub events: Vec<Event>,
+    /// The events split into groups that the PMU counts at once.
+    pub groups: Groups,
+    /// The pin of the measuring thread, released when the plan is dropped.
+    pub pin: Option<ThreadPin>,
+    /// Where results are stored.
+    pub store: Store,
+    /// What each benchmark is compared with.
+    pub target: Target,
+    /// Where the run happens.
+    pub environment: Environment,
+    /// The measurement's own cost per iteration and metric.
+    pub calibration: Calibration,
+}
+
+impl Plan {
+    /// The pinned CPU, if any.
+    pub fn cpu(&self) -> Option<usize> {
+        self.pin.as_ref().map(ThreadPin::cpu)
+    }
+}
+
+/// Makes the plan: opens the groups, pins the thread and calibrates. Errors
+/// are for the user (bad events, CPUs or baselines).
+pub fn prepare(options: &Options) -> Result<Plan, String> {
+    let events = countable_events(options)?;
+    let pin = pin(options)?;
+    let cpu = pin.as_ref().map(ThreadPin::cpu);
+    let events = for_pinned_core(events, cpu);
+    let mut groups = group::open_groups(&events).map_err(|e| {
+        format!("{e} (together with the other events: a PMU holds only so many counters at once; ask for fewer)")
+    })?;
+    let store = Store::at(store::default_root());
+    let target = target(options, &store)?;
+    let environment = Environment::current(cpu);
+    for warning in environment.warnings() {
+        eprintln!("perfbench: warning: {warning}");
+    }
+    if options.per_iter && groups.len() > 1 {
+        return Err(format!(
+            "--mode per-iter needs events that fit one counter group; these need {}: {}",
+            groups.len(),
+            group::together(&groups, &events)
+        ));
+    }
+    let calibration = Calibration {
+        per_iteration: calibrate(options, &mut groups, &events)?,
+        subtract: options.subtract_overhead,
+    };
+    Ok(Plan {
+        events,
+        groups,
+        pin,
+        store,
+        target,
+        environment,
+        calibration,
+    })
+}
+
+/// The events to measure: those asked for, or the default set, minus those
+/// this machine cannot count (each named in a warning).
+fn countable_events(options: &Options) -> Result<Vec<Event>, String> {
+    let asked = match &options.events {
+        Some(spec) => event::parse_list(spec).map_err(|e| e.to_string())?,
+        None => default_events(),
+    };
+    let mut countable = Vec::new();
+    let mut last_error = None;
+    for e in asked {
+        match group::probe(&e) {
+            Ok(()) => countable.push(e),
+            Err(err) => {
+                eprintln!("perfbench: warning: {err}");
+                last_error = Some(err);
+            }
+        }
+    }
+    match (countable.is_empty(), last_error) {
+        (true, Some(err)) => Err(format!("no event left to count (last: {err})")),
+        _ => Ok(countable),
+    }
+}
+
+/// The default set, with a note where hardware counters are missing.
+fn default_events() -> Vec<Event> {
+    let hardware = group::probe(&event::parse("cycles").expect("cycles parses")).is_ok();
+    if !hardware {
+        let paranoid = sys::perf_event_paranoid().map_or("unreadable".into(), |p| p.to_string());
+        eprintln!(
+            "perfbench: note: no hardware counters here (no CPU PMU, usual in VMs and CI; \
+             kernel.perf_event_paranoid = {paranoid}): measuring software events and wall time; \
+             on bare metal or with a virtual PMU you get cycles, instructions and cache misses"
+        );
+    }
+    event::default_list(hardware)
+}
+
+/// Pins the measuring thread as asked: `--cpu N`, `--cpu-type`, the CPU it
+/// runs on, or not at all (`--no-pin`).
+fn pin(options: &Options) -> Result<Option<ThreadPin>, String> {
+    if options.no_pin {
+        return Ok(None);
+    }
+    let cpu = match (&options.cpu_type, options.cpu) {
+        (Some(_), Some(_)) => return Err("--cpu and --cpu-type exclude each other".into()),
+        (Some(kind), None) => {
+            let allowed = sys::thread_affinity()
+                .map_err(|e| format!("cannot read the CPU affinity: {e}"))?
+                .cpus();
+            Some(pmu::cpu_of_type(pmu::live_root(), kind, &allowed)?)
+        }
+        (None, cpu) => cpu,
+    };
+    ThreadPin::new(cpu).map(Some)
+}
+
+/// On hybrid CPUs, generalized events go to the PMU of the pinned core.
+fn for_pinned_core(events: Vec<Event>, cpu: Option<usize>) -> Vec<Event> {
+    let hybrid = cpu.and_then(|c| event::hybrid_type_for_cpu(pmu::live_root(), c as u32));
+    match hybrid {
+        Some(pmu_type) => events
+            .iter()
+            .map(|e| event::with_extended_type(e, pmu_type))
+            .collect(),
+        None => events,
+    }
+}
+
+/// What to compare with: `--baseline NAME`, which must exist, or the
+/// previous run.
+fn target(options: &Options, store: &Store) -> Result<Target, String> {
+    let Some(name) = &options.baseline else {
+        return Ok(Target::PreviousRun);
+    };
+    let saved = store.baseline_names();
+    if !saved.contains(name) {
+        return Err(format!(
+            "baseline `{name}` not found under {} (saved baselines: {})",
+            store.root().display(),
+            if saved.is_empty() {
+                "none".to_string()
+            } else {
+                saved.join(", ")
+            }
+        ));
+    }
+    Ok(Target::Baseline(name.clone()))
+}
+
+/// The measurement's own cost per iteration and metric, measured on an
+/// empty routine in the same mode with the same groups.
+fn calibrate(
+    options: &Options,
+    groups: &mut Groups,
+    events: &[Event],
+) -> Result<Vec<(String, f64)>, String> {
+    let config = measure::Config {
+        warm_up: options.config.warm_up.min(Duration::from_millis(50)),
+        measurement: options.config.measurement.min(Duration::from_millis(100)),
+        sample_count: options.config.sample_count,
+    };
+    let fail = |e: MeasureError| format!("calibrating on an empty routine: {e}");
+    let mut costs = Vec::new();
+    for (pass, (group, range)) in groups.iter_mut().enumerate() {
+        let events = &events[range.clone()];
+        let recording = if options.per_iter {
+            let pm = measure::calibrate_per_iter(&config, group).map_err(fail)?;
+            let mut r = empty_recording(events, &pm.as_measurement());
+            r.read_path = Some(pm.read_path);
+            r
+        } else {
+            empty_recording(events, &measure::calibrate(&config, group).map_err(fail)?)
+        };
+        let empty = analysis::analyze(&recording, &Calibration::default());
+        // Wall time is the first pass's, as in the measurement.
+        costs.extend(
+            overhead::per_iteration(&empty)
+                .into_iter()
+                .skip(usize::from(pass > 0)),
+        );
+    }
+    Ok(costs)
+}
+
+/// The recording of the empty routine's measurement.
+fn empty_recording(events: &[Event], m: &measure::Measurement) -> Recording {
+    Recording::new("(empty)", events, m, Environment::default())
+}

@@ -1,0 +1,266 @@
+//! All JSON perfbench writes and reads: the lines of `--output-format
+//! json`, stored result files and their schema tags.
+
+use serde_json::{json, Map, Value};
+
+use crate::analysis::compare::Comparison;
+use crate::analysis::{BenchResult, Recording, Series};
+use crate::counter::event::Unit;
+use crate::measure::environment::Environment;
+use crate::measure::Throughput;
+use crate::stats::Estimate;
+
+/// The schema tag of every JSON line (`--output-format json`).
+pub const SCHEMA: &str = "perfbench/v1";
+
+/// The schema tag of a stored result file.
+pub const RESULT_SCHEMA: &str = "perfbench/result/v1";
+
+/// Per-iteration estimates of each metric, as JSON lines and stored results
+/// write them.
+pub fn estimates_json(result: &BenchResult) -> Map<String, Value> {
+    let mut metrics = Map::new();
+    for m in &result.metrics {
+        let s = &m.stats;
+        let scaled = m.scale.as_ref().map(|sc| {
+            json!({
+                "unit": sc.unit,
+                "factor": sc.factor,
+                "estimate": s.slope.point * sc.factor,
+                "ci": [s.slope.ci.low * sc.factor, s.slope.ci.high * sc.factor],
+                "median": s.median.point * sc.factor,
+                "min": s.min * sc.factor,
+                "max": s.max * sc.factor,
+            })
+        });
+        let ci = |e: &Estimate| [e.ci.low, e.ci.high];
+        metrics.insert(
+            m.name.clone(),
+            json!({
+                "unit": m.unit.symbol(),
+                "estimate": s.slope.point,
+                "ci": ci(&s.slope),
+                "intercept": s.intercept,
+                "r_squared": s.r_squared,
+                "mean": s.mean.point,
+                "mean_ci": ci(&s.mean),
+                "median": s.median.point,
+                "median_ci": ci(&s.median),
+                "std_dev": s.std_dev.point,
+                "std_dev_ci": ci(&s.std_dev),
+                "mad": s.mad.point,
+                "mad_ci": ci(&s.mad),
+                "min": s.min,
+                "p25": s.quartiles.0,
+                "p75": s.quartiles.1,
+                "max": s.max,
+                "outliers": {
+                    "low_severe": s.outliers.low_severe,
+                    "low_mild": s.outliers.low_mild,
+                    "high_mild": s.outliers.high_mild,
+                    "high_severe": s.outliers.high_severe,
+                },
+            }),
+        );
+        if let Some(scaled) = scaled {
+            metrics[&m.name]["scaled"] = scaled;
+        }
+    }
+    metrics
+}
+
+/// A stored result file: the recording's samples and environment, with the
+/// estimates derived from them for convenience.
+pub(crate) fn encode_recording(run: &Recording, result: &BenchResult) -> String {
+    let series: Vec<Value> = run
+        .series
+        .iter()
+        .map(|s| json!({ "name": s.name, "unit": s.unit.symbol(), "totals": s.totals }))
+        .collect();
+    let doc = json!({
+        "schema": RESULT_SCHEMA,
+        "id": run.id,
+        "environment": run.environment.to_json(),
+        "iterations": run.iterations,
+        "series": series,
+        "estimates": estimates_json(result),
+    });
+    serde_json::to_string_pretty(&doc).expect("JSON values serialise")
+}
+
+/// A recording from a stored result file, or what is wrong with the file.
+pub(crate) fn decode_recording(text: &str) -> Result<Recording, String> {
+    let doc: Value = serde_json::from_str(text)
+        .map_err(|e| format!("not valid JSON ({e}); remove or restore it"))?;
+    let schema = doc.get("schema").and_then(Value::as_str).unwrap_or("none");
+    if schema != RESULT_SCHEMA {
+        return Err(format!(
+            "has schema `{schema}`, this perfbench reads `{RESULT_SCHEMA}`; remove it or use a matching perfbench"
+        ));
+    }
+    let bad = |what: &str| format!("malformed `{what}`; remove or restore it");
+    let numbers = |v: &Value, what: &str| -> Result<Vec<u64>, String> {
+        v.as_array()
+            .ok_or_else(|| bad(what))?
+            .iter()
+            .map(|n| n.as_u64().ok_or_else(|| bad(what)))
+            .collect()
+    };
+    let iterations = numbers(&doc["iterations"], "iterations")?;
+    if iterations.is_empty() || iterations.contains(&0) {
+        return Err(bad("iterations"));
+    }
+    let series = doc["series"]
+        .as_array()
+        .ok_or_else(|| bad("series"))?
+        .iter()
+        .map(|s| {
+            let unit = match s["unit"].as_str() {
+                Some("ns") => Unit::Nanoseconds,
+                Some("count") => Unit::Count,
+                _ => return Err(bad("series.unit")),
+            };
+            let totals = numbers(&s["totals"], "series.totals")?;
+            if totals.len() != iterations.len() {
+                return Err(bad("series.totals"));
+            }
+            Ok(Series {
+                name: s["name"]
+                    .as_str()
+                    .ok_or_else(|| bad("series.name"))?
+                    .to_string(),
+                unit,
+                totals,
+                event: None,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(Recording::stored(
+        doc["id"].as_str().ok_or_else(|| bad("id"))?.to_string(),
+        Environment::from_json(&doc["environment"]).ok_or_else(|| bad("environment"))?,
+        iterations,
+        series,
+    ))
+}
+
+/// One benchmark as a line of JSON (schema [`SCHEMA`]); values are per
+/// iteration.
+pub fn bench_line(
+    r: &BenchResult,
+    environment: &Environment,
+    comparison: Option<&Comparison>,
+) -> String {
+    let mut metrics = estimates_json(r);
+    if let Some(comparison) = comparison {
+        for (name, value) in metrics.iter_mut() {
+            if let Some(c) = comparison.change(name) {
+                value["change"] = json!({
+                    "relative": c.change.relative,
+                    "ci": c.change.ci.map(|ci| [ci.low, ci.high]),
+                    "p": c.change.p_value,
+                    "verdict": c.verdict.as_str(),
+                });
+            }
+        }
+    }
+    let mut obj = json!({
+        "schema": SCHEMA,
+        "id": r.id,
+        "mode": if r.read_path.is_some() { "per-iter" } else { "batch" },
+        "samples": r.samples,
+        "iterations": r.iterations,
+        "cpu": environment.cpu,
+        "environment": environment.to_json(),
+        "multiplexed_samples": r.multiplexed_samples,
+        "metrics": metrics,
+    });
+    if !r.groups.is_empty() {
+        obj["groups"] = json!(r.groups);
+    }
+    if let Some(path) = r.read_path {
+        obj["read_path"] = json!(path.name());
+    }
+    for o in &r.overhead {
+        obj["metrics"][&o.metric]["overhead"] = json!(o.per_iteration);
+        obj["metrics"][&o.metric]["raw_estimate"] = json!(o.raw_estimate);
+    }
+    if let Some(c) = comparison {
+        obj["baseline"] = json!({ "name": c.against.json_name(), "new": c.changes.is_none() });
+    }
+    if !r.derived.is_empty() {
+        obj["derived"] = r
+            .derived
+            .iter()
+            .map(|(n, v)| (n.clone(), json!(v)))
+            .collect::<Map<_, _>>()
+            .into();
+    }
+    if let Some(t) = r.throughput {
+        obj["throughput"] = match t {
+            Throughput::Bytes(n) => json!({ "bytes": n }),
+            Throughput::Elements(n) => json!({ "elements": n }),
+        };
+    }
+    Value::to_string(&obj)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Metric;
+    use crate::stats::{analyze_metric, Bootstrap};
+
+    fn result(id: &str, names: &[(&str, Unit, f64)]) -> BenchResult {
+        BenchResult {
+            id: id.into(),
+            samples: 10,
+            iterations: 550,
+            metrics: names
+                .iter()
+                .map(|&(n, unit, v)| Metric {
+                    name: n.into(),
+                    unit,
+                    scale: None,
+                    // An exact line through the origin: every figure is `v`.
+                    stats: analyze_metric(
+                        &[2, 4, 6],
+                        &[(2.0 * v) as u64, (4.0 * v) as u64, (6.0 * v) as u64],
+                        &Bootstrap::default(),
+                    ),
+                })
+                .collect(),
+            derived: Vec::new(),
+            multiplexed_samples: 0,
+            throughput: None,
+            read_path: None,
+            groups: Vec::new(),
+            overhead: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn json_lines_follow_the_schema() {
+        let r = result(
+            "x/1",
+            &[
+                ("wall-time", Unit::Nanoseconds, 2.5),
+                ("page-faults", Unit::Count, 16.0),
+            ],
+        );
+        let env = Environment::read_from(std::path::Path::new("/nonexistent"), Some(1));
+        let line = bench_line(&r, &env, None);
+        assert!(!line.contains('\n'));
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["schema"], "perfbench/v1");
+        assert_eq!(v["id"], "x/1");
+        assert_eq!(v["mode"], "batch");
+        assert_eq!(v["samples"], 10);
+        assert_eq!(v["iterations"], 550);
+        assert_eq!(v["metrics"]["page-faults"]["estimate"], 16.0);
+        assert_eq!(v["metrics"]["page-faults"]["unit"], "count");
+        assert_eq!(v["metrics"]["wall-time"]["unit"], "ns");
+        assert_eq!(v["cpu"], 1);
+        assert_eq!(v["environment"]["cpu"], 1);
+        assert_eq!(v["environment"]["cpu_model"], "unknown");
+    }
+}

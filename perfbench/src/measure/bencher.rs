@@ -1,0 +1,174 @@
+//! [`Bencher`]: what a benchmark drives the measurement with.
+
+use std::hint::black_box;
+use std::io;
+use std::time::{Duration, Instant};
+
+use super::batch::{sample_linearly, start, stop};
+use super::per_iter::{sample_per_iter, Bracket, PerIterMeasurement};
+use super::{Config, MeasureError, Sample, Throughput};
+use crate::counter::group::CounterGroup;
+
+/// Handed to each benchmark: call one of its `iter` methods with the routine
+/// to measure.
+///
+/// ```no_run
+/// use perfbench::{black_box, perfbench, Bencher};
+///
+/// #[perfbench]
+/// fn sum_1000(b: &mut Bencher) {
+///     let v: Vec<u64> = (0..1000).collect(); // setup, not measured
+///     b.iter(|| v.iter().sum::<u64>());
+/// }
+/// ```
+pub struct Bencher<'a> {
+    pub(super) target: Target<'a>,
+    pub(super) throughput: Option<Throughput>,
+    pub(super) outcome: Option<Result<Outcome, MeasureError>>,
+}
+
+/// What a [`Bencher`] does with the routine it is given.
+pub(super) enum Target<'a> {
+    /// Run the routine once, as a test.
+    Once,
+    /// Measure it with these counters; with a step, sample `i` runs
+    /// `i · step` iterations instead of a step chosen from the warm-up.
+    Counters(&'a Config, &'a mut CounterGroup, Option<u64>),
+    /// Measure each iteration on its own with these counters.
+    PerIter(&'a Config, &'a mut CounterGroup),
+}
+
+/// What an `iter` method produced, by mode.
+pub(super) enum Outcome {
+    Batch(Vec<Sample>),
+    PerIter(PerIterMeasurement),
+}
+
+impl Bencher<'_> {
+    /// Measures `routine`; its return value is passed through [`black_box`]
+    /// and dropped inside the measurement.
+    pub fn iter<O, R: FnMut() -> O>(&mut self, mut routine: R) {
+        if let Target::PerIter(..) = self.target {
+            self.drive_per_iter(|b| {
+                b.bracket(|| {
+                    black_box(routine());
+                })
+            });
+            return;
+        }
+        self.drive(|iterations, group| {
+            start(group)?;
+            let start = Instant::now();
+            for _ in 0..iterations {
+                black_box(routine());
+            }
+            let wall = start.elapsed();
+            stop(group)?;
+            Ok(wall)
+        });
+    }
+
+    /// Measures `routine` on inputs made by `setup`, which runs outside the
+    /// measurement, as does dropping the outputs. A sample's inputs are made
+    /// up to a tenth of the sample at a time, so they should be small.
+    pub fn iter_batched<I, O, S, R>(&mut self, mut setup: S, mut routine: R)
+    where
+        S: FnMut() -> I,
+        R: FnMut(I) -> O,
+    {
+        if let Target::PerIter(..) = self.target {
+            // One input at a time, made and dropped outside the bracket.
+            self.drive_per_iter(|b| {
+                let input = setup();
+                let output = b.bracket(|| routine(black_box(input)))?;
+                drop(black_box(output));
+                Ok(())
+            });
+            return;
+        }
+        self.drive(|iterations, group| {
+            let mut wall = Duration::ZERO;
+            let mut left = iterations;
+            // Ten batches per sample keep the toggling cost a constant per
+            // sample (it lands in the intercept) and memory bounded.
+            let batch = iterations.div_ceil(10).max(1);
+            while left > 0 {
+                let n = batch.min(left);
+                left -= n;
+                let inputs: Vec<I> = (0..n).map(|_| setup()).collect();
+                let mut outputs = Vec::with_capacity(inputs.len());
+                start(group)?;
+                let start = Instant::now();
+                for input in inputs {
+                    outputs.push(routine(black_box(input)));
+                }
+                wall += start.elapsed();
+                stop(group)?;
+                drop(black_box(outputs));
+            }
+            Ok(wall)
+        });
+    }
+
+    /// Declares the work one iteration does, for per-byte or per-element
+    /// figures.
+    pub fn throughput(&mut self, throughput: Throughput) -> &mut Self {
+        self.throughput = Some(throughput);
+        self
+    }
+
+    /// Runs warm-up and sampling through `run`, which runs the routine `n`
+    /// times between an enable and a disable of the group and returns the
+    /// wall time of the runs.
+    fn drive<F>(&mut self, mut run: F)
+    where
+        F: FnMut(u64, Option<&CounterGroup>) -> io::Result<Duration>,
+    {
+        if self.outcome.is_some() {
+            self.outcome = Some(Err(MeasureError::IteratedTwice));
+            return;
+        }
+        let outcome = match &mut self.target {
+            Target::Once => run(1, None).map(|_| Vec::new()),
+            Target::Counters(config, group, step) => {
+                sample_linearly(config, group, *step, &mut run)
+            }
+            Target::PerIter(..) => unreachable!("per-iteration targets use drive_per_iter"),
+        };
+        self.outcome = Some(outcome.map(Outcome::Batch).map_err(MeasureError::Counters));
+    }
+
+    /// Per-iteration mode: runs warm-up and sampling through `one`, which
+    /// runs one iteration, its routine inside [`Bracket::bracket`].
+    fn drive_per_iter<F>(&mut self, mut one: F)
+    where
+        F: FnMut(&mut Bracket<'_>) -> io::Result<()>,
+    {
+        if self.outcome.is_some() {
+            self.outcome = Some(Err(MeasureError::IteratedTwice));
+            return;
+        }
+        let Target::PerIter(config, group) = &mut self.target else {
+            unreachable!("only per-iteration targets come here")
+        };
+        let outcome = sample_per_iter(config, group, &mut one);
+        self.outcome = Some(
+            outcome
+                .map(Outcome::PerIter)
+                .map_err(MeasureError::Counters),
+        );
+    }
+}
+
+/// Runs the routine of `bench` once, without counters: test mode.
+pub fn run_once(bench: impl FnOnce(&mut Bencher<'_>)) -> Result<(), MeasureError> {
+    let mut b = Bencher {
+        target: Target::Once,
+        throughput: None,
+        outcome: None,
+    };
+    bench(&mut b);
+    b.outcome
+        .unwrap_or(Err(MeasureError::NeverIterated))
+        .map(drop)
+}

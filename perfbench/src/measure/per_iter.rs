@@ -1,0 +1,234 @@
+//! Per-iteration mode: the counters stay enabled and each iteration is
+//! bracketed by inline reads (rdpmc where the kernel allows, else `read()`).
+
+use std::io;
+use std::time::Instant;
+
+use super::batch::warm_up;
+use super::bencher::{Bencher, Outcome, Target};
+use super::{Config, MeasureError, Measurement, Sample, Throughput};
+use crate::counter::group::{CounterGroup, Counts, GroupReader, ReadPath};
+
+/// At most this many iterations are stored by per-iteration mode, all
+/// samples together (unless `sample_count` alone is larger: then one
+/// iteration per sample). `d`, the iterations per sample, is lowered to fit,
+/// even if the run then takes less than [`Config::measurement`]. At a few
+/// dozen bytes per iteration this bounds memory to a few megabytes.
+pub const MAX_STORED_ITERATIONS: u64 = 100_000;
+
+/// What one iteration of the routine counted, in per-iteration mode.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IterationCounts {
+    /// Wall time of the routine alone, in nanoseconds.
+    pub wall_ns: u64,
+    /// The difference of the two inline reads around the routine, one per
+    /// event in the group's order. It includes the cost of one read (the
+    /// tail of the first and the head of the second) and of two clock
+    /// reads: see [`calibrate_per_iter`].
+    pub values: Vec<u64>,
+}
+
+/// Everything one benchmark's per-iteration measurement produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PerIterMeasurement {
+    /// Every iteration, in the order run: `sample_count` samples of
+    /// `iterations_per_sample` each (see [`PerIterMeasurement::samples`]).
+    pub per_iteration: Vec<IterationCounts>,
+    /// Iterations per sample (`d`).
+    pub iterations_per_sample: u64,
+    /// How the counters were read around each iteration.
+    pub read_path: ReadPath,
+    /// The throughput the benchmark declared, if any.
+    pub throughput: Option<Throughput>,
+    /// Samples during which the group was not on the PMU all the time it
+    /// was enabled (`time_running < time_enabled`): multiplexed, so some
+    /// iterations may have counted nothing. Flagged, never scaled.
+    pub multiplexed: u64,
+    /// Reads on the `rdpmc` path that found a counter off its hardware
+    /// counter and used one group `read()` instead.
+    pub fallback_reads: u64,
+}
+
+impl PerIterMeasurement {
+    /// The iterations as one-iteration samples, so that the statistics,
+    /// stored results and comparisons of batch mode apply unchanged: the
+    /// per-iteration values are then the iterations' own counts.
+    pub fn as_measurement(&self) -> Measurement {
+        Measurement {
+            samples: self
+                .per_iteration
+                .iter()
+                .map(|it| Sample {
+                    iterations: 1,
+                    wall_ns: it.wall_ns,
+                    counts: Counts {
+                        time_enabled: 0,
+                        time_running: 0,
+                        values: it.values.clone(),
+                    },
+                })
+                .collect(),
+            throughput: self.throughput,
+        }
+    }
+
+    /// The iterations, sample by sample.
+    pub fn samples(&self) -> std::slice::Chunks<'_, IterationCounts> {
+        let d = usize::try_from(self.iterations_per_sample.max(1)).unwrap_or(usize::MAX);
+        self.per_iteration.chunks(d)
+    }
+}
+
+/// The inline reads around one iteration, and where their deltas go.
+pub(super) struct Bracket<'g> {
+    reader: GroupReader<'g>,
+    before: Vec<u64>,
+    after: Vec<u64>,
+    /// Store iterations (not during warm-up).
+    record: bool,
+    iterations: Vec<IterationCounts>,
+}
+
+impl Bracket<'_> {
+    /// Runs `routine` between two inline reads and a wall clock, and stores
+    /// the difference. Nothing allocates between the reads; storing happens
+    /// after the second one.
+    #[inline]
+    pub(super) fn bracket<T>(&mut self, routine: impl FnOnce() -> T) -> io::Result<T> {
+        self.reader.read_into(&mut self.before)?;
+        let start = Instant::now();
+        let output = routine();
+        let wall = start.elapsed();
+        self.reader.read_into(&mut self.after)?;
+        if self.record {
+            self.iterations.push(IterationCounts {
+                wall_ns: u64::try_from(wall.as_nanos()).unwrap_or(u64::MAX),
+                values: self
+                    .after
+                    .iter()
+                    .zip(&self.before)
+                    .map(|(now, then)| now.wrapping_sub(*then))
+                    .collect(),
+            });
+        }
+        Ok(output)
+    }
+
+    /// Enables the group, runs `n` iterations through `one`, and disables it
+    /// again (also on error); returns the group's reads at start and end.
+    fn run_enabled<F>(&mut self, n: u64, one: &mut F) -> io::Result<(Counts, Counts)>
+    where
+        F: FnMut(&mut Bracket<'_>) -> io::Result<()>,
+    {
+        self.reader.group().enable()?;
+        let run = self.run(n, one);
+        let stopped = self.reader.group().disable();
+        let counts = run?;
+        stopped?;
+        Ok(counts)
+    }
+
+    fn run<F>(&mut self, n: u64, one: &mut F) -> io::Result<(Counts, Counts)>
+    where
+        F: FnMut(&mut Bracket<'_>) -> io::Result<()>,
+    {
+        let start = self.reader.group().read()?;
+        for _ in 0..n {
+            one(self)?;
+        }
+        let end = self.reader.group().read()?;
+        Ok((start, end))
+    }
+}
+
+/// Per-iteration mode: warm-up as in batch mode (doubling batches until
+/// `warm_up` is spent, which also gives the cost of one iteration), then
+/// `sample_count` samples of `d` iterations each, the group enabled for the
+/// whole sample and every iteration bracketed by inline reads.
+pub(super) fn sample_per_iter<F>(
+    config: &Config,
+    group: &mut CounterGroup,
+    one: &mut F,
+) -> io::Result<PerIterMeasurement>
+where
+    F: FnMut(&mut Bracket<'_>) -> io::Result<()>,
+{
+    let events = group.events().len();
+    // The path is chosen while the counters run: only then does the page of
+    // a counter on a hardware counter show its index.
+    group.enable()?;
+    let reader = group.reader();
+    let mut b = Bracket {
+        reader,
+        before: vec![0; events],
+        after: vec![0; events],
+        record: false,
+        iterations: Vec::new(),
+    };
+    b.reader.group().disable()?;
+
+    let ns_per_iter = warm_up(config, |n| b.run_enabled(n, one).map(drop))?;
+
+    let count = config.sample_count.max(1);
+    let cap = (MAX_STORED_ITERATIONS / count).max(1);
+    let d = (config.measurement.as_nanos() as f64 / (ns_per_iter * count as f64)).ceil();
+    let d = (d as u64).clamp(1, cap);
+
+    b.record = true;
+    b.iterations
+        .reserve_exact(usize::try_from(count * d).unwrap_or(0));
+    let fallbacks_before = b.reader.fallbacks();
+    let mut multiplexed = 0;
+    for _ in 0..count {
+        let (start, end) = b.run_enabled(d, one)?;
+        let delta = end.since(&start);
+        if delta.time_running < delta.time_enabled {
+            multiplexed += 1;
+        }
+    }
+    Ok(PerIterMeasurement {
+        read_path: b.reader.path(),
+        fallback_reads: b.reader.fallbacks() - fallbacks_before,
+        per_iteration: b.iterations,
+        iterations_per_sample: d,
+        throughput: None,
+        multiplexed,
+    })
+}
+
+/// Measures the benchmark `bench` with the counters of `group`, each
+/// iteration on its own: the group stays enabled for a whole sample and
+/// every iteration is bracketed by inline reads, with `rdpmc` where every
+/// counter's page allows it and one group `read()` otherwise (see
+/// [`PerIterMeasurement::read_path`]). `iter_batched` makes each input just
+/// before its iteration, outside the bracket.
+///
+/// At most [`MAX_STORED_ITERATIONS`] iterations are kept.
+pub fn measure_per_iter(
+    config: &Config,
+    group: &mut CounterGroup,
+    bench: impl FnOnce(&mut Bencher<'_>),
+) -> Result<PerIterMeasurement, MeasureError> {
+    let mut b = Bencher {
+        target: Target::PerIter(config, group),
+        throughput: None,
+        outcome: None,
+    };
+    bench(&mut b);
+    let mut m = match b.outcome.unwrap_or(Err(MeasureError::NeverIterated))? {
+        Outcome::PerIter(m) => m,
+        Outcome::Batch(_) => unreachable!("a per-iteration target gives iterations"),
+    };
+    m.throughput = b.throughput;
+    Ok(m)
+}
+
+/// Measures an empty routine in per-iteration mode: what each iteration's
+/// counts and wall time include of the measurement itself (inline reads,
+/// clock reads), to report and subtract.
+pub fn calibrate_per_iter(
+    config: &Config,
+    group: &mut CounterGroup,
+) -> Result<PerIterMeasurement, MeasureError> {
+    measure_per_iter(config, group, |b| b.iter(|| ()))
+}

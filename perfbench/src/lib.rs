@@ -31,18 +31,30 @@
 //! perfbench::main!();
 //! ```
 //!
-//! The layers, from the kernel up: [`sys`] (the raw interface, the only
-//! `unsafe`), [`event`] (specs), [`group`] (counter groups), [`measure`]
-//! (sampling and [`Bencher`]), [`stats`], [`analysis`], [`registry`],
-//! [`report`], [`cli`] and [`runner`].
+//! The public API is what this page shows: [`perfbench`](macro@perfbench),
+//! [`Bencher`], [`Throughput`], [`black_box`] and [`main!`]. The modules
+//! behind it are hidden: they are perfbench's own layers, from the kernel
+//! up (kernel, counter, measure, stats, analysis, store, output, run; see
+//! ARCHITECTURE.md), public only so that perfbench's benches, fuzz target
+//! and tests can reach them, and they may change in any release.
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
 
+#[doc(hidden)]
 pub mod analysis;
+#[doc(hidden)]
 pub mod counter;
+#[doc(hidden)]
 pub mod kernel;
+#[doc(hidden)]
 pub mod measure;
+#[doc(hidden)]
 pub mod output;
+#[doc(hidden)]
 pub mod run;
+#[doc(hidden)]
 pub mod stats;
+#[doc(hidden)]
 pub mod store;
 
 pub use measure::{Bencher, Throughput};

@@ -40,6 +40,15 @@ fn src() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
+/// Every source file of the runtime and of the macro crate.
+fn all_sources() -> Vec<PathBuf> {
+    let macros = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../perfbench-macros/src");
+    rust_files(&src())
+        .into_iter()
+        .chain(rust_files(&macros))
+        .collect()
+}
+
 /// The layer a file of `src/` belongs to (`None` for lib.rs).
 fn layer_of(file: &Path) -> Option<&'static str> {
     let first = file.strip_prefix(src()).ok()?.components().next()?;
@@ -92,7 +101,11 @@ fn layers_import_only_layers_below_them() {
             }
         }
     }
-    assert!(wrong.is_empty(), "imports against the layers:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "imports against the layers:\n{}",
+        wrong.join("\n")
+    );
 }
 
 #[test]
@@ -107,7 +120,11 @@ fn unsafe_code_is_only_in_the_kernel_layer_and_each_block_says_why() {
                 continue;
             }
             if layer_of(&file) != Some("kernel") {
-                wrong.push(format!("{}:{}: unsafe outside kernel", file.display(), n + 1));
+                wrong.push(format!(
+                    "{}:{}: unsafe outside kernel",
+                    file.display(),
+                    n + 1
+                ));
             }
             // The justification stands within the few lines above.
             let from = n.saturating_sub(8);
@@ -121,15 +138,17 @@ fn unsafe_code_is_only_in_the_kernel_layer_and_each_block_says_why() {
 
 #[test]
 fn every_file_says_what_it_is_for() {
-    let macros = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../perfbench-macros/src");
     let mut silent = Vec::new();
-    for file in rust_files(&src()).into_iter().chain(rust_files(&macros)) {
+    for file in all_sources() {
         let text = std::fs::read_to_string(&file).unwrap();
         if !text.starts_with("//!") {
             silent.push(file.display().to_string());
         }
     }
-    assert!(silent.is_empty(), "files without a //! doc line: {silent:?}");
+    assert!(
+        silent.is_empty(),
+        "files without a //! doc line: {silent:?}"
+    );
 }
 
 /// The functions of `text` outside tests, with their length in lines: from
@@ -140,9 +159,15 @@ fn function_lengths(text: &str) -> Vec<(String, usize)> {
     for (i, line) in lines.iter().enumerate() {
         let trimmed = line.trim_start();
         let indent = &line[..line.len() - trimmed.len()];
-        let signature = ["fn ", "pub fn ", "pub(crate) fn ", "pub(super) fn ", "unsafe fn "]
-            .iter()
-            .find_map(|p| trimmed.strip_prefix(p));
+        let signature = [
+            "fn ",
+            "pub fn ",
+            "pub(crate) fn ",
+            "pub(super) fn ",
+            "unsafe fn ",
+        ]
+        .iter()
+        .find_map(|p| trimmed.strip_prefix(p));
         let Some(signature) = signature else { continue };
         let name: String = signature
             .chars()
@@ -158,9 +183,8 @@ fn function_lengths(text: &str) -> Vec<(String, usize)> {
 
 #[test]
 fn no_function_outside_tests_is_longer_than_a_screen() {
-    let macros = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../perfbench-macros/src");
     let mut long = Vec::new();
-    for file in rust_files(&src()).into_iter().chain(rust_files(&macros)) {
+    for file in all_sources() {
         let text = std::fs::read_to_string(&file).unwrap();
         for (name, lines) in function_lengths(&text) {
             if lines > MAX_FUNCTION_LINES {

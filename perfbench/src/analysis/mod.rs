@@ -116,6 +116,43 @@ pub fn derived_value(result: &BenchResult, name: &str) -> Option<f64> {
         .map(|&(_, v)| v)
 }
 
+/// Results made by hand, for the tests of the outputs.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::{BenchResult, Metric};
+    use crate::counter::event::Unit;
+    use crate::stats::{analyze_metric, Bootstrap};
+
+    /// A result of 10 samples whose metrics `(name, unit, v)` lie on an
+    /// exact line through the origin: every figure of a metric is its `v`.
+    pub(crate) fn exact_result(id: &str, metrics: &[(&str, Unit, f64)]) -> BenchResult {
+        BenchResult {
+            id: id.into(),
+            samples: 10,
+            iterations: 550,
+            metrics: metrics
+                .iter()
+                .map(|&(n, unit, v)| Metric {
+                    name: n.into(),
+                    unit,
+                    scale: None,
+                    stats: analyze_metric(
+                        &[2, 4, 6],
+                        &[(2.0 * v) as u64, (4.0 * v) as u64, (6.0 * v) as u64],
+                        &Bootstrap::default(),
+                    ),
+                })
+                .collect(),
+            derived: Vec::new(),
+            multiplexed_samples: 0,
+            throughput: None,
+            read_path: None,
+            groups: Vec::new(),
+            overhead: Vec::new(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

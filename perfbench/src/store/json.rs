@@ -207,36 +207,7 @@ pub fn bench_line(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::Metric;
-    use crate::stats::{analyze_metric, Bootstrap};
-
-    fn result(id: &str, names: &[(&str, Unit, f64)]) -> BenchResult {
-        BenchResult {
-            id: id.into(),
-            samples: 10,
-            iterations: 550,
-            metrics: names
-                .iter()
-                .map(|&(n, unit, v)| Metric {
-                    name: n.into(),
-                    unit,
-                    scale: None,
-                    // An exact line through the origin: every figure is `v`.
-                    stats: analyze_metric(
-                        &[2, 4, 6],
-                        &[(2.0 * v) as u64, (4.0 * v) as u64, (6.0 * v) as u64],
-                        &Bootstrap::default(),
-                    ),
-                })
-                .collect(),
-            derived: Vec::new(),
-            multiplexed_samples: 0,
-            throughput: None,
-            read_path: None,
-            groups: Vec::new(),
-            overhead: Vec::new(),
-        }
-    }
+    use crate::analysis::test_support::exact_result as result;
 
     #[test]
     fn json_lines_follow_the_schema() {

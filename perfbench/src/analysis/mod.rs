@@ -12,7 +12,7 @@ use crate::measure::Throughput;
 use crate::stats::{analyze_metric, Bootstrap, Statistics};
 
 pub use overhead::{Calibration, Overhead};
-pub use recording::{Recording, Series, WALL_TIME};
+pub use recording::{metric_names, Recording, Series, WALL_TIME};
 
 /// One metric of one benchmark.
 #[derive(Clone, Debug, PartialEq)]

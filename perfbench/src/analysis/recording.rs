@@ -9,6 +9,16 @@ use crate::measure::{Measurement, Throughput};
 /// The key of the wall-time metric, which every run has.
 pub const WALL_TIME: &str = "wall-time";
 
+/// The metrics of a run that counts `events`, with their units: wall time
+/// first, then one per event in the order given. Every output lists them in
+/// this order.
+pub fn metric_names(events: &[Event]) -> Vec<(String, Unit)> {
+    let wall = (WALL_TIME.to_string(), Unit::Nanoseconds);
+    std::iter::once(wall)
+        .chain(events.iter().map(|e| (e.name.clone(), e.unit)))
+        .collect()
+}
+
 /// The raw samples of one metric.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Series {
@@ -60,18 +70,23 @@ impl Recording {
     /// The recording of `m`, whose counts are in the order of `events`,
     /// measured in batch mode in one group.
     pub fn new(id: &str, events: &[Event], m: &Measurement, environment: Environment) -> Recording {
-        let mut series = vec![Series {
-            name: WALL_TIME.into(),
-            unit: Unit::Nanoseconds,
-            totals: m.samples.iter().map(|s| s.wall_ns).collect(),
-            event: None,
-        }];
-        series.extend(events.iter().enumerate().map(|(i, e)| Series {
-            name: e.name.clone(),
-            unit: e.unit,
-            totals: m.samples.iter().map(|s| s.counts.values[i]).collect(),
-            event: Some(e.clone()),
-        }));
+        let series = metric_names(events)
+            .into_iter()
+            .enumerate()
+            .map(|(k, (name, unit))| {
+                let totals = match k {
+                    0 => m.samples.iter().map(|s| s.wall_ns).collect(),
+                    _ => m.samples.iter().map(|s| s.counts.values[k - 1]).collect(),
+                };
+                let event = k.checked_sub(1).map(|i| events[i].clone());
+                Series {
+                    name,
+                    unit,
+                    totals,
+                    event,
+                }
+            })
+            .collect();
         Recording {
             id: id.to_string(),
             environment,

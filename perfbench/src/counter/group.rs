@@ -5,9 +5,10 @@
 //! leader is toggled. Members cannot count while their leader is off, so the
 //! group starts and stops as a unit. The seemingly obvious alternative,
 //! `ioctl(leader, ENABLE, PERF_IOC_FLAG_GROUP)`, loses the members of a
-//! mixed-PMU group after the first DISABLE on current kernels (see
-//! DESIGN.md, "Group toggling trap"); `tests::every_member_counts_in_every_cycle`
-//! proves the chosen form.
+//! mixed-PMU group after the first DISABLE on current kernels (seen on Linux
+//! 6.18: with a `task-clock` leader, `page-faults` members read 0 forever
+//! after it); `tests::every_member_counts_in_every_cycle` proves the chosen
+//! form.
 
 use std::fmt;
 use std::io;

@@ -7,8 +7,7 @@ use super::format::{format_value, four_digits, relative_text};
 use super::{Color, RunHeader};
 use crate::analysis::compare::{Comparison, Verdict};
 use crate::analysis::derived::has_ipc;
-use crate::analysis::{Analysed, BenchResult, WALL_TIME};
-use crate::counter::event::Unit;
+use crate::analysis::{metric_names, Analysed, BenchResult};
 
 /// The table as an output of a run: a header describing the run, then a
 /// row (and a change line) per benchmark.
@@ -66,8 +65,7 @@ impl TableSink {
             println!("{}", wrap(prefix, &groups.join(", "), self.width));
         }
         println!("{}", self.costs_line(h));
-        let mut names = vec![WALL_TIME.to_string()];
-        names.extend(h.events.iter().map(|e| e.name.clone()));
+        let names: Vec<String> = metric_names(h.events).into_iter().map(|(n, _)| n).collect();
         let table = Table::new(h.ids, &names, has_ipc(h.events), self.width, self.color);
         let header = table.header();
         if !header.is_empty() {
@@ -78,14 +76,12 @@ impl TableSink {
 
     /// The measurement's cost per iteration of each metric.
     fn costs_line(&self, h: &RunHeader) -> String {
-        let mut units = vec![Unit::Nanoseconds];
-        units.extend(h.events.iter().map(|e| e.unit));
         let costs: Vec<String> = h
             .calibration
             .per_iteration
             .iter()
-            .zip(&units)
-            .map(|((name, v), unit)| format!("{name} {}", format_value(*v, *unit)))
+            .zip(metric_names(h.events))
+            .map(|((name, v), (_, unit))| format!("{name} {}", format_value(*v, unit)))
             .collect();
         let subtracted = if h.calibration.subtract {
             " (subtracted)"
@@ -357,6 +353,7 @@ mod tests {
         assert_eq!(wrap("p: ", "a, b", 80), "p: a, b");
     }
     use crate::analysis::test_support::exact_result as result;
+    use crate::counter::event::Unit;
 
     #[test]
     fn the_table_fits_eighty_columns_in_both_layouts() {

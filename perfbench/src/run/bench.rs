@@ -155,3 +155,112 @@ fn store(options: &Options, plan: &Plan, step: &mut Step) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::compare::{Target, Verdict};
+    use crate::analysis::Calibration;
+    use crate::counter::event::parse_list;
+    use crate::kernel::sys::touch_fresh_pages;
+    use crate::measure::environment::Environment;
+    use crate::store::Store;
+    use std::ffi::OsString;
+
+    fn plan(root: &std::path::Path) -> Plan {
+        let events = parse_list("page-faults").unwrap();
+        Plan {
+            groups: group::open_groups(&events).unwrap(),
+            events,
+            pin: None,
+            store: Store::at(root),
+            target: Target::PreviousRun,
+            environment: Environment::default(),
+            calibration: Calibration::default(),
+        }
+    }
+
+    fn options(args: &[&str]) -> Options {
+        crate::run::cli::parse(args.iter().map(OsString::from), |_| None).unwrap()
+    }
+
+    fn touch_3(b: &mut Bencher<'_>) {
+        b.iter(|| touch_fresh_pages(3));
+    }
+
+    fn touch_4(b: &mut Bencher<'_>) {
+        b.iter(|| touch_fresh_pages(4));
+    }
+
+    #[test]
+    fn a_step_records_analyses_compares_with_the_previous_run_and_stores() {
+        let root = std::env::temp_dir().join(format!("perfbench-step-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let options = options(&["--bench", "--quick", "--sample-count", "5"]);
+        let mut plan = plan(&root);
+
+        let first = step(&options, &mut plan, "touch", touch_3).unwrap();
+        let a = &first.analysed;
+        let faults = a.recording.series("page-faults").unwrap();
+        let exact: Vec<u64> = a.recording.iterations.iter().map(|n| 3 * n).collect();
+        assert_eq!(faults.totals, exact, "3 faults in every iteration");
+        assert_eq!(a.result.metrics[1].stats.slope.point, 3.0);
+        let comparison = a.comparison.as_ref().unwrap();
+        assert_eq!(comparison.against, Target::PreviousRun);
+        assert_eq!(comparison.changes, None, "nothing stored before");
+        assert!(first.store_errors.is_empty());
+        assert!(plan.store.path("touch", &Slot::Latest).is_file());
+
+        let second = step(&options, &mut plan, "touch", touch_4).unwrap();
+        let a = &second.analysed;
+        let change = a
+            .comparison
+            .as_ref()
+            .unwrap()
+            .change("page-faults")
+            .unwrap();
+        assert_eq!(change.change.relative, Some(1.0 / 3.0));
+        assert_eq!(change.verdict, Verdict::Regressed);
+        assert_eq!(a.baseline.as_ref().unwrap().id, "touch");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn a_damaged_stored_run_is_named_and_left_as_it_is() {
+        let root = std::env::temp_dir().join(format!("perfbench-damaged-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let options = options(&["--bench", "--quick", "--sample-count", "3"]);
+        let mut plan = plan(&root);
+        let latest = plan.store.path("touch", &Slot::Latest);
+        std::fs::create_dir_all(latest.parent().unwrap()).unwrap();
+        std::fs::write(&latest, "{ not json").unwrap();
+
+        let s = step(&options, &mut plan, "touch", touch_3).unwrap();
+        assert_eq!(s.analysed.comparison, None);
+        assert_eq!(s.store_errors.len(), 1);
+        assert!(
+            s.store_errors[0].contains("latest.json"),
+            "{:?}",
+            s.store_errors
+        );
+        assert_eq!(std::fs::read_to_string(&latest).unwrap(), "{ not json");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn a_panicking_benchmark_is_an_error_and_leaves_no_group_running() {
+        let root = std::env::temp_dir().join(format!("perfbench-panics-{}", std::process::id()));
+        let options = options(&["--bench", "--quick"]);
+        let mut plan = plan(&root);
+        let why = step(&options, &mut plan, "boom", |b| {
+            b.iter(|| -> u64 { panic!("deliberate") })
+        })
+        .err()
+        .unwrap();
+        assert!(why.contains("deliberate"), "{why}");
+        let before = plan.groups[0].0.read().unwrap().values[0];
+        touch_fresh_pages(2);
+        assert_eq!(plan.groups[0].0.read().unwrap().values[0], before);
+        assert!(!root.exists(), "nothing stored for a failed benchmark");
+    }
+}

@@ -338,6 +338,69 @@ fn files(dir: &Path) -> Vec<(String, PathBuf)> {
     files
 }
 
+/// The PMU's `type` file: the number `perf_event_attr.type` takes.
+fn read_type(dir: &Path) -> Result<u32, PmuError> {
+    let path = dir.join("type");
+    let text = read(&path)?;
+    text.trim().parse::<u32>().map_err(|_| {
+        PmuError::Malformed(format!(
+            "{}: `{}` is not a PMU type number",
+            path.display(),
+            text.trim()
+        ))
+    })
+}
+
+/// The `format/` files: which bits of the config words each term sets.
+fn read_formats(dir: &Path) -> Result<BTreeMap<String, FormatField>, PmuError> {
+    let mut formats = BTreeMap::new();
+    for (term, path) in files(&dir.join("format")) {
+        let field = FormatField::parse(&read(&path)?)
+            .map_err(|why| PmuError::Malformed(format!("format file {}: {why}", path.display())))?;
+        formats.insert(term, field);
+    }
+    Ok(formats)
+}
+
+/// The `events/` aliases with their `.scale` and `.unit` files. Like perf,
+/// an alias whose description does not parse is skipped rather than making
+/// the whole PMU unusable.
+fn read_aliases(dir: &Path) -> BTreeMap<String, Alias> {
+    let events = dir.join("events");
+    let sibling = |alias: &str, suffix: &str| {
+        let path = events.join(format!("{alias}.{suffix}"));
+        fs::read_to_string(path).ok().map(|s| s.trim().to_string())
+    };
+    let mut aliases = BTreeMap::new();
+    for (alias, path) in files(&events) {
+        if alias.ends_with(".scale") || alias.ends_with(".unit") {
+            continue;
+        }
+        let Ok(terms) = read(&path).and_then(|t| parse_terms(&t).map_err(PmuError::Malformed))
+        else {
+            continue;
+        };
+        let alias_of = Alias {
+            name: alias.clone(),
+            terms,
+            scale: sibling(&alias, "scale").and_then(|s| s.parse::<f64>().ok()),
+            unit: sibling(&alias, "unit").filter(|u| !u.is_empty()),
+        };
+        aliases.insert(alias, alias_of);
+    }
+    aliases
+}
+
+/// The CPUs the PMU counts on (`cpus` of hybrid PMUs, else `cpumask`).
+fn read_cpus(dir: &Path, name: &str) -> Result<Option<Vec<u32>>, PmuError> {
+    ["cpus", "cpumask"]
+        .iter()
+        .find_map(|f| fs::read_to_string(dir.join(f)).ok())
+        .map(|t| parse_cpu_list(&t))
+        .transpose()
+        .map_err(|why| PmuError::Malformed(format!("{name}/cpus: {why}")))
+}
+
 impl Pmu {
     /// Reads the PMU `name` under `root`.
     pub fn load(root: &Path, name: &str) -> Result<Pmu, PmuError> {
@@ -345,63 +408,15 @@ impl Pmu {
             return Err(PmuError::Missing);
         }
         let dir = root.join(name);
-        let type_path = dir.join("type");
-        if !type_path.is_file() {
+        if !dir.join("type").is_file() {
             return Err(PmuError::Missing);
         }
-        let text = read(&type_path)?;
-        let kind = text.trim().parse::<u32>().map_err(|_| {
-            PmuError::Malformed(format!(
-                "{}: `{}` is not a PMU type number",
-                type_path.display(),
-                text.trim()
-            ))
-        })?;
-        let mut formats = BTreeMap::new();
-        for (term, path) in files(&dir.join("format")) {
-            let field = FormatField::parse(&read(&path)?).map_err(|why| {
-                PmuError::Malformed(format!("format file {}: {why}", path.display()))
-            })?;
-            formats.insert(term, field);
-        }
-        let mut aliases = BTreeMap::new();
-        let events = files(&dir.join("events"));
-        for (alias, path) in &events {
-            if alias.ends_with(".scale") || alias.ends_with(".unit") {
-                continue;
-            }
-            // Like perf, an alias whose description does not parse is
-            // skipped rather than making the whole PMU unusable.
-            let Ok(terms) = read(path).and_then(|t| parse_terms(&t).map_err(PmuError::Malformed))
-            else {
-                continue;
-            };
-            let sibling = |suffix: &str| {
-                let path = dir.join("events").join(format!("{alias}.{suffix}"));
-                fs::read_to_string(path).ok().map(|s| s.trim().to_string())
-            };
-            aliases.insert(
-                alias.clone(),
-                Alias {
-                    name: alias.clone(),
-                    terms,
-                    scale: sibling("scale").and_then(|s| s.parse::<f64>().ok()),
-                    unit: sibling("unit").filter(|u| !u.is_empty()),
-                },
-            );
-        }
-        let cpus = ["cpus", "cpumask"]
-            .iter()
-            .find_map(|f| fs::read_to_string(dir.join(f)).ok())
-            .map(|t| parse_cpu_list(&t))
-            .transpose()
-            .map_err(|why| PmuError::Malformed(format!("{name}/cpus: {why}")))?;
         Ok(Pmu {
             name: name.to_string(),
-            kind,
-            formats,
-            aliases,
-            cpus,
+            kind: read_type(&dir)?,
+            formats: read_formats(&dir)?,
+            aliases: read_aliases(&dir),
+            cpus: read_cpus(&dir, name)?,
         })
     }
 

@@ -101,6 +101,7 @@ fn is_bencher(ty: &Type) -> bool {
     r.mutability.is_some() && p.path.segments.last().is_some_and(|s| s.ident == "Bencher")
 }
 
+/// The type of a parameter; `None` for `self`.
 fn typed(p: &FnArg) -> Option<&Type> {
     match p {
         FnArg::Typed(t) => Some(&t.ty),
@@ -108,8 +109,33 @@ fn typed(p: &FnArg) -> Option<&Type> {
     }
 }
 
+/// One benchmark to register: how to print its argument, if it has one,
+/// and the body of its run function (`b` is the `&mut Bencher`).
+struct Registration {
+    arg: Option<TokenStream2>,
+    body: TokenStream2,
+}
+
+/// The function, kept as written, and one registration per benchmark.
 fn expand(func: &ItemFn, options: &Options) -> syn::Result<TokenStream2> {
-    let sig = &func.sig;
+    check_signature(&func.sig)?;
+    let registrations = registrations(func, options)?;
+    let name = func.sig.ident.to_string();
+    let items = registrations
+        .iter()
+        .enumerate()
+        .map(|(index, r)| registration_item(&name, index, r));
+    Ok(quote! {
+        #func
+        #[doc(hidden)]
+        const _: () = {
+            #(#items)*
+        };
+    })
+}
+
+/// Rejects the forms a benchmark cannot take, whatever its parameters.
+fn check_signature(sig: &syn::Signature) -> syn::Result<()> {
     if let Some(a) = &sig.asyncness {
         return Err(Error::new(a.span(), "a benchmark cannot be `async`"));
     }
@@ -131,22 +157,22 @@ fn expand(func: &ItemFn, options: &Options) -> syn::Result<TokenStream2> {
             "a benchmark cannot be generic",
         ));
     }
-    let params: Vec<&FnArg> = sig.inputs.iter().collect();
-    for p in &params {
-        if let FnArg::Receiver(r) = p {
-            return Err(Error::new(
-                r.span(),
-                "a benchmark is a free function, not a method",
-            ));
-        }
+    match sig.inputs.iter().find(|p| matches!(p, FnArg::Receiver(_))) {
+        Some(r) => Err(Error::new(
+            r.span(),
+            "a benchmark is a free function, not a method",
+        )),
+        None => Ok(()),
     }
-    let name = &sig.ident;
-    let name_str = name.to_string();
-    let bencher = quote!(::perfbench::__private::Bencher<'_>);
+}
 
-    // Each registration: (arg display fn, run body) per argument.
-    let mut registrations: Vec<(Option<TokenStream2>, TokenStream2)> = Vec::new();
-    match params.as_slice() {
+/// The benchmarks `func` stands for, by its form: a plain function, a
+/// function of a `Bencher`, or one of a `Bencher` and an argument.
+fn registrations(func: &ItemFn, options: &Options) -> syn::Result<Vec<Registration>> {
+    let sig = &func.sig;
+    let name = &sig.ident;
+    let params: Vec<&FnArg> = sig.inputs.iter().collect();
+    let registrations = match params.as_slice() {
         [] => {
             if let Some((span, _)) = &options.args {
                 return Err(Error::new(
@@ -154,120 +180,136 @@ fn expand(func: &ItemFn, options: &Options) -> syn::Result<TokenStream2> {
                     "`args` needs a parameter to receive them: `fn name(b: &mut Bencher, arg: T)`",
                 ));
             }
-            registrations.push((None, quote!(b.iter(#name))));
+            vec![Registration {
+                arg: None,
+                body: quote!(b.iter(#name)),
+            }]
         }
         [first, rest @ ..] => {
-            let first_ty = typed(first).expect("receivers were rejected");
-            if !is_bencher(first_ty) {
-                return Err(Error::new_spanned(
-                    first,
-                    "the first parameter of a benchmark must be `&mut Bencher`",
-                ));
-            }
-            // `-> ()` returns nothing too.
-            let returns_unit = |ty: &Type| matches!(ty, Type::Tuple(t) if t.elems.is_empty());
-            if let ReturnType::Type(_, ty) = &sig.output {
-                if !returns_unit(ty) {
-                    return Err(Error::new_spanned(
-                        ty,
-                    "a benchmark taking a `Bencher` returns nothing; return values from the closure given to `b.iter`",
-                    ));
-                }
-            }
-            match (rest, &options.args) {
-                ([], None) => registrations.push((None, quote!(#name(b)))),
-                ([], Some((span, _))) => {
-                    return Err(Error::new(
-                        *span,
-                        "`args` needs a second parameter to receive them: `fn name(b: &mut Bencher, arg: T)`",
-                    ))
-                }
-                ([arg], None) => {
-                    return Err(Error::new_spanned(
-                        arg,
-                        "this parameter needs values: add `args = [...]` to `#[perfbench]`",
-                    ))
-                }
-                ([arg], Some((_, values))) => {
-                    let ty = typed(arg).expect("receivers were rejected");
-                    for value in values {
-                        let set_throughput = options.throughput.as_ref().map(|kind| {
-                            let variant = if kind == "bytes" {
-                                format_ident!("Bytes")
-                            } else {
-                                format_ident!("Elements")
-                            };
-                            quote_spanned! {kind.span()=>
-                                b.throughput(::perfbench::Throughput::#variant(
-                                    ::perfbench::__private::Amount::amount(&arg)));
-                            }
-                        });
-                        registrations.push((
-                            Some(quote_spanned! {value.span()=> {
-                                let arg: #ty = #value;
-                                ::std::string::ToString::to_string(&arg)
-                            }}),
-                            quote_spanned! {value.span()=> {
-                                let arg: #ty = #value;
-                                #set_throughput
-                                #name(b, arg)
-                            }},
-                        ));
-                    }
-                }
-                ([_, extra, ..], _) => {
-                    return Err(Error::new_spanned(
-                        extra,
-                        "a benchmark takes at most two parameters: `&mut Bencher` and one argument",
-                    ))
-                }
-            }
+            check_bencher_form(sig, first)?;
+            bencher_registrations(name, rest, options)?
         }
-    }
+    };
     if let (Some(kind), true) = (&options.throughput, params.len() < 2) {
         return Err(Error::new(
             kind.span(),
             "`throughput = …` takes the work per iteration from `args`; without them call `b.throughput(…)`",
         ));
     }
+    Ok(registrations)
+}
 
-    let items = registrations
-        .iter()
-        .enumerate()
-        .map(|(index, (arg, body))| {
-            let run = format_ident!("__perfbench_run_{}", index);
-            let (arg_fn, arg_field) = match arg {
-                Some(display) => {
-                    let f = format_ident!("__perfbench_arg_{}", index);
-                    (
-                        quote!(fn #f() -> ::std::string::String #display),
-                        quote!(::core::option::Option::Some(#f)),
-                    )
-                }
-                None => (quote!(), quote!(::core::option::Option::None)),
-            };
-            quote! {
-                #[allow(clippy::unit_arg)]
-                fn #run(b: &mut #bencher) { #body }
-                #arg_fn
-                ::perfbench::__private::inventory::submit! {
-                    ::perfbench::__private::Benchmark {
-                        module_path: ::core::module_path!(),
-                        name: #name_str,
-                        arg: #arg_field,
-                        arg_index: #index,
-                        file: ::core::file!(),
-                        line: ::core::line!(),
-                        run: #run,
-                    }
-                }
-            }
-        });
-    Ok(quote! {
-        #func
-        #[doc(hidden)]
-        const _: () = {
-            #(#items)*
+/// A function of a `Bencher` takes it first and returns nothing.
+fn check_bencher_form(sig: &syn::Signature, first: &FnArg) -> syn::Result<()> {
+    let first_ty = typed(first).expect("receivers were rejected");
+    if !is_bencher(first_ty) {
+        return Err(Error::new_spanned(
+            first,
+            "the first parameter of a benchmark must be `&mut Bencher`",
+        ));
+    }
+    // `-> ()` returns nothing too.
+    let returns_unit = |ty: &Type| matches!(ty, Type::Tuple(t) if t.elems.is_empty());
+    match &sig.output {
+        ReturnType::Type(_, ty) if !returns_unit(ty) => Err(Error::new_spanned(
+            ty,
+            "a benchmark taking a `Bencher` returns nothing; return values from the closure given to `b.iter`",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The registrations of a function of a `Bencher`, whose parameters after
+/// it are `rest`: one, or one per value of `args`.
+fn bencher_registrations(
+    name: &syn::Ident,
+    rest: &[&FnArg],
+    options: &Options,
+) -> syn::Result<Vec<Registration>> {
+    match (rest, &options.args) {
+        ([], None) => Ok(vec![Registration {
+            arg: None,
+            body: quote!(#name(b)),
+        }]),
+        ([], Some((span, _))) => Err(Error::new(
+            *span,
+            "`args` needs a second parameter to receive them: `fn name(b: &mut Bencher, arg: T)`",
+        )),
+        ([arg], None) => Err(Error::new_spanned(
+            arg,
+            "this parameter needs values: add `args = [...]` to `#[perfbench]`",
+        )),
+        ([arg], Some((_, values))) => {
+            let ty = typed(arg).expect("receivers were rejected");
+            Ok(values
+                .iter()
+                .map(|value| with_argument(name, ty, value, options))
+                .collect())
+        }
+        ([_, extra, ..], _) => Err(Error::new_spanned(
+            extra,
+            "a benchmark takes at most two parameters: `&mut Bencher` and one argument",
+        )),
+    }
+}
+
+/// The registration of one value of `args`, spanned at the value so that a
+/// value of the wrong type is reported there.
+fn with_argument(name: &syn::Ident, ty: &Type, value: &Expr, options: &Options) -> Registration {
+    let set_throughput = options.throughput.as_ref().map(|kind| {
+        let variant = if kind == "bytes" {
+            format_ident!("Bytes")
+        } else {
+            format_ident!("Elements")
         };
-    })
+        quote_spanned! {kind.span()=>
+            b.throughput(::perfbench::Throughput::#variant(
+                ::perfbench::__private::Amount::amount(&arg)));
+        }
+    });
+    Registration {
+        arg: Some(quote_spanned! {value.span()=> {
+            let arg: #ty = #value;
+            ::std::string::ToString::to_string(&arg)
+        }}),
+        body: quote_spanned! {value.span()=> {
+            let arg: #ty = #value;
+            #set_throughput
+            #name(b, arg)
+        }},
+    }
+}
+
+/// The run function, the argument's display function and the `inventory`
+/// submission of one registration.
+fn registration_item(name: &str, index: usize, r: &Registration) -> TokenStream2 {
+    let bencher = quote!(::perfbench::__private::Bencher<'_>);
+    let body = &r.body;
+    let run = format_ident!("__perfbench_run_{}", index);
+    let (arg_fn, arg_field) = match &r.arg {
+        Some(display) => {
+            let f = format_ident!("__perfbench_arg_{}", index);
+            (
+                quote!(fn #f() -> ::std::string::String #display),
+                quote!(::core::option::Option::Some(#f)),
+            )
+        }
+        None => (quote!(), quote!(::core::option::Option::None)),
+    };
+    quote! {
+        #[allow(clippy::unit_arg)]
+        fn #run(b: &mut #bencher) { #body }
+        #arg_fn
+        ::perfbench::__private::inventory::submit! {
+            ::perfbench::__private::Benchmark {
+                module_path: ::core::module_path!(),
+                name: #name,
+                arg: #arg_field,
+                arg_index: #index,
+                file: ::core::file!(),
+                line: ::core::line!(),
+                run: #run,
+            }
+        }
+    }
 }

@@ -198,6 +198,7 @@ fn optional(flag: &Flag) -> bool {
     flag.value.is_some_and(|v| v.starts_with("[="))
 }
 
+/// The position of `v` among `choices`.
 fn one_of(v: &str, what: &str, choices: &[&str]) -> Result<usize, String> {
     choices
         .iter()
@@ -205,6 +206,8 @@ fn one_of(v: &str, what: &str, choices: &[&str]) -> Result<usize, String> {
         .ok_or_else(|| format!("{what} takes {}, not `{v}`", choices.join(" | ")))
 }
 
+/// A switch's value in the environment: 1 or 0 (also true/false, yes/no,
+/// on/off).
 fn boolean(v: &str, var: &str) -> Result<bool, String> {
     match v.trim().to_ascii_lowercase().as_str() {
         "1" | "true" | "yes" | "on" => Ok(true),
@@ -214,73 +217,78 @@ fn boolean(v: &str, var: &str) -> Result<bool, String> {
 }
 
 /// Parses `args` (without the program name) and the `PERFBENCH_*` variables
-/// `env` gives.
+/// `env` gives; the command line wins.
 pub fn parse(
     args: impl IntoIterator<Item = OsString>,
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<Options, String> {
     let mut p = Parsed {
-        options: Some(Options {
-            filters: Vec::new(),
-            skip: Vec::new(),
-            exact: false,
-            list: false,
-            terse: false,
-            ignored: false,
-            list_events: false,
-            mode: RunMode::Test,
-            events: None,
-            cpu: None,
-            cpu_type: None,
-            no_pin: false,
-            config: Config::default(),
-            output_format: OutputFormat::Pretty,
-            color: Color::Auto,
-            help: false,
-            save_baseline: None,
-            baseline: None,
-            fail_on_regression: None,
-            thresholds: Thresholds::default(),
-            noplot: false,
-            per_iter: false,
-            subtract_overhead: false,
-        }),
+        options: Some(defaults()),
         ..Parsed::default()
     };
+    apply_environment(&mut p, env)?;
+    apply_arguments(&mut p, args)?;
+    Ok(finish(p))
+}
+
+/// The options when nothing asks otherwise.
+fn defaults() -> Options {
+    Options {
+        filters: Vec::new(),
+        skip: Vec::new(),
+        exact: false,
+        list: false,
+        terse: false,
+        ignored: false,
+        list_events: false,
+        mode: RunMode::Test,
+        events: None,
+        cpu: None,
+        cpu_type: None,
+        no_pin: false,
+        config: Config::default(),
+        output_format: OutputFormat::Pretty,
+        color: Color::Auto,
+        help: false,
+        save_baseline: None,
+        baseline: None,
+        fail_on_regression: None,
+        thresholds: Thresholds::default(),
+        noplot: false,
+        per_iter: false,
+        subtract_overhead: false,
+    }
+}
+
+/// Applies the `PERFBENCH_*` twin of every flag that `env` sets: switches
+/// take 1 or 0, `PERFBENCH_FAIL_ON_REGRESSION` also a percentage.
+fn apply_environment(p: &mut Parsed, env: impl Fn(&str) -> Option<String>) -> Result<(), String> {
     for flag in FLAGS.iter().filter(|f| !f.help.is_empty()) {
         let var = env_name(flag.name);
         let Some(value) = env(&var) else { continue };
         match flag.value {
             Some(_) if optional(flag) => match value.trim().to_ascii_lowercase().as_str() {
                 "0" | "false" | "no" | "off" => {}
-                "" | "1" | "true" | "yes" | "on" => (flag.apply)(&mut p, "")?,
-                _ => (flag.apply)(&mut p, &value).map_err(|e| format!("{var}: {e}"))?,
+                "" | "1" | "true" | "yes" | "on" => (flag.apply)(p, "")?,
+                _ => (flag.apply)(p, &value).map_err(|e| format!("{var}: {e}"))?,
             },
-            Some(_) => (flag.apply)(&mut p, &value).map_err(|e| format!("{var}: {e}"))?,
-            None if boolean(&value, &var)? => (flag.apply)(&mut p, "")?,
+            Some(_) => (flag.apply)(p, &value).map_err(|e| format!("{var}: {e}"))?,
+            None if boolean(&value, &var)? => (flag.apply)(p, "")?,
             None => {}
         }
     }
+    Ok(())
+}
 
+/// Applies the command line: flags, `-h`, libtest's `-q`, and filters.
+fn apply_arguments(p: &mut Parsed, args: impl IntoIterator<Item = OsString>) -> Result<(), String> {
     use lexopt::Arg;
     let mut parser = lexopt::Parser::from_args(args);
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
         match arg {
             Arg::Long(name) => {
                 let name = name.to_string();
-                let flag = FLAGS
-                    .iter()
-                    .find(|f| f.name == name)
-                    .ok_or_else(|| format!("unknown option `--{name}` (see --help)"))?;
-                let value = match flag.value {
-                    Some(_) if optional(flag) => match parser.optional_value() {
-                        Some(v) => string(v, &name)?,
-                        None => String::new(),
-                    },
-                    Some(_) => string(parser.value().map_err(|e| e.to_string())?, &name)?,
-                    None => String::new(),
-                };
-                (flag.apply)(&mut p, &value)?;
+                apply_flag(p, &mut parser, &name)?;
             }
             Arg::Short('h') => p.o().help = true,
             Arg::Short('q') => {}
@@ -291,7 +299,29 @@ pub fn parse(
             }
         }
     }
+    Ok(())
+}
 
+/// Applies `--name`, taking its value from `parser` where it has one.
+fn apply_flag(p: &mut Parsed, parser: &mut lexopt::Parser, name: &str) -> Result<(), String> {
+    let flag = FLAGS
+        .iter()
+        .find(|f| f.name == name)
+        .ok_or_else(|| format!("unknown option `--{name}` (see --help)"))?;
+    let value = match flag.value {
+        Some(_) if optional(flag) => match parser.optional_value() {
+            Some(v) => string(v, name)?,
+            None => String::new(),
+        },
+        Some(_) => string(parser.value().map_err(|e| e.to_string())?, name)?,
+        None => String::new(),
+    };
+    (flag.apply)(p, &value)
+}
+
+/// The options, with the mode and the timing settings resolved: `--quick`
+/// first, then the explicit settings over it.
+fn finish(mut p: Parsed) -> Options {
     let mut o = p.options.take().expect("options are initialised");
     o.mode = if p.bench && !p.test {
         RunMode::Bench
@@ -308,9 +338,10 @@ pub fn parse(
     o.config.warm_up = p.warm_up.unwrap_or(o.config.warm_up);
     o.config.measurement = p.measurement.unwrap_or(o.config.measurement);
     o.config.sample_count = p.sample_count.unwrap_or(o.config.sample_count);
-    Ok(o)
+    o
 }
 
+/// A value of the command line as text, or an error naming what it is for.
 fn string(v: OsString, what: &str) -> Result<String, String> {
     v.into_string()
         .map_err(|v| format!("{what}: `{}` is not valid UTF-8", v.to_string_lossy()))

@@ -1,0 +1,124 @@
+//! Every event there is here, grouped like `perf list`, with whether each
+//! opens: the data of `--list-events` (output::event_list writes it).
+
+use std::path::Path;
+
+use super::{known_names, parse_in, Event, Scale};
+use crate::kernel::pmu::{self, Pmu};
+use crate::kernel::sys;
+
+/// What a group of the list holds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ListedKind {
+    /// Generalized hardware events.
+    Hardware,
+    /// Generalized hardware cache events.
+    HardwareCache,
+    /// The kernel's software events.
+    Software,
+    /// The aliases of a sysfs PMU, with its format terms.
+    Pmu {
+        /// The PMU's name.
+        name: String,
+        /// Its `format/` terms.
+        terms: Vec<String>,
+    },
+}
+
+/// One event of the list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Listed {
+    /// The spec that names it.
+    pub name: String,
+    /// The PMU's `.scale` and `.unit` for it, if any.
+    pub scale: Option<Scale>,
+    /// Why it does not open here; `None` if it does.
+    pub unavailable: Option<String>,
+}
+
+/// A group of the list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ListedGroup {
+    /// What it holds.
+    pub kind: ListedKind,
+    /// Its events, in perf's order.
+    pub events: Vec<Listed>,
+}
+
+/// Every event perfbench knows and each sysfs PMU's aliases under `root`:
+/// hardware, hardware cache and software events, then one group per PMU
+/// with aliases. `probe` says whether an event opens here (`Err` with the
+/// reason if not).
+pub fn catalogue(root: &Path, probe: impl Fn(&Event) -> Result<(), String>) -> Vec<ListedGroup> {
+    let mut groups: Vec<ListedGroup> = [
+        ListedKind::Hardware,
+        ListedKind::HardwareCache,
+        ListedKind::Software,
+    ]
+    .into_iter()
+    .map(|kind| ListedGroup {
+        kind,
+        events: Vec::new(),
+    })
+    .collect();
+    for name in known_names() {
+        let Ok(e) = parse_in(&name, root) else {
+            continue;
+        };
+        let slot = match e.attr.kind {
+            sys::TYPE_HARDWARE => 0,
+            sys::TYPE_HW_CACHE => 1,
+            _ => 2,
+        };
+        groups[slot].events.push(Listed {
+            name,
+            scale: None,
+            unavailable: probe(&e).err(),
+        });
+    }
+    groups.extend(
+        pmu::pmu_names(root)
+            .iter()
+            .filter_map(|name| pmu_group(root, name, &probe)),
+    );
+    groups
+}
+
+/// The aliases of the PMU `pmu_name` as a group; `None` for a PMU without
+/// aliases or one that does not load.
+fn pmu_group(
+    root: &Path,
+    pmu_name: &str,
+    probe: &impl Fn(&Event) -> Result<(), String>,
+) -> Option<ListedGroup> {
+    let pmu = Pmu::load(root, pmu_name).ok()?;
+    if pmu.aliases.is_empty() {
+        return None;
+    }
+    let events = pmu
+        .aliases
+        .values()
+        .map(|alias| {
+            let name = format!("{pmu_name}/{}/", alias.name);
+            match parse_in(&name, root) {
+                Ok(e) => Listed {
+                    scale: e.scale.clone(),
+                    unavailable: probe(&e).err(),
+                    name,
+                },
+                Err(err) => Listed {
+                    name,
+                    scale: None,
+                    unavailable: Some(err.reason),
+                },
+            }
+        })
+        .collect();
+    Some(ListedGroup {
+        kind: ListedKind::Pmu {
+            name: pmu_name.to_string(),
+            terms: pmu.formats.keys().cloned().collect(),
+        },
+        events,
+    })
+}

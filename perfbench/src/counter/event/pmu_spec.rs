@@ -212,7 +212,7 @@ fn encode_alias(
                     return Err(spec_error(
                         spec,
                         format!(
-                            "alias `{}` needs a value for `{}`                                              (`{pmu_name}/{},{}=N/`)",
+                            "alias `{}` needs a value for `{}` (`{pmu_name}/{},{}=N/`)",
                             alias.name, at.name, alias.name, at.name
                         ),
                     ));
@@ -249,7 +249,7 @@ fn encode_bare_term(
         Err(spec_error(
             spec,
             format!(
-                "generalized event `{}` cannot be combined with other terms                              (write `{pmu_name}/{}/` alone)",
+                "generalized event `{}` cannot be combined with other terms (write `{pmu_name}/{}/` alone)",
                 name, name
             ),
         ))
@@ -461,6 +461,10 @@ mod tests {
             assert_eq!(e.culprit, spec);
             assert!(e.to_string().contains(needle), "{spec}: {e}");
             assert!(!e.to_string().contains('\n'), "{spec}: {e}");
+            assert!(
+                !e.to_string().contains("  "),
+                "a run of spaces: {spec}: {e}"
+            );
         }
         let e = parse_in("bad/event=1/", garbage.root()).unwrap_err();
         assert!(e.reason.contains("format/event"), "{e}");

@@ -1,7 +1,7 @@
 //! What counters reveal, one workload at a time. Run with
 //! `cargo bench -p perfbench-examples`.
 
-use perfbench::kernel::sys::touch_fresh_pages;
+use perfbench::fixtures::touch_fresh_pages;
 use perfbench::{black_box, perfbench, Bencher};
 use perfbench_examples::*;
 

@@ -45,6 +45,8 @@ pub mod analysis;
 #[doc(hidden)]
 pub mod counter;
 #[doc(hidden)]
+pub mod fixtures;
+#[doc(hidden)]
 pub mod kernel;
 #[doc(hidden)]
 pub mod measure;

@@ -1,6 +1,6 @@
 //! Benchmarks the end-to-end tests run through `cargo bench --bench fixtures`.
 
-use perfbench::kernel::sys::touch_fresh_pages;
+use perfbench::fixtures::touch_fresh_pages;
 use perfbench::{black_box, perfbench, Bencher};
 
 /// Exactly 16 page faults per iteration.

@@ -472,7 +472,7 @@ impl GroupReader<'_> {
 mod tests {
     use super::*;
     use crate::counter::event::parse_list;
-    use crate::kernel::sys::touch_fresh_pages;
+    use crate::fixtures::touch_fresh_pages;
 
     /// Opens the group, then runs `K` enable/touch/disable cycles touching
     /// `k + 1` fresh pages in cycle `k`, and returns each cycle's counts.

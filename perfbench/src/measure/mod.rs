@@ -126,7 +126,7 @@ impl Measurement {
 mod tests {
     use super::*;
     use crate::counter::event::parse_list;
-    use crate::kernel::sys::touch_fresh_pages;
+    use crate::fixtures::touch_fresh_pages;
     use crate::stats::{analyze_metric, Bootstrap};
 
     use crate::counter::group::{CounterGroup, ReadPath};

@@ -162,7 +162,7 @@ mod tests {
     use crate::analysis::compare::{Target, Verdict};
     use crate::analysis::Calibration;
     use crate::counter::event::parse_list;
-    use crate::kernel::sys::touch_fresh_pages;
+    use crate::fixtures::touch_fresh_pages;
     use crate::measure::environment::Environment;
     use crate::store::Store;
     use std::ffi::OsString;

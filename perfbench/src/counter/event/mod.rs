@@ -16,7 +16,7 @@
 //! PMU with the extended type ([`with_extended_type`]).
 //!
 //! ```
-//! let events = perfbench::event::parse_list("task-clock,page-faults:u").unwrap();
+//! let events = perfbench::counter::event::parse_list("task-clock,page-faults:u").unwrap();
 //! assert_eq!(events[1].name, "page-faults:u");
 //! ```
 

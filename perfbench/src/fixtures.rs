@@ -1,0 +1,25 @@
+//! Workloads whose counts are known in advance, for checking a setup and
+//! for perfbench's own tests: on machines without a hardware PMU they are
+//! the ground truth that proves counts exact.
+
+use crate::kernel::sys::FreshMapping;
+
+/// Maps `pages` fresh anonymous pages, writes one byte to each and unmaps
+/// them: exactly `pages` page faults, whatever the allocator does. Returns
+/// the bytes read back (`pages`), to pass to `black_box`.
+///
+/// ```
+/// use perfbench::fixtures::touch_fresh_pages;
+/// assert_eq!(touch_fresh_pages(16), 16);
+/// ```
+///
+/// # Panics
+///
+/// If the kernel refuses the mapping.
+pub fn touch_fresh_pages(pages: usize) -> u64 {
+    if pages == 0 {
+        return 0;
+    }
+    let mut mapping = FreshMapping::new(pages).expect("mmap of fresh pages failed");
+    (0..pages).map(|i| u64::from(mapping.touch(i))).sum()
+}

@@ -12,12 +12,14 @@
 
 use std::error::Error;
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::counter::event::Unit;
 use crate::output::format::format_value;
+use crate::stats::kde::{bandwidth, density};
 use crate::stats::Estimate;
 
 /// The colour of this run.
@@ -33,6 +35,8 @@ type Plot<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 type DrawResult = Result<(), Box<dyn Error>>;
 /// Tick labels of an axis.
 type Labels<'a> = dyn Fn(&f64) -> String + 'a;
+/// A chart with two linear axes, as every plot here has.
+type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 /// An SVG of `size` drawn by `draw`; the error as text if plotters fails.
 fn svg(size: (u32, u32), draw: impl FnOnce(&Plot) -> DrawResult) -> Result<String, String> {
@@ -65,6 +69,21 @@ pub fn span(lo: f64, hi: f64) -> (f64, f64) {
     (lo - pad, hi + pad)
 }
 
+/// A y range from 0 (or below, for negative values) to a little above the
+/// largest of `ys`.
+fn y_range(ys: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (y_lo, y_hi) = ys
+        .filter(|y| y.is_finite())
+        .fold((0.0f64, f64::NEG_INFINITY), |(lo, hi), y| {
+            (lo.min(y), hi.max(y))
+        });
+    if y_hi > y_lo {
+        (y_lo, y_lo + (y_hi - y_lo) * 1.08)
+    } else {
+        span(y_lo, y_lo)
+    }
+}
+
 /// A tick label: the value with its unit, empty if not finite.
 fn tick(v: f64, unit: Unit) -> String {
     if v.is_finite() {
@@ -72,6 +91,18 @@ fn tick(v: f64, unit: Unit) -> String {
     } else {
         String::new()
     }
+}
+
+/// The legend box of a chart, where its series are labelled.
+fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, at: SeriesLabelPosition) -> DrawResult {
+    chart
+        .configure_series_labels()
+        .position(at)
+        .label_font((FONT, 13))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .draw()?;
+    Ok(())
 }
 
 /// One set of per-iteration values in a distribution plot.
@@ -95,28 +126,8 @@ enum Shape {
 /// Points of the estimated density per set, evaluated at this many x.
 const DENSITY_POINTS: usize = 160;
 
-/// Silverman's rule-of-thumb bandwidth of a Gaussian kernel; 0 when the
-/// values do not vary.
-fn bandwidth(sorted: &[f64]) -> f64 {
-    let n = sorted.len() as f64;
-    if sorted.len() < 2 {
-        return 0.0;
-    }
-    let mean = sorted.iter().sum::<f64>() / n;
-    let sd = (sorted.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
-    let quantile = |q: f64| {
-        let pos = q * (n - 1.0);
-        let (i, frac) = (pos.floor() as usize, pos.fract());
-        let next = sorted[(i + 1).min(sorted.len() - 1)];
-        sorted[i] + (next - sorted[i]) * frac
-    };
-    let iqr = quantile(0.75) - quantile(0.25);
-    let spread = if iqr > 0.0 { sd.min(iqr / 1.34) } else { sd };
-    0.9 * spread * n.powf(-0.2)
-}
-
-/// The x range a set needs and its shape, the density's range left open
-/// until all sets are known.
+/// The x range a set needs and its bandwidth, the density's range left
+/// open until all sets are known; no bandwidth for a set that is one value.
 fn shape_of(values: &[f64]) -> (f64, f64, Option<f64>) {
     let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     sorted.sort_unstable_by(f64::total_cmp);
@@ -133,29 +144,16 @@ fn shape_of(values: &[f64]) -> (f64, f64, Option<f64>) {
     (lo, max + 3.0 * h, Some(h))
 }
 
-fn density(values: &[f64], h: f64, lo: f64, hi: f64) -> Vec<(f64, f64)> {
-    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-    let norm = 1.0 / (finite.len() as f64 * h * (2.0 * std::f64::consts::PI).sqrt());
-    (0..DENSITY_POINTS)
-        .map(|i| {
-            let x = lo + (hi - lo) * i as f64 / (DENSITY_POINTS - 1) as f64;
-            let sum: f64 = finite
-                .iter()
-                .map(|v| {
-                    let u = (x - v) / h;
-                    (-0.5 * u * u).exp()
-                })
-                .sum();
-            (x, sum * norm)
-        })
-        .collect()
+/// The sets' shapes on a common x range, and the height of the highest
+/// density.
+struct Layout {
+    x: (f64, f64),
+    shapes: Vec<Shape>,
+    top: f64,
 }
 
-/// The distribution of per-iteration values of one or more sets on the same
-/// axes: a density curve per set, with the samples as ticks below it; a set
-/// whose values are all equal is a single marked value. A legend names the
-/// sets when there are several.
-pub fn distribution(sets: &[Values], unit: Unit) -> Result<String, String> {
+/// Lays out the sets of a distribution plot on common axes.
+fn layout(sets: &[Values]) -> Layout {
     let ranges: Vec<(f64, f64, Option<f64>)> = sets.iter().map(|s| shape_of(s.values)).collect();
     let lo = ranges.iter().map(|r| r.0).fold(f64::INFINITY, f64::min);
     let hi = ranges.iter().map(|r| r.1).fold(f64::NEG_INFINITY, f64::max);
@@ -170,7 +168,7 @@ pub fn distribution(sets: &[Values], unit: Unit) -> Result<String, String> {
         .iter()
         .zip(&ranges)
         .map(|(s, r)| match r.2 {
-            Some(h) => Shape::Density(density(s.values, h, x0, x1)),
+            Some(h) => Shape::Density(density(s.values, h, x0, x1, DENSITY_POINTS)),
             None => Shape::Spike(r.0),
         })
         .collect();
@@ -183,13 +181,25 @@ pub fn distribution(sets: &[Values], unit: Unit) -> Result<String, String> {
         .filter(|d| d.is_finite() && *d > 0.0)
         .reduce(f64::max)
         .unwrap_or(1.0);
-    let y1 = top * 1.2;
+    Layout {
+        x: (x0, x1),
+        shapes,
+        top,
+    }
+}
+
+/// The distribution of per-iteration values of one or more sets on the same
+/// axes: a density curve per set, with the samples as ticks below it; a set
+/// whose values are all equal is a single marked value. A legend names the
+/// sets when there are several.
+pub fn distribution(sets: &[Values], unit: Unit) -> Result<String, String> {
+    let Layout { x, shapes, top } = layout(sets);
     svg((460, 270), |root| {
         let mut chart = ChartBuilder::on(root)
             .margin(10)
             .x_label_area_size(36)
             .y_label_area_size(24)
-            .build_cartesian_2d(x0..x1, 0.0..y1)?;
+            .build_cartesian_2d(x.0..x.1, 0.0..top * 1.2)?;
         chart
             .configure_mesh()
             .light_line_style(TRANSPARENT)
@@ -212,69 +222,85 @@ pub fn distribution(sets: &[Values], unit: Unit) -> Result<String, String> {
                     Rectangle::new([(x, y - 5), (x + 16, y + 5)], color.filled())
                 });
         }
-        // The first set (this run) is drawn last, on top; a marked value of
-        // a later set is wider, so that equal values stay visible.
+        // The first set (this run) is drawn last, on top.
         for (i, (set, shape)) in sets.iter().zip(&shapes).enumerate().rev() {
-            let color = set.color;
-            match shape {
-                Shape::Density(points) => {
-                    chart.draw_series(
-                        AreaSeries::new(points.iter().copied(), 0.0, color.mix(0.2))
-                            .border_style(color.stroke_width(2)),
-                    )?;
-                }
-                Shape::Spike(v) => {
-                    let n = set.values.len();
-                    let text = format!(
-                        "{} sample{}: {}",
-                        n,
-                        if n == 1 { "" } else { "s" },
-                        tick(*v, unit)
-                    );
-                    let label = Text::new(
-                        text,
-                        (*v, top * (1.02 + 0.08 * i as f64)),
-                        TextStyle::from((FONT, 12).into_font())
-                            .color(&color)
-                            .pos(Pos::new(HPos::Center, VPos::Bottom)),
-                    );
-                    chart.draw_series(std::iter::once(label))?;
-                    let width = 3 + 4 * i as u32;
-                    chart.draw_series(std::iter::once(Circle::new(
-                        (*v, top),
-                        width + 1,
-                        color.filled(),
-                    )))?;
-                    chart.draw_series(std::iter::once(PathElement::new(
-                        vec![(*v, 0.0), (*v, top)],
-                        color.stroke_width(width),
-                    )))?;
-                }
-            }
-            // The samples as ticks along the axis, one per pixel column.
-            let mut ticks: Vec<f64> = set
-                .values
-                .iter()
-                .copied()
-                .filter(|v| v.is_finite())
-                .collect();
-            ticks.sort_unstable_by(f64::total_cmp);
-            ticks.dedup_by_key(|v| chart.backend_coord(&(*v, 0.0)).0);
-            chart.draw_series(ticks.into_iter().map(|v| {
-                PathElement::new(vec![(v, 0.0), (v, top * 0.04)], color.stroke_width(1))
-            }))?;
+            draw_shape(&mut chart, set, shape, i, top, unit)?;
+            draw_sample_ticks(&mut chart, set, top)?;
         }
         if sets.len() > 1 {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .label_font((FONT, 13))
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK.mix(0.3))
-                .draw()?;
+            legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         }
         Ok(())
     })
+}
+
+/// A density as a filled curve, or a single value as a marked spike with
+/// its value written above; the spike of a later set (`i`) is wider, so
+/// that equal values stay visible.
+fn draw_shape(
+    chart: &mut Chart,
+    set: &Values,
+    shape: &Shape,
+    i: usize,
+    top: f64,
+    unit: Unit,
+) -> DrawResult {
+    let color = set.color;
+    let v = match shape {
+        Shape::Density(points) => {
+            chart.draw_series(
+                AreaSeries::new(points.iter().copied(), 0.0, color.mix(0.2))
+                    .border_style(color.stroke_width(2)),
+            )?;
+            return Ok(());
+        }
+        Shape::Spike(v) => *v,
+    };
+    let n = set.values.len();
+    let text = format!(
+        "{} sample{}: {}",
+        n,
+        if n == 1 { "" } else { "s" },
+        tick(v, unit)
+    );
+    let label = Text::new(
+        text,
+        (v, top * (1.02 + 0.08 * i as f64)),
+        TextStyle::from((FONT, 12).into_font())
+            .color(&color)
+            .pos(Pos::new(HPos::Center, VPos::Bottom)),
+    );
+    chart.draw_series(std::iter::once(label))?;
+    let width = 3 + 4 * i as u32;
+    chart.draw_series(std::iter::once(Circle::new(
+        (v, top),
+        width + 1,
+        color.filled(),
+    )))?;
+    chart.draw_series(std::iter::once(PathElement::new(
+        vec![(v, 0.0), (v, top)],
+        color.stroke_width(width),
+    )))?;
+    Ok(())
+}
+
+/// The samples of a set as ticks along the x axis, one per pixel column.
+fn draw_sample_ticks(chart: &mut Chart, set: &Values, top: f64) -> DrawResult {
+    let mut ticks: Vec<f64> = set
+        .values
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite())
+        .collect();
+    ticks.sort_unstable_by(f64::total_cmp);
+    ticks.dedup_by_key(|v| chart.backend_coord(&(*v, 0.0)).0);
+    let color = set.color;
+    chart.draw_series(
+        ticks
+            .into_iter()
+            .map(|v| PathElement::new(vec![(v, 0.0), (v, top * 0.04)], color.stroke_width(1))),
+    )?;
+    Ok(())
 }
 
 /// The batch regression: each sample's iterations against its total, and
@@ -291,23 +317,14 @@ pub fn regression(
     let ys = totals
         .iter()
         .map(|&t| t as f64)
-        .chain([line(0.0), line(max_x)])
-        .filter(|y| y.is_finite());
-    let (y_lo, y_hi) = ys.fold((0.0f64, f64::NEG_INFINITY), |(lo, hi), y| {
-        (lo.min(y), hi.max(y))
-    });
-    let (x0, x1) = (0.0, max_x * 1.05);
-    let (y0, y1) = if y_hi > y_lo {
-        (y_lo, y_lo + (y_hi - y_lo) * 1.08)
-    } else {
-        span(y_lo, y_lo)
-    };
+        .chain([line(0.0), line(max_x)]);
+    let (y0, y1) = y_range(ys);
     svg((460, 270), |root| {
         let mut chart = ChartBuilder::on(root)
             .margin(10)
             .x_label_area_size(36)
             .y_label_area_size(72)
-            .build_cartesian_2d(x0..x1, y0..y1)?;
+            .build_cartesian_2d(0.0..max_x * 1.05, y0..y1)?;
         chart
             .configure_mesh()
             .light_line_style(TRANSPARENT)
@@ -338,14 +355,7 @@ pub fn regression(
                 .label(format!("fit: {} per iteration", tick(slope, unit)))
                 .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], FIT.stroke_width(2)));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font((FONT, 13))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.3))
-            .draw()?;
-        Ok(())
+        legend(&mut chart, SeriesLabelPosition::UpperLeft)
     })
 }
 
@@ -368,6 +378,14 @@ pub struct ArgPoint {
     pub estimate: Estimate,
 }
 
+/// The x axis of an argument chart: its range, how many labels, and how
+/// a label is written.
+struct XAxis<'a> {
+    range: std::ops::Range<f64>,
+    labels: usize,
+    format: Box<Labels<'a>>,
+}
+
 /// A metric's estimate against the argument of the benchmarks of a group,
 /// with the confidence intervals as bars.
 pub fn by_argument(
@@ -376,20 +394,10 @@ pub fn by_argument(
     axis: &ArgAxis,
     unit: Unit,
 ) -> Result<String, String> {
-    let finite = |v: f64| v.is_finite().then_some(v);
-    let ys = points.iter().flat_map(|p| {
-        [p.estimate.point, p.estimate.ci.low, p.estimate.ci.high]
-            .into_iter()
-            .filter_map(finite)
-    });
-    let (y_lo, y_hi) = ys.fold((0.0f64, f64::NEG_INFINITY), |(lo, hi), y| {
-        (lo.min(y), hi.max(y))
-    });
-    let (y0, y1) = if y_hi > y_lo {
-        (y_lo, y_lo + (y_hi - y_lo) * 1.08)
-    } else {
-        span(y_lo, y_lo)
-    };
+    let ys = points
+        .iter()
+        .flat_map(|p| [p.estimate.point, p.estimate.ci.low, p.estimate.ci.high]);
+    let y = y_range(ys);
     let log = matches!(axis, ArgAxis::Numeric { log: true })
         && points.iter().all(|p| p.x > 0.0 && p.x.is_finite());
     // A logarithmic axis is a linear one over log10 of the arguments, with
@@ -401,41 +409,50 @@ pub fn by_argument(
             estimate: p.estimate,
         })
         .collect();
+    let x = x_axis(axis, &points, log);
+    svg((380, 250), |root| {
+        args_chart(root, title, x, &points, y, unit)
+    })
+}
+
+/// The x axis for `points` (already on log10 where `log`).
+fn x_axis<'a>(axis: &ArgAxis<'a>, points: &[ArgPoint], log: bool) -> XAxis<'a> {
     let xs = points.iter().map(|p| p.x).filter(|x| x.is_finite());
     let x_lo = xs.clone().fold(f64::INFINITY, f64::min);
     let x_hi = xs.fold(f64::NEG_INFINITY, f64::max);
-    let (x, x_labels, format): (_, _, Box<Labels>) = match axis {
-        ArgAxis::Categorical(names) => (
-            -0.5..(names.len() as f64 - 0.5),
-            names.len(),
-            Box::new(|v: &f64| {
+    match axis {
+        ArgAxis::Categorical(names) => XAxis {
+            range: -0.5..(names.len() as f64 - 0.5),
+            labels: names.len(),
+            format: Box::new(|v: &f64| {
                 let i = v.round();
                 if (v - i).abs() > 1e-6 || i < 0.0 {
                     return String::new();
                 }
                 names.get(i as usize).map_or(String::new(), |s| shorten(s))
             }),
-        ),
-        ArgAxis::Numeric { .. } if log => (
-            x_lo - 0.2..x_hi + 0.2,
+        },
+        ArgAxis::Numeric { .. } if log => XAxis {
+            range: x_lo - 0.2..x_hi + 0.2,
             // About one tick per power of ten.
-            (x_hi - x_lo + 1.4) as usize,
-            Box::new(|v: &f64| {
+            labels: (x_hi - x_lo + 1.4) as usize,
+            format: Box::new(|v: &f64| {
                 let power = v.round();
                 if (v - power).abs() > 1e-6 {
                     return String::new();
                 }
                 plain(10f64.powf(power))
             }),
-        ),
+        },
         ArgAxis::Numeric { .. } => {
             let (x0, x1) = span(x_lo, x_hi);
-            (x0..x1, 6, Box::new(|v: &f64| plain(*v)))
+            XAxis {
+                range: x0..x1,
+                labels: 6,
+                format: Box::new(|v: &f64| plain(*v)),
+            }
         }
-    };
-    svg((380, 250), |root| {
-        args_chart(root, title, x, x_labels, &*format, &points, (y0, y1), unit)
-    })
+    }
 }
 
 /// A category label of at most 14 characters.
@@ -459,13 +476,11 @@ fn plain(v: f64) -> String {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Draws an argument chart: axes, then the points.
 fn args_chart(
     root: &Plot,
     title: &str,
-    x: std::ops::Range<f64>,
-    x_labels: usize,
-    x_format: &dyn Fn(&f64) -> String,
+    x: XAxis,
     points: &[ArgPoint],
     (y0, y1): (f64, f64),
     unit: Unit,
@@ -475,17 +490,22 @@ fn args_chart(
         .margin(10)
         .x_label_area_size(30)
         .y_label_area_size(72)
-        .build_cartesian_2d(x, y0..y1)?;
+        .build_cartesian_2d(x.range, y0..y1)?;
     chart
         .configure_mesh()
         .light_line_style(TRANSPARENT)
-        .x_labels(x_labels)
+        .x_labels(x.labels)
         .y_labels(5)
-        .x_label_formatter(x_format)
+        .x_label_formatter(&*x.format)
         .y_label_formatter(&|v| tick(*v, unit))
         .label_style((FONT, 12))
         .draw()?;
-    // The points from left to right.
+    draw_arg_points(&mut chart, points)
+}
+
+/// The estimates from left to right, joined by a line, with their
+/// intervals as bars.
+fn draw_arg_points(chart: &mut Chart, points: &[ArgPoint]) -> DrawResult {
     let mut xs: Vec<f64> = points
         .iter()
         .map(|p| p.x)

@@ -11,6 +11,8 @@
 //! bit-identical results. Zero-variance data (an exact counter) skips the
 //! resampling and gives exact figures with zero-width intervals.
 
+pub mod kde;
+
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// The median of sorted values (the mean of the middle two for an even count).

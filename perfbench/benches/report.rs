@@ -3,8 +3,11 @@
 //! batch mode, 40 of them in groups with arguments, each with a baseline.
 //! Timed with plots against the baseline (every page has overlays), with
 //! plots against the previous run, and without plots. The store is built
-//! through the public API in a temporary folder and removed afterwards.
-//! Prints figures; asserts nothing.
+//! through the public API in a temporary folder and removed afterwards; the
+//! run's benchmarks are analysed and compared before the clock starts, as a
+//! run does before its report (the stored benchmarks outside the run would
+//! be analysed inside it; here every benchmark is in the run). Prints
+//! figures; asserts nothing.
 //!
 //! `cargo bench -p perfbench --bench report`
 
@@ -14,13 +17,14 @@ use std::time::{Duration, Instant};
 mod common;
 
 use common::Noise;
-use perfbench::analysis::compare::Thresholds;
-use perfbench::analysis::{analyze, Calibration, Recording};
+use perfbench::analysis::compare::{compare_runs, Comparison, Target, Thresholds};
+use perfbench::analysis::{analyze, Analysed, Calibration, Recording};
 use perfbench::counter::event::parse_list;
 use perfbench::counter::group::Counts;
 use perfbench::measure::environment::Environment;
 use perfbench::measure::{Measurement, Sample};
 use perfbench::output::html::{write_report, ReportOptions};
+use perfbench::stats::Bootstrap;
 use perfbench::store::{Slot, Store};
 
 const BENCHMARKS: usize = 100;
@@ -110,6 +114,35 @@ fn build_store(root: &Path) -> (Store, Vec<String>) {
     (store, ids)
 }
 
+/// The benchmarks `ids` as a run compared with `against` hands them to the
+/// report (the previous run being the stored baseline `main` here).
+fn analysed(store: &Store, ids: &[String], against: &Target) -> Vec<Analysed> {
+    ids.iter()
+        .map(|id| {
+            let recording = store.load(id, &Slot::Latest).unwrap().expect("stored");
+            let base = store
+                .load(id, &Slot::Baseline("main".into()))
+                .unwrap()
+                .expect("stored");
+            let changes = compare_runs(
+                &base,
+                &recording,
+                &Thresholds::default(),
+                &Bootstrap::default(),
+            );
+            Analysed {
+                result: analyze(&recording, &Calibration::default()),
+                recording,
+                comparison: Some(Comparison {
+                    against: against.clone(),
+                    changes: Some(changes),
+                }),
+                baseline: Some(base),
+            }
+        })
+        .collect()
+}
+
 /// The fastest of `runs` timings of `f`.
 fn best_of(runs: usize, mut f: impl FnMut() -> PathBuf) -> (Duration, PathBuf) {
     let mut best = Duration::MAX;
@@ -161,15 +194,15 @@ fn main() {
             "plots, against baseline `main` (overlays)",
             ReportOptions {
                 plots: true,
-                against: Slot::Baseline("main".into()),
+                against: Target::Baseline("main".into()),
                 thresholds: Thresholds::default(),
             },
         ),
         (
-            "plots, against the previous run",
+            "plots, against the previous run (overlays)",
             ReportOptions {
                 plots: true,
-                against: Slot::Latest,
+                against: Target::PreviousRun,
                 thresholds: Thresholds::default(),
             },
         ),
@@ -177,13 +210,14 @@ fn main() {
             "--noplot, against baseline `main`",
             ReportOptions {
                 plots: false,
-                against: Slot::Baseline("main".into()),
+                against: Target::Baseline("main".into()),
                 thresholds: Thresholds::default(),
             },
         ),
     ] {
+        let run = analysed(&store, &ids, &options.against);
         let (time, index) = best_of(3, || {
-            write_report(&store, &ids, &options).expect("the report is written")
+            write_report(&store, &run, &options).expect("the report is written")
         });
         let (files, bytes) = size(index.parent().expect("report/"));
         println!(

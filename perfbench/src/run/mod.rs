@@ -168,7 +168,7 @@ fn sinks(options: &Options, plan: &Plan) -> Vec<Sink> {
     };
     let report = ReportOptions {
         plots: !options.noplot,
-        against: (&plan.target).into(),
+        against: plan.target.clone(),
         thresholds: options.thresholds,
     };
     vec![

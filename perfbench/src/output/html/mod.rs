@@ -1,35 +1,34 @@
 //! The HTML report: `report/index.html` under the output directory, with a
 //! sortable summary of every stored benchmark and metric, the environment,
 //! charts of each metric against the argument for benchmarks with `args`,
-//! and a page per benchmark of the run (`report/bench/<folder>.html`) with,
-//! per metric, the distribution of per-iteration values, the batch
-//! regression, the comparison with the baseline and the statistics.
+//! and a page per benchmark of the run (`report/bench/<folder>.html`).
 //!
-//! The report is self-contained: CSS and the sorting script are inline, the
-//! plots are inline SVG, and every link is relative, so it opens from
-//! `file://` without any network. Every string that comes from user code
-//! (ids, arguments, event names, baseline names, the CPU model) is
-//! HTML-escaped; the script reads its data from the DOM, never from strings
-//! of its own. Page names come from [`folder_name`], so no id can write
-//! outside `report/`.
+//! The report is self-contained: the style sheet (`style.css`) and the
+//! sorting script (`sort.js`) are inline, the plots are inline SVG, and
+//! every link is relative, so it opens from `file://` without any network.
+//! Every string that comes from user code (ids, arguments, event names,
+//! baseline names, the CPU model) is HTML-escaped; the script reads its data
+//! from the DOM, never from strings of its own. Page names come from
+//! [`folder_name`], so no id can write outside `report/`.
 //!
-//! The statistics are recomputed from the stored raw samples with the
-//! default (seeded) bootstrap, so they equal what the run printed; changes
-//! against a baseline use the default noise thresholds.
+//! The benchmarks of the run are shown as the run analysed and compared
+//! them (the figures of the terminal and the JSON lines, with the PMU
+//! scale, derived metrics and the cost of measuring). Benchmarks stored by
+//! earlier runs are analysed from their stored samples by the same
+//! analysis and, where the run compared with a named baseline, compared
+//! with it.
 
+mod index;
+mod page;
 mod plots;
+mod text;
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::analysis::compare::{compare_runs, MetricChange, Thresholds, Verdict};
-use crate::analysis::Metric;
-use crate::analysis::{Analysed, Recording};
-use crate::counter::event::Unit;
-use crate::measure::environment::Environment;
-use crate::output::format::{format_value, percent};
-use crate::stats::{analyze_metric, Bootstrap, Estimate, Statistics};
+use crate::analysis::compare::{compare_runs, Comparison, MetricChange, Target, Thresholds};
+use crate::analysis::{analyze, Analysed, Calibration};
+use crate::stats::Bootstrap;
 use crate::store::{folder_name, write_atomically, Slot, Store, StoreError};
 
 /// Options of the report.
@@ -38,21 +37,19 @@ pub struct ReportOptions {
     /// Plots in the pages and the index; `false` (`--noplot`) writes tables
     /// only.
     pub plots: bool,
-    /// What the run compared with. The previous run ([`Slot::Latest`]) has
-    /// been replaced by this one by the time the report is written, so it
-    /// gives neither changes nor overlays; a baseline gives both, for every
-    /// benchmark it holds.
-    pub against: Slot,
+    /// What the run compared with; stored benchmarks that were not run are
+    /// compared with it too where it is a named baseline.
+    pub against: Target,
     /// The noise thresholds the run's verdicts used.
     pub thresholds: Thresholds,
 }
 
-/// The report as an output of a run: collects the run's benchmarks and
-/// writes the report when the run ends.
+/// The report as an output of a run: keeps the run's analysed benchmarks
+/// and writes the report when the run ends.
 pub struct ReportSink {
     store: Store,
     options: ReportOptions,
-    ids: Vec<String>,
+    run: Vec<Analysed>,
 }
 
 impl ReportSink {
@@ -61,47 +58,105 @@ impl ReportSink {
         ReportSink {
             store,
             options,
-            ids: Vec::new(),
+            run: Vec::new(),
         }
     }
 
     /// Adds a benchmark of the run.
     pub fn benchmark(&mut self, a: &Analysed) {
-        self.ids.push(a.result.id.clone());
+        self.run.push(a.clone());
     }
 
     /// Writes the report; returns the path of its index.
     pub fn finish(self) -> Result<PathBuf, StoreError> {
-        write_report(&self.store, &self.ids, &self.options)
+        write_report(&self.store, &self.run, &self.options)
     }
 }
 
 /// Writes `<store root>/report/index.html` and one page per benchmark of
-/// `run_ids` (the benchmarks of this run), with the index listing every
-/// benchmark stored under the root (each folder's `latest.json`). Returns
-/// the path of `index.html`.
+/// `run` (the benchmarks of this run, analysed), with the index listing
+/// them and every other benchmark stored under the root (each folder's
+/// `latest.json`). Returns the path of `index.html`.
 ///
 /// A stored result that cannot be read is named in the index instead of
 /// failing the report; a file of the report that cannot be written is the
 /// error.
 pub fn write_report(
     store: &Store,
-    run_ids: &[String],
+    run: &[Analysed],
     options: &ReportOptions,
 ) -> Result<PathBuf, StoreError> {
     let dir = store.root().join("report");
+    let (stored, problems) = stored_entries(store, run, options);
+    let mut entries: Vec<&Analysed> = run.iter().chain(&stored).collect();
+    entries.sort_by(|a, b| a.recording.id.cmp(&b.recording.id));
+    entries.dedup_by(|a, b| a.recording.id == b.recording.id);
+    let written = par_map(run, |a| {
+        let path = dir.join(page_path(&a.recording.id));
+        write_atomically(&path, page::render(a, options.plots).as_bytes())
+    });
+    for result in written {
+        result?;
+    }
+    // A page written by an earlier run still shows that benchmark's latest
+    // run (it changes only when the benchmark runs), so it is linked too.
+    let has_page: Vec<bool> = entries
+        .iter()
+        .map(|e| dir.join(page_path(&e.recording.id)).is_file())
+        .collect();
+    let order = run_order(&entries, run);
+    let html = index::render(&index::Index {
+        entries: &entries,
+        problems: &problems,
+        has_page: &has_page,
+        order: &order,
+        against: &options.against,
+        plots: options.plots,
+        thresholds: options.thresholds,
+    });
+    let path = dir.join("index.html");
+    write_atomically(&path, html.as_bytes())?;
+    Ok(path)
+}
+
+/// The positions in `entries` (sorted by id) of the run's benchmarks in the
+/// run's order, then of the others.
+fn run_order(entries: &[&Analysed], run: &[Analysed]) -> Vec<usize> {
+    let mut order = Vec::with_capacity(entries.len());
+    let mut in_run = vec![false; entries.len()];
+    for a in run {
+        let id = a.recording.id.as_str();
+        if let Ok(i) = entries.binary_search_by(|e| e.recording.id.as_str().cmp(id)) {
+            if !in_run[i] {
+                in_run[i] = true;
+                order.push(i);
+            }
+        }
+    }
+    order.extend((0..entries.len()).filter(|&i| !in_run[i]));
+    order
+}
+
+/// The benchmarks stored under the root that are not in `run`, analysed,
+/// and the stored results that could not be read.
+fn stored_entries(
+    store: &Store,
+    run: &[Analysed],
+    options: &ReportOptions,
+) -> (Vec<Analysed>, Vec<String>) {
     let listed = store.stored_ids();
-    let ids: Vec<&String> = listed.iter().filter_map(|r| r.as_ref().ok()).collect();
+    let ids: Vec<&String> = listed
+        .iter()
+        .filter_map(|r| r.as_ref().ok())
+        .filter(|id| !run.iter().any(|a| a.recording.id == **id))
+        .collect();
     let mut problems: Vec<String> = listed
         .iter()
         .filter_map(|r| r.as_ref().err().map(ToString::to_string))
         .collect();
-    let loaded = par_map(&ids, |id| {
-        load(store, id, &options.against, &options.thresholds)
-    });
     let mut entries = Vec::new();
-    for result in loaded {
-        match result {
+    for loaded in par_map(&ids, |id| load_stored(store, id, options)) {
+        match loaded {
             Ok(Some((entry, problem))) => {
                 problems.extend(problem);
                 entries.push(entry);
@@ -110,123 +165,56 @@ pub fn write_report(
             Err(e) => problems.push(e.to_string()),
         }
     }
+    (entries, problems)
+}
 
-    // The entries are sorted by id. Those of this run, in its order, then
-    // the others.
-    let mut order: Vec<usize> = Vec::with_capacity(entries.len());
-    let mut in_run = vec![false; entries.len()];
-    for id in run_ids {
-        if let Ok(i) = entries.binary_search_by(|e| e.run.id.as_str().cmp(id)) {
-            if !in_run[i] {
-                in_run[i] = true;
-                order.push(i);
-            }
+/// Loads and analyses a benchmark's latest run and, where the run compared
+/// with a named baseline, compares it with that baseline; a baseline that
+/// cannot be read is a problem to show, not a failure.
+fn load_stored(
+    store: &Store,
+    id: &str,
+    options: &ReportOptions,
+) -> Result<Option<(Analysed, Option<String>)>, StoreError> {
+    let Some(recording) = store.load(id, &Slot::Latest)? else {
+        return Ok(None);
+    };
+    let result = analyze(&recording, &Calibration::default());
+    let mut entry = Analysed {
+        recording,
+        result,
+        comparison: None,
+        baseline: None,
+    };
+    // The previous run of a benchmark that did not run is its latest.
+    if options.against == Target::PreviousRun {
+        return Ok(Some((entry, None)));
+    }
+    match store.load(id, &Slot::from(&options.against)) {
+        Ok(base) => {
+            let changes = base.as_ref().map(|base| {
+                let bootstrap = Bootstrap::default();
+                compare_runs(base, &entry.recording, &options.thresholds, &bootstrap)
+            });
+            entry.comparison = Some(Comparison {
+                against: options.against.clone(),
+                changes,
+            });
+            entry.baseline = base;
+            Ok(Some((entry, None)))
         }
+        Err(e) => Ok(Some((entry, Some(e.to_string())))),
     }
-    let to_write: Vec<&Entry> = order.iter().map(|&i| &entries[i]).collect();
-    order.extend((0..entries.len()).filter(|&i| !in_run[i]));
-    let against = against_name(&options.against);
-    let written = par_map(&to_write, |entry| {
-        let path = dir.join(page_path(&entry.run.id));
-        write_atomically(&path, render_page(entry, against, options.plots).as_bytes())
-    });
-    for result in written {
-        result?;
-    }
+}
 
-    // A page written by an earlier run still shows that benchmark's latest
-    // run (it changes only when the benchmark runs), so it is linked too.
-    let has_page: Vec<bool> = entries
-        .iter()
-        .map(|e| dir.join(page_path(&e.run.id)).is_file())
-        .collect();
-    let index = render_index(&Index {
-        entries: &entries,
-        problems: &problems,
-        has_page: &has_page,
-        order: &order,
-        against,
-        plots: options.plots,
-        thresholds: options.thresholds,
-    });
-    let path = dir.join("index.html");
-    write_atomically(&path, index.as_bytes())?;
-    Ok(path)
+/// The change of a benchmark's metric, where it was compared.
+fn change_of<'a>(e: &'a Analysed, metric: &str) -> Option<&'a MetricChange> {
+    e.comparison.as_ref()?.change(metric)
 }
 
 /// The page of a benchmark, relative to `report/`.
 fn page_path(id: &str) -> String {
     format!("bench/{}.html", folder_name(id))
-}
-
-/// The baseline's name, if the run compared with one.
-fn against_name(slot: &Slot) -> Option<&str> {
-    match slot {
-        Slot::Latest => None,
-        Slot::Baseline(name) => Some(name),
-    }
-}
-
-/// One stored benchmark, analysed.
-struct Entry {
-    /// Its latest run.
-    run: Recording,
-    /// Statistics per series, in the run's order.
-    metrics: Vec<Metric>,
-    /// The baseline compared with, where it holds this benchmark.
-    baseline: Option<Recording>,
-    /// Changes per metric against `baseline`.
-    changes: Vec<MetricChange>,
-}
-
-impl Entry {
-    fn change(&self, metric: &str) -> Option<&MetricChange> {
-        self.changes.iter().find(|c| c.name == metric)
-    }
-}
-
-/// Loads and analyses a benchmark's latest run and, if the run compared
-/// with a baseline, that baseline; a baseline that cannot be read is a
-/// problem to show, not a failure.
-fn load(
-    store: &Store,
-    id: &str,
-    against: &Slot,
-    thresholds: &Thresholds,
-) -> Result<Option<(Entry, Option<String>)>, StoreError> {
-    let Some(run) = store.load(id, &Slot::Latest)? else {
-        return Ok(None);
-    };
-    let bootstrap = Bootstrap::default();
-    let metrics = run
-        .series
-        .iter()
-        .map(|s| Metric {
-            name: s.name.clone(),
-            unit: s.unit,
-            stats: analyze_metric(&run.iterations, &s.totals, &bootstrap),
-            scale: None,
-        })
-        .collect();
-    let (baseline, problem) = match against {
-        Slot::Latest => (None, None),
-        slot => match store.load(id, slot) {
-            Ok(base) => (base, None),
-            Err(e) => (None, Some(e.to_string())),
-        },
-    };
-    let changes = baseline.as_ref().map_or_else(Vec::new, |base| {
-        compare_runs(base, &run, thresholds, &bootstrap)
-    });
-    Ok(Some((
-        Entry {
-            run,
-            metrics,
-            baseline,
-            changes,
-        },
-        problem,
-    )))
 }
 
 /// `f` over `items` on every available core, in order.
@@ -267,670 +255,17 @@ fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
         .collect()
 }
 
-// ---------------------------------------------------------------- text
-
-/// `s` with `&`, `<`, `>`, `"` and `'` escaped: safe in HTML text and in
-/// quoted attributes.
-fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// A value with its unit; `n/a` if not finite.
-fn value(v: f64, unit: Unit) -> String {
-    if v.is_finite() {
-        format_value(v, unit)
-    } else {
-        "n/a".into()
-    }
-}
-
-/// An interval as `[low, high]`.
-fn interval(e: &Estimate, unit: Unit) -> String {
-    format!("[{}, {}]", value(e.ci.low, unit), value(e.ci.high, unit))
-}
-
-/// A number for a `data-v` sort key, or nothing if it is not finite.
-fn sort_key(v: f64) -> String {
-    if v.is_finite() {
-        format!(" data-v=\"{v}\"")
-    } else {
-        String::new()
-    }
-}
-
-/// The CSS class of a verdict.
-fn verdict_class(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Improved => "improved",
-        Verdict::Regressed => "regressed",
-        Verdict::WithinNoise => "within-noise",
-        Verdict::NoChange => "no-change",
-    }
-}
-
-/// The change cells of a metric: the relative change with its interval, and
-/// the verdict with the p-value.
-fn change_cells(c: &MetricChange) -> String {
-    let class = verdict_class(c.verdict);
-    let ch = &c.change;
-    let (relative, key) = match ch.relative {
-        Some(r) => (percent(r), sort_key(r)),
-        None => ("from 0".to_string(), String::new()),
-    };
-    let ci = ch
-        .ci
-        .map(|ci| {
-            format!(
-                " <small>[{}, {}]</small>",
-                percent(ci.low),
-                percent(ci.high)
-            )
-        })
-        .unwrap_or_default();
-    format!(
-        "<td class=\"change {class}\"{key}>{relative}{ci}</td><td class=\"verdict {class}\">{} <small>p = {:.3}</small></td>",
-        c.verdict.as_str(),
-        ch.p_value
-    )
-}
-
-fn pinned(env: &Environment) -> String {
-    env.cpu
-        .map_or_else(|| "not pinned".to_string(), |c| format!("CPU {c}"))
-}
-
-const CSS: &str = r#"
-:root { color-scheme: light; }
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1.5em auto; max-width: 1100px; padding: 0 1em; color: #1d1d1f; }
-h1 { font-size: 1.5em; word-break: break-all; }
-h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
-h3 { font-size: 1.05em; word-break: break-all; }
-table { border-collapse: collapse; margin: .5em 0; }
-th, td { padding: .25em .7em; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-table.sortable th { cursor: pointer; user-select: none; white-space: nowrap; }
-table.sortable th[aria-sort="ascending"]::after { content: " \25B2"; }
-table.sortable th[aria-sort="descending"]::after { content: " \25BC"; }
-td.id { word-break: break-all; max-width: 28em; }
-.regressed { color: #a50e1e; background: #fde8ea; }
-.improved { color: #0b6b2c; background: #e4f5e9; }
-.within-noise, .no-change { color: #555; }
-small { color: inherit; opacity: .75; }
-.note { background: #f6f6f6; border-left: 3px solid #999; padding: .4em .8em; }
-.problem { background: #fff4e5; border-left: 3px solid #e08a00; padding: .4em .8em; word-break: break-all; }
-.plots { display: flex; flex-wrap: wrap; gap: 1em; }
-figure { margin: 0; }
-figcaption { font-size: .9em; color: #555; max-width: 460px; }
-svg { max-width: 100%; height: auto; }
-input[type=search] { font: inherit; padding: .2em .4em; width: 20em; }
-nav { margin-bottom: 1em; }
-"#;
-
-/// Sorts `table.sortable` by the clicked header (numbers by their `data-v`,
-/// else the text) and filters the summary by benchmark. No data of its own.
-const SCRIPT: &str = r##"
-(function () {
-  var tables = document.querySelectorAll("table.sortable");
-  Array.prototype.forEach.call(tables, function (table) {
-    var headers = table.tHead.rows[0].cells;
-    Array.prototype.forEach.call(headers, function (th, col) {
-      th.tabIndex = 0;
-      var sort = function () {
-        var body = table.tBodies[0];
-        var rows = Array.prototype.slice.call(body.rows);
-        var dir = th.getAttribute("aria-sort") === "ascending" ? -1 : 1;
-        Array.prototype.forEach.call(headers, function (h) { h.removeAttribute("aria-sort"); });
-        th.setAttribute("aria-sort", dir === 1 ? "ascending" : "descending");
-        var key = function (row) {
-          var cell = row.cells[col];
-          if (!cell) { return ""; }
-          var v = cell.getAttribute("data-v");
-          return v === null ? cell.textContent : parseFloat(v);
-        };
-        rows.sort(function (a, b) {
-          var x = key(a), y = key(b);
-          if (typeof x === "number" && typeof y === "number") { return (x - y) * dir; }
-          if (typeof x === "number") { return -1; }
-          if (typeof y === "number") { return 1; }
-          return x.localeCompare(y) * dir;
-        });
-        rows.forEach(function (row) { body.appendChild(row); });
-      };
-      th.addEventListener("click", sort);
-      th.addEventListener("keydown", function (e) {
-        if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sort(); }
-      });
-    });
-  });
-  var filter = document.getElementById("filter");
-  if (filter) {
-    filter.addEventListener("input", function () {
-      var q = filter.value.toLowerCase();
-      var rows = document.querySelectorAll("#summary tbody tr");
-      Array.prototype.forEach.call(rows, function (row) {
-        row.hidden = q !== "" && row.cells[0].textContent.toLowerCase().indexOf(q) < 0;
-      });
-    });
-  }
-})();
-"##;
-
-fn head(out: &mut String, title: &str) {
-    let _ = write!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
-        esc(title)
-    );
-}
-
-/// A plot in a figure, or a note of why it is missing.
-fn figure(out: &mut String, svg: Result<String, String>, caption: &str) {
-    match svg {
-        Ok(svg) => {
-            let _ = write!(
-                out,
-                "<figure>\n{svg}<figcaption>{caption}</figcaption>\n</figure>\n"
-            );
-        }
-        Err(e) => {
-            let _ = writeln!(
-                out,
-                "<p class=\"problem\">{caption}: not drawn ({})</p>",
-                esc(&e)
-            );
-        }
-    }
-}
-
-// ---------------------------------------------------------------- index
-
-struct Index<'a> {
-    /// Sorted by id.
-    entries: &'a [Entry],
-    problems: &'a [String],
-    /// Whether each entry has a page.
-    has_page: &'a [bool],
-    /// Indices of the entries: this run's in its order, then the others.
-    order: &'a [usize],
-    against: Option<&'a str>,
-    plots: bool,
-    thresholds: Thresholds,
-}
-
-fn render_index(ix: &Index) -> String {
-    let mut out = String::with_capacity(64 * 1024);
-    head(&mut out, "perfbench report");
-    let n = ix.entries.len();
-    let _ = write!(
-        out,
-        "<h1>perfbench report</h1>\n<p>{n} benchmark{} stored in this output directory.",
-        if n == 1 { "" } else { "s" }
-    );
-    match ix.against {
-        Some(name) => {
-            let t = ix.thresholds;
-            let _ = writeln!(
-                out,
-                " Changes are against baseline <code>{}</code>, with noise thresholds \
-                 ({:.0} % for times, {:.0} % for counts) and p &lt; {}.</p>",
-                esc(name),
-                t.time * 100.0,
-                t.count * 100.0,
-                t.significance
-            );
-        }
-        None => out.push_str(
-            "</p>\n<p class=\"note\">This run was compared with the previous run, which it has \
-             replaced, so this report shows no changes; the terminal output and JSON lines have \
-             them. To see changes here, save a baseline (<code>--save-baseline NAME</code>) and \
-             compare with it (<code>--baseline NAME</code>).</p>\n",
-        ),
-    }
-    environment_section(&mut out, ix.entries);
-    if !ix.problems.is_empty() {
-        out.push_str("<h2>Results not shown</h2>\n");
-        for p in ix.problems {
-            let _ = writeln!(out, "<p class=\"problem\">{}</p>", esc(p));
-        }
-    }
-    summary_table(&mut out, ix);
-    if ix.plots {
-        argument_charts(&mut out, ix);
-    }
-    let _ = write!(out, "<script>{SCRIPT}</script>\n</body>\n</html>\n");
-    out
-}
-
-fn environment_section(out: &mut String, entries: &[Entry]) {
-    // Each record once, in the order of the benchmarks, with their ids.
-    let mut envs: Vec<(&Environment, Vec<&str>)> = Vec::new();
-    for e in entries {
-        let env = &e.run.environment;
-        match envs.iter_mut().find(|(known, _)| *known == env) {
-            Some((_, ids)) => ids.push(&e.run.id),
-            None => envs.push((env, vec![&e.run.id])),
-        }
-    }
-    out.push_str("<h2>Environment</h2>\n");
-    if envs.is_empty() {
-        out.push_str("<p>No stored results.</p>\n");
-        return;
-    }
-    if envs.len() > 1 {
-        out.push_str(
-            "<p class=\"note\">The stored results come from more than one environment: \
-             compare counts across them with care.</p>\n",
-        );
-    }
-    out.push_str(
-        "<table id=\"environment\">\n<thead><tr><th>CPU model</th><th>kernel</th>\
-         <th>pinned to</th><th>benchmarks</th></tr></thead>\n<tbody>\n",
-    );
-    for (env, ids) in &envs {
-        let benchmarks = if envs.len() == 1 {
-            format!("all {}", ids.len())
-        } else {
-            let list: Vec<String> = ids.iter().map(|id| esc(id)).collect();
-            format!(
-                "<details><summary>{}</summary>{}</details>",
-                ids.len(),
-                list.join("<br>")
-            )
-        };
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{benchmarks}</td></tr>",
-            esc(&env.cpu_model),
-            esc(&env.kernel),
-            pinned(env)
-        );
-    }
-    out.push_str("</tbody>\n</table>\n");
-}
-
-fn summary_table(out: &mut String, ix: &Index) {
-    out.push_str(
-        "<h2>Summary</h2>\n<p>Per-iteration estimates (the slope of each sample's total \
-         against its iterations) with their 95 % intervals. Click a header to sort.</p>\n\
-         <p><input type=\"search\" id=\"filter\" placeholder=\"filter benchmarks\" \
-         aria-label=\"filter benchmarks\"></p>\n\
-         <table class=\"sortable\" id=\"summary\">\n<thead><tr><th>benchmark</th><th>metric</th>\
-         <th class=\"num\">estimate</th><th class=\"num\">95 % CI</th>",
-    );
-    if ix.against.is_some() {
-        out.push_str("<th class=\"num\">change</th><th>verdict</th>");
-    }
-    out.push_str("</tr></thead>\n<tbody>\n");
-    for (e, &has_page) in ix.entries.iter().zip(ix.has_page) {
-        let id = &e.run.id;
-        let name = if has_page {
-            format!("<a href=\"{}\">{}</a>", esc(&page_path(id)), esc(id))
-        } else {
-            esc(id)
-        };
-        for m in &e.metrics {
-            let s = &m.stats;
-            let width = s.slope.ci.high - s.slope.ci.low;
-            let _ = write!(
-                out,
-                "<tr><td class=\"id\">{name}</td><td>{}</td><td class=\"num\"{}>{}</td>\
-                 <td class=\"num\"{}>{}</td>",
-                esc(&m.name),
-                sort_key(s.slope.point),
-                value(s.slope.point, m.unit),
-                sort_key(width),
-                interval(&s.slope, m.unit)
-            );
-            if let Some(against) = ix.against {
-                match (e.change(&m.name), &e.baseline) {
-                    (Some(c), _) => out.push_str(&change_cells(c)),
-                    (None, Some(_)) => out.push_str(
-                        "<td class=\"change\">—</td><td class=\"verdict\">not in the baseline</td>",
-                    ),
-                    (None, None) => {
-                        let _ = write!(
-                            out,
-                            "<td class=\"change\">—</td><td class=\"verdict\">new: not in <code>{}</code></td>",
-                            esc(against)
-                        );
-                    }
-                }
-            }
-            out.push_str("</tr>\n");
-        }
-    }
-    out.push_str("</tbody>\n</table>\n");
-}
-
-/// The group (before the first `/`) and argument of an id with one.
-fn split_arg(id: &str) -> Option<(&str, &str)> {
-    id.split_once('/')
-}
-
-fn argument_charts(out: &mut String, ix: &Index) {
-    // Groups in the order of their first member; members in the order of
-    // this run, then by id (the order of the stored results).
-    let mut groups: Vec<(&str, Vec<(&str, &Entry)>)> = Vec::new();
-    for e in ix.order.iter().map(|&i| &ix.entries[i]) {
-        let Some((group, arg)) = split_arg(&e.run.id) else {
-            continue;
-        };
-        match groups.iter_mut().find(|(g, _)| *g == group) {
-            Some((_, members)) => members.push((arg, e)),
-            None => groups.push((group, vec![(arg, e)])),
-        }
-    }
-    if groups.is_empty() {
-        return;
-    }
-    out.push_str("<h2>Benchmarks with arguments</h2>\n");
-    for (gi, (group, members)) in groups.iter().enumerate() {
-        let numbers: Option<Vec<f64>> = members
-            .iter()
-            .map(|(arg, _)| arg.trim().parse::<f64>().ok().filter(|v| v.is_finite()))
-            .collect();
-        let names: Vec<String> = members.iter().map(|(arg, _)| arg.to_string()).collect();
-        let (axis, xs, how) = match &numbers {
-            Some(xs) => {
-                let (lo, hi) = xs
-                    .iter()
-                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
-                        (l.min(v), h.max(v))
-                    });
-                let log = lo > 0.0 && hi / lo >= 100.0;
-                (
-                    plots::ArgAxis::Numeric { log },
-                    xs.clone(),
-                    if log {
-                        "logarithmic axis"
-                    } else {
-                        "numeric axis"
-                    },
-                )
-            }
-            None => (
-                plots::ArgAxis::Categorical(&names),
-                (0..members.len()).map(|i| i as f64).collect(),
-                "in the order of the run",
-            ),
-        };
-        let _ = write!(
-            out,
-            "<section class=\"group\" id=\"group-{gi}\">\n<h3>{} <small>({} argument{}, {how})</small></h3>\n<div class=\"plots\">\n",
-            esc(group),
-            members.len(),
-            if members.len() == 1 { "" } else { "s" }
-        );
-        let mut metric_names: Vec<(&str, Unit)> = Vec::new();
-        for (_, e) in members {
-            for m in &e.metrics {
-                if !metric_names.iter().any(|(n, _)| *n == m.name) {
-                    metric_names.push((&m.name, m.unit));
-                }
-            }
-        }
-        for (metric, unit) in metric_names {
-            let points: Vec<plots::ArgPoint> = members
-                .iter()
-                .zip(&xs)
-                .filter_map(|((_, e), &x)| {
-                    let m = e.metrics.iter().find(|m| m.name == metric)?;
-                    Some(plots::ArgPoint {
-                        x,
-                        estimate: m.stats.slope,
-                    })
-                })
-                .collect();
-            let caption = format!(
-                "{} of <code>{}</code> against the argument, with 95 % intervals",
-                esc(metric),
-                esc(group)
-            );
-            figure(
-                out,
-                plots::by_argument(metric, &points, &axis, unit),
-                &caption,
-            );
-        }
-        out.push_str("</div>\n</section>\n");
-    }
-}
-
-// ---------------------------------------------------------------- pages
-
-/// Per-iteration values of a series of `run`.
-fn per_iteration(run: &Recording, totals: &[u64]) -> Vec<f64> {
-    run.iterations
-        .iter()
-        .zip(totals)
-        .map(|(&x, &y)| y as f64 / x as f64)
-        .collect()
-}
-
-fn render_page(e: &Entry, against: Option<&str>, plots: bool) -> String {
-    let run = &e.run;
-    let mut out = String::with_capacity(256 * 1024);
-    head(&mut out, &format!("{} — perfbench", run.id));
-    let env = &run.environment;
-    let iterations: u64 = run.iterations.iter().sum();
-    let _ = write!(
-        out,
-        "<nav><a href=\"../index.html\">← all benchmarks</a></nav>\n<h1>{}</h1>\n\
-         <p>{} samples, {} iterations in all. {}, kernel {}, {}.</p>\n",
-        esc(&run.id),
-        run.iterations.len(),
-        iterations,
-        esc(&env.cpu_model),
-        esc(&env.kernel),
-        pinned(env)
-    );
-    match (against, &e.baseline) {
-        (None, _) => out.push_str(
-            "<p class=\"note\">Compared with the previous run, which this run replaced: no \
-             overlay here; the terminal output has the changes.</p>\n",
-        ),
-        (Some(name), None) => {
-            let _ = writeln!(
-                out,
-                "<p class=\"note\">New: baseline <code>{}</code> does not hold this benchmark.</p>",
-                esc(name)
-            );
-        }
-        (Some(name), Some(base)) => {
-            let _ = write!(
-                out,
-                "<p>Compared with baseline <code>{}</code> ({} samples)",
-                esc(name),
-                base.iterations.len()
-            );
-            match env.mismatch(&base.environment) {
-                Some(why) => {
-                    let _ = writeln!(
-                        out,
-                        ".</p>\n<p class=\"problem\">The baseline was recorded on {}.</p>",
-                        esc(&why)
-                    );
-                }
-                None => out.push_str(".</p>\n"),
-            }
-        }
-    }
-    out.push_str("<p>Metrics: ");
-    let links: Vec<String> = e
-        .metrics
-        .iter()
-        .enumerate()
-        .map(|(i, m)| format!("<a href=\"#metric-{i}\">{}</a>", esc(&m.name)))
-        .collect();
-    out.push_str(&links.join(" · "));
-    out.push_str("</p>\n");
-
-    let base_label = against.map(|name| format!("baseline {name}"));
-    for (i, m) in e.metrics.iter().enumerate() {
-        let s = &m.stats;
-        let series = run.series.iter().find(|x| x.name == m.name);
-        let _ = write!(
-            out,
-            "<section id=\"metric-{i}\">\n<h2>{} <small>({})</small></h2>\n",
-            esc(&m.name),
-            m.unit.symbol()
-        );
-        if s.min == s.max {
-            let _ = writeln!(
-                out,
-                "<p class=\"note zero-variance\">Every sample gives exactly {} per iteration: \
-                 zero variance, so every interval has zero width.</p>",
-                value(s.min, m.unit)
-            );
-        }
-        if let (true, Some(series)) = (plots, series) {
-            let values = per_iteration(run, &series.totals);
-            let base_values = e
-                .baseline
-                .as_ref()
-                .and_then(|b| Some((b, b.series(&m.name)?)))
-                .map(|(b, bs)| per_iteration(b, &bs.totals));
-            let mut sets = vec![plots::Values {
-                label: "this run",
-                values: &values,
-                color: plots::NEW,
-            }];
-            if let (Some(bv), Some(label)) = (&base_values, &base_label) {
-                sets.push(plots::Values {
-                    label,
-                    values: bv,
-                    color: plots::BASE,
-                });
-            }
-            out.push_str("<div class=\"plots\">\n");
-            let caption = if sets.len() > 1 {
-                format!(
-                    "Distribution of the per-iteration values (total ÷ iterations of each sample) \
-                     of this run and of baseline <code>{}</code>.",
-                    esc(against.unwrap_or_default())
-                )
-            } else {
-                "Distribution of the per-iteration values (total ÷ iterations of each sample)."
-                    .to_string()
-            };
-            figure(
-                &mut out,
-                plots::distribution(&sets, m.unit),
-                &format!("<span class=\"distribution\">{caption}</span>"),
-            );
-            figure(
-                &mut out,
-                plots::regression(&run.iterations, &series.totals, s.slope.point, s.intercept, m.unit),
-                "Batch regression: each sample's total against its iterations, and the fitted line \
-                 whose slope is the estimate.",
-            );
-            out.push_str("</div>\n");
-        }
-        stats_table(&mut out, m, e.change(&m.name), against);
-        out.push_str("</section>\n");
-    }
-    out.push_str("</body>\n</html>\n");
-    out
-}
-
-fn stats_table(out: &mut String, m: &Metric, change: Option<&MetricChange>, against: Option<&str>) {
-    let s: &Statistics = &m.stats;
-    let u = m.unit;
-    out.push_str(
-        "<table class=\"stats\">\n<thead><tr><th>statistic</th><th class=\"num\">value</th>\
-         <th class=\"num\">95 % CI</th></tr></thead>\n<tbody>\n",
-    );
-    let row = |out: &mut String, name: &str, v: String, ci: String| {
-        let _ = writeln!(
-            out,
-            "<tr><td>{name}</td><td class=\"num\">{v}</td><td class=\"num\">{ci}</td></tr>"
-        );
-    };
-    row(
-        out,
-        "<b>estimate</b> (slope)",
-        value(s.slope.point, u),
-        interval(&s.slope, u),
-    );
-    row(
-        out,
-        "R²",
-        if s.r_squared.is_finite() {
-            format!("{:.5}", s.r_squared)
-        } else {
-            "n/a".into()
-        },
-        String::new(),
-    );
-    row(
-        out,
-        "intercept (per sample)",
-        value(s.intercept, u),
-        String::new(),
-    );
-    row(out, "mean", value(s.mean.point, u), interval(&s.mean, u));
-    row(
-        out,
-        "median",
-        value(s.median.point, u),
-        interval(&s.median, u),
-    );
-    row(
-        out,
-        "std dev",
-        value(s.std_dev.point, u),
-        interval(&s.std_dev, u),
-    );
-    row(out, "MAD", value(s.mad.point, u), interval(&s.mad, u));
-    row(out, "min", value(s.min, u), String::new());
-    row(out, "max", value(s.max, u), String::new());
-    let o = &s.outliers;
-    let parts: Vec<String> = [
-        (o.low_severe, "low severe"),
-        (o.low_mild, "low mild"),
-        (o.high_mild, "high mild"),
-        (o.high_severe, "high severe"),
-    ]
-    .iter()
-    .filter(|(n, _)| *n > 0)
-    .map(|(n, what)| format!("{n} {what}"))
-    .collect();
-    let outliers = if parts.is_empty() {
-        "none".to_string()
-    } else {
-        parts.join(", ")
-    };
-    row(out, "outliers (Tukey)", outliers, String::new());
-    if let (Some(c), Some(name)) = (change, against) {
-        let _ = writeln!(
-            out,
-            "<tr><td>change vs <code>{}</code></td>{}</tr>",
-            esc(name),
-            change_cells(c)
-        );
-    }
-    out.push_str("</tbody>\n</table>\n");
-}
-
 #[cfg(test)]
 mod tests {
+    use super::text::{esc, sort_key, value, SCRIPT};
     use super::*;
+    use crate::analysis::Recording;
     use crate::counter::event::parse_list;
+    use crate::counter::event::Unit;
     use crate::counter::group::Counts;
+    use crate::measure::environment::Environment;
     use crate::measure::{Measurement, Sample};
+    use crate::output::format::percent;
     use std::path::Path;
 
     const HOSTILE: &str = "<script>alert(1)</script>";
@@ -1021,18 +356,41 @@ mod tests {
             .unwrap();
     }
 
-    fn report(store: &Store, run_ids: &[&str], plots: bool, against: Slot) -> String {
-        let ids: Vec<String> = run_ids.iter().map(|s| s.to_string()).collect();
-        let path = write_report(
-            store,
-            &ids,
-            &ReportOptions {
-                plots,
-                against,
-                thresholds: Thresholds::default(),
-            },
-        )
-        .unwrap();
+    /// A benchmark of a run, as the run would have analysed and compared
+    /// it: its latest stored run against `against` (the previous run is
+    /// stored as baseline `previous` by these tests).
+    fn analysed(store: &Store, id: &str, against: &Target) -> Option<Analysed> {
+        let recording = store.load(id, &Slot::Latest).ok()??;
+        let base_slot = match against {
+            Target::PreviousRun => Slot::Baseline("previous".into()),
+            target => Slot::from(target),
+        };
+        let base = store.load(id, &base_slot).ok()?;
+        let changes = base
+            .as_ref()
+            .map(|b| compare_runs(b, &recording, &Thresholds::default(), &Bootstrap::default()));
+        Some(Analysed {
+            result: analyze(&recording, &Calibration::default()),
+            recording,
+            comparison: Some(Comparison {
+                against: against.clone(),
+                changes,
+            }),
+            baseline: base,
+        })
+    }
+
+    fn report(store: &Store, run_ids: &[&str], plots: bool, against: Target) -> String {
+        let run: Vec<Analysed> = run_ids
+            .iter()
+            .filter_map(|id| analysed(store, id, &against))
+            .collect();
+        let options = ReportOptions {
+            plots,
+            against,
+            thresholds: Thresholds::default(),
+        };
+        let path = write_report(store, &run, &options).unwrap();
         assert_eq!(path, store.root().join("report").join("index.html"));
         std::fs::read_to_string(path).unwrap()
     }
@@ -1159,7 +517,7 @@ mod tests {
         store.save(&run, &Slot::Latest, &result).unwrap();
 
         let ids = [HOSTILE, arg.as_str(), "grp/ascii"];
-        let index = report(&store, &ids, true, Slot::Baseline("main".into()));
+        let index = report(&store, &ids, true, Target::Baseline("main".into()));
         for (path, text) in report_files(&store) {
             assert!(
                 !text.contains(HOSTILE),
@@ -1170,7 +528,7 @@ mod tests {
             let scripts = text.matches("<script").count();
             if path.ends_with("index.html") {
                 assert_eq!(scripts, 1, "{}", path.display());
-                assert!(text.contains(&format!("<script>{SCRIPT}</script>")));
+                assert!(text.contains(&format!("<script>\n{SCRIPT}</script>")));
             } else {
                 assert_eq!(scripts, 0, "{}", path.display());
             }
@@ -1229,7 +587,7 @@ mod tests {
                 },
             );
         }
-        report(&store, &["a", "g/1"], true, Slot::Baseline("main".into()));
+        report(&store, &["a", "g/1"], true, Target::Baseline("main".into()));
         let written = report_files(&store);
         assert_eq!(written.len(), 3, "index and two pages: {written:?}");
         const SVG_NS: &str = "xmlns=\"http://www.w3.org/2000/svg\"";
@@ -1275,7 +633,7 @@ mod tests {
             );
         }
         let before = files(&tmp.0);
-        report(&store, &ids, true, Slot::Latest);
+        report(&store, &ids, true, Target::PreviousRun);
         let report_dir = store.root().join("report");
         let new: Vec<PathBuf> = files(&tmp.0)
             .into_iter()
@@ -1330,7 +688,7 @@ mod tests {
                 ..Run::default()
             },
         );
-        for against in [Slot::Latest, Slot::Baseline("main".into())] {
+        for against in [Target::PreviousRun, Target::Baseline("main".into())] {
             report(&store, &["exact"], true, against);
             let html = page(&store, "exact");
             assert!(!html.contains("NaN"), "NaN in the page");
@@ -1365,7 +723,7 @@ mod tests {
                 },
             );
         }
-        report(&store, &["a", "g/1", "g/2"], false, Slot::Latest);
+        report(&store, &["a", "g/1", "g/2"], false, Target::PreviousRun);
         let written = report_files(&store);
         assert_eq!(written.len(), 4);
         for (path, text) in &written {
@@ -1403,7 +761,12 @@ mod tests {
             links
         };
 
-        let index = report(&store, &["in_run", "never_stored"], true, Slot::Latest);
+        let index = report(
+            &store,
+            &["in_run", "never_stored"],
+            true,
+            Target::PreviousRun,
+        );
         for id in ["in_run", "not_in_run", "also/1"] {
             assert!(index.contains(&format!(">{id}<")), "{id} listed");
             // Two rows per benchmark: wall time and page faults.
@@ -1423,7 +786,7 @@ mod tests {
         }
 
         // A later run of another benchmark: both pages exist, both linked.
-        let index = report(&store, &["not_in_run"], true, Slot::Latest);
+        let index = report(&store, &["not_in_run"], true, Target::PreviousRun);
         assert_eq!(
             links(&index),
             [page_path("in_run"), page_path("not_in_run")]
@@ -1454,7 +817,7 @@ mod tests {
                 },
             );
         }
-        let index = report(&store, &ids, true, Slot::Latest);
+        let index = report(&store, &ids, true, Target::PreviousRun);
         let section = |name: &str| -> &str {
             let start = index
                 .find(&format!("<h3>{name} <small>"))
@@ -1510,7 +873,7 @@ mod tests {
         );
         let overlay = "Distribution of the per-iteration values (total ÷ iterations of each sample) of this run and of baseline <code>main</code>.";
 
-        report(&store, &["a", "b"], true, Slot::Baseline("main".into()));
+        report(&store, &["a", "b"], true, Target::Baseline("main".into()));
         let a = page(&store, "a");
         assert_eq!(a.matches(overlay).count(), 2, "both metrics");
         assert!(a.contains("baseline main\n</text>"), "the legend");
@@ -1524,12 +887,31 @@ mod tests {
         assert!(!b.contains(overlay) && !b.contains("baseline main"));
         assert!(b.contains("baseline <code>main</code> does not hold this benchmark"));
 
-        report(&store, &["a", "b"], true, Slot::Latest);
+        report(&store, &["a", "b"], true, Target::PreviousRun);
         let a = page(&store, "a");
         assert!(!a.contains(overlay) && !a.contains("baseline main"));
-        assert!(a.contains("Compared with the previous run"));
+        assert!(a.contains("New: the previous run does not hold this benchmark."));
 
-        report(&store, &["a"], true, Slot::Baseline("other".into()));
+        // Compared with its previous run, the run has that run as overlay.
+        save(
+            &store,
+            &Slot::Baseline("previous".into()),
+            Run {
+                id: "a",
+                per_iter: &[15],
+                ..Run::default()
+            },
+        );
+        report(&store, &["a"], true, Target::PreviousRun);
+        let a = page(&store, "a");
+        assert!(a.contains("Compared with the previous run (20 samples)."));
+        assert!(
+            a.contains("of this run and of the previous run."),
+            "the caption"
+        );
+        assert!(a.contains("previous run\n</text>"), "the legend");
+
+        report(&store, &["a"], true, Target::Baseline("other".into()));
         assert!(
             !page(&store, "a").contains(overlay),
             "a baseline that does not exist"
@@ -1573,7 +955,7 @@ mod tests {
             &store,
             &["worse", "better", "same", "new"],
             true,
-            main.clone(),
+            Target::Baseline("main".into()),
         );
         let worse = summary_row(&index, "worse", "page-faults");
         assert!(
@@ -1596,9 +978,98 @@ mod tests {
         assert!(summary_row(&index, "new", "page-faults").contains("new: not in <code>main</code>"));
         assert!(page(&store, "worse").contains("<td class=\"change regressed\""));
 
-        // Against the previous run there is nothing to compare: no column.
-        let index = report(&store, &["worse"], true, Slot::Latest);
-        assert!(!index.contains("class=\"change"));
-        assert!(!index.contains("<th class=\"num\">change</th>"));
+        // Against the previous run, the run's benchmarks have their changes
+        // (kept in memory: the stored previous run is replaced by then) and
+        // the others, not run, are not compared.
+        save(
+            &store,
+            &Slot::Baseline("previous".into()),
+            Run {
+                id: "worse",
+                per_iter: &[16],
+                ..Run::default()
+            },
+        );
+        let index = report(&store, &["worse"], true, Target::PreviousRun);
+        assert!(index.contains("<th class=\"num\">change</th>"));
+        let worse = summary_row(&index, "worse", "page-faults");
+        assert!(
+            worse.contains("<td class=\"change regressed\" data-v=\"0.0625\">"),
+            "{worse}"
+        );
+        assert!(summary_row(&index, "better", "page-faults").contains("not compared"));
+        assert!(
+            index.contains("Changes of the benchmarks of this run are against the previous run")
+        );
+        let page = page(&store, "worse");
+        assert!(
+            page.contains("<tr><td>change vs the previous run</td><td class=\"change regressed\"")
+        );
+    }
+
+    /// A benchmark analysed as a run does it: with events whose ratios and
+    /// PMU scale are known, and the cost of measuring subtracted.
+    fn analysed_with_events() -> Analysed {
+        let tree = crate::kernel::pmu::tests::intel_hybrid();
+        let events = crate::counter::event::parse_list_in(
+            "instructions,cycles,power/energy-pkg/",
+            tree.root(),
+        )
+        .unwrap();
+        let m = Measurement {
+            samples: (1..=10u64)
+                .map(|i| Sample {
+                    iterations: i,
+                    wall_ns: 1000 * i + 7 * (i % 3),
+                    counts: Counts {
+                        time_enabled: 1,
+                        time_running: 1,
+                        values: vec![3000 * i, 2000 * i, (1 << 32) * i],
+                    },
+                })
+                .collect(),
+            throughput: None,
+        };
+        let recording = Recording::new("hw", &events, &m, Environment::default());
+        let calibration = Calibration {
+            per_iteration: vec![("cycles".into(), 100.0)],
+            subtract: true,
+        };
+        Analysed {
+            result: analyze(&recording, &calibration),
+            recording,
+            comparison: None,
+            baseline: None,
+        }
+    }
+
+    #[test]
+    fn pages_show_the_run_s_own_figures_scale_derived_metrics_and_overhead() {
+        let tmp = Temp::new("figures");
+        let store = Store::at(&tmp.0);
+        let options = ReportOptions {
+            plots: false,
+            against: Target::PreviousRun,
+            thresholds: Thresholds::default(),
+        };
+        write_report(&store, &[analysed_with_events()], &options).unwrap();
+        let page = page(&store, "hw");
+        // IPC = 3000 / 2000 from the raw estimates.
+        assert!(
+            page.contains("<tr><td>IPC</td><td class=\"num\">1.500</td></tr>"),
+            "{page}"
+        );
+        // 2^32 counts of 2^-32 Joules per iteration.
+        assert!(
+            page.contains("<tr><td>estimate in Joules</td><td class=\"num\">1.000 Joules</td>"),
+            "{page}"
+        );
+        assert!(page
+            .contains("<tr><td>cost of measuring (per iteration)</td><td class=\"num\">100</td>"));
+        assert!(
+            page.contains("<tr><td>estimate before subtracting it</td><td class=\"num\">2000</td>")
+        );
+        assert!(page.contains("<b>estimate</b> (slope)</td><td class=\"num\">1900</td>"));
+        assert!(page.contains("Not compared"), "no comparison in memory");
     }
 }

@@ -1,0 +1,346 @@
+//! The page of one benchmark of the run: per metric the distribution of
+//! per-iteration values and the batch regression (with the stored run it
+//! was compared with as an overlay), the statistics, the PMU scale, the
+//! measurement's own cost and the change; then the derived metrics.
+
+use std::fmt::Write as _;
+
+use super::change_of;
+use super::plots;
+use super::text::{change_cells, esc, figure, head, interval, pinned, target_html, value};
+use crate::analysis::compare::{MetricChange, Target};
+use crate::analysis::{Analysed, Metric, Recording};
+use crate::output::format::four_digits;
+
+/// The page of `e`.
+pub(super) fn render(e: &Analysed, plots: bool) -> String {
+    let mut out = String::with_capacity(256 * 1024);
+    head(&mut out, &format!("{} — perfbench", e.recording.id));
+    about(&mut out, e);
+    comparison_note(&mut out, e);
+    out.push_str("<p>Metrics: ");
+    let links: Vec<String> = e
+        .result
+        .metrics
+        .iter()
+        .enumerate()
+        .map(|(i, m)| format!("<a href=\"#metric-{i}\">{}</a>", esc(&m.name)))
+        .collect();
+    out.push_str(&links.join(" · "));
+    out.push_str("</p>\n");
+    for (i, m) in e.result.metrics.iter().enumerate() {
+        metric_section(&mut out, e, i, m, plots);
+    }
+    derived_section(&mut out, e);
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+/// The title and how the benchmark was measured, and where.
+fn about(out: &mut String, e: &Analysed) {
+    let run = &e.recording;
+    let env = &run.environment;
+    let iterations: u64 = run.iterations.iter().sum();
+    let _ = write!(
+        out,
+        "<nav><a href=\"../index.html\">← all benchmarks</a></nav>\n<h1>{}</h1>\n\
+         <p>{} samples, {} iterations in all. {}, kernel {}, {}.</p>\n",
+        esc(&run.id),
+        run.iterations.len(),
+        iterations,
+        esc(&env.cpu_model),
+        esc(&env.kernel),
+        pinned(env)
+    );
+    if let Some(path) = e.result.read_path {
+        let _ = writeln!(
+            out,
+            "<p>Per-iteration mode: each iteration bracketed by counter reads with {}.</p>",
+            path.name()
+        );
+    }
+    if e.result.multiplexed_samples > 0 {
+        let _ = writeln!(
+            out,
+            "<p class=\"problem\">The kernel multiplexed the counters in {} of {} samples; \
+             their counts are not scaled.</p>",
+            e.result.multiplexed_samples, e.result.samples
+        );
+    }
+}
+
+/// What the benchmark was compared with, or why it was not.
+fn comparison_note(out: &mut String, e: &Analysed) {
+    let Some(comparison) = &e.comparison else {
+        out.push_str(
+            "<p class=\"note\">Not compared: the stored run to compare with could not be read.</p>\n",
+        );
+        return;
+    };
+    let target = target_html(&comparison.against);
+    let Some(base) = &e.baseline else {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">New: {target} does not hold this benchmark.</p>"
+        );
+        return;
+    };
+    let _ = write!(
+        out,
+        "<p>Compared with {target} ({} samples)",
+        base.iterations.len()
+    );
+    match e.recording.environment.mismatch(&base.environment) {
+        Some(why) => {
+            let _ = writeln!(
+                out,
+                ".</p>\n<p class=\"problem\">It was recorded on {}.</p>",
+                esc(&why)
+            );
+        }
+        None => out.push_str(".</p>\n"),
+    }
+}
+
+/// Per-iteration values of a series of `run`.
+fn per_iteration(run: &Recording, totals: &[u64]) -> Vec<f64> {
+    run.iterations
+        .iter()
+        .zip(totals)
+        .map(|(&x, &y)| y as f64 / x as f64)
+        .collect()
+}
+
+/// One metric's section: notes, plots and statistics.
+fn metric_section(out: &mut String, e: &Analysed, i: usize, m: &Metric, plots: bool) {
+    let s = &m.stats;
+    let _ = write!(
+        out,
+        "<section id=\"metric-{i}\">\n<h2>{} <small>({})</small></h2>\n",
+        esc(&m.name),
+        m.unit.symbol()
+    );
+    if s.min == s.max {
+        let _ = writeln!(
+            out,
+            "<p class=\"note zero-variance\">Every sample gives exactly {} per iteration: \
+             zero variance, so every interval has zero width.</p>",
+            value(s.min, m.unit)
+        );
+    }
+    if plots {
+        metric_plots(out, e, m);
+    }
+    stats_table(out, e, m);
+    out.push_str("</section>\n");
+}
+
+/// The distribution (with the compared run's as an overlay) and the batch
+/// regression of a metric.
+fn metric_plots(out: &mut String, e: &Analysed, m: &Metric) {
+    let run = &e.recording;
+    let Some(series) = run.series(&m.name) else {
+        return;
+    };
+    let values = per_iteration(run, &series.totals);
+    let base_values = e
+        .baseline
+        .as_ref()
+        .and_then(|b| Some((b, b.series(&m.name)?)))
+        .map(|(b, bs)| per_iteration(b, &bs.totals));
+    let against = e.comparison.as_ref().map(|c| &c.against);
+    let base_label = match against {
+        Some(Target::Baseline(name)) => format!("baseline {name}"),
+        _ => "previous run".to_string(),
+    };
+    let mut sets = vec![plots::Values {
+        label: "this run",
+        values: &values,
+        color: plots::NEW,
+    }];
+    if let (Some(bv), Some(_)) = (&base_values, against) {
+        sets.push(plots::Values {
+            label: &base_label,
+            values: bv,
+            color: plots::BASE,
+        });
+    }
+    out.push_str("<div class=\"plots\">\n");
+    let caption = match (sets.len() > 1, against) {
+        (true, Some(target)) => format!(
+            "Distribution of the per-iteration values (total ÷ iterations of each sample) \
+             of this run and of {}.",
+            target_html(target)
+        ),
+        _ => "Distribution of the per-iteration values (total ÷ iterations of each sample)."
+            .to_string(),
+    };
+    figure(
+        out,
+        plots::distribution(&sets, m.unit),
+        &format!("<span class=\"distribution\">{caption}</span>"),
+    );
+    let s = &m.stats;
+    figure(
+        out,
+        plots::regression(
+            &run.iterations,
+            &series.totals,
+            s.slope.point,
+            s.intercept,
+            m.unit,
+        ),
+        "Batch regression: each sample's total against its iterations, and the fitted line \
+         whose slope is the estimate.",
+    );
+    out.push_str("</div>\n");
+}
+
+/// A row of a statistics table: name, value, interval.
+type Row = (String, String, String);
+
+/// The statistics of a metric, with its scaled estimate, the measurement's
+/// cost and the change where there are any.
+fn stats_table(out: &mut String, e: &Analysed, m: &Metric) {
+    out.push_str(
+        "<table class=\"stats\">\n<thead><tr><th>statistic</th><th class=\"num\">value</th>\
+         <th class=\"num\">95 % CI</th></tr></thead>\n<tbody>\n",
+    );
+    let mut rows = statistics_rows(m);
+    rows.extend(scaled_rows(m));
+    rows.extend(overhead_rows(e, m));
+    for (name, v, ci) in rows {
+        let _ = writeln!(
+            out,
+            "<tr><td>{name}</td><td class=\"num\">{v}</td><td class=\"num\">{ci}</td></tr>"
+        );
+    }
+    if let (Some(c), Some(comparison)) = (change_of(e, &m.name), &e.comparison) {
+        change_row(out, c, &comparison.against);
+    }
+    out.push_str("</tbody>\n</table>\n");
+}
+
+/// The statistics every metric has.
+fn statistics_rows(m: &Metric) -> Vec<Row> {
+    let s = &m.stats;
+    let u = m.unit;
+    let row = |name: &str, v: String, ci: String| (name.to_string(), v, ci);
+    let r_squared = if s.r_squared.is_finite() {
+        format!("{:.5}", s.r_squared)
+    } else {
+        "n/a".into()
+    };
+    vec![
+        row(
+            "<b>estimate</b> (slope)",
+            value(s.slope.point, u),
+            interval(&s.slope, u),
+        ),
+        row("R²", r_squared, String::new()),
+        row(
+            "intercept (per sample)",
+            value(s.intercept, u),
+            String::new(),
+        ),
+        row("mean", value(s.mean.point, u), interval(&s.mean, u)),
+        row("median", value(s.median.point, u), interval(&s.median, u)),
+        row(
+            "std dev",
+            value(s.std_dev.point, u),
+            interval(&s.std_dev, u),
+        ),
+        row("MAD", value(s.mad.point, u), interval(&s.mad, u)),
+        row("min", value(s.min, u), String::new()),
+        row("max", value(s.max, u), String::new()),
+        row("outliers (Tukey)", outliers(m), String::new()),
+    ]
+}
+
+/// Tukey's outlier counts, or `none`.
+fn outliers(m: &Metric) -> String {
+    let o = &m.stats.outliers;
+    let parts: Vec<String> = [
+        (o.low_severe, "low severe"),
+        (o.low_mild, "low mild"),
+        (o.high_mild, "high mild"),
+        (o.high_severe, "high severe"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{n} {what}"))
+    .collect();
+    if parts.is_empty() {
+        "none".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// The estimate in the unit of the PMU's `.scale` and `.unit`.
+fn scaled_rows(m: &Metric) -> Vec<Row> {
+    let Some(scale) = &m.scale else {
+        return Vec::new();
+    };
+    let scaled = |v: f64| format!("{} {}", four_digits(v * scale.factor), esc(&scale.unit));
+    let ci = &m.stats.slope.ci;
+    vec![(
+        format!("estimate in {}", esc(&scale.unit)),
+        scaled(m.stats.slope.point),
+        format!("[{}, {}]", scaled(ci.low), scaled(ci.high)),
+    )]
+}
+
+/// The calibrated cost of measuring, and the estimate before it was
+/// subtracted where it was.
+fn overhead_rows(e: &Analysed, m: &Metric) -> Vec<Row> {
+    let Some(o) = e.result.overhead.iter().find(|o| o.metric == m.name) else {
+        return Vec::new();
+    };
+    let mut rows = vec![(
+        "cost of measuring (per iteration)".to_string(),
+        value(o.per_iteration, m.unit),
+        String::new(),
+    )];
+    if o.raw_estimate != m.stats.slope.point {
+        rows.push((
+            "estimate before subtracting it".to_string(),
+            value(o.raw_estimate, m.unit),
+            String::new(),
+        ));
+    }
+    rows
+}
+
+/// The change row of a metric.
+fn change_row(out: &mut String, c: &MetricChange, target: &Target) {
+    let against = match target {
+        Target::PreviousRun => "the previous run".to_string(),
+        Target::Baseline(name) => format!("<code>{}</code>", esc(name)),
+    };
+    let _ = writeln!(
+        out,
+        "<tr><td>change vs {against}</td>{}</tr>",
+        change_cells(c)
+    );
+}
+
+/// The ratios and per-byte or per-element figures derived from the metrics.
+fn derived_section(out: &mut String, e: &Analysed) {
+    if e.result.derived.is_empty() {
+        return;
+    }
+    out.push_str(
+        "<section id=\"derived\">\n<h2>Derived</h2>\n<table class=\"stats\">\n<thead><tr>\
+         <th>metric</th><th class=\"num\">value</th></tr></thead>\n<tbody>\n",
+    );
+    for (name, v) in &e.result.derived {
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td class=\"num\">{}</td></tr>",
+            esc(name),
+            four_digits(*v)
+        );
+    }
+    out.push_str("</tbody>\n</table>\n</section>\n");
+}

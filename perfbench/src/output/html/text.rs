@@ -1,0 +1,143 @@
+//! The pieces of HTML every page uses: escaping, values, sort keys, change
+//! cells, the page head with its style, and figures.
+
+use std::fmt::Write as _;
+
+use crate::analysis::compare::{MetricChange, Target, Verdict};
+use crate::counter::event::Unit;
+use crate::measure::environment::Environment;
+use crate::output::format::{format_value, percent};
+use crate::stats::Estimate;
+
+/// The report's style sheet, inline in every page.
+pub(super) const CSS: &str = include_str!("style.css");
+
+/// Sorts `table.sortable` by the clicked header (numbers by their `data-v`,
+/// else the text) and filters the summary by benchmark. No data of its own.
+pub(super) const SCRIPT: &str = include_str!("sort.js");
+
+/// `s` with `&`, `<`, `>`, `"` and `'` escaped: safe in HTML text and in
+/// quoted attributes.
+pub(super) fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A value with its unit; `n/a` if not finite.
+pub(super) fn value(v: f64, unit: Unit) -> String {
+    if v.is_finite() {
+        format_value(v, unit)
+    } else {
+        "n/a".into()
+    }
+}
+
+/// An interval as `[low, high]`.
+pub(super) fn interval(e: &Estimate, unit: Unit) -> String {
+    format!("[{}, {}]", value(e.ci.low, unit), value(e.ci.high, unit))
+}
+
+/// A number for a `data-v` sort key, or nothing if it is not finite.
+pub(super) fn sort_key(v: f64) -> String {
+    if v.is_finite() {
+        format!(" data-v=\"{v}\"")
+    } else {
+        String::new()
+    }
+}
+
+/// The CSS class of a verdict.
+pub(super) fn verdict_class(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Improved => "improved",
+        Verdict::Regressed => "regressed",
+        Verdict::WithinNoise => "within-noise",
+        Verdict::NoChange => "no-change",
+    }
+}
+
+/// What a run was compared with, as HTML: `baseline <code>main</code>` or
+/// `the previous run`.
+pub(super) fn target_html(target: &Target) -> String {
+    match target {
+        Target::PreviousRun => "the previous run".into(),
+        Target::Baseline(name) => format!("baseline <code>{}</code>", esc(name)),
+    }
+}
+
+/// The change cells of a metric: the relative change with its interval, and
+/// the verdict with the p-value.
+pub(super) fn change_cells(c: &MetricChange) -> String {
+    let class = verdict_class(c.verdict);
+    let ch = &c.change;
+    let (relative, key) = match ch.relative {
+        Some(r) => (percent(r), sort_key(r)),
+        None => ("from 0".to_string(), String::new()),
+    };
+    let ci = ch
+        .ci
+        .map(|ci| {
+            format!(
+                " <small>[{}, {}]</small>",
+                percent(ci.low),
+                percent(ci.high)
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "<td class=\"change {class}\"{key}>{relative}{ci}</td><td class=\"verdict {class}\">{} <small>p = {:.3}</small></td>",
+        c.verdict.as_str(),
+        ch.p_value
+    )
+}
+
+/// The empty change cells of a metric, with why there is no change.
+pub(super) fn no_change_cells(why: &str) -> String {
+    format!("<td class=\"change\">—</td><td class=\"verdict\">{why}</td>")
+}
+
+/// Where the thread was pinned.
+pub(super) fn pinned(env: &Environment) -> String {
+    env.cpu
+        .map_or_else(|| "not pinned".to_string(), |c| format!("CPU {c}"))
+}
+
+/// The start of a page, up to `<body>`.
+pub(super) fn head(out: &mut String, title: &str) {
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n",
+        esc(title)
+    );
+}
+
+/// A plot in a figure, or a note of why it is missing.
+pub(super) fn figure(out: &mut String, svg: Result<String, String>, caption: &str) {
+    match svg {
+        Ok(svg) => {
+            let _ = write!(
+                out,
+                "<figure>\n{svg}<figcaption>{caption}</figcaption>\n</figure>\n"
+            );
+        }
+        Err(e) => {
+            let _ = writeln!(
+                out,
+                "<p class=\"problem\">{caption}: not drawn ({})</p>",
+                esc(&e)
+            );
+        }
+    }
+}

@@ -180,6 +180,13 @@ mod tests {
         }
     }
 
+    /// A fresh output folder for one test.
+    fn temp_root(name: &str) -> std::path::PathBuf {
+        let root = std::env::temp_dir().join(format!("perfbench-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        root
+    }
+
     fn options(args: &[&str]) -> Options {
         crate::run::cli::parse(args.iter().map(OsString::from), |_| None).unwrap()
     }
@@ -194,8 +201,7 @@ mod tests {
 
     #[test]
     fn a_step_records_analyses_compares_with_the_previous_run_and_stores() {
-        let root = std::env::temp_dir().join(format!("perfbench-step-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
+        let root = temp_root("step");
         let options = options(&["--bench", "--quick", "--sample-count", "5"]);
         let mut plan = plan(&root);
 
@@ -227,8 +233,7 @@ mod tests {
 
     #[test]
     fn a_damaged_stored_run_is_named_and_left_as_it_is() {
-        let root = std::env::temp_dir().join(format!("perfbench-damaged-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
+        let root = temp_root("damaged");
         let options = options(&["--bench", "--quick", "--sample-count", "3"]);
         let mut plan = plan(&root);
         let latest = plan.store.path("touch", &Slot::Latest);
@@ -249,7 +254,7 @@ mod tests {
 
     #[test]
     fn a_panicking_benchmark_is_an_error_and_leaves_no_group_running() {
-        let root = std::env::temp_dir().join(format!("perfbench-panics-{}", std::process::id()));
+        let root = temp_root("panics");
         let options = options(&["--bench", "--quick"]);
         let mut plan = plan(&root);
         let why = step(&options, &mut plan, "boom", |b| {

@@ -476,12 +476,23 @@ pub fn parse_cpu_list(text: &str) -> Result<Vec<u32>, String> {
     Ok(cpus)
 }
 
-/// The names CPU PMUs go by in sysfs.
-pub const CPU_PMUS: &[&str] = &["cpu", "cpu_core", "cpu_atom", "armv8_pmuv3"];
-
 /// The hybrid core PMUs perfbench knows: generalized events can be aimed at
 /// them with an extended type.
 pub const HYBRID_PMUS: &[&str] = &["cpu_core", "cpu_atom"];
+
+/// Whether the sysfs PMU `name` is a CPU's own: `cpu` (x86), a hybrid
+/// core's, or an Arm core's (`armv8_pmuv3`, `armv8_cortex_a72`, …).
+pub fn is_core_pmu(name: &str) -> bool {
+    name == "cpu" || HYBRID_PMUS.contains(&name) || name.starts_with("armv8_")
+}
+
+/// The CPU PMUs under `root`, sorted.
+pub fn core_pmu_names(root: &Path) -> Vec<String> {
+    pmu_names(root)
+        .into_iter()
+        .filter(|name| is_core_pmu(name))
+        .collect()
+}
 
 /// On a hybrid machine (`cpu_core`/`cpu_atom` PMUs under `root`), the type of
 /// the PMU whose `cpus` list holds `cpu`; `None` elsewhere.
@@ -722,6 +733,31 @@ pub(crate) mod tests {
         assert_eq!(parse_cpu_list("").unwrap(), Vec::<u32>::new());
         assert!(parse_cpu_list("3-1").is_err());
         assert!(parse_cpu_list("a").is_err());
+    }
+
+    #[test]
+    fn core_pmus_are_the_cpu_s_own_and_no_others() {
+        for name in [
+            "cpu",
+            "cpu_core",
+            "cpu_atom",
+            "armv8_pmuv3",
+            "armv8_cortex_a72",
+        ] {
+            assert!(is_core_pmu(name), "{name}");
+        }
+        for name in [
+            "msr",
+            "power",
+            "software",
+            "cpu_",
+            "uncore_imc_0",
+            "arm_cmn",
+        ] {
+            assert!(!is_core_pmu(name), "{name}");
+        }
+        let t = intel_hybrid();
+        assert_eq!(core_pmu_names(t.root()), ["cpu_atom", "cpu_core"]);
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::kernel::pmu::CPU_PMUS;
+use crate::kernel::pmu::is_core_pmu;
 
 /// Facts about the machine and the run that change what counts mean.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -62,8 +62,9 @@ impl Environment {
             .filter_map(|e| e.file_name().into_string().ok())
             .collect();
         pmus.sort();
-        let rdpmc = CPU_PMUS
+        let rdpmc = pmus
             .iter()
+            .filter(|pmu| is_core_pmu(pmu))
             .find_map(|pmu| number(&format!("/sys/bus/event_source/devices/{pmu}/rdpmc")));
         Environment {
             cpu_model: field("model name").unwrap_or_else(|| "unknown".into()),
@@ -87,7 +88,7 @@ impl Environment {
 
     /// Whether a CPU PMU is among the PMUs.
     pub fn has_cpu_pmu(&self) -> bool {
-        self.pmus.iter().any(|p| CPU_PMUS.contains(&p.as_str()))
+        self.pmus.iter().any(|p| is_core_pmu(p))
     }
 
     /// Settings that harm measurement, each with its fix.

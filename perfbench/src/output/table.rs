@@ -356,6 +356,29 @@ mod tests {
     use crate::counter::event::Unit;
 
     #[test]
+    fn a_baseline_named_latest_is_labelled_by_its_name() {
+        let r = result("x", &[("page-faults", Unit::Count, 16.0)]);
+        let names = vec!["page-faults".to_string()];
+        let t = Table::new(&["x"], &names, false, 80, false);
+        let line = |against| {
+            let c = Comparison {
+                against,
+                changes: Some(Vec::new()),
+            };
+            let new = Comparison {
+                changes: None,
+                ..c.clone()
+            };
+            (t.change_line(&r, &c), t.change_line(&r, &new).unwrap())
+        };
+        let (none, new) = line(crate::analysis::compare::Target::Baseline("latest".into()));
+        assert_eq!(none, None, "nothing compared, no line");
+        assert_eq!(new, "  (new: not in `latest`)");
+        let (_, new) = line(crate::analysis::compare::Target::PreviousRun);
+        assert_eq!(new, "  (new: not in previous run)");
+    }
+
+    #[test]
     fn the_table_fits_eighty_columns_in_both_layouts() {
         let few = [
             ("wall-time", Unit::Nanoseconds, 4512.0),

@@ -26,7 +26,7 @@ mod pmu_spec;
 use std::fmt;
 use std::path::Path;
 
-use crate::kernel::pmu;
+use crate::kernel::pmu::{self, is_core_pmu};
 use crate::kernel::sys::{self, CounterAttr};
 
 pub use catalogue::{catalogue, Listed, ListedGroup, ListedKind};
@@ -214,10 +214,7 @@ pub fn default_list(hardware: bool) -> Vec<Event> {
 
 /// Whether this machine exposes a CPU PMU to the kernel's perf subsystem.
 pub fn has_cpu_pmu() -> bool {
-    let root = crate::kernel::pmu::live_root();
-    crate::kernel::pmu::CPU_PMUS
-        .iter()
-        .any(|pmu| root.join(pmu).exists())
+    !pmu::core_pmu_names(pmu::live_root()).is_empty()
 }
 
 /// Parses a comma-separated list of specs (`--events`), keeping the order,
@@ -312,11 +309,6 @@ fn spec_error(spec: &str, reason: impl Into<String>) -> SpecError {
         culprit: spec.to_string(),
         reason: reason.into(),
     }
-}
-
-/// Whether generalized event names may be aimed at the PMU `name`.
-fn is_core_pmu(name: &str) -> bool {
-    name == "cpu" || pmu::HYBRID_PMUS.contains(&name) || name.starts_with("armv8_")
 }
 
 /// A generalized hardware or cache event by name: `(type, config)`.

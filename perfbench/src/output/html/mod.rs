@@ -1071,5 +1071,14 @@ mod tests {
         );
         assert!(page.contains("<b>estimate</b> (slope)</td><td class=\"num\">1900</td>"));
         assert!(page.contains("Not compared"), "no comparison in memory");
+        // The regression line is the raw fit, 2000 cycles per iteration.
+        let options = ReportOptions {
+            plots: true,
+            ..options
+        };
+        write_report(&store, &[analysed_with_events()], &options).unwrap();
+        let page = self::page(&store, "hw");
+        assert!(page.contains("fit: 2000 per iteration"), "the raw slope");
+        assert!(!page.contains("fit: 1900 per iteration"));
     }
 }

@@ -180,14 +180,21 @@ fn metric_plots(out: &mut String, e: &Analysed, m: &Metric) {
         plots::distribution(&sets, m.unit),
         &format!("<span class=\"distribution\">{caption}</span>"),
     );
-    let s = &m.stats;
+    // The line fits the samples as measured: a subtracted cost of measuring
+    // is still in them.
+    let slope = e
+        .result
+        .overhead
+        .iter()
+        .find(|o| o.metric == m.name)
+        .map_or(m.stats.slope.point, |o| o.raw_estimate);
     figure(
         out,
         plots::regression(
             &run.iterations,
             &series.totals,
-            s.slope.point,
-            s.intercept,
+            slope,
+            m.stats.intercept,
             m.unit,
         ),
         "Batch regression: each sample's total against its iterations, and the fitted line \

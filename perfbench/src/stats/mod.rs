@@ -5,131 +5,24 @@
 //! page faults per iteration come out as `16.0`, not `15.999999999999998`.
 //!
 //! [`analyze_metric`] adds confidence intervals, dispersion and Tukey outlier
-//! counts, and [`compare`] a baseline with a new run. Intervals of the
+//! counts, and [`compare`](fn@compare) a baseline with a new run. Intervals of the
 //! per-iteration statistics come from a percentile bootstrap with a seeded,
 //! hand-written generator (SplitMix64), so the same data and seed give
 //! bit-identical results. Zero-variance data (an exact counter) skips the
 //! resampling and gives exact figures with zero-width intervals.
 
+mod bootstrap;
+mod compare;
+mod descriptive;
+mod estimate;
 pub mod kde;
+mod regression;
 
-use statrs::distribution::{ContinuousCDF, StudentsT};
-
-/// The median of sorted values (the mean of the middle two for an even count).
-pub fn median_of_sorted(sorted: &[f64]) -> f64 {
-    let n = sorted.len();
-    if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-    }
-}
-
-/// Least-squares `(slope, intercept)` of `y` on `x`. With fewer than two
-/// distinct `x` the line goes through the origin.
-pub fn linear_fit(x: &[u64], y: &[u64]) -> (f64, f64) {
-    let n = x.len() as i128;
-    let sx: i128 = x.iter().map(|&v| i128::from(v)).sum();
-    let sy: i128 = y.iter().map(|&v| i128::from(v)).sum();
-    let sxx: i128 = x.iter().map(|&v| i128::from(v) * i128::from(v)).sum();
-    let sxy: i128 = x
-        .iter()
-        .zip(y)
-        .map(|(&a, &b)| i128::from(a) * i128::from(b))
-        .sum();
-    let den = n * sxx - sx * sx;
-    if den == 0 {
-        return (exact_ratio(sy, sx), 0.0);
-    }
-    (
-        exact_ratio(n * sxy - sx * sy, den),
-        exact_ratio(sy * sxx - sx * sxy, den),
-    )
-}
-
-/// `num / den` rounded once: exact whenever the quotient is an integer.
-fn exact_ratio(num: i128, den: i128) -> f64 {
-    let (q, r) = (num.div_euclid(den), num.rem_euclid(den));
-    q as f64 + r as f64 / den as f64
-}
-
-/// A confidence interval.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Interval {
-    /// Lower bound.
-    pub low: f64,
-    /// Upper bound.
-    pub high: f64,
-}
-
-impl Interval {
-    /// The zero-width interval `[value, value]`.
-    fn point(value: f64) -> Interval {
-        Interval {
-            low: value,
-            high: value,
-        }
-    }
-}
-
-/// A point estimate with its confidence interval.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Estimate {
-    /// The estimate from all samples.
-    pub point: f64,
-    /// Its confidence interval.
-    pub ci: Interval,
-}
-
-impl Estimate {
-    /// An estimate known exactly: its interval has zero width.
-    fn exact(value: f64) -> Estimate {
-        Estimate {
-            point: value,
-            ci: Interval::point(value),
-        }
-    }
-}
-
-/// Tukey's fences over per-iteration values, with the quartiles `Q1` and
-/// `Q3` interpolated linearly between order statistics: counts below
-/// `Q1 - 3 IQR` (`low_severe`), in `[Q1 - 3 IQR, Q1 - 1.5 IQR)`
-/// (`low_mild`), in `(Q3 + 1.5 IQR, Q3 + 3 IQR]` (`high_mild`) and above
-/// `Q3 + 3 IQR` (`high_severe`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Outliers {
-    /// Values below `Q1 - 3 IQR`.
-    pub low_severe: usize,
-    /// Values in `[Q1 - 3 IQR, Q1 - 1.5 IQR)`.
-    pub low_mild: usize,
-    /// Values in `(Q3 + 1.5 IQR, Q3 + 3 IQR]`.
-    pub high_mild: usize,
-    /// Values above `Q3 + 3 IQR`.
-    pub high_severe: usize,
-}
-
-/// Settings of the bootstrap.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Bootstrap {
-    /// Confidence level of every interval, strictly between 0 and 1
-    /// (0.95 for 95 %).
-    pub confidence: f64,
-    /// Number of resamples; 0 gives zero-width intervals.
-    pub resamples: usize,
-    /// Seed of the resampling: the same data and seed give the same figures.
-    pub seed: u64,
-}
-
-impl Default for Bootstrap {
-    /// 95 % intervals from 1000 resamples with a fixed seed.
-    fn default() -> Bootstrap {
-        Bootstrap {
-            confidence: 0.95,
-            resamples: 1000,
-            seed: 0x5EED_F0CA_CC1A_0001,
-        }
-    }
-}
+pub use bootstrap::*;
+pub use compare::*;
+pub use descriptive::*;
+pub use estimate::*;
+pub use regression::*;
 
 /// Full statistics of one metric in batch mode.
 #[derive(Clone, Debug, PartialEq)]
@@ -168,10 +61,6 @@ pub struct Statistics {
     /// Tukey outlier counts of the per-iteration values.
     pub outliers: Outliers,
 }
-
-/// Scale of the MAD that makes it a consistent estimator of the standard
-/// deviation of normal data (1 / Φ⁻¹(3/4)), as Criterion uses.
-const MAD_SCALE: f64 = 1.4826;
 
 /// Statistics of samples that ran `iterations[i]` iterations for a total of
 /// `totals[i]`.
@@ -233,67 +122,7 @@ pub fn analyze_metric(iterations: &[u64], totals: &[u64], bootstrap: &Bootstrap)
     }
 }
 
-/// A change between a baseline and a new run of one metric.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Change {
-    /// `(new - base) / base` of the per-iteration estimates (the slopes);
-    /// `None` when the baseline's is 0 and the new one is not, 0.0 when both
-    /// are 0.
-    pub relative: Option<f64>,
-    /// Percentile-bootstrap interval of the relative change: each run's
-    /// samples (pairs of iterations and total) are resampled independently
-    /// and both slopes refitted. Zero-width when both runs fit their lines
-    /// exactly or either has fewer than three samples; `None` where
-    /// `relative` is. A resample whose baseline slope is 0 counts as an
-    /// infinite change, so a bound may be infinite (never NaN).
-    pub ci: Option<Interval>,
-    /// Two-sided Welch's t-test on the per-iteration values of the two runs.
-    /// When neither run varies: 1.0 if their values are equal, else 0.0.
-    pub p_value: f64,
-}
-
-/// Compares a baseline (`base_iterations`, `base_totals`) with a new run
-/// (`iterations`, `totals`) of the same metric.
-///
-/// # Panics
-///
-/// Under the same conditions as [`analyze_metric`], for either run.
-pub fn compare(
-    base_iterations: &[u64],
-    base_totals: &[u64],
-    iterations: &[u64],
-    totals: &[u64],
-    bootstrap: &Bootstrap,
-) -> Change {
-    check_samples(base_iterations, base_totals);
-    check_samples(iterations, totals);
-    check_confidence(bootstrap.confidence);
-    let base_slope = linear_fit(base_iterations, base_totals).0;
-    let new_slope = linear_fit(iterations, totals).0;
-    let relative = relative_change(base_slope, new_slope);
-    let ci = relative.map(|r| {
-        let degenerate = base_iterations.len() < 3
-            || iterations.len() < 3
-            || bootstrap.resamples == 0
-            || (exact_fit(base_iterations, base_totals) && exact_fit(iterations, totals));
-        if degenerate {
-            Interval::point(r)
-        } else {
-            bootstrap_change(base_iterations, base_totals, iterations, totals, bootstrap)
-        }
-    });
-    let p_value = welch_p_value(
-        &per_iteration(base_iterations, base_totals),
-        &per_iteration(iterations, totals),
-    );
-    Change {
-        relative,
-        ci,
-        p_value,
-    }
-}
-
-fn check_samples(iterations: &[u64], totals: &[u64]) {
+pub(super) fn check_samples(iterations: &[u64], totals: &[u64]) {
     assert_eq!(
         iterations.len(),
         totals.len(),
@@ -306,7 +135,7 @@ fn check_samples(iterations: &[u64], totals: &[u64]) {
     );
 }
 
-fn check_confidence(confidence: f64) {
+pub(super) fn check_confidence(confidence: f64) {
     assert!(
         confidence > 0.0 && confidence < 1.0,
         "confidence {confidence} is not strictly between 0 and 1"
@@ -314,7 +143,7 @@ fn check_confidence(confidence: f64) {
 }
 
 /// The per-iteration values `totals[i] / iterations[i]`, in sample order.
-fn per_iteration(iterations: &[u64], totals: &[u64]) -> Vec<f64> {
+pub(super) fn per_iteration(iterations: &[u64], totals: &[u64]) -> Vec<f64> {
     iterations
         .iter()
         .zip(totals)
@@ -322,427 +151,10 @@ fn per_iteration(iterations: &[u64], totals: &[u64]) -> Vec<f64> {
         .collect()
 }
 
-/// `(new - base) / base`, with 0 / 0 = 0 and `None` for a change from 0.
-fn relative_change(base: f64, new: f64) -> Option<f64> {
-    if base == 0.0 {
-        (new == 0.0).then_some(0.0)
-    } else {
-        Some((new - base) / base)
-    }
-}
-
-/// The slope's interval and R² (see [`Statistics::slope`] and
-/// [`Statistics::r_squared`]).
-fn regression(x: &[u64], y: &[u64], slope: f64, confidence: f64) -> (Estimate, f64) {
-    let n = x.len();
-    let p = (1.0 + confidence) / 2.0;
-    if x.iter().all(|&v| v == x[0]) {
-        // No spread in x: the slope is sum(y) / sum(x), the mean of the
-        // per-iteration values; Student's t on that mean.
-        if y.iter().all(|&v| v == y[0]) {
-            return (Estimate::exact(slope), 1.0);
-        }
-        if n < 3 {
-            return (Estimate::exact(slope), 0.0);
-        }
-        let (_, var) = mean_var(&per_iteration(x, y));
-        let half = student_t(n as f64 - 1.0).inverse_cdf(p) * (var / n as f64).sqrt();
-        return (interval_around(slope, half), 0.0);
-    }
-    if collinear(x, y) {
-        return (Estimate::exact(slope), 1.0);
-    }
-    // Not collinear, so n >= 3, sxx > 0 and syy > 0.
-    let (sxx, syy, sxy) = centred_sums(x, y);
-    let r_squared = ((sxy / sxx) * (sxy / syy)).clamp(0.0, 1.0);
-    let sse = (syy - sxy * (sxy / sxx)).max(0.0);
-    let se = (sse / (n - 2) as f64 / sxx).sqrt();
-    let half = student_t((n - 2) as f64).inverse_cdf(p) * se;
-    (interval_around(slope, half), r_squared)
-}
-
-fn interval_around(point: f64, half_width: f64) -> Estimate {
-    Estimate {
-        point,
-        ci: Interval {
-            low: point - half_width,
-            high: point + half_width,
-        },
-    }
-}
-
-/// Student's t distribution with `dof > 0` degrees of freedom.
-fn student_t(dof: f64) -> StudentsT {
-    StudentsT::new(0.0, 1.0, dof).expect("degrees of freedom are positive")
-}
-
-/// Whether all points `(x[i], y[i])` lie exactly on one line that is not
-/// vertical (false when all `x` are equal).
-fn collinear(x: &[u64], y: &[u64]) -> bool {
-    let Some(p) = x.iter().position(|&v| v != x[0]) else {
-        return false;
-    };
-    let (x0, y0) = (i128::from(x[0]), i128::from(y[0]));
-    let (dx, dy) = (i128::from(x[p]) - x0, i128::from(y[p]) - y0);
-    x.iter().zip(y).all(|(&a, &b)| {
-        let (ax, by) = (i128::from(a) - x0, i128::from(b) - y0);
-        // Overflow (beyond 2^127) only for values near u64::MAX: then the
-        // points are taken as not collinear, which costs only exactness.
-        matches!((ax.checked_mul(dy), by.checked_mul(dx)), (Some(l), Some(r)) if l == r)
-    })
-}
-
-/// Whether every resample of the pairs gives the same slope up to
-/// degenerate resamples: the points are collinear, or all equal.
-fn exact_fit(x: &[u64], y: &[u64]) -> bool {
-    if x.iter().all(|&v| v == x[0]) {
-        y.iter().all(|&v| v == y[0])
-    } else {
-        collinear(x, y)
-    }
-}
-
-/// `(Σ(x - x̄)², Σ(y - ȳ)², Σ(x - x̄)(y - ȳ))`, from exact integer sums
-/// where they fit in an `i128`, else in floating point.
-fn centred_sums(x: &[u64], y: &[u64]) -> (f64, f64, f64) {
-    if let Some((nxx, nyy, nxy)) = exact_scaled_centred_sums(x, y) {
-        let n = x.len() as f64;
-        return (nxx as f64 / n, nyy as f64 / n, nxy as f64 / n);
-    }
-    let n = x.len() as f64;
-    let mx = x.iter().map(|&v| v as f64).sum::<f64>() / n;
-    let my = y.iter().map(|&v| v as f64).sum::<f64>() / n;
-    x.iter()
-        .zip(y)
-        .fold((0.0, 0.0, 0.0), |(sxx, syy, sxy), (&a, &b)| {
-            let (dx, dy) = (a as f64 - mx, b as f64 - my);
-            (sxx + dx * dx, syy + dy * dy, sxy + dx * dy)
-        })
-}
-
-/// `n` times the centred sums, exactly, or `None` on overflow.
-fn exact_scaled_centred_sums(x: &[u64], y: &[u64]) -> Option<(i128, i128, i128)> {
-    let (mut sx, mut sy, mut sxx, mut syy, mut sxy) = (0i128, 0i128, 0i128, 0i128, 0i128);
-    for (&a, &b) in x.iter().zip(y) {
-        let (a, b) = (i128::from(a), i128::from(b));
-        sx = sx.checked_add(a)?;
-        sy = sy.checked_add(b)?;
-        sxx = sxx.checked_add(a.checked_mul(a)?)?;
-        syy = syy.checked_add(b.checked_mul(b)?)?;
-        sxy = sxy.checked_add(a.checked_mul(b)?)?;
-    }
-    let n = x.len() as i128;
-    let scaled =
-        |sab: i128, sa: i128, sb: i128| n.checked_mul(sab)?.checked_sub(sa.checked_mul(sb)?);
-    Some((
-        scaled(sxx, sx, sx)?,
-        scaled(syy, sy, sy)?,
-        scaled(sxy, sx, sy)?,
-    ))
-}
-
-/// The slope of [`linear_fit`] from its sums (same formula, same rounding).
-fn slope_from_sums(n: i128, sx: i128, sy: i128, sxx: i128, sxy: i128) -> f64 {
-    let den = n * sxx - sx * sx;
-    if den == 0 {
-        exact_ratio(sy, sx)
-    } else {
-        exact_ratio(n * sxy - sx * sy, den)
-    }
-}
-
-/// Mean and sample variance (divisor `n - 1`; 0 for one sample). Values
-/// that are all equal give that value and exactly 0.
-fn mean_var(values: &[f64]) -> (f64, f64) {
-    let n = values.len();
-    if values.iter().all(|&v| v == values[0]) {
-        return (values[0], 0.0);
-    }
-    let mean = values.iter().sum::<f64>() / n as f64;
-    let ss: f64 = values.iter().map(|&v| (v - mean) * (v - mean)).sum();
-    (mean, ss / (n - 1) as f64)
-}
-
-/// The per-iteration statistics that get bootstrap intervals.
-struct SampleStats {
-    mean: f64,
-    median: f64,
-    std_dev: f64,
-    mad: f64,
-}
-
-impl SampleStats {
-    /// Statistics of sorted, non-empty values, in O(n).
-    fn of_sorted(sorted: &[f64]) -> SampleStats {
-        let n = sorted.len();
-        let mean = sorted.iter().sum::<f64>() / n as f64;
-        let std_dev = if n < 2 {
-            0.0
-        } else {
-            let ss: f64 = sorted.iter().map(|&v| (v - mean) * (v - mean)).sum();
-            (ss / (n - 1) as f64).sqrt()
-        };
-        let median = median_of_sorted(sorted);
-        SampleStats {
-            mean,
-            median,
-            std_dev,
-            mad: MAD_SCALE * median_deviation_of_sorted(sorted, median),
-        }
-    }
-
-    fn values(&self) -> [f64; 4] {
-        [self.mean, self.median, self.std_dev, self.mad]
-    }
-}
-
-/// The median of `|v - median|` over sorted values, in O(log n).
-fn median_deviation_of_sorted(sorted: &[f64], median: f64) -> f64 {
-    let n = sorted.len();
-    let lo = smallest_deviation(sorted, median, (n - 1) / 2);
-    if n % 2 == 1 {
-        lo
-    } else {
-        (lo + smallest_deviation(sorted, median, n / 2)) / 2.0
-    }
-}
-
-/// The `k`-th smallest (from 0) of `|v - m|` over sorted values. The `k + 1`
-/// values closest to `m` form a window of the sorted values; a binary search
-/// finds its start (where moving right no longer brings a value closer),
-/// and the answer is the farther of its two ends.
-fn smallest_deviation(sorted: &[f64], m: f64, k: usize) -> f64 {
-    let (mut start, mut end) = (0, sorted.len() - 1 - k);
-    while start < end {
-        let mid = (start + end) / 2;
-        if m - sorted[mid] > sorted[mid + k + 1] - m {
-            start = mid + 1;
-        } else {
-            end = mid;
-        }
-    }
-    (m - sorted[start]).max(sorted[start + k] - m)
-}
-
-/// Bootstrap intervals of mean, median, std dev and MAD of sorted values.
-///
-/// Each resample draws `n` indices into the sorted values and counts them;
-/// expanding the counts in index order gives the resample already sorted,
-/// so every statistic is O(n) and the buffers are reused.
-fn bootstrap_sample_stats(
-    sorted: &[f64],
-    point: &SampleStats,
-    bootstrap: &Bootstrap,
-) -> [Estimate; 4] {
-    let n = sorted.len();
-    let b = bootstrap.resamples;
-    let mut rng = SplitMix64::new(bootstrap.seed);
-    let mut counts = vec![0u32; n];
-    // Four spare slots: a count of up to 4 (nearly all of them) is written
-    // as 4 copies, without a data-dependent branch.
-    let mut resample = vec![0.0; n + 4];
-    let mut dist: [Vec<f64>; 4] = std::array::from_fn(|_| Vec::with_capacity(b));
-    for _ in 0..b {
-        counts.fill(0);
-        for _ in 0..n {
-            counts[rng.below(n)] += 1;
-        }
-        let mut k = 0;
-        for (&v, &c) in sorted.iter().zip(&counts) {
-            let c = c as usize;
-            if c <= 4 {
-                resample[k..k + 4].fill(v);
-            } else {
-                resample[k..k + c].fill(v);
-            }
-            k += c;
-        }
-        let s = SampleStats::of_sorted(&resample[..n]);
-        for (d, v) in dist.iter_mut().zip(s.values()) {
-            d.push(v);
-        }
-    }
-    let alpha = 1.0 - bootstrap.confidence;
-    let points = point.values();
-    std::array::from_fn(|i| Estimate {
-        point: points[i],
-        ci: percentile_interval(&mut dist[i], alpha),
-    })
-}
-
-/// Bootstrap interval of the relative change of the slopes.
-fn bootstrap_change(
-    base_iterations: &[u64],
-    base_totals: &[u64],
-    iterations: &[u64],
-    totals: &[u64],
-    bootstrap: &Bootstrap,
-) -> Interval {
-    let base = PairSums::new(base_iterations, base_totals);
-    let new = PairSums::new(iterations, totals);
-    let mut rng = SplitMix64::new(bootstrap.seed);
-    let mut dist = Vec::with_capacity(bootstrap.resamples);
-    for _ in 0..bootstrap.resamples {
-        let b = base.resample_slope(&mut rng);
-        let s = new.resample_slope(&mut rng);
-        dist.push(relative_change(b, s).unwrap_or(if s > 0.0 {
-            f64::INFINITY
-        } else {
-            f64::NEG_INFINITY
-        }));
-    }
-    percentile_interval(&mut dist, 1.0 - bootstrap.confidence)
-}
-
-/// Per-sample terms `[x, y, x², xy]` of the least-squares sums.
-struct PairSums(Vec<[i128; 4]>);
-
-impl PairSums {
-    fn new(x: &[u64], y: &[u64]) -> PairSums {
-        PairSums(
-            x.iter()
-                .zip(y)
-                .map(|(&a, &b)| {
-                    let (a, b) = (i128::from(a), i128::from(b));
-                    [a, b, a * a, a * b]
-                })
-                .collect(),
-        )
-    }
-
-    /// The [`linear_fit`] slope of `n` pairs drawn with replacement.
-    fn resample_slope(&self, rng: &mut SplitMix64) -> f64 {
-        let n = self.0.len();
-        let mut s = [0i128; 4];
-        for _ in 0..n {
-            let t = &self.0[rng.below(n)];
-            for (acc, v) in s.iter_mut().zip(t) {
-                *acc += v;
-            }
-        }
-        slope_from_sums(n as i128, s[0], s[1], s[2], s[3])
-    }
-}
-
-/// Two-sided Welch's t-test of equal means.
-fn welch_p_value(a: &[f64], b: &[f64]) -> f64 {
-    let (ma, va) = mean_var(a);
-    let (mb, vb) = mean_var(b);
-    let (na, nb) = (a.len() as f64, b.len() as f64);
-    let (ea, eb) = (va / na, vb / nb);
-    let se2 = ea + eb;
-    if se2 == 0.0 {
-        return if ma == mb { 1.0 } else { 0.0 };
-    }
-    let t = (ma - mb) / se2.sqrt();
-    // Welch–Satterthwaite, with the weights scaled to avoid underflow. A run
-    // of one sample has no variance, so contributes no term.
-    let term = |e: f64, n: f64| {
-        if n > 1.0 {
-            (e / se2) * (e / se2) / (n - 1.0)
-        } else {
-            0.0
-        }
-    };
-    let dof = 1.0 / (term(ea, na) + term(eb, nb));
-    (2.0 * student_t(dof).sf(t.abs())).clamp(0.0, 1.0)
-}
-
-/// Tukey outlier counts of sorted values.
-fn tukey(sorted: &[f64]) -> Outliers {
-    let q1 = quantile_of_sorted(sorted, 0.25);
-    let q3 = quantile_of_sorted(sorted, 0.75);
-    let iqr = q3 - q1;
-    let (low_severe, low_mild) = (q1 - 3.0 * iqr, q1 - 1.5 * iqr);
-    let (high_mild, high_severe) = (q3 + 1.5 * iqr, q3 + 3.0 * iqr);
-    let mut o = Outliers::default();
-    for &v in sorted {
-        if v < low_severe {
-            o.low_severe += 1;
-        } else if v < low_mild {
-            o.low_mild += 1;
-        } else if v > high_severe {
-            o.high_severe += 1;
-        } else if v > high_mild {
-            o.high_mild += 1;
-        }
-    }
-    o
-}
-
-/// Quantile `q` of sorted values: linear interpolation at rank `q (n - 1)`.
-fn quantile_of_sorted(sorted: &[f64], q: f64) -> f64 {
-    let rank = q * (sorted.len() - 1) as f64;
-    let k = rank.floor() as usize;
-    match sorted.get(k + 1) {
-        Some(&next) => interpolate(sorted[k], next, rank - k as f64),
-        None => sorted[sorted.len() - 1],
-    }
-}
-
-/// Like [`quantile_of_sorted`] on unsorted values, which it reorders: two
-/// selections instead of a sort.
-fn quantile_of_unsorted(values: &mut [f64], q: f64) -> f64 {
-    let rank = q * (values.len() - 1) as f64;
-    let k = rank.floor() as usize;
-    let frac = rank - k as f64;
-    let (_, &mut at_k, above) = values.select_nth_unstable_by(k, f64::total_cmp);
-    match above.iter().copied().min_by(f64::total_cmp) {
-        Some(next) if frac > 0.0 => interpolate(at_k, next, frac),
-        _ => at_k,
-    }
-}
-
-/// `a + (b - a) frac` for `a <= b`, exact when `a == b`, and without NaN
-/// for infinite bounds.
-fn interpolate(a: f64, b: f64, frac: f64) -> f64 {
-    if a == b || frac == 0.0 {
-        a
-    } else if a.is_finite() && b.is_finite() {
-        (a + (b - a) * frac).min(b)
-    } else if frac < 0.5 {
-        a
-    } else {
-        b
-    }
-}
-
-/// The percentile interval `[q(α/2), q(1 - α/2)]` of a bootstrap
-/// distribution, which it reorders.
-fn percentile_interval(dist: &mut [f64], alpha: f64) -> Interval {
-    Interval {
-        low: quantile_of_unsorted(dist, alpha / 2.0),
-        high: quantile_of_unsorted(dist, 1.0 - alpha / 2.0),
-    }
-}
-
-/// SplitMix64 (Steele, Lea and Flood, 2014): a tiny, fast generator whose
-/// output passes BigCrush; plenty for resampling.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn new(seed: u64) -> SplitMix64 {
-        SplitMix64(seed)
-    }
-
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` by multiply-shift (Lemire): the bias is below
-    /// `n / 2^64`, far below anything a bootstrap can see.
-    fn below(&mut self, n: usize) -> usize {
-        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use statrs::distribution::ContinuousCDF;
 
     #[test]
     fn exact_linear_counts_give_exact_figures() {

@@ -92,15 +92,16 @@ where
     }
 }
 
-/// Reads `page` with the real `rdpmc` instruction; `None` where the page
-/// does not allow it or this architecture has no `rdpmc` support here.
+/// Reads `page` with the real user-space read (`rdpmc` on x86_64, the
+/// counter registers on aarch64); `None` where the page does not allow it
+/// or this architecture has no user-space read here.
 #[inline]
 pub fn read_page(page: &sys::MmapPage) -> Option<u64> {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     {
         read_counter(page, sys::rdpmc)
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
         let _ = page;
         None

@@ -65,7 +65,7 @@ pub fn open_counter(
         ),
         ..Default::default()
     };
-    raw.__bindgen_anon_3.config1 = attr.config1;
+    raw.__bindgen_anon_3.config1 = config1_of(attr);
     raw.__bindgen_anon_4.config2 = attr.config2;
     raw.set_disabled(u64::from(disabled));
     raw.set_exclude_user(u64::from(attr.exclude_user));
@@ -305,8 +305,71 @@ impl std::fmt::Debug for MmapPage {
     }
 }
 
-/// Whether this build can execute `rdpmc` ([`rdpmc`] exists): x86_64 only.
-pub const RDPMC_AVAILABLE: bool = cfg!(target_arch = "x86_64");
+/// Whether this build can read counters from user space: `rdpmc` on x86_64,
+/// the PMU's counter registers on aarch64.
+pub const RDPMC_AVAILABLE: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
+
+/// On arm64, the `config1` bit of the PMU's `rdpmc` format term
+/// (`format/rdpmc` = `config1:1`): the event asks for user-space reads,
+/// which the kernel grants when `kernel.perf_user_access` is 1.
+#[cfg(target_arch = "aarch64")]
+const ARM64_USER_ACCESS: u64 = 1 << 1;
+
+/// The `config1` to open `attr` with: on arm64, CPU PMU events ask for
+/// user-space reads, which the kernel grants or silently withholds.
+fn config1_of(attr: &CounterAttr) -> u64 {
+    #[cfg(target_arch = "aarch64")]
+    {
+        if matches!(attr.kind, TYPE_HARDWARE | TYPE_HW_CACHE | TYPE_RAW) {
+            return attr.config1 | ARM64_USER_ACCESS;
+        }
+    }
+    attr.config1
+}
+
+/// The arm64 cycle counter's index: `index - 1` of its mmap'd page.
+#[cfg(target_arch = "aarch64")]
+const ARM64_CYCLE_COUNTER: u32 = 31;
+
+/// Reads arm64 PMU counter `counter` from EL0: `PMCCNTR_EL0` for the cycle
+/// counter (31), else `PMEVCNTR<counter>_EL0`; 0 for a number no counter
+/// has. An `isb` first, so that the instructions before it have completed.
+///
+/// Only meaningful where a mapped page of one of this thread's counters says
+/// `cap_user_rdpmc` and `index == counter + 1`: the kernel then lets EL0
+/// read the counters (PMUSERENR_EL0.ER and CR). Elsewhere the read traps and
+/// the process dies of `SIGILL`: a crash, not undefined behaviour.
+#[cfg(target_arch = "aarch64")]
+#[inline]
+pub fn rdpmc(counter: u32) -> u64 {
+    macro_rules! read_register {
+        ($($n:literal)*) => {
+            match counter {
+                ARM64_CYCLE_COUNTER => read_register!(@ "pmccntr_el0"),
+                $($n => read_register!(@ concat!("pmevcntr", $n, "_el0")),)*
+                _ => 0,
+            }
+        };
+        (@ $register:expr) => {{
+            let value: u64;
+            // SAFETY: `isb` and `mrs` of a PMU counter register read no
+            // memory and write only the declared output register; an
+            // unpermitted read traps (SIGILL) rather than returning garbage.
+            // Not `nomem`, so it orders the compiler's memory accesses
+            // around it, as the seqlock loop needs.
+            unsafe {
+                std::arch::asm!(
+                    "isb",
+                    concat!("mrs {value}, ", $register),
+                    value = out(reg) value,
+                    options(nostack, preserves_flags),
+                );
+            }
+            value
+        }};
+    }
+    read_register!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30)
+}
 
 /// Reads hardware performance counter `counter` with the `rdpmc`
 /// instruction, after an `lfence` so that it is not executed before the

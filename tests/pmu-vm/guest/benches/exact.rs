@@ -1,0 +1,42 @@
+//! Routines whose instruction counts are known exactly, for the checks in
+//! the emulated arm64 machine (`src/main.rs` runs this binary there).
+
+use perfbench::{black_box, perfbench, Bencher};
+
+/// `trips` rounds of `1: subs x, x, #1; b.ne 1b`: exactly two instructions
+/// per round on arm64.
+#[cfg(target_arch = "aarch64")]
+#[inline(never)]
+fn spin(trips: u64) {
+    // SAFETY: the loop only counts a register down to zero; it reads and
+    // writes no memory and leaves the stack alone.
+    unsafe {
+        std::arch::asm!(
+            "1:",
+            "subs {n}, {n}, #1",
+            "b.ne 1b",
+            n = inout(reg) trips => _,
+            options(nomem, nostack),
+        );
+    }
+}
+
+/// Elsewhere the same shape in plain Rust, so that the workspace builds on
+/// every architecture; only the arm64 counts are checked.
+#[cfg(not(target_arch = "aarch64"))]
+#[inline(never)]
+fn spin(trips: u64) {
+    let mut n = trips;
+    while black_box(n) > 1 {
+        n -= 1;
+    }
+}
+
+/// The loop with 1000 and 2000 rounds: their counts differ by exactly 2000
+/// instructions.
+#[perfbench(args = [1000, 2000])]
+fn spin_loop(b: &mut Bencher, trips: u64) {
+    b.iter(|| spin(black_box(trips)));
+}
+
+perfbench::main!();

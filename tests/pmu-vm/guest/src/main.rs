@@ -1,0 +1,196 @@
+//! The checks of tests/pmu-vm, run inside the emulated arm64 machine: runs
+//! the `exact` bench binary (built like a user's) as a user would, reads
+//! its JSON lines and compares the counts with what the code must count.
+//! Prints one `PMUVM-CHECK name ok|FAIL details` line per check, and exits
+//! non-zero if any failed.
+//!
+//! Usage: `pmu-checks PATH-TO-EXACT-BENCH-BINARY`
+
+use std::process::Command;
+
+use serde_json::Value;
+
+/// The difference in instructions between `spin_loop/2000` and
+/// `spin_loop/1000`: 1000 more rounds of two instructions.
+const EXTRA_INSTRUCTIONS: f64 = 2000.0;
+
+/// Short settings: the emulated machine runs far slower than the host.
+const QUICK: &[&str] = &[
+    "--sample-count",
+    "10",
+    "--warm-up-time",
+    "0.01",
+    "--measurement-time",
+    "0.05",
+];
+
+/// The outcome of one check.
+struct Check {
+    name: &'static str,
+    ok: bool,
+    details: String,
+}
+
+/// Runs the bench binary with `args` and returns its JSON lines by id.
+fn run(bench: &str, args: &[&str]) -> Result<Vec<Value>, String> {
+    let out = Command::new(bench)
+        .arg("--bench")
+        .args(args)
+        .env("PERFBENCH_HOME", "/tmp/perfbench")
+        .output()
+        .map_err(|e| format!("cannot run {bench}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{bench} {args:?} exited {}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).map_err(|e| format!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+/// The line of benchmark `id`.
+fn line<'a>(lines: &'a [Value], id: &str) -> Result<&'a Value, String> {
+    lines
+        .iter()
+        .find(|l| l["id"] == id)
+        .ok_or_else(|| format!("no result for {id}"))
+}
+
+/// A figure of a metric of benchmark `id`.
+fn figure(lines: &[Value], id: &str, metric: &str, key: &str) -> Result<f64, String> {
+    line(lines, id)?["metrics"][metric][key]
+        .as_f64()
+        .ok_or_else(|| format!("{id}: no {metric}.{key}"))
+}
+
+/// Batch or per-iteration counts of the spin loop: the two arguments differ
+/// by exactly 2000 instructions, every interval has zero width, and cycles
+/// equal instructions (QEMU's `-icount shift=0` counts one cycle per
+/// instruction). Per-iteration mode also has every iteration equal.
+fn spin_counts(bench: &str, mode: &[&str], read_path: Option<&str>) -> Result<String, String> {
+    let mut args = vec![
+        "spin_loop",
+        "--events",
+        "instructions,cycles",
+        "--output-format",
+        "json",
+    ];
+    args.extend_from_slice(mode);
+    args.extend_from_slice(QUICK);
+    let lines = run(bench, &args)?;
+    let mut details = Vec::new();
+    let mut estimates = Vec::new();
+    for id in ["spin_loop/1000", "spin_loop/2000"] {
+        let at = |metric: &str, key: &str| figure(&lines, id, metric, key);
+        let estimate = at("instructions", "estimate")?;
+        let ci = &line(&lines, id)?["metrics"]["instructions"]["ci"];
+        let (min, max) = (at("instructions", "min")?, at("instructions", "max")?);
+        let cycles = at("cycles", "estimate")?;
+        details.push(format!(
+            "{id}: {estimate} instructions, {cycles} cycles, min {min}, max {max}"
+        ));
+        if ci[0] != ci[1] {
+            return Err(format!("{id}: instructions interval {ci} is not exact"));
+        }
+        if cycles != estimate {
+            return Err(format!("{id}: {cycles} cycles for {estimate} instructions"));
+        }
+        if read_path.is_some() && min != max {
+            return Err(format!("{id}: iterations differ, min {min} max {max}"));
+        }
+        estimates.push(estimate);
+    }
+    if let Some(path) = read_path {
+        let got = &line(&lines, "spin_loop/1000")?["read_path"];
+        if got != path {
+            return Err(format!("read path {got}, expected {path}"));
+        }
+        details.push(format!("read path {got}"));
+    }
+    let extra = estimates[1] - estimates[0];
+    if extra != EXTRA_INSTRUCTIONS {
+        return Err(format!(
+            "2000 - 1000 rounds = {extra} instructions, expected {EXTRA_INSTRUCTIONS}: {details:?}"
+        ));
+    }
+    details.push(format!("difference {extra}"));
+    Ok(details.join("; "))
+}
+
+/// Sets `kernel.perf_user_access`, which allows user-space counter reads.
+fn user_access(on: bool) -> Result<(), String> {
+    std::fs::write(
+        "/proc/sys/kernel/perf_user_access",
+        if on { "1" } else { "0" },
+    )
+    .map_err(|e| format!("cannot set perf_user_access: {e}"))
+}
+
+/// `--list-events` names the PMU's sysfs aliases.
+fn list_events(bench: &str) -> Result<String, String> {
+    let out = Command::new(bench)
+        .args(["--bench", "--list-events"])
+        .output()
+        .map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "armv8_pmuv3 PMU events",
+        "armv8_pmuv3/inst_retired/",
+        "armv8_pmuv3/cpu_cycles/",
+    ] {
+        if !text.contains(needle) {
+            return Err(format!("no `{needle}` in:\n{text}"));
+        }
+    }
+    let aliases = text
+        .lines()
+        .filter(|l| l.starts_with("  armv8_pmuv3/"))
+        .count();
+    Ok(format!("{aliases} armv8_pmuv3 aliases listed"))
+}
+
+fn main() {
+    let bench = std::env::args()
+        .nth(1)
+        .expect("usage: pmu-checks BENCH-BINARY");
+    let mut checks = Vec::new();
+    let mut check = |name, outcome: Result<String, String>| {
+        let (ok, details) = match outcome {
+            Ok(d) => (true, d),
+            Err(d) => (false, d),
+        };
+        checks.push(Check { name, ok, details });
+    };
+    check("batch_exact_instructions", spin_counts(&bench, &[], None));
+    check(
+        "per_iter_user_reads",
+        user_access(true)
+            .and_then(|()| spin_counts(&bench, &["--mode", "per-iter"], Some("rdpmc"))),
+    );
+    check(
+        "per_iter_read_syscall",
+        user_access(false)
+            .and_then(|()| spin_counts(&bench, &["--mode", "per-iter"], Some("read()"))),
+    );
+    let _ = user_access(true);
+    check("list_events_aliases", list_events(&bench));
+    let mut failed = 0;
+    for c in &checks {
+        println!(
+            "PMUVM-CHECK {} {} {}",
+            c.name,
+            if c.ok { "ok" } else { "FAIL" },
+            c.details.replace('\n', " | ")
+        );
+        failed += usize::from(!c.ok);
+    }
+    println!(
+        "PMUVM-CHECKS {} passed, {failed} failed",
+        checks.len() - failed
+    );
+    std::process::exit(i32::from(failed > 0));
+}

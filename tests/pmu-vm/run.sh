@@ -54,7 +54,8 @@ make_chroot() {
   in_chroot "dpkg --add-architecture arm64 && apt-get update -qq && \
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       rustc cargo libstd-rust-dev:arm64 gcc-aarch64-linux-gnu libc6-dev:arm64 \
-      qemu-system-arm cpio ca-certificates >/dev/null"
+      qemu-system-arm cpio ca-certificates" >"$cache/apt.log" 2>&1 \
+    || die "installing the chroot's packages failed; see $cache/apt.log"
   touch "$packages_stamp"
 }
 
@@ -65,8 +66,9 @@ fetch_guest() {
   say "fetching the arm64 cloud kernel and busybox (once)"
   in_chroot 'rm -rf /guest-debs /guest-root && mkdir -p /guest-debs /guest-root && cd /guest-debs && \
     kernel=$(apt-cache search --names-only "^linux-image-6\.12\..*-cloud-arm64$" | cut -d" " -f1 | sort -V | tail -1) && \
-    [ -n "$kernel" ] && apt-get download -q "$kernel:arm64" busybox-static:arm64 2>/dev/null && \
-    for deb in *.deb; do dpkg-deb -x "$deb" /guest-root; done'
+    [ -n "$kernel" ] && apt-get download -qq "$kernel:arm64" busybox-static:arm64 2>/dev/null && \
+    for deb in *.deb; do dpkg-deb -x "$deb" /guest-root; done' >"$cache/fetch.log" 2>&1 \
+    || die "fetching the guest kernel failed; see $cache/fetch.log"
   grep -q '^CONFIG_ARM_PMUV3=y' "$root"/guest-root/boot/config-* || die "the kernel lacks CONFIG_ARM_PMUV3"
   touch "$root/guest-root/.perfbench-ready"
 }
@@ -144,7 +146,7 @@ verdict() {
     grep -a '^PMUVM-UNIT' "$log" | grep -aE 'FAILED|panicked|^PMUVM-UNIT  |left:|right:' >&2 || true
     ok=0
   }
-  grep -a '^PMUVM-CHECK' "$log" >&2 || true
+  grep -aE "^PMUVM-(CHECK|INFO)" "$log" >&2 || true
   grep -aq '^PMUVM-CHECKS [0-9]* passed, 0 failed' "$log" || ok=0
   [ "$ok" = 1 ] || { tail -20 "$log" >&2; die "the PMU checks failed; the console is in $log"; }
   say "all PMU checks passed"

@@ -10,13 +10,13 @@ use crate::counter::group::CounterGroup;
 
 /// Enables the group, if there is one.
 #[inline]
-pub(super) fn start(group: Option<&CounterGroup>) -> io::Result<()> {
+pub(super) fn start_counting(group: Option<&CounterGroup>) -> io::Result<()> {
     group.map_or(Ok(()), CounterGroup::enable)
 }
 
 /// Disables the group, if there is one.
 #[inline]
-pub(super) fn stop(group: Option<&CounterGroup>) -> io::Result<()> {
+pub(super) fn stop_counting(group: Option<&CounterGroup>) -> io::Result<()> {
     group.map_or(Ok(()), CounterGroup::disable)
 }
 

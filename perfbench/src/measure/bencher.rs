@@ -4,7 +4,7 @@ use std::hint::black_box;
 use std::io;
 use std::time::{Duration, Instant};
 
-use super::batch::{sample_linearly, start, stop};
+use super::batch::{sample_linearly, start_counting, stop_counting};
 use super::per_iter::{sample_per_iter, Bracket, PerIterMeasurement};
 use super::{Config, MeasureError, Sample, Throughput};
 use crate::counter::group::CounterGroup;
@@ -57,14 +57,16 @@ impl Bencher<'_> {
             return;
         }
         self.drive(|iterations, group| {
-            start(group)?;
+            // The clock is read outside the counted window: a clock read
+            // may retry its seqlock, and those instructions would land on
+            // one sample alone and bend the fit.
             let start = Instant::now();
+            start_counting(group)?;
             for _ in 0..iterations {
                 black_box(routine());
             }
-            let wall = start.elapsed();
-            stop(group)?;
-            Ok(wall)
+            stop_counting(group)?;
+            Ok(start.elapsed())
         });
     }
 
@@ -97,13 +99,13 @@ impl Bencher<'_> {
                 left -= n;
                 let inputs: Vec<I> = (0..n).map(|_| setup()).collect();
                 let mut outputs = Vec::with_capacity(inputs.len());
-                start(group)?;
                 let start = Instant::now();
+                start_counting(group)?;
                 for input in inputs {
                     outputs.push(routine(black_box(input)));
                 }
+                stop_counting(group)?;
                 wall += start.elapsed();
-                stop(group)?;
                 drop(black_box(outputs));
             }
             Ok(wall)

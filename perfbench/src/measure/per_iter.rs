@@ -90,16 +90,19 @@ pub(super) struct Bracket<'g> {
 }
 
 impl Bracket<'_> {
-    /// Runs `routine` between two inline reads and a wall clock, and stores
-    /// the difference. Nothing allocates between the reads; storing happens
-    /// after the second one.
+    /// Runs `routine` between two inline reads, inside two clock reads, and
+    /// stores the difference. Nothing allocates between the reads; storing
+    /// happens after the second one. The clock stays outside the counted
+    /// bracket: a clock read may retry its seqlock, and those instructions
+    /// would make one iteration count more than the others. So the wall
+    /// time includes the counter reads, whose cost calibration measures.
     #[inline]
     pub(super) fn bracket<T>(&mut self, routine: impl FnOnce() -> T) -> io::Result<T> {
-        self.reader.read_into(&mut self.before)?;
         let start = Instant::now();
+        self.reader.read_into(&mut self.before)?;
         let output = routine();
-        let wall = start.elapsed();
         self.reader.read_into(&mut self.after)?;
+        let wall = start.elapsed();
         if self.record {
             self.iterations.push(IterationCounts {
                 wall_ns: u64::try_from(wall.as_nanos()).unwrap_or(u64::MAX),

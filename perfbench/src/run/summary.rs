@@ -15,6 +15,14 @@ pub const EXIT_USAGE: i32 = 2;
 /// Exit code of `--fail-on-regression` when a metric regressed.
 pub const EXIT_REGRESSED: i32 = 3;
 
+/// Why per-iteration counts were read with `read()`: what user-space reads
+/// need on this architecture.
+const USER_READS_NEED: &str = if cfg!(target_arch = "aarch64") {
+    " (user-space reads need a CPU PMU and kernel.perf_user_access = 1)"
+} else {
+    " (rdpmc needs a hardware PMU that allows user-space reads)"
+};
+
 /// The tallies of a run, benchmark by benchmark.
 #[derive(Debug, Default)]
 pub struct Summary {
@@ -58,7 +66,7 @@ impl Summary {
                 "perfbench: per-iteration counts were read with {}{}",
                 paths.join(" and "),
                 if paths == ["read()"] {
-                    " (rdpmc needs a hardware PMU that allows user-space reads)"
+                    USER_READS_NEED
                 } else {
                     ""
                 }

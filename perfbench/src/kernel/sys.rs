@@ -372,8 +372,9 @@ pub fn rdpmc(counter: u32) -> u64 {
 }
 
 /// Reads hardware performance counter `counter` with the `rdpmc`
-/// instruction, after an `lfence` so that it is not executed before the
-/// instructions preceding it have completed.
+/// instruction, between two `lfence`s: the first so that it is not executed
+/// before the instructions preceding it have completed, the second so that
+/// the instructions after it do not start before it has read.
 ///
 /// Only meaningful where a mapped page of one of this thread's counters says
 /// `cap_user_rdpmc` and `index == counter + 1` (read it under the seqlock:
@@ -394,6 +395,7 @@ pub fn rdpmc(counter: u32) -> u64 {
         std::arch::asm!(
             "lfence",
             "rdpmc",
+            "lfence",
             in("ecx") counter,
             out("eax") lo,
             out("edx") hi,

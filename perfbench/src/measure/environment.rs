@@ -65,9 +65,13 @@ impl Environment {
         let rdpmc = pmus
             .iter()
             .filter(|pmu| is_core_pmu(pmu))
-            .find_map(|pmu| number(&format!("/sys/bus/event_source/devices/{pmu}/rdpmc")));
+            .find_map(|pmu| number(&format!("/sys/bus/event_source/devices/{pmu}/rdpmc")))
+            // arm64 PMUs have no rdpmc file: the sysctl decides there.
+            .or_else(|| number("/proc/sys/kernel/perf_user_access"));
         Environment {
-            cpu_model: field("model name").unwrap_or_else(|| "unknown".into()),
+            cpu_model: field("model name")
+                .or_else(|| arm_cpu_model(&field))
+                .unwrap_or_else(|| "unknown".into()),
             kernel: read(root, "/proc/sys/kernel/osrelease").unwrap_or_default(),
             cpu,
             pmus,
@@ -108,11 +112,15 @@ impl Environment {
             ));
         }
         if self.has_cpu_pmu() && self.rdpmc == Some(0) {
-            out.push(
+            let fix = if self.pmus.iter().any(|p| p.starts_with("armv8_")) {
+                "sudo sysctl kernel.perf_user_access=1"
+            } else {
+                "echo 1 | sudo tee /sys/bus/event_source/devices/cpu/rdpmc"
+            };
+            out.push(format!(
                 "user-space counter reads (rdpmc) are disabled, so per-iteration mode falls back \
-                 to read() (echo 1 | sudo tee /sys/bus/event_source/devices/cpu/rdpmc)"
-                    .to_string(),
-            );
+                 to read() ({fix})"
+            ));
         }
         out
     }
@@ -196,6 +204,27 @@ impl Environment {
     }
 }
 
+/// An arm64 CPU as `/proc/cpuinfo` names it, which has no `model name`
+/// there: the implementer (by name where known) and the part number, e.g.
+/// `ARM implementer 0x41, part 0xd0c`.
+fn arm_cpu_model(field: &impl Fn(&str) -> Option<String>) -> Option<String> {
+    let implementer = field("CPU implementer")?;
+    let part = field("CPU part").unwrap_or_else(|| "unknown".into());
+    let name = match implementer.as_str() {
+        "0x41" => "ARM ",
+        "0x42" => "Broadcom ",
+        "0x43" => "Cavium ",
+        "0x46" => "Fujitsu ",
+        "0x48" => "HiSilicon ",
+        "0x4e" => "NVIDIA ",
+        "0x51" => "Qualcomm ",
+        "0x61" => "Apple ",
+        "0xc0" => "Ampere ",
+        _ => "",
+    };
+    Some(format!("{name}implementer {implementer}, part {part}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,6 +305,34 @@ mod tests {
             "{line}"
         );
         assert!(line.contains("governor n/a"), "{line}");
+        let _ = std::fs::remove_dir_all(root);
+    }
+
+    #[test]
+    fn an_arm64_machine_is_named_by_implementer_and_part_and_its_sysctl_is_the_fix() {
+        let root = fake_root(
+            "arm64",
+            &[
+                (
+                    "proc/cpuinfo",
+                    "processor\t: 0\nBogoMIPS\t: 125.00\nCPU implementer\t: 0x41\n\
+                     CPU architecture: 8\nCPU variant\t: 0x3\nCPU part\t: 0xd0c\n",
+                ),
+                ("proc/sys/kernel/perf_user_access", "0\n"),
+                ("sys/bus/event_source/devices/armv8_pmuv3/type", "8\n"),
+            ],
+        );
+        let env = Environment::read_from(&root, Some(0));
+        assert_eq!(env.cpu_model, "ARM implementer 0x41, part 0xd0c");
+        assert!(env.has_cpu_pmu());
+        assert_eq!(env.rdpmc, Some(0), "perf_user_access stands in for rdpmc");
+        let warnings = env.warnings();
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("sudo sysctl kernel.perf_user_access=1")),
+            "{warnings:?}"
+        );
         let _ = std::fs::remove_dir_all(root);
     }
 

@@ -99,6 +99,12 @@ fn spin_counts(bench: &str, mode: &[&str], read_path: Option<&str>) -> Result<St
         if cycles != estimate {
             return Err(format!("{id}: {cycles} cycles for {estimate} instructions"));
         }
+        let ipc = &line(&lines, id)?["derived"]["IPC"];
+        if ipc != 1.0 {
+            return Err(format!(
+                "{id}: IPC {ipc}, expected 1 (one cycle per instruction)"
+            ));
+        }
         if read_path.is_some() && min != max {
             return Err(format!("{id}: iterations differ, min {min} max {max}"));
         }

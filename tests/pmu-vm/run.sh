@@ -73,12 +73,17 @@ fetch_guest() {
   touch "$root/guest-root/.perfbench-ready"
 }
 
+# The build folder of this clone in the chroot: one per clone, because
+# cargo trusts file times, and another clone's sources can be older than
+# what was built from a newer one at the same path.
+build_dir="/build/$(printf %s "$repo" | md5sum | cut -c1-12)"
+
 # Runs a shell command in the chroot, in the repository, with the cross
 # build's settings. Cargo reaches the registry through the host's CA bundle.
 in_chroot() {
   chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/root \
     SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt \
-    CARGO_HOME=/cargo-home CARGO_TARGET_DIR=/build \
+    CARGO_HOME=/cargo-home CARGO_TARGET_DIR="$build_dir" \
     CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
     CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-C target-feature=+crt-static" \
     /bin/sh -c "cd /src 2>/dev/null || cd /; $1"
@@ -100,7 +105,7 @@ unmount_all() {
 # Cross-builds the unit tests and the guest crate; prints the paths, in the
 # chroot, of the unit-test binary, the bench binary and the checker.
 build() {
-  say "cross-building for $target with rustc 1.85 (cached in $root/build)"
+  say "cross-building for $target with rustc 1.85 (cached in $root$build_dir)"
   local log="$cache/build.log"
   in_chroot "cargo test -p perfbench --lib --release --locked --no-run --target $target && \
     cargo bench -p perfbench-pmu-guest --bench exact --locked --no-run --target $target && \
@@ -110,7 +115,7 @@ build() {
   unit=$(sed -n 's/.*Executable unittests src\/lib.rs (\(.*\))/\1/p' "$log" | tail -1)
   exact=$(sed -n 's/.*Executable benches\/exact.rs (\(.*\))/\1/p' "$log" | tail -1)
   [ -n "$unit" ] && [ -n "$exact" ] || die "cannot find the built binaries in $log"
-  echo "$unit $exact /build/$target/release/perfbench-pmu-guest"
+  echo "$unit $exact $build_dir/$target/release/perfbench-pmu-guest"
 }
 
 # The initramfs: busybox, the binaries, and an /init that runs them.
@@ -148,8 +153,14 @@ verdict() {
   }
   grep -aE "^PMUVM-(CHECK|INFO)" "$log" >&2 || true
   grep -aq '^PMUVM-CHECKS [0-9]* passed, 0 failed' "$log" || ok=0
-  [ "$ok" = 1 ] || { tail -20 "$log" >&2; die "the PMU checks failed; the console is in $log"; }
-  say "all PMU checks passed"
+  # The closing line CI reads: unit tests and checks together.
+  local unit checks passed failed
+  unit=$(sed -n 's/^PMUVM-UNIT test result: [a-zA-Z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1 \2/p' "$log")
+  checks=$(sed -n 's/^PMUVM-CHECKS \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' "$log")
+  passed=$(( ${unit%% *} + ${checks%% *} ))
+  failed=$(( ${unit##* } + ${checks##* } ))
+  [ "$ok" = 1 ] || { tail -20 "$log" >&2; echo "pmu-vm: $passed passed, $failed failed"; die "the PMU checks failed; the console is in $log"; }
+  echo "pmu-vm: $passed passed, $failed failed"
 }
 
 main() {

@@ -91,7 +91,8 @@ fn spin_counts(bench: &str, mode: &[&str], read_path: Option<&str>) -> Result<St
         let (min, max) = (at("instructions", "min")?, at("instructions", "max")?);
         let cycles = at("cycles", "estimate")?;
         details.push(format!(
-            "{id}: {estimate} instructions, {cycles} cycles, min {min}, max {max}"
+            "{id}: {estimate} instructions, {cycles} cycles, IPC {}, min {min}, max {max}",
+            line(&lines, id)?["derived"]["IPC"]
         ));
         if ci[0] != ci[1] {
             return Err(format!("{id}: instructions interval {ci} is not exact"));
@@ -234,6 +235,37 @@ fn per_iter_less_overhead_and_batch(bench: &str) -> Result<String, String> {
     ))
 }
 
+/// The environment record names the CPU from `/proc/cpuinfo`'s implementer
+/// and part (arm64 has no model name), the PMU, and user-space reads as on.
+fn environment_record(bench: &str) -> Result<String, String> {
+    let mut args = vec![
+        "spin_loop/1000",
+        "--exact",
+        "--events",
+        "instructions",
+        "--output-format",
+        "json",
+    ];
+    args.extend_from_slice(QUICK);
+    let lines = run(bench, &args)?;
+    let env = &line(&lines, "spin_loop/1000")?["environment"];
+    let model = env["cpu_model"].as_str().unwrap_or_default();
+    if !model.contains("implementer 0x") || !model.contains("part 0x") {
+        return Err(format!("cpu_model `{model}`"));
+    }
+    let pmus = env["pmus"].to_string();
+    if !pmus.contains("armv8_pmuv3") {
+        return Err(format!("pmus {pmus}"));
+    }
+    if env["rdpmc"] != 1 {
+        return Err(format!("rdpmc {} with perf_user_access = 1", env["rdpmc"]));
+    }
+    Ok(format!(
+        "cpu_model `{model}`, pmus {pmus}, rdpmc {}",
+        env["rdpmc"]
+    ))
+}
+
 /// Sets `kernel.perf_user_access`, which allows user-space counter reads.
 fn user_access(on: bool) -> Result<(), String> {
     std::fs::write(
@@ -295,6 +327,7 @@ fn main() {
         per_iter_less_overhead_and_batch(&bench).unwrap_or_else(|e| e)
     );
     check("split_into_passes", split_into_passes(&bench));
+    check("environment_record", environment_record(&bench));
     check("list_events_aliases", list_events(&bench));
     let mut failed = 0;
     for c in &checks {

@@ -40,6 +40,7 @@ make_chroot() {
   if [ ! -x "$root/usr/bin/apt-get" ]; then
     command -v debootstrap >/dev/null || {
       say "installing debootstrap"
+      apt-get update -qq
       DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
     }
     say "making a Debian trixie chroot in $root (once)"

@@ -28,6 +28,9 @@ pub struct Environment {
     pub governor: Option<String>,
     /// Whether the CPU reports running under a hypervisor.
     pub virtual_machine: bool,
+    /// Whether arm64's pseudo-NMIs are on (`irqchip.gicv3_pseudo_nmi=1`):
+    /// without them the NMI watchdog takes no counter there.
+    pub arm_pseudo_nmi: bool,
 }
 
 /// Where the facts are read from: `/` on a live system, a fake tree in
@@ -87,6 +90,10 @@ impl Environment {
             ),
             virtual_machine: field("flags")
                 .is_some_and(|f| f.split_whitespace().any(|w| w == "hypervisor")),
+            arm_pseudo_nmi: read(root, "/proc/cmdline").is_some_and(|c| {
+                c.split_whitespace()
+                    .any(|w| w == "irqchip.gicv3_pseudo_nmi=1")
+            }),
         }
     }
 
@@ -95,10 +102,21 @@ impl Environment {
         self.pmus.iter().any(|p| is_core_pmu(p))
     }
 
+    /// Whether the NMI watchdog holds one of the CPU PMU's counters: on x86
+    /// whenever it runs; on arm64 only with pseudo-NMIs, without which the
+    /// kernel's perf hard-lockup detector does not start.
+    pub fn watchdog_holds_a_counter(&self) -> bool {
+        self.nmi_watchdog == Some(1)
+            && self
+                .pmus
+                .iter()
+                .any(|p| is_core_pmu(p) && (!p.starts_with("armv8_") || self.arm_pseudo_nmi))
+    }
+
     /// Settings that harm measurement, each with its fix.
     pub fn warnings(&self) -> Vec<String> {
         let mut out = Vec::new();
-        if self.has_cpu_pmu() && self.nmi_watchdog == Some(1) {
+        if self.watchdog_holds_a_counter() {
             out.push(
                 "the NMI watchdog holds a hardware counter, so groups get one fewer \
                  (sudo sysctl kernel.nmi_watchdog=0)"
@@ -144,7 +162,7 @@ impl Environment {
 
     /// The record as stored in result files and JSON lines.
     pub fn to_json(&self) -> Value {
-        json!({
+        let mut v = json!({
             "cpu_model": self.cpu_model,
             "kernel": self.kernel,
             "cpu": self.cpu,
@@ -154,7 +172,12 @@ impl Environment {
             "rdpmc": self.rdpmc,
             "governor": self.governor,
             "virtual_machine": self.virtual_machine,
-        })
+        });
+        // Only where it is on, so that other records keep their bytes.
+        if self.arm_pseudo_nmi {
+            v["arm_pseudo_nmi"] = json!(true);
+        }
+        v
     }
 
     /// Reads a stored record; `None` if it is not one. Fields added after
@@ -180,6 +203,10 @@ impl Environment {
             governor: v.get("governor").and_then(Value::as_str).map(String::from),
             virtual_machine: v
                 .get("virtual_machine")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            arm_pseudo_nmi: v
+                .get("arm_pseudo_nmi")
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
         })
@@ -319,11 +346,22 @@ mod tests {
                      CPU architecture: 8\nCPU variant\t: 0x3\nCPU part\t: 0xd0c\n",
                 ),
                 ("proc/sys/kernel/perf_user_access", "0\n"),
+                ("proc/sys/kernel/nmi_watchdog", "1\n"),
+                ("proc/cmdline", "console=ttyAMA0 quiet\n"),
                 ("sys/bus/event_source/devices/armv8_pmuv3/type", "8\n"),
             ],
         );
-        let env = Environment::read_from(&root, Some(0));
+        let mut env = Environment::read_from(&root, Some(0));
         assert_eq!(env.cpu_model, "ARM implementer 0x41, part 0xd0c");
+        // Without pseudo-NMIs the arm64 watchdog holds no counter.
+        assert!(!env.watchdog_holds_a_counter());
+        assert!(!env.warnings().iter().any(|w| w.contains("NMI watchdog")));
+        std::fs::write(root.join("proc/cmdline"), "irqchip.gicv3_pseudo_nmi=1\n").unwrap();
+        let with_nmi = Environment::read_from(&root, Some(0));
+        assert!(with_nmi.watchdog_holds_a_counter());
+        assert_eq!(Environment::from_json(&with_nmi.to_json()), Some(with_nmi));
+        env.nmi_watchdog = Some(0);
+        assert!(!env.watchdog_holds_a_counter());
         assert!(env.has_cpu_pmu());
         assert_eq!(env.rdpmc, Some(0), "perf_user_access stands in for rdpmc");
         let warnings = env.warnings();

@@ -6,7 +6,11 @@
 //!
 //! Usage: `pmu-checks PATH-TO-EXACT-BENCH-BINARY`
 
-use std::process::Command;
+use std::io::{BufRead, BufReader};
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::process::{Command, Stdio};
+
+use perf_event_open_sys::bindings;
 
 use serde_json::Value;
 
@@ -280,6 +284,88 @@ fn environment_record(bench: &str) -> Result<String, String> {
     ))
 }
 
+/// Holds hardware counters of CPU 0 with pinned CPU-wide `INST_RETIRED`
+/// events until dropped: pinned events take their counters before any
+/// task's, so a task's group that no longer fits is multiplexed.
+struct CounterHog {
+    _counters: Vec<OwnedFd>,
+}
+
+/// Takes `n` counters of CPU 0.
+fn hog(n: usize) -> Result<CounterHog, String> {
+    let mut fds = Vec::new();
+    for _ in 0..n {
+        let mut attr = bindings::perf_event_attr {
+            size: std::mem::size_of::<bindings::perf_event_attr>() as u32,
+            type_: bindings::PERF_TYPE_RAW,
+            config: 0x08,
+            ..Default::default()
+        };
+        attr.set_pinned(1);
+        // SAFETY: `attr` is a whole perf_event_attr whose size field is its
+        // own; it asks for counting only, so the kernel writes nothing into
+        // our memory. pid -1 with cpu 0 is a CPU-wide event (root only).
+        let fd = unsafe { perf_event_open_sys::perf_event_open(&mut attr, -1, 0, -1, 0) };
+        if fd < 0 {
+            return Err(format!(
+                "cannot hold a counter: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        // SAFETY: the kernel just returned `fd` as a new descriptor.
+        fds.push(unsafe { OwnedFd::from_raw_fd(fd) });
+    }
+    Ok(CounterHog { _counters: fds })
+}
+
+/// Multiplexing forced: a group of two instruction counters fits while the
+/// PMU is free (`spin_loop/1000`), and is flagged as multiplexed, counts
+/// not scaled, once five pinned CPU-wide events leave it one counter
+/// (`spin_loop/2000`).
+fn multiplexing_is_flagged(bench: &str) -> Result<String, String> {
+    let mut child = Command::new(bench)
+        .args([
+            "--bench",
+            "spin_loop",
+            "--events",
+            "instructions,r08",
+            "--output-format",
+            "json",
+        ])
+        .args(QUICK)
+        .env("PERFBENCH_HOME", "/tmp/perfbench")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot run {bench}: {e}"))?;
+    let mut lines = BufReader::new(child.stdout.take().expect("piped")).lines();
+    let mut next = || -> Result<Value, String> {
+        let l = lines
+            .next()
+            .ok_or("no more lines")?
+            .map_err(|e| e.to_string())?;
+        serde_json::from_str(&l).map_err(|e| format!("not JSON ({e}): {l}"))
+    };
+    let free = next()?;
+    let held = hog(5).and_then(|hog| {
+        let line = next();
+        drop(hog);
+        line
+    });
+    let _ = child.wait();
+    let held = held?;
+    let (before, during) = (&free["multiplexed_samples"], &held["multiplexed_samples"]);
+    if before != 0 || during.as_u64().unwrap_or(0) == 0 {
+        return Err(format!(
+            "multiplexed samples: {before} with the PMU free, {during} held"
+        ));
+    }
+    Ok(format!(
+        "multiplexed samples: {before} of {} with the PMU free, {during} of {} with 5 counters held",
+        free["samples"], held["samples"]
+    ))
+}
+
 /// Sets `kernel.perf_user_access`, which allows user-space counter reads.
 fn user_access(on: bool) -> Result<(), String> {
     std::fs::write(
@@ -341,6 +427,7 @@ fn main() {
         per_iter_less_overhead_and_batch(&bench).unwrap_or_else(|e| e)
     );
     check("split_into_passes", split_into_passes(&bench));
+    check("multiplexing_is_flagged", multiplexing_is_flagged(&bench));
     check("environment_record", environment_record(&bench));
     check("list_events_aliases", list_events(&bench));
     let mut failed = 0;

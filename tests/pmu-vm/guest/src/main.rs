@@ -240,9 +240,15 @@ fn per_iter_less_overhead_and_batch(bench: &str) -> Result<String, String> {
             "estimate",
         )
     };
-    let (b, p) = (estimate(&batch)?, estimate(&per_iter)?);
+    let mut batch_less = batch.clone();
+    batch_less.push("--subtract-overhead");
+    let (b, bl, p) = (
+        estimate(&batch)?,
+        estimate(&batch_less)?,
+        estimate(&per_iter)?,
+    );
     Ok(format!(
-        "batch {b}, per-iteration less overhead {p} instructions"
+        "batch {b}, batch less overhead {bl}, per-iteration less overhead {p} instructions"
     ))
 }
 

@@ -32,8 +32,16 @@ packages_stamp="$root/.perfbench-packages-1"
 
 say() { echo "pmu-vm: $*" >&2; }
 die() { say "error: $*"; exit 1; }
+# Runs a network step again once if it fails: a mirror may drop a request.
+retry() { "$@" || { say "retrying: $1 failed once"; sleep 5; "$@"; }; }
 
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot, mounts)"
+
+# A minimal trixie system in $root.tmp, from scratch.
+bootstrap() {
+  rm -rf "$root.tmp"
+  debootstrap --variant=minbase --include=ca-certificates trixie "$root.tmp" "$mirror"
+}
 
 # The chroot, with what the build and the guest need.
 make_chroot() {
@@ -44,15 +52,13 @@ make_chroot() {
       DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
     }
     say "making a Debian trixie chroot in $root (once)"
-    rm -rf "$root.tmp"
     mkdir -p "$cache"
-    debootstrap --variant=minbase --include=ca-certificates trixie "$root.tmp" "$mirror" >"$cache/debootstrap.log" 2>&1 \
-      || die "debootstrap failed; see $cache/debootstrap.log"
+    retry bootstrap >"$cache/debootstrap.log" 2>&1 || die "debootstrap failed; see $cache/debootstrap.log"
     mv "$root.tmp" "$root"
   fi
   [ -e "$packages_stamp" ] && return
   say "installing rustc, the arm64 std, gcc-aarch64-linux-gnu and QEMU in the chroot (once)"
-  in_chroot "dpkg --add-architecture arm64 && apt-get update -qq && \
+  retry in_chroot "dpkg --add-architecture arm64 && apt-get update -qq && \
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       rustc cargo libstd-rust-dev:arm64 gcc-aarch64-linux-gnu libc6-dev:arm64 \
       qemu-system-arm cpio ca-certificates" >"$cache/apt.log" 2>&1 \
@@ -65,7 +71,7 @@ make_chroot() {
 fetch_guest() {
   [ -e "$root/guest-root/.perfbench-ready" ] && return
   say "fetching the arm64 cloud kernel and busybox (once)"
-  in_chroot 'rm -rf /guest-debs /guest-root && mkdir -p /guest-debs /guest-root && cd /guest-debs && \
+  retry in_chroot 'rm -rf /guest-debs /guest-root && mkdir -p /guest-debs /guest-root && cd /guest-debs && \
     kernel=$(apt-cache search --names-only "^linux-image-6\.12\..*-cloud-arm64$" | cut -d" " -f1 | sort -V | tail -1) && \
     [ -n "$kernel" ] && apt-get download -qq "$kernel:arm64" busybox-static:arm64 2>/dev/null && \
     for deb in *.deb; do dpkg-deb -x "$deb" /guest-root; done' >"$cache/fetch.log" 2>&1 \
@@ -108,7 +114,7 @@ unmount_all() {
 build() {
   say "cross-building for $target with rustc 1.85 (cached in $root$build_dir)"
   local log="$cache/build.log"
-  in_chroot "cargo test -p perfbench --lib --release --locked --no-run --target $target && \
+  retry in_chroot "cargo test -p perfbench --lib --release --locked --no-run --target $target && \
     cargo bench -p perfbench-pmu-guest --bench exact --locked --no-run --target $target && \
     cargo build -p perfbench-pmu-guest --bin perfbench-pmu-guest --release --locked --target $target" \
     >"$log" 2>&1 || { tail -30 "$log" >&2; die "the cross build failed; see $log"; }

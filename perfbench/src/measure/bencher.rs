@@ -38,6 +38,15 @@ pub(super) enum Target<'a> {
     PerIter(&'a Config, &'a mut CounterGroup),
 }
 
+/// Runs `body` `n` times: not inlined and not generic, so the loop is the
+/// same machine code around every routine.
+#[inline(never)]
+fn repeat(body: &mut dyn FnMut(), n: u64) {
+    for _ in 0..n {
+        body();
+    }
+}
+
 /// What an `iter` method produced, by mode.
 pub(super) enum Outcome {
     Batch(Vec<Sample>),
@@ -48,12 +57,16 @@ impl Bencher<'_> {
     /// Measures `routine`; its return value is passed through [`black_box`]
     /// and dropped inside the measurement.
     pub fn iter<O, R: FnMut() -> O>(&mut self, mut routine: R) {
+        // Every mode calls the same body through the same non-inlined,
+        // non-generic code: what calibration measures around an empty body
+        // is then the very machine code around the routine, and the cost
+        // of measuring subtracts exactly, in batch and per-iteration mode
+        // alike.
+        let mut body = || {
+            black_box(routine());
+        };
         if let Target::PerIter(..) = self.target {
-            self.drive_per_iter(|b| {
-                b.bracket(|| {
-                    black_box(routine());
-                })
-            });
+            self.drive_per_iter(|b| b.bracket_body(&mut body));
             return;
         }
         self.drive(|iterations, group| {
@@ -62,9 +75,7 @@ impl Bencher<'_> {
             // one sample alone and bend the fit.
             let start = Instant::now();
             start_counting(group)?;
-            for _ in 0..iterations {
-                black_box(routine());
-            }
+            repeat(&mut body, iterations);
             stop_counting(group)?;
             Ok(start.elapsed())
         });

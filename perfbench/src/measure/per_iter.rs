@@ -117,6 +117,14 @@ impl Bracket<'_> {
         Ok(output)
     }
 
+    /// [`Bracket::bracket`] around `body`, called through this one
+    /// non-inlined, non-generic function: the same machine code around
+    /// every routine, so that calibration on an empty body measures it.
+    #[inline(never)]
+    pub(super) fn bracket_body(&mut self, body: &mut dyn FnMut()) -> io::Result<()> {
+        self.bracket(body)
+    }
+
     /// Enables the group, runs `n` iterations through `one`, and disables it
     /// again (also on error); returns the group's reads at start and end.
     fn run_enabled<F>(&mut self, n: u64, one: &mut F) -> io::Result<(Counts, Counts)>

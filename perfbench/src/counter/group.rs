@@ -186,9 +186,9 @@ pub fn names(groups: &Groups, events: &[Event]) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// The events of each group, as `[a b], [c]`.
-pub fn together(groups: &Groups, events: &[Event]) -> String {
-    names(groups, events)
+/// The events of each group, from [`names`], as `[a b], [c]`.
+pub fn together(names: &[Vec<String>]) -> String {
+    names
         .iter()
         .map(|names| format!("[{}]", names.join(" ")))
         .collect::<Vec<_>>()

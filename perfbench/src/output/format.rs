@@ -42,6 +42,15 @@ pub fn format_value(v: f64, unit: Unit) -> String {
     }
 }
 
+/// `s` for a count other than one: `1 benchmark`, `2 benchmarks`.
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
 /// A relative change as a percentage: `+6.25%`.
 pub fn percent(r: f64) -> String {
     if r.is_finite() {

@@ -3,11 +3,12 @@
 
 use std::io::IsTerminal;
 
-use super::format::{format_value, four_digits, relative_text};
+use super::format::{format_value, four_digits, plural, relative_text};
 use super::{Color, RunHeader};
 use crate::analysis::compare::{Comparison, Verdict};
 use crate::analysis::derived::has_ipc;
 use crate::analysis::{metric_names, Analysed, BenchResult};
+use crate::counter::group;
 
 /// The table as an output of a run: a header describing the run, then a
 /// row (and a change line) per benchmark.
@@ -45,7 +46,7 @@ impl TableSink {
         println!(
             "perfbench: {} benchmark{}, {mode} mode, {} samples, {}",
             h.ids.len(),
-            if h.ids.len() == 1 { "" } else { "s" },
+            plural(h.ids.len()),
             h.sample_count,
             h.environment
                 .cpu
@@ -56,13 +57,8 @@ impl TableSink {
             wrap("perfbench: ", &h.environment.summary(), self.width)
         );
         if !h.groups.is_empty() {
-            let groups: Vec<String> = h
-                .groups
-                .iter()
-                .map(|g| format!("[{}]", g.join(" ")))
-                .collect();
             let prefix = "perfbench: more events than the PMU holds at once, measured in one pass per group: ";
-            println!("{}", wrap(prefix, &groups.join(", "), self.width));
+            println!("{}", wrap(prefix, &group::together(&h.groups), self.width));
         }
         println!("{}", self.costs_line(h));
         let names: Vec<String> = metric_names(h.events).into_iter().map(|(n, _)| n).collect();

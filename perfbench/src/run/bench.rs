@@ -71,9 +71,7 @@ fn record(
         Err(panic) => return Err(format!(" {panic}")),
     };
     let mut recording = Recording::new(id, &plan.events, &m, plan.environment.clone());
-    if plan.groups.len() > 1 {
-        recording.groups = group::names(&plan.groups, &plan.events);
-    }
+    recording.groups = plan.pass_names();
     if let Some((path, multiplexed)) = per_iter {
         recording.read_path = Some(path);
         recording.multiplexed_samples = multiplexed;

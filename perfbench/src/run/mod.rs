@@ -143,10 +143,7 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
     let header = RunHeader {
         ids: &ids,
         events: &plan.events,
-        groups: match plan.groups.len() {
-            1 => Vec::new(),
-            _ => group::names(&plan.groups, &plan.events),
-        },
+        groups: plan.pass_names(),
         per_iter: options.per_iter,
         sample_count: options.config.sample_count,
         environment: &plan.environment,

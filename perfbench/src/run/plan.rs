@@ -35,6 +35,15 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The events measured together in each pass, where there is more than
+    /// one pass; empty otherwise.
+    pub fn pass_names(&self) -> Vec<Vec<String>> {
+        match self.groups.len() {
+            1 => Vec::new(),
+            _ => group::names(&self.groups, &self.events),
+        }
+    }
+
     /// The pinned CPU, if any.
     pub fn cpu(&self) -> Option<usize> {
         self.pin.as_ref().map(ThreadPin::cpu)
@@ -61,7 +70,7 @@ pub fn prepare(options: &Options) -> Result<Plan, String> {
         return Err(format!(
             "--mode per-iter needs events that fit one counter group; these need {}: {}",
             groups.len(),
-            group::together(&groups, &events)
+            group::together(&group::names(&groups, &events))
         ));
     }
     let calibration = Calibration {

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use crate::analysis::compare::{fails, Target};
 use crate::analysis::Analysed;
-use crate::output::format::change_text;
+use crate::output::format::{change_text, plural};
 
 /// Exit code when a benchmark failed (libtest's).
 pub const EXIT_FAILED: i32 = 101;
@@ -104,15 +104,6 @@ impl Summary {
         } else {
             0
         }
-    }
-}
-
-/// `s` for a count other than one.
-pub fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
     }
 }
 

@@ -7,13 +7,14 @@ use std::fmt::Write as _;
 use super::plots;
 use super::text::{
     change_cells, esc, figure, head, interval, no_change_cells, pinned, sort_key, target_html,
-    value, SCRIPT,
+    target_name_html, value, SCRIPT,
 };
 use super::{change_of, page_path};
 use crate::analysis::compare::{Target, Thresholds};
 use crate::analysis::Analysed;
 use crate::counter::event::Unit;
 use crate::measure::environment::Environment;
+use crate::output::format::plural;
 
 /// What the index shows.
 pub(super) struct Index<'a> {
@@ -67,7 +68,7 @@ fn intro(out: &mut String, ix: &Index) {
     let _ = write!(
         out,
         "<h1>perfbench report</h1>\n<p>{n} benchmark{} stored in this output directory.",
-        if n == 1 { "" } else { "s" }
+        plural(n)
     );
     let t = ix.thresholds;
     let whose = match ix.against {
@@ -185,10 +186,7 @@ fn comparison_cells(e: &Analysed, metric: &str) -> String {
     let Some(comparison) = &e.comparison else {
         return no_change_cells("not compared");
     };
-    let target = match &comparison.against {
-        Target::PreviousRun => "the previous run".to_string(),
-        Target::Baseline(name) => format!("<code>{}</code>", esc(name)),
-    };
+    let target = target_name_html(&comparison.against);
     match (change_of(e, metric), &comparison.changes) {
         (Some(c), _) => change_cells(c),
         (None, Some(_)) if comparison.against == Target::PreviousRun => {
@@ -277,7 +275,7 @@ fn group_section(out: &mut String, gi: usize, group: &str, members: &Members) {
         "<section class=\"group\" id=\"group-{gi}\">\n<h3>{} <small>({} argument{}, {how})</small></h3>\n<div class=\"plots\">\n",
         esc(group),
         members.len(),
-        if members.len() == 1 { "" } else { "s" }
+        plural(members.len())
     );
     let mut metric_names: Vec<(&str, Unit)> = Vec::new();
     for (_, e) in members {

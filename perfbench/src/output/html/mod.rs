@@ -90,6 +90,7 @@ pub fn write_report(
     let (stored, problems) = stored_entries(store, run, options);
     let mut entries: Vec<&Analysed> = run.iter().chain(&stored).collect();
     entries.sort_by(|a, b| a.recording.id.cmp(&b.recording.id));
+    // Two arguments with the same Display make one id, stored once: one row.
     entries.dedup_by(|a, b| a.recording.id == b.recording.id);
     let written = par_map(run, |a| {
         let path = dir.join(page_path(&a.recording.id));

@@ -7,7 +7,9 @@ use std::fmt::Write as _;
 
 use super::change_of;
 use super::plots;
-use super::text::{change_cells, esc, figure, head, interval, pinned, target_html, value};
+use super::text::{
+    change_cells, esc, figure, head, interval, pinned, target_html, target_name_html, value,
+};
 use crate::analysis::compare::{MetricChange, Target};
 use crate::analysis::{Analysed, Metric, Recording};
 use crate::output::format::four_digits;
@@ -321,10 +323,7 @@ fn overhead_rows(e: &Analysed, m: &Metric) -> Vec<Row> {
 
 /// The change row of a metric.
 fn change_row(out: &mut String, c: &MetricChange, target: &Target) {
-    let against = match target {
-        Target::PreviousRun => "the previous run".to_string(),
-        Target::Baseline(name) => format!("<code>{}</code>", esc(name)),
-    };
+    let against = target_name_html(target);
     let _ = writeln!(
         out,
         "<tr><td>change vs {against}</td>{}</tr>",

@@ -18,7 +18,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::counter::event::Unit;
-use crate::output::format::format_value;
+use crate::output::format::{format_value, plural};
 use crate::stats::kde::{bandwidth, density};
 use crate::stats::Estimate;
 
@@ -257,12 +257,7 @@ fn draw_shape(
         Shape::Spike(v) => *v,
     };
     let n = set.values.len();
-    let text = format!(
-        "{} sample{}: {}",
-        n,
-        if n == 1 { "" } else { "s" },
-        tick(v, unit)
-    );
+    let text = format!("{} sample{}: {}", n, plural(n), tick(v, unit));
     let label = Text::new(
         text,
         (v, top * (1.02 + 0.08 * i as f64)),

@@ -70,8 +70,17 @@ pub(super) fn verdict_class(v: Verdict) -> &'static str {
 /// `the previous run`.
 pub(super) fn target_html(target: &Target) -> String {
     match target {
+        Target::PreviousRun => target_name_html(target),
+        Target::Baseline(_) => format!("baseline {}", target_name_html(target)),
+    }
+}
+
+/// What a run was compared with, as HTML, where the word "baseline" goes
+/// without saying: `<code>main</code>` or `the previous run`.
+pub(super) fn target_name_html(target: &Target) -> String {
+    match target {
         Target::PreviousRun => "the previous run".into(),
-        Target::Baseline(name) => format!("baseline <code>{}</code>", esc(name)),
+        Target::Baseline(name) => format!("<code>{}</code>", esc(name)),
     }
 }
 

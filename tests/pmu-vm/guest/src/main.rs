@@ -35,32 +35,44 @@ struct Check {
     details: String,
 }
 
-/// Runs the bench binary with `args` and returns its JSON lines.
-fn run(bench: &str, args: &[&str]) -> Result<Vec<Value>, String> {
-    run_with_stderr(bench, args).map(|(lines, _)| lines)
+/// `spin_loop/1000` alone.
+const ONE: &[&str] = &["spin_loop/1000", "--exact"];
+
+/// The bench binary as the checks run it: measuring the benchmarks `select`
+/// names with `events`, JSON lines on stdout, short settings, results under
+/// /tmp; `extra` adds options.
+fn bench_command(bench: &str, select: &[&str], events: &str, extra: &[&str]) -> Command {
+    let mut command = Command::new(bench);
+    command
+        .arg("--bench")
+        .args(select)
+        .args(["--events", events, "--output-format", "json"])
+        .args(QUICK)
+        .args(extra)
+        .env("PERFBENCH_HOME", "/tmp/perfbench");
+    command
 }
 
-/// Runs the bench binary with `args` and returns its JSON lines and what
-/// it printed on stderr.
-fn run_with_stderr(bench: &str, args: &[&str]) -> Result<(Vec<Value>, String), String> {
-    let out = Command::new(bench)
-        .arg("--bench")
-        .args(args)
-        .env("PERFBENCH_HOME", "/tmp/perfbench")
+/// One JSON line of the bench binary.
+fn parse_line(l: &str) -> Result<Value, String> {
+    serde_json::from_str(l).map_err(|e| format!("not JSON ({e}): {l}"))
+}
+
+/// Runs `command` to the end; returns its JSON lines and what it printed
+/// on stderr.
+fn run(command: &mut Command) -> Result<(Vec<Value>, String), String> {
+    let out = command
         .output()
-        .map_err(|e| format!("cannot run {bench}: {e}"))?;
+        .map_err(|e| format!("cannot run {command:?}: {e}"))?;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     if !out.status.success() {
-        return Err(format!(
-            "{bench} {args:?} exited {}: {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ));
+        return Err(format!("{command:?} exited {}: {stderr}", out.status));
     }
     let lines = String::from_utf8_lossy(&out.stdout)
         .lines()
-        .map(|l| serde_json::from_str(l).map_err(|e| format!("not JSON ({e}): {l}")))
+        .map(parse_line)
         .collect::<Result<_, _>>()?;
-    Ok((lines, String::from_utf8_lossy(&out.stderr).into_owned()))
+    Ok((lines, stderr))
 }
 
 /// The line of benchmark `id`.
@@ -83,16 +95,8 @@ fn figure(lines: &[Value], id: &str, metric: &str, key: &str) -> Result<f64, Str
 /// equal instructions (QEMU's `-icount shift=0` counts one cycle per
 /// instruction). Per-iteration mode also has every iteration equal.
 fn spin_counts(bench: &str, mode: &[&str], read_path: Option<&str>) -> Result<String, String> {
-    let mut args = vec![
-        "spin_loop",
-        "--events",
-        "instructions,cycles",
-        "--output-format",
-        "json",
-    ];
-    args.extend_from_slice(mode);
-    args.extend_from_slice(QUICK);
-    let lines = run(bench, &args)?;
+    let command = &mut bench_command(bench, &["spin_loop"], "instructions,cycles", mode);
+    let (lines, _) = run(command)?;
     let mut details = Vec::new();
     let mut estimates = Vec::new();
     for id in ["spin_loop/1000", "spin_loop/2000"] {
@@ -145,22 +149,14 @@ fn spin_counts(bench: &str, mode: &[&str], read_path: Option<&str>) -> Result<St
 /// and every pass counts the same loop exactly.
 fn split_into_passes(bench: &str) -> Result<String, String> {
     let events = "instructions,r08,r008,r0008,r00008,r000008,r0000008";
-    let mut args = vec![
-        "spin_loop/1000",
-        "--exact",
-        "--events",
-        events,
-        "--output-format",
-        "json",
-    ];
-    args.extend_from_slice(QUICK);
-    let lines = run(bench, &args)?;
+    let (lines, _) = run(&mut bench_command(bench, ONE, events, &[]))?;
     let l = line(&lines, "spin_loop/1000")?;
     let groups = l["groups"].as_array().map_or(0, Vec::len);
     if groups < 2 {
         return Err(format!(
             "{} events in {groups} group(s): {}",
-            7, l["groups"]
+            events.split(',').count(),
+            l["groups"]
         ));
     }
     let estimate = |metric: &str| figure(&lines, "spin_loop/1000", metric, "estimate");
@@ -220,33 +216,13 @@ fn stored_samples(id: &str, metric: &str) -> String {
 /// per-iteration mode give the same count, to the instruction: both call the
 /// routine through the same code, whose cost calibration measures.
 fn less_overhead_both_modes_agree(bench: &str) -> Result<String, String> {
-    let base = [
-        "spin_loop/1000",
-        "--exact",
-        "--events",
-        "instructions",
-        "--output-format",
-        "json",
-    ];
-    let mut batch = base.to_vec();
-    batch.extend_from_slice(QUICK);
-    let mut per_iter = batch.clone();
-    per_iter.extend_from_slice(&["--mode", "per-iter", "--subtract-overhead"]);
-    let estimate = |args: &[&str]| -> Result<f64, String> {
-        figure(
-            &run(bench, args)?,
-            "spin_loop/1000",
-            "instructions",
-            "estimate",
-        )
+    let estimate = |extra: &[&str]| -> Result<f64, String> {
+        let (lines, _) = run(&mut bench_command(bench, ONE, "instructions", extra))?;
+        figure(&lines, "spin_loop/1000", "instructions", "estimate")
     };
-    let mut batch_less = batch.clone();
-    batch_less.push("--subtract-overhead");
-    let (b, bl, p) = (
-        estimate(&batch)?,
-        estimate(&batch_less)?,
-        estimate(&per_iter)?,
-    );
+    let b = estimate(&[])?;
+    let bl = estimate(&["--subtract-overhead"])?;
+    let p = estimate(&["--mode", "per-iter", "--subtract-overhead"])?;
     let details = format!(
         "batch {b}, batch less overhead {bl}, per-iteration less overhead {p} instructions"
     );
@@ -261,16 +237,7 @@ fn less_overhead_both_modes_agree(bench: &str) -> Result<String, String> {
 /// the NMI watchdog is on but holds no counter (no pseudo-NMIs), so the run
 /// does not warn about it.
 fn environment_record(bench: &str) -> Result<String, String> {
-    let mut args = vec![
-        "spin_loop/1000",
-        "--exact",
-        "--events",
-        "instructions",
-        "--output-format",
-        "json",
-    ];
-    args.extend_from_slice(QUICK);
-    let (lines, stderr) = run_with_stderr(bench, &args)?;
+    let (lines, stderr) = run(&mut bench_command(bench, ONE, "instructions", &[]))?;
     let env = &line(&lines, "spin_loop/1000")?["environment"];
     if stderr.contains("NMI watchdog") {
         return Err(format!(
@@ -333,17 +300,7 @@ fn hog(n: usize) -> Result<CounterHog, String> {
 /// not scaled, once five pinned CPU-wide events leave it one counter
 /// (`spin_loop/2000`).
 fn multiplexing_is_flagged(bench: &str) -> Result<String, String> {
-    let mut child = Command::new(bench)
-        .args([
-            "--bench",
-            "spin_loop",
-            "--events",
-            "instructions,r08",
-            "--output-format",
-            "json",
-        ])
-        .args(QUICK)
-        .env("PERFBENCH_HOME", "/tmp/perfbench")
+    let mut child = bench_command(bench, &["spin_loop"], "instructions,r08", &[])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -354,7 +311,7 @@ fn multiplexing_is_flagged(bench: &str) -> Result<String, String> {
             .next()
             .ok_or("no more lines")?
             .map_err(|e| e.to_string())?;
-        serde_json::from_str(&l).map_err(|e| format!("not JSON ({e}): {l}"))
+        parse_line(&l)
     };
     let free = next()?;
     let held = hog(5).and_then(|hog| {

@@ -358,18 +358,21 @@ impl CounterGroup {
             .collect()
     }
 
-    /// A reader for inline reads of the group, choosing `rdpmc` where every
-    /// counter allows it and one group `read()` otherwise.
+    /// A reader for inline reads of the group, choosing `rdpmc` where the
+    /// kernel allows user-space reads ([`sys::user_reads_allowed`]) and
+    /// every counter's page offers them (`cap_user_rdpmc`), and one group
+    /// `read()` otherwise.
     ///
-    /// Call it while the group is enabled: a counter's page has `index != 0`
-    /// only while it sits on a hardware counter. Pages are mapped only to
-    /// try `rdpmc` (never on architectures without it) and are dropped again
-    /// when the syscall path is chosen.
+    /// The choice does not depend on where the counters are at this moment:
+    /// a group the kernel has multiplexed off the PMU keeps its path, and
+    /// only the reads that find a counter off its hardware counter fall
+    /// back. Pages are mapped only to try `rdpmc` (never on architectures
+    /// without it) and are dropped again when the syscall path is chosen.
     pub fn reader(&mut self) -> GroupReader<'_> {
-        let pages = if sys::RDPMC_AVAILABLE {
+        let pages = if sys::user_reads_allowed() {
             self.user_pages()
                 .ok()
-                .filter(|pages| pages.iter().all(|p| rdpmc::read_page(p).is_some()))
+                .filter(|pages| pages.iter().all(MmapPage::cap_user_rdpmc))
         } else {
             None
         };
@@ -382,6 +385,7 @@ impl CounterGroup {
             pages: pages.unwrap_or_default(),
             group: self,
             fallbacks: 0,
+            retries: 0,
         }
     }
 }
@@ -420,6 +424,7 @@ pub struct GroupReader<'a> {
     pages: Vec<MmapPage>,
     path: ReadPath,
     fallbacks: u64,
+    retries: u64,
 }
 
 impl GroupReader<'_> {
@@ -435,37 +440,56 @@ impl GroupReader<'_> {
         self.fallbacks
     }
 
+    /// How many counter reads on the `Rdpmc` path were retried because the
+    /// kernel updated the counter's page meanwhile (it rescheduled the
+    /// counter): each retry repeats the read, so it costs more than
+    /// calibrated.
+    pub fn retries(&self) -> u64 {
+        self.retries
+    }
+
     /// The group itself (to enable, disable or `read()` it).
     pub fn group(&mut self) -> &mut CounterGroup {
         self.group
     }
 
     /// The cumulative value of every counter, one per event in
-    /// [`CounterGroup::events`] order. Counters must be read while enabled
-    /// for the `rdpmc` path to hold; a counter that cannot be read with
-    /// `rdpmc` at that moment makes this read fall back to `read()` for the
-    /// whole group, so the values always come from one path.
+    /// [`CounterGroup::events`] order, and the group's `(time_enabled,
+    /// time_running)`, for a read on `side` of what is measured.
+    ///
+    /// Counters must be read while enabled for the `rdpmc` path to hold; a
+    /// counter that cannot be read with `rdpmc` at that moment makes this
+    /// read fall back to `read()` for the whole group, so the values always
+    /// come from one path. On the `rdpmc` path the times are the leader's
+    /// (the kernel schedules a group on and off the PMU as one), read
+    /// outside the span of the counter reads: first before, last after.
     #[inline]
-    pub fn read_into(&mut self, values: &mut [u64]) -> io::Result<()> {
+    pub fn read_into(&mut self, values: &mut [u64], side: Side) -> io::Result<(u64, u64)> {
         if self.path == ReadPath::Rdpmc {
             assert_eq!(values.len(), self.pages.len(), "one slot per event");
-            let mut all = true;
-            for (slot, page) in values.iter_mut().zip(&self.pages) {
-                match rdpmc::read_page(page) {
-                    Some(v) => *slot = v,
-                    None => {
-                        all = false;
-                        break;
-                    }
-                }
-            }
-            if all {
-                return Ok(());
+            let leader = &self.pages[0];
+            let before = (side == Side::Before).then(|| rdpmc::page_times(leader));
+            let retries = &mut self.retries;
+            let read_all = values
+                .iter_mut()
+                .zip(&self.pages)
+                .all(|(slot, page)| rdpmc::read_page(page, retries).map(|v| *slot = v).is_some());
+            if read_all {
+                return Ok(before.unwrap_or_else(|| rdpmc::page_times(leader)));
             }
             self.fallbacks += 1;
         }
-        self.group.read_into(values).map(drop)
+        self.group.read_into(values)
     }
+}
+
+/// Which side of the measured code a [`GroupReader::read_into`] is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The read that starts the measured span.
+    Before,
+    /// The read that ends it.
+    After,
 }
 
 #[cfg(test)]
@@ -522,16 +546,16 @@ mod tests {
         assert_eq!(pages.len(), 2);
         for p in &pages {
             assert_eq!((p.index(), p.cap_user_rdpmc()), (0, false), "{p:?}");
-            assert_eq!(rdpmc::read_page(p), None);
+            assert_eq!(rdpmc::read_page(p, &mut 0), None);
         }
         drop(pages);
         let mut reader = group.reader();
         assert_eq!(reader.path(), ReadPath::Syscall);
         let mut before = [0; 2];
         let mut after = [0; 2];
-        reader.read_into(&mut before).unwrap();
+        reader.read_into(&mut before, Side::Before).unwrap();
         std::hint::black_box(touch_fresh_pages(7));
-        reader.read_into(&mut after).unwrap();
+        reader.read_into(&mut after, Side::After).unwrap();
         assert_eq!(after[1] - before[1], 7);
         assert!(after[0] > before[0]);
         assert_eq!(reader.fallbacks(), 0);
@@ -553,11 +577,11 @@ mod tests {
         assert_eq!(reader.path(), ReadPath::Rdpmc);
         let mut before = [0; 2];
         let mut after = [0; 2];
-        reader.read_into(&mut before).unwrap();
+        reader.read_into(&mut before, Side::Before).unwrap();
         // A fold through black_box: a plain sum would become a closed form.
         let work = (0..std::hint::black_box(10_000u64)).fold(0, |a, x| std::hint::black_box(a ^ x));
         std::hint::black_box(work);
-        reader.read_into(&mut after).unwrap();
+        reader.read_into(&mut after, Side::After).unwrap();
         assert!(after[1] - before[1] >= 10_000, "{before:?} {after:?}");
         assert!(after[0] > before[0], "{before:?} {after:?}");
         reader.group().disable().unwrap();

@@ -2,10 +2,14 @@
 //! mmap'd `perf_event_mmap_page`.
 //!
 //! The logic is the man page's seqlock loop (perf_event_open(2), "MMAP
-//! layout", `cap_user_rdpmc`), written against the [`UserPage`] trait so that
-//! it can be tested on a fake page: machines without a hardware PMU (VMs, CI)
-//! never get a page with `cap_user_rdpmc` set. The raw page and the `rdpmc`
-//! instruction itself live in [`crate::kernel::sys`].
+//! layout", `cap_user_rdpmc` and `cap_user_time`), as libperf's
+//! `perf_mmap__read_self` runs it, split in two: the counter's value, whose
+//! read must cost the same every time because it lies inside what is
+//! counted, and the enabled and running times, which take a timestamp and
+//! are read outside it. It is written against the [`UserPage`] trait so that it can be tested on a fake page: machines
+//! without a hardware PMU (VMs, CI) never get a page with `cap_user_rdpmc`
+//! set. The raw page and the instructions themselves live in
+//! [`crate::kernel::sys`].
 
 use std::sync::atomic::{compiler_fence, Ordering};
 
@@ -24,6 +28,42 @@ pub trait UserPage {
     fn pmc_width(&self) -> u16;
     /// `cap_user_rdpmc`: user space may use `rdpmc` on this counter.
     fn cap_user_rdpmc(&self) -> bool;
+    /// `time_enabled` as of the kernel's last update of the page.
+    fn time_enabled(&self) -> u64;
+    /// `time_running` as of the kernel's last update of the page.
+    fn time_running(&self) -> u64;
+    /// The conversion of a timestamp to the perf clock, if the page offers
+    /// it (`cap_user_time`).
+    fn clock(&self) -> Option<UserClock>;
+}
+
+/// The mmap page's conversion from the timestamp counter to the perf clock
+/// (`time_mult`, `time_shift`, `time_offset`; `time_cycles` and `time_mask`
+/// where the counter is short).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UserClock {
+    /// `time_mult`.
+    pub mult: u32,
+    /// `time_shift`.
+    pub shift: u16,
+    /// `time_offset`.
+    pub offset: u64,
+    /// `time_cycles` and `time_mask`, with `cap_user_time_short`.
+    pub short: Option<(u64, u64)>,
+}
+
+impl UserClock {
+    /// Nanoseconds since the page's times were last updated, at timestamp
+    /// `cycles`: the man page's `time_offset + (cyc * time_mult) >>
+    /// time_shift`, the product taken in 128 bits so it cannot overflow.
+    pub fn elapsed(&self, cycles: u64) -> u64 {
+        let cycles = match self.short {
+            Some((last, mask)) => last.wrapping_add(cycles.wrapping_sub(last) & mask),
+            None => cycles,
+        };
+        let scaled = (u128::from(cycles) * u128::from(self.mult)) >> self.shift;
+        self.offset.wrapping_add(scaled as u64)
+    }
 }
 
 impl UserPage for sys::MmapPage {
@@ -47,6 +87,25 @@ impl UserPage for sys::MmapPage {
     fn cap_user_rdpmc(&self) -> bool {
         sys::MmapPage::cap_user_rdpmc(self)
     }
+    #[inline]
+    fn time_enabled(&self) -> u64 {
+        sys::MmapPage::time_enabled(self)
+    }
+    #[inline]
+    fn time_running(&self) -> u64 {
+        sys::MmapPage::time_running(self)
+    }
+    #[inline]
+    fn clock(&self) -> Option<UserClock> {
+        self.cap_user_time().then(|| UserClock {
+            mult: self.time_mult(),
+            shift: self.time_shift(),
+            offset: self.time_offset(),
+            short: self
+                .cap_user_time_short()
+                .then(|| (self.time_cycles(), self.time_mask())),
+        })
+    }
 }
 
 /// Sign-extends the low `width` bits of `raw`. A width of 0 or 64 and more
@@ -61,14 +120,18 @@ pub fn sign_extend(raw: u64, width: u16) -> i64 {
 }
 
 /// The counter's current value read from user space, or `None` where the
-/// page does not allow it (`cap_user_rdpmc` clear, or `index == 0`: not on a
-/// hardware counter now) and the caller must fall back to `read()`.
+/// page does not allow it (`cap_user_rdpmc` clear, or `index == 0`: not on
+/// a hardware counter now) and the caller must fall back to `read()`.
 ///
 /// `rdpmc(i)` reads hardware counter `i` (that is, `index - 1`). The whole
 /// read is retried until `lock` is the same before and after it, so the
 /// value never mixes an old `offset` with a new counter or the reverse.
+/// Its cost does not depend on the counter's state, so that every read
+/// between two counted instants costs the same, except that each retry
+/// (the kernel updated the page meanwhile: it rescheduled the counter)
+/// repeats it; `retries` counts them.
 #[inline]
-pub fn read_counter<P, F>(page: &P, mut rdpmc: F) -> Option<u64>
+pub fn read_counter<P, F>(page: &P, mut rdpmc: F, retries: &mut u64) -> Option<u64>
 where
     P: UserPage + ?Sized,
     F: FnMut(u32) -> u64,
@@ -79,8 +142,7 @@ where
         let index = page.index();
         let offset = page.offset();
         let value = if page.cap_user_rdpmc() && index != 0 {
-            let width = page.pmc_width();
-            let pmc = sign_extend(rdpmc(index - 1), width);
+            let pmc = sign_extend(rdpmc(index - 1), page.pmc_width());
             Some(offset.wrapping_add(pmc) as u64)
         } else {
             None
@@ -89,6 +151,40 @@ where
         if page.lock() == seq {
             return value;
         }
+        *retries += 1;
+    }
+}
+
+/// The counter's `(time_enabled, time_running)` now, read from user space
+/// as libperf's `perf_mmap__read_self` reads them: the page's times are as
+/// of the kernel's last update, so where the page offers the conversion
+/// (`cap_user_time`) the time since then, from `timestamp()`, is added to
+/// the enabled time, and to the running time if the counter is on a
+/// hardware counter (`index != 0`). Without the conversion the times are
+/// the page's own. Taken under the seqlock, retried like
+/// [`read_counter`].
+#[inline]
+pub fn read_times<P, T>(page: &P, mut timestamp: T) -> (u64, u64)
+where
+    P: UserPage + ?Sized,
+    T: FnMut() -> u64,
+{
+    loop {
+        let seq = page.lock();
+        compiler_fence(Ordering::SeqCst);
+        let enabled = page.time_enabled();
+        let running = page.time_running();
+        let elapsed = page.clock().map_or(0, |clock| clock.elapsed(timestamp()));
+        let on_pmu = page.index() != 0;
+        compiler_fence(Ordering::SeqCst);
+        if page.lock() == seq {
+            let running = if on_pmu {
+                running.wrapping_add(elapsed)
+            } else {
+                running
+            };
+            return (enabled.wrapping_add(elapsed), running);
+        }
     }
 }
 
@@ -96,15 +192,29 @@ where
 /// counter registers on aarch64); `None` where the page does not allow it
 /// or this architecture has no user-space read here.
 #[inline]
-pub fn read_page(page: &sys::MmapPage) -> Option<u64> {
+pub fn read_page(page: &sys::MmapPage, retries: &mut u64) -> Option<u64> {
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     {
-        read_counter(page, sys::rdpmc)
+        read_counter(page, sys::rdpmc, retries)
     }
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
-        let _ = page;
+        let _ = (page, retries);
         None
+    }
+}
+
+/// [`read_times`] of `page` with the real timestamp counter (none on
+/// architectures without a user-space read: the page's own times).
+#[inline]
+pub fn page_times(page: &sys::MmapPage) -> (u64, u64) {
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    {
+        read_times(page, sys::user_timestamp)
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        read_times(page, || 0)
     }
 }
 
@@ -122,6 +232,9 @@ mod tests {
         offset: Cell<i64>,
         pmc_width: Cell<u16>,
         cap_user_rdpmc: Cell<bool>,
+        time_enabled: Cell<u64>,
+        time_running: Cell<u64>,
+        clock: Cell<Option<UserClock>>,
         lock_reads: Cell<u32>,
     }
 
@@ -142,6 +255,15 @@ mod tests {
         fn cap_user_rdpmc(&self) -> bool {
             self.cap_user_rdpmc.get()
         }
+        fn time_enabled(&self) -> u64 {
+            self.time_enabled.get()
+        }
+        fn time_running(&self) -> u64 {
+            self.time_running.get()
+        }
+        fn clock(&self) -> Option<UserClock> {
+            self.clock.get()
+        }
     }
 
     fn page(index: u32, offset: i64, width: u16) -> FakePage {
@@ -158,13 +280,18 @@ mod tests {
     fn a_plain_read_adds_the_counter_to_the_offset() {
         let p = page(3, 1000, 48);
         let mut asked = Vec::new();
-        let v = read_counter(&p, |i| {
-            asked.push(i);
-            234
-        });
+        let mut retries = 0;
+        let v = read_counter(
+            &p,
+            |i| {
+                asked.push(i);
+                234
+            },
+            &mut retries,
+        );
         assert_eq!(v, Some(1234));
         assert_eq!(asked, vec![2], "rdpmc reads counter index - 1, once");
-        assert_eq!(p.lock_reads.get(), 2);
+        assert_eq!((p.lock_reads.get(), retries), (2, 0));
     }
 
     #[test]
@@ -175,18 +302,23 @@ mod tests {
         // 100_000 + 900 is consistent.
         let p = page(1, 5, 48);
         let mut calls = 0;
-        let v = read_counter(&p, |i| {
-            assert_eq!(i, 0);
-            calls += 1;
-            if calls == 1 {
-                p.lock.set(3); // writer enters
-                p.offset.set(100_000);
-                p.lock.set(4); // and leaves
-            }
-            900
-        });
+        let mut retries = 0;
+        let v = read_counter(
+            &p,
+            |i| {
+                assert_eq!(i, 0);
+                calls += 1;
+                if calls == 1 {
+                    p.lock.set(3); // writer enters
+                    p.offset.set(100_000);
+                    p.lock.set(4); // and leaves
+                }
+                900
+            },
+            &mut retries,
+        );
         assert_eq!(v, Some(100_900));
-        assert_eq!(calls, 2, "exactly one retry");
+        assert_eq!((calls, retries), (2, 1), "exactly one retry, counted");
         assert_eq!(p.lock_reads.get(), 4);
     }
 
@@ -195,11 +327,15 @@ mod tests {
         // The counter is scheduled out during the read: the retry sees
         // index 0 and the caller must fall back to read().
         let p = page(2, 5, 48);
-        let v = read_counter(&p, |_| {
-            p.lock.set(5);
-            p.index.set(0);
-            1
-        });
+        let v = read_counter(
+            &p,
+            |_| {
+                p.lock.set(5);
+                p.index.set(0);
+                1
+            },
+            &mut 0,
+        );
         assert_eq!(v, None);
     }
 
@@ -208,15 +344,18 @@ mod tests {
         // Bit 47 set: -10 in 48 bits, whatever lies above bit 47.
         for raw in [0xFFFF_FFFF_FFF6u64, 0xABCD_FFFF_FFFF_FFF6] {
             let p = page(1, 1000, 48);
-            assert_eq!(read_counter(&p, |_| raw), Some(990), "{raw:#x}");
+            assert_eq!(read_counter(&p, |_| raw, &mut 0), Some(990), "{raw:#x}");
         }
         // Bit 47 clear: a positive value, upper garbage dropped.
         let p = page(1, 1000, 48);
-        assert_eq!(read_counter(&p, |_| 0xFF00_0000_0000_0010), Some(1016));
+        assert_eq!(
+            read_counter(&p, |_| 0xFF00_0000_0000_0010, &mut 0),
+            Some(1016)
+        );
         // A negative delta on a large offset.
         let p = page(1, 1 << 50, 48);
         assert_eq!(
-            read_counter(&p, |_| (1 << 47) | 5),
+            read_counter(&p, |_| (1 << 47) | 5, &mut 0),
             Some((1 << 50) - (1 << 47) + 5)
         );
     }
@@ -224,8 +363,11 @@ mod tests {
     #[test]
     fn width_64_is_no_extension() {
         let p = page(1, 1000, 64);
-        assert_eq!(read_counter(&p, |_| 1 << 47), Some(1000 + (1 << 47)));
-        assert_eq!(read_counter(&p, |_| u64::MAX - 9), Some(990));
+        assert_eq!(
+            read_counter(&p, |_| 1 << 47, &mut 0),
+            Some(1000 + (1 << 47))
+        );
+        assert_eq!(read_counter(&p, |_| u64::MAX - 9, &mut 0), Some(990));
         assert_eq!(sign_extend(u64::MAX, 64), -1);
         assert_eq!(sign_extend(0x8000, 0), 0x8000);
         assert_eq!(sign_extend(0x8000, 16), -0x8000);
@@ -234,7 +376,10 @@ mod tests {
     #[test]
     fn index_0_falls_back_without_rdpmc() {
         let p = page(0, 1000, 48);
-        assert_eq!(read_counter(&p, |_| panic!("rdpmc with index 0")), None);
+        assert_eq!(
+            read_counter(&p, |_| panic!("rdpmc with index 0"), &mut 0),
+            None
+        );
     }
 
     #[test]
@@ -242,8 +387,95 @@ mod tests {
         let p = page(4, 1000, 48);
         p.cap_user_rdpmc.set(false);
         assert_eq!(
-            read_counter(&p, |_| panic!("rdpmc without cap_user_rdpmc")),
+            read_counter(&p, |_| panic!("rdpmc without cap_user_rdpmc"), &mut 0),
             None
         );
+    }
+
+    #[test]
+    fn times_are_carried_forward_from_the_last_update() {
+        // 1000 ticks at 1.5 ns per tick (mult 3, shift 1) is 1500 ns; the
+        // kernel's offset of -100 ns makes it 1400 ns since its update.
+        let p = page(1, 0, 48);
+        p.time_enabled.set(1000);
+        p.time_running.set(600);
+        p.clock.set(Some(UserClock {
+            mult: 3,
+            shift: 1,
+            offset: (-100i64) as u64,
+            short: None,
+        }));
+        assert_eq!(read_times(&p, || 1000), (2400, 2000));
+        // Off its hardware counter, the counter is not running.
+        p.index.set(0);
+        assert_eq!(read_times(&p, || 1000), (2400, 600));
+        // Without the conversion the page's times are all there is.
+        p.clock.set(None);
+        assert_eq!(read_times(&p, || panic!("timestamp read")), (1000, 600));
+    }
+
+    #[test]
+    fn the_conversion_matches_the_man_pages_overflow_free_form() {
+        // perf_event_open(2): quot = cyc >> shift; rem = cyc & (2^shift - 1);
+        // delta = offset + quot * mult + ((rem * mult) >> shift).
+        let man = |c: UserClock, cyc: u64| {
+            let quot = cyc >> c.shift;
+            let rem = cyc & ((1u64 << c.shift) - 1);
+            c.offset
+                .wrapping_add(quot.wrapping_mul(u64::from(c.mult)))
+                .wrapping_add((rem * u64::from(c.mult)) >> c.shift)
+        };
+        for (mult, shift) in [(1u32, 0u16), (3, 1), (u32::MAX, 31), (1_398_101, 22)] {
+            for cyc in [0u64, 1, 999_999, 1 << 40, u64::MAX / 3, u64::MAX] {
+                let c = UserClock {
+                    mult,
+                    shift,
+                    offset: 12_345,
+                    short: None,
+                };
+                assert_eq!(
+                    c.elapsed(cyc),
+                    man(c, cyc),
+                    "mult {mult} shift {shift} cyc {cyc}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_short_timestamp_counter_is_widened_across_its_wrap() {
+        // A 16-bit counter last seen at 0xFFF0 now reads 0x0010: 0x20 ticks
+        // later, so 0x1_0010 in the kernel's wider count.
+        let c = UserClock {
+            mult: 1,
+            shift: 0,
+            offset: 0,
+            short: Some((0xFFF0, 0xFFFF)),
+        };
+        assert_eq!(c.elapsed(0x0010), 0x1_0010);
+        assert_eq!(c.elapsed(0xFFF8), 0xFFF8);
+    }
+
+    #[test]
+    fn times_changed_during_the_read_are_retried() {
+        // The kernel schedules the counter in again while the times are
+        // read: the first snapshot is torn and must be dropped.
+        let p = page(1, 0, 48);
+        p.time_enabled.set(1000);
+        p.time_running.set(1000);
+        p.clock.set(Some(UserClock::default()));
+        let mut calls = 0;
+        let times = read_times(&p, || {
+            calls += 1;
+            if calls == 1 {
+                p.lock.set(3);
+                p.time_enabled.set(5000);
+                p.time_running.set(4000);
+                p.lock.set(4);
+            }
+            0
+        });
+        assert_eq!(times, (5000, 4000));
+        assert_eq!(calls, 2);
     }
 }

@@ -201,6 +201,11 @@ macro_rules! page_field {
 /// Bit of `perf_event_mmap_page.capabilities` that is `cap_user_rdpmc`
 /// (after `cap_bit0` and `cap_bit0_is_deprecated`).
 const CAP_USER_RDPMC: u64 = 1 << 2;
+/// Bit of `capabilities` that is `cap_user_time`.
+const CAP_USER_TIME: u64 = 1 << 3;
+/// Bit of `capabilities` that is `cap_user_time_short` (after
+/// `cap_user_time_zero`).
+const CAP_USER_TIME_SHORT: u64 = 1 << 5;
 
 impl MmapPage {
     /// Maps the first page of the counter `fd`, read-only and shared. A
@@ -283,6 +288,52 @@ impl MmapPage {
     pub fn cap_user_rdpmc(&self) -> bool {
         self.capabilities() & CAP_USER_RDPMC != 0
     }
+
+    /// `cap_user_time`: `time_mult`, `time_shift` and `time_offset` convert
+    /// [`user_timestamp`] to the perf clock.
+    #[inline]
+    pub fn cap_user_time(&self) -> bool {
+        self.capabilities() & CAP_USER_TIME != 0
+    }
+
+    /// `cap_user_time_short`: the timestamp counter is narrower than 64
+    /// bits; `time_cycles` and `time_mask` widen it.
+    #[inline]
+    pub fn cap_user_time_short(&self) -> bool {
+        self.capabilities() & CAP_USER_TIME_SHORT != 0
+    }
+
+    /// `time_mult`: the multiplier from timestamp ticks to nanoseconds.
+    #[inline]
+    pub fn time_mult(&self) -> u32 {
+        page_field!(self, time_mult)
+    }
+
+    /// `time_shift`: the right shift after multiplying by `time_mult`.
+    #[inline]
+    pub fn time_shift(&self) -> u16 {
+        page_field!(self, time_shift)
+    }
+
+    /// `time_offset`: added to the converted timestamp.
+    #[inline]
+    pub fn time_offset(&self) -> u64 {
+        page_field!(self, time_offset)
+    }
+
+    /// `time_cycles`: the timestamp at the kernel's last update, for
+    /// `cap_user_time_short`.
+    #[inline]
+    pub fn time_cycles(&self) -> u64 {
+        page_field!(self, time_cycles)
+    }
+
+    /// `time_mask`: the timestamp counter's width as a mask, for
+    /// `cap_user_time_short`.
+    #[inline]
+    pub fn time_mask(&self) -> u64 {
+        page_field!(self, time_mask)
+    }
 }
 
 impl Drop for MmapPage {
@@ -308,6 +359,19 @@ impl std::fmt::Debug for MmapPage {
 /// Whether this build can read counters from user space: `rdpmc` on x86_64,
 /// the PMU's counter registers on aarch64.
 pub const RDPMC_AVAILABLE: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
+
+/// Whether the kernel lets this process read its counters from user space
+/// where a counter's page says `cap_user_rdpmc`. On x86_64 the page says
+/// so itself. On arm64 it does not: the page offers reads to every event
+/// that asked, and `kernel.perf_user_access` (read here, 0 where absent)
+/// decides whether the counter's `index` is ever shown.
+pub fn user_reads_allowed() -> bool {
+    if cfg!(target_arch = "aarch64") {
+        return std::fs::read_to_string("/proc/sys/kernel/perf_user_access")
+            .is_ok_and(|s| s.trim() == "1");
+    }
+    RDPMC_AVAILABLE
+}
 
 /// On arm64, the `config1` bit of the PMU's `rdpmc` format term
 /// (`format/rdpmc` = `config1:1`): the event asks for user-space reads,
@@ -403,6 +467,36 @@ pub fn rdpmc(counter: u32) -> u64 {
         );
     }
     (u64::from(hi) << 32) | u64::from(lo)
+}
+
+/// The timestamp counter the mmap page's `time_*` fields convert to the
+/// perf clock (`cap_user_time`): the TSC on x86_64, the virtual counter
+/// `CNTVCT_EL0` on aarch64 (after an `isb`, so it is not read early).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub fn user_timestamp() -> u64 {
+    // SAFETY: `rdtsc` reads the time-stamp counter, which user space may
+    // always read on Linux (CR4.TSD is clear); it touches no memory.
+    unsafe { std::arch::x86_64::_rdtsc() }
+}
+
+/// See the x86_64 version.
+#[cfg(target_arch = "aarch64")]
+#[inline]
+pub fn user_timestamp() -> u64 {
+    let value: u64;
+    // SAFETY: `isb` and `mrs` of CNTVCT_EL0, which Linux lets EL0 read
+    // (CNTKCTL_EL1.EL0VCTEN); no memory is read or written. Not `nomem`, so
+    // it orders the compiler's memory accesses around it in the seqlock loop.
+    unsafe {
+        std::arch::asm!(
+            "isb",
+            "mrs {value}, cntvct_el0",
+            value = out(reg) value,
+            options(nostack, preserves_flags),
+        );
+    }
+    value
 }
 
 /// The content of `/proc/sys/kernel/perf_event_paranoid`, if readable.

@@ -250,7 +250,7 @@ mod tests {
             let m = measure_per_iter(&quick(), &mut group, |b| b.iter(|| touch_fresh_pages(16)))
                 .unwrap();
             assert_eq!(m.read_path, ReadPath::Syscall, "software events");
-            assert_eq!((m.multiplexed, m.fallback_reads), (0, 0));
+            assert_eq!((m.multiplexed() as u64, m.fallback_reads), (0, 0));
             let d = m.iterations_per_sample;
             assert!(d >= 1);
             assert_eq!(m.per_iteration.len() as u64, 10 * d);
@@ -258,6 +258,9 @@ mod tests {
             for (i, it) in m.per_iteration.iter().enumerate() {
                 assert_eq!(it.values[faults], 16, "{spec}, iteration {i}: {it:?}");
                 assert!(it.values[clock] > 0, "{spec}, iteration {i}: {it:?}");
+                // Never off the PMU: the times advance together, and do advance.
+                assert_eq!(it.time_enabled, it.time_running, "{spec}, iteration {i}");
+                assert!(it.time_enabled > 0, "{spec}, iteration {i}: {it:?}");
                 assert!(it.wall_ns > 0, "{spec}, iteration {i}: {it:?}");
             }
         }

@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::batch::warm_up;
 use super::bencher::{Bencher, Outcome, Target};
 use super::{Config, MeasureError, Measurement, Sample, Throughput};
-use crate::counter::group::{CounterGroup, Counts, GroupReader, ReadPath};
+use crate::counter::group::{CounterGroup, Counts, GroupReader, ReadPath, Side};
 
 /// At most this many iterations are stored by per-iteration mode, all
 /// samples together (unless `sample_count` alone is larger: then one
@@ -26,6 +26,17 @@ pub struct IterationCounts {
     /// tail of the first and the head of the second) and of two clock
     /// reads: see [`calibrate_per_iter`].
     pub values: Vec<u64>,
+    /// Nanoseconds the group was enabled between the two reads.
+    pub time_enabled: u64,
+    /// Nanoseconds it was on the PMU between them: less than
+    /// `time_enabled` means the kernel multiplexed it during this iteration,
+    /// which may then have counted only part of the routine.
+    pub time_running: u64,
+    /// A user-space read in this iteration was retried, or fell back to
+    /// `read()`, because the kernel had just rescheduled the counters: the
+    /// reads then cost other than calibrated, even if the group stayed on
+    /// the PMU.
+    pub rescheduled: bool,
 }
 
 /// Everything one benchmark's per-iteration measurement produced.
@@ -40,10 +51,6 @@ pub struct PerIterMeasurement {
     pub read_path: ReadPath,
     /// The throughput the benchmark declared, if any.
     pub throughput: Option<Throughput>,
-    /// Samples during which the group was not on the PMU all the time it
-    /// was enabled (`time_running < time_enabled`): multiplexed, so some
-    /// iterations may have counted nothing. Flagged, never scaled.
-    pub multiplexed: u64,
     /// Reads on the `rdpmc` path that found a counter off its hardware
     /// counter and used one group `read()` instead.
     pub fallback_reads: u64,
@@ -72,6 +79,17 @@ impl PerIterMeasurement {
         }
     }
 
+    /// Iterations during which the kernel multiplexed the group (it was not
+    /// on the PMU all the time it was enabled, so the iteration may have
+    /// counted only part of the routine) or rescheduled it (a read was
+    /// retried). Flagged, never scaled.
+    pub fn multiplexed(&self) -> usize {
+        self.per_iteration
+            .iter()
+            .filter(|it| it.time_running < it.time_enabled || it.rescheduled)
+            .count()
+    }
+
     /// The iterations, sample by sample.
     pub fn samples(&self) -> std::slice::Chunks<'_, IterationCounts> {
         let d = usize::try_from(self.iterations_per_sample.max(1)).unwrap_or(usize::MAX);
@@ -86,6 +104,8 @@ pub(super) struct Bracket<'g> {
     after: Vec<u64>,
     /// Store iterations (not during warm-up).
     record: bool,
+    /// The reader's retries and fallbacks as of the last iteration.
+    detours: u64,
     iterations: Vec<IterationCounts>,
 }
 
@@ -99,10 +119,13 @@ impl Bracket<'_> {
     #[inline]
     pub(super) fn bracket<T>(&mut self, routine: impl FnOnce() -> T) -> io::Result<T> {
         let start = Instant::now();
-        self.reader.read_into(&mut self.before)?;
+        let (enabled_before, running_before) =
+            self.reader.read_into(&mut self.before, Side::Before)?;
         let output = routine();
-        self.reader.read_into(&mut self.after)?;
+        let (enabled_after, running_after) = self.reader.read_into(&mut self.after, Side::After)?;
         let wall = start.elapsed();
+        let detours = self.reader.retries() + self.reader.fallbacks();
+        let rescheduled = std::mem::replace(&mut self.detours, detours) != detours;
         if self.record {
             self.iterations.push(IterationCounts {
                 wall_ns: u64::try_from(wall.as_nanos()).unwrap_or(u64::MAX),
@@ -112,6 +135,9 @@ impl Bracket<'_> {
                     .zip(&self.before)
                     .map(|(now, then)| now.wrapping_sub(*then))
                     .collect(),
+                time_enabled: enabled_after.saturating_sub(enabled_before),
+                time_running: running_after.saturating_sub(running_before),
+                rescheduled,
             });
         }
         Ok(output)
@@ -126,29 +152,16 @@ impl Bracket<'_> {
     }
 
     /// Enables the group, runs `n` iterations through `one`, and disables it
-    /// again (also on error); returns the group's reads at start and end.
-    fn run_enabled<F>(&mut self, n: u64, one: &mut F) -> io::Result<(Counts, Counts)>
+    /// again (also on error).
+    fn run_enabled<F>(&mut self, n: u64, one: &mut F) -> io::Result<()>
     where
         F: FnMut(&mut Bracket<'_>) -> io::Result<()>,
     {
         self.reader.group().enable()?;
-        let run = self.run(n, one);
+        let run = (0..n).try_for_each(|_| one(self));
         let stopped = self.reader.group().disable();
-        let counts = run?;
-        stopped?;
-        Ok(counts)
-    }
-
-    fn run<F>(&mut self, n: u64, one: &mut F) -> io::Result<(Counts, Counts)>
-    where
-        F: FnMut(&mut Bracket<'_>) -> io::Result<()>,
-    {
-        let start = self.reader.group().read()?;
-        for _ in 0..n {
-            one(self)?;
-        }
-        let end = self.reader.group().read()?;
-        Ok((start, end))
+        run?;
+        stopped
     }
 }
 
@@ -165,20 +178,17 @@ where
     F: FnMut(&mut Bracket<'_>) -> io::Result<()>,
 {
     let events = group.events().len();
-    // The path is chosen while the counters run: only then does the page of
-    // a counter on a hardware counter show its index.
-    group.enable()?;
     let reader = group.reader();
     let mut b = Bracket {
         reader,
         before: vec![0; events],
         after: vec![0; events],
         record: false,
+        detours: 0,
         iterations: Vec::new(),
     };
-    b.reader.group().disable()?;
 
-    let ns_per_iter = warm_up(config, |n| b.run_enabled(n, one).map(drop))?;
+    let ns_per_iter = warm_up(config, |n| b.run_enabled(n, one))?;
 
     let count = config.sample_count.max(1);
     let cap = (MAX_STORED_ITERATIONS / count).max(1);
@@ -189,13 +199,8 @@ where
     b.iterations
         .reserve_exact(usize::try_from(count * d).unwrap_or(0));
     let fallbacks_before = b.reader.fallbacks();
-    let mut multiplexed = 0;
     for _ in 0..count {
-        let (start, end) = b.run_enabled(d, one)?;
-        let delta = end.since(&start);
-        if delta.time_running < delta.time_enabled {
-            multiplexed += 1;
-        }
+        b.run_enabled(d, one)?;
     }
     Ok(PerIterMeasurement {
         read_path: b.reader.path(),
@@ -203,7 +208,6 @@ where
         per_iteration: b.iterations,
         iterations_per_sample: d,
         throughput: None,
-        multiplexed,
     })
 }
 

@@ -79,8 +79,8 @@ fn record(
     Ok(recording)
 }
 
-/// How per-iteration mode read the counters, and in how many samples the
-/// group was multiplexed.
+/// How per-iteration mode read the counters, and in how many iterations the
+/// kernel multiplexed or rescheduled them.
 type PerIterFacts = Option<(group::ReadPath, usize)>;
 
 /// Measures one benchmark in the mode asked for, one pass per group.
@@ -91,7 +91,7 @@ fn measure_passes(
 ) -> Result<(measure::Measurement, PerIterFacts), MeasureError> {
     if options.per_iter {
         let pm = measure::measure_per_iter(&options.config, &mut groups[0].0, bench)?;
-        let facts = (pm.read_path, pm.multiplexed as usize);
+        let facts = (pm.read_path, pm.multiplexed());
         return Ok((pm.as_measurement(), Some(facts)));
     }
     let mut passes = groups.iter_mut();

@@ -11,6 +11,8 @@ use std::os::fd::{FromRawFd, OwnedFd};
 use std::process::{Command, Stdio};
 
 use perf_event_open_sys::bindings;
+use perfbench::counter::event::parse_list;
+use perfbench::counter::group::CounterGroup;
 
 use serde_json::Value;
 
@@ -176,9 +178,9 @@ fn split_into_passes(bench: &str) -> Result<String, String> {
     ))
 }
 
-/// The stored samples of a metric of benchmark `id`, as `iterations:total`
-/// pairs, to show where a count went astray.
-fn stored_samples(id: &str, metric: &str) -> String {
+/// The stored samples of a metric of benchmark `id`: (iterations, total)
+/// of each; empty if none are stored.
+fn stored(id: &str, metric: &str) -> Vec<(u64, f64)> {
     let folders = std::fs::read_dir("/tmp/perfbench")
         .into_iter()
         .flatten()
@@ -203,13 +205,25 @@ fn stored_samples(id: &str, metric: &str) -> String {
         };
         let iterations = doc["iterations"].as_array().into_iter().flatten();
         let totals = series["totals"].as_array().into_iter().flatten();
-        let pairs: Vec<String> = iterations
+        return iterations
             .zip(totals)
-            .map(|(n, t)| format!("{n}:{t}"))
+            .map(|(n, t)| (n.as_u64().unwrap_or(0), t.as_f64().unwrap_or(f64::NAN)))
             .collect();
-        return pairs.join(" ");
     }
-    "not stored".into()
+    Vec::new()
+}
+
+/// The stored samples of a metric of benchmark `id`, as `iterations:total`
+/// pairs, to show where a count went astray.
+fn stored_samples(id: &str, metric: &str) -> String {
+    let pairs: Vec<String> = stored(id, metric)
+        .iter()
+        .map(|(n, t)| format!("{n}:{t}"))
+        .collect();
+    if pairs.is_empty() {
+        return "not stored".into();
+    }
+    pairs.join(" ")
 }
 
 /// With the calibrated cost of measuring subtracted, batch mode and
@@ -261,15 +275,29 @@ fn environment_record(bench: &str) -> Result<String, String> {
     ))
 }
 
-/// Holds hardware counters of CPU 0 with pinned CPU-wide `INST_RETIRED`
-/// events until dropped: pinned events take their counters before any
-/// task's, so a task's group that no longer fits is multiplexed.
+/// Holds hardware counters with `INST_RETIRED` events until dropped.
 struct CounterHog {
     _counters: Vec<OwnedFd>,
 }
 
-/// Takes `n` counters of CPU 0.
-fn hog(n: usize) -> Result<CounterHog, String> {
+/// Whose counters a [`CounterHog`] takes.
+#[derive(Clone, Copy)]
+enum Hold {
+    /// CPU 0's, with pinned CPU-wide events: they take their counters
+    /// before any task's, so a task's group that no longer fits is
+    /// multiplexed off the PMU for as long as they are held.
+    Pinned,
+    /// A process's own, with flexible events of its task: they take turns
+    /// with its groups, which the kernel rotates every mux interval.
+    Rotating(u32),
+}
+
+/// Takes `n` counters as `hold` says.
+fn hog(n: usize, hold: Hold) -> Result<CounterHog, String> {
+    let (pid, cpu) = match hold {
+        Hold::Pinned => (-1, 0),
+        Hold::Rotating(pid) => (pid as i32, -1),
+    };
     let mut fds = Vec::new();
     for _ in 0..n {
         let mut attr = bindings::perf_event_attr {
@@ -278,11 +306,12 @@ fn hog(n: usize) -> Result<CounterHog, String> {
             config: 0x08,
             ..Default::default()
         };
-        attr.set_pinned(1);
+        attr.set_pinned(u64::from(matches!(hold, Hold::Pinned)));
         // SAFETY: `attr` is a whole perf_event_attr whose size field is its
         // own; it asks for counting only, so the kernel writes nothing into
-        // our memory. pid -1 with cpu 0 is a CPU-wide event (root only).
-        let fd = unsafe { perf_event_open_sys::perf_event_open(&mut attr, -1, 0, -1, 0) };
+        // our memory. pid -1 with cpu 0 is a CPU-wide event, a pid with cpu
+        // -1 another process's (both root only).
+        let fd = unsafe { perf_event_open_sys::perf_event_open(&mut attr, pid, cpu, -1, 0) };
         if fd < 0 {
             return Err(format!(
                 "cannot hold a counter: {}",
@@ -295,12 +324,14 @@ fn hog(n: usize) -> Result<CounterHog, String> {
     Ok(CounterHog { _counters: fds })
 }
 
-/// Multiplexing forced: a group of two instruction counters fits while the
-/// PMU is free (`spin_loop/1000`), and is flagged as multiplexed, counts
-/// not scaled, once five pinned CPU-wide events leave it one counter
-/// (`spin_loop/2000`).
-fn multiplexing_is_flagged(bench: &str) -> Result<String, String> {
-    let mut child = bench_command(bench, &["spin_loop"], "instructions,r08", &[])
+/// The two instruction counters of `spin_loop` with the PMU free, then
+/// with five of its six general counters held as `hold` says: the result
+/// lines of `spin_loop/1000`, measured free, and of `spin_loop/2000`,
+/// measured with the counters held. They are taken once the first line is
+/// out, after the run has sorted its events into groups, which it does
+/// once, at the start.
+fn free_then_held(bench: &str, extra: &[&str], pinned: bool) -> Result<(Value, Value), String> {
+    let mut child = bench_command(bench, &["spin_loop"], "instructions,r08", extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -313,14 +344,27 @@ fn multiplexing_is_flagged(bench: &str) -> Result<String, String> {
             .map_err(|e| e.to_string())?;
         parse_line(&l)
     };
-    let free = next()?;
-    let held = hog(5).and_then(|hog| {
+    let free = next();
+    let held = free.as_ref().map_err(Clone::clone).and_then(|_| {
+        let hold = if pinned {
+            Hold::Pinned
+        } else {
+            Hold::Rotating(child.id())
+        };
+        let hog = hog(5, hold)?;
         let line = next();
         drop(hog);
         line
     });
     let _ = child.wait();
-    let held = held?;
+    Ok((free?, held?))
+}
+
+/// Multiplexing forced: a group of two instruction counters fits while the
+/// PMU is free, and is flagged as multiplexed, counts not scaled, once five
+/// pinned CPU-wide events leave it one counter.
+fn multiplexing_is_flagged(bench: &str) -> Result<String, String> {
+    let (free, held) = free_then_held(bench, &[], true)?;
     let (before, during) = (&free["multiplexed_samples"], &held["multiplexed_samples"]);
     if before != 0 || during.as_u64().unwrap_or(0) == 0 {
         return Err(format!(
@@ -331,6 +375,71 @@ fn multiplexing_is_flagged(bench: &str) -> Result<String, String> {
         "multiplexed samples: {before} of {} with the PMU free, {during} of {} with 5 counters held",
         free["samples"], held["samples"]
     ))
+}
+
+/// Multiplexing by rotation, seen per iteration: five flexible events of
+/// the bench process and its group of two instruction counters want seven
+/// of the six general counters, so the kernel rotates them. In per-iteration mode
+/// with user-space reads, an iteration during which the group was off the
+/// PMU, whole or in part, is flagged from the times read with the counters
+/// (from the mmap page, carried forward with the timestamp counter where
+/// `cap_user_time` allows, as libperf does). With the PMU free every
+/// iteration counts the same; under rotation no more iterations count
+/// otherwise than are flagged.
+fn rotation_is_flagged_per_iteration(bench: &str) -> Result<String, String> {
+    let (free, held) = free_then_held(bench, &["--mode", "per-iter"], false)?;
+    let free_totals = stored("spin_loop/1000", "instructions");
+    let exact = free_totals.first().map(|s| s.1).ok_or("nothing stored")?;
+    if free["multiplexed_samples"] != 0 || free_totals.iter().any(|s| s.1 != exact) {
+        return Err(format!(
+            "the PMU free, {} flagged, iterations {}",
+            free["multiplexed_samples"],
+            stored_samples("spin_loop/1000", "instructions")
+        ));
+    }
+    let exact = exact + EXTRA_INSTRUCTIONS;
+    let totals = stored("spin_loop/2000", "instructions");
+    let off: Vec<(usize, f64)> = totals
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.1 != exact)
+        .map(|(i, s)| (i, s.1))
+        .collect();
+    let (flagged, iterations) = (&held["multiplexed_samples"], &held["samples"]);
+    let details = format!(
+        "read path {}, cap_user_time {}; spin_loop/2000 with 5 flexible events: \
+         {flagged} of {iterations} iterations flagged, {} counted other than {exact}, \
+         those not 0 (iteration, count): {:?}",
+        held["read_path"],
+        cap_user_time()?,
+        off.len(),
+        off.iter()
+            .filter(|o| o.1 != 0.0)
+            .take(12)
+            .collect::<Vec<_>>()
+    );
+    let off = off.len();
+    let flagged = flagged.as_u64().unwrap_or(0) as usize;
+    let whole = totals.len() == iterations.as_u64().unwrap_or(0) as usize;
+    if held["read_path"] != "rdpmc"
+        || !whole
+        || flagged == 0
+        || flagged >= totals.len()
+        || off > flagged
+    {
+        return Err(details);
+    }
+    Ok(details)
+}
+
+/// Whether the mmap page of an instruction counter of this process offers
+/// `cap_user_time`: the conversion of the timestamp counter to the perf
+/// clock, with which a user-space read carries the times forward.
+fn cap_user_time() -> Result<bool, String> {
+    let events = parse_list("instructions").map_err(|e| e.to_string())?;
+    let group = CounterGroup::open(&events).map_err(|e| e.to_string())?;
+    let pages = group.user_pages().map_err(|e| e.to_string())?;
+    Ok(pages[0].cap_user_time())
 }
 
 /// Sets `kernel.perf_user_access`, which allows user-space counter reads.
@@ -395,6 +504,10 @@ fn main() {
     );
     check("split_into_passes", split_into_passes(&bench));
     check("multiplexing_is_flagged", multiplexing_is_flagged(&bench));
+    check(
+        "rotation_is_flagged_per_iteration",
+        rotation_is_flagged_per_iteration(&bench),
+    );
     check("environment_record", environment_record(&bench));
     check("list_events_aliases", list_events(&bench));
     let mut failed = 0;

@@ -275,24 +275,7 @@ fn permission_denied_names_perf_event_paranoid_and_its_value() {
         );
         return;
     }
-    let binary = fixtures_binary();
-    // Kernel-space counting (`:k`) is refused to unprivileged users at
-    // paranoid >= 2; as root, drop to `nobody` to be one.
-    let mut cmd = if is_root() {
-        let mut c = Command::new("setpriv");
-        c.args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            "--inh-caps=-all",
-            "--bounding-set=-all",
-        ])
-        .arg(binary);
-        c
-    } else {
-        Command::new(binary)
-    };
-    let out = cmd
+    let out = unprivileged()
         .args([
             "--bench",
             "--exact",
@@ -316,6 +299,65 @@ fn permission_denied_names_perf_event_paranoid_and_its_value() {
         "{}",
         run.stderr
     );
+}
+
+/// The fixtures binary as a user without privilege: kernel-space counting
+/// is refused to such users at paranoid >= 2, so as root, drop to `nobody`.
+fn unprivileged() -> Command {
+    let binary = fixtures_binary();
+    if !is_root() {
+        return Command::new(binary);
+    }
+    let mut c = Command::new("setpriv");
+    c.args([
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+    ])
+    .arg(binary);
+    c
+}
+
+#[test]
+fn software_events_refused_the_kernel_count_user_space_with_one_note() {
+    let paranoid = perfbench::kernel::sys::perf_event_paranoid().expect("readable");
+    if paranoid < 2 {
+        eprintln!("skipped: perf_event_paranoid is {paranoid}; anyone may count the kernel here");
+        return;
+    }
+    // A home `nobody` may write to.
+    let home = std::env::temp_dir().join(format!("perfbench-unprivileged-{}", std::process::id()));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::set_permissions(&home, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let run = Run::finish(
+        unprivileged()
+            .args(["--bench", "--exact", "touch_16", "--output-format", "json"])
+            .args(["--events", "page-faults,context-switches,task-clock"])
+            .args(QUICK)
+            .env("PERFBENCH_HOME", &home)
+            .output()
+            .expect("runs"),
+    );
+    let _ = std::fs::remove_dir_all(&home);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let notes: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("user space only"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{}", run.stderr);
+    assert!(
+        notes[0].contains("counting page-faults, context-switches in user space only")
+            && notes[0].contains(&format!("kernel.perf_event_paranoid is {paranoid}")),
+        "{}",
+        notes[0]
+    );
+    // task-clock is left alone; the faults of touching pages are the user's.
+    assert!(!notes[0].contains("task-clock"), "{}", notes[0]);
+    let lines = run.json();
+    assert_eq!(lines[0]["metrics"]["page-faults"]["estimate"], 16.0);
 }
 
 fn is_root() -> bool {

@@ -17,7 +17,7 @@ use std::os::fd::{AsFd, OwnedFd};
 
 use crate::counter::event::{Event, Source};
 use crate::kernel::rdpmc;
-use crate::kernel::sys::{self, GroupReading, MmapPage};
+use crate::kernel::sys::{self, CounterAttr, GroupReading, MmapPage};
 
 /// An open group of counters on the calling thread.
 pub struct CounterGroup {
@@ -223,9 +223,46 @@ pub fn open_groups(events: &[Event]) -> Result<Groups, OpenError> {
 
 /// Opens `event` alone and closes it again: whether this machine can count it.
 pub fn probe(event: &Event) -> Result<(), OpenError> {
-    sys::open_counter(&event.attr, None, true)
-        .map(drop)
-        .map_err(|e| OpenError::classify(event, e))
+    probe_with(event, |attr| sys::open_counter(attr, None, true).map(drop))
+}
+
+/// What of an event can be counted here.
+#[derive(Debug)]
+pub enum Countable {
+    /// The event as asked.
+    AsAsked(Event),
+    /// The event in user space only: it counts the kernel by default, and
+    /// the kernel refused that for lack of privilege.
+    UserOnly(Event),
+}
+
+/// `event` as this machine can count it: as asked, or, where it counts the
+/// kernel by default and privilege forbids that, in user space only.
+pub fn countable(event: Event) -> Result<Countable, OpenError> {
+    countable_with(event, |attr| sys::open_counter(attr, None, true).map(drop))
+}
+
+/// [`countable`] with `open` in place of the kernel's `perf_event_open`.
+fn countable_with(
+    event: Event,
+    mut open: impl FnMut(&CounterAttr) -> io::Result<()>,
+) -> Result<Countable, OpenError> {
+    match probe_with(&event, &mut open) {
+        Ok(()) => Ok(Countable::AsAsked(event)),
+        Err(OpenError::PermissionDenied { .. }) if event.kernel_by_default => {
+            let narrowed = event.user_only().expect("counts the kernel by default");
+            probe_with(&narrowed, open).map(|()| Countable::UserOnly(narrowed))
+        }
+        Err(err) => Err(err),
+    }
+}
+
+/// [`probe`] with `open` in place of the kernel's `perf_event_open`.
+fn probe_with(
+    event: &Event,
+    open: impl FnOnce(&CounterAttr) -> io::Result<()>,
+) -> Result<(), OpenError> {
+    open(&event.attr).map_err(|e| OpenError::classify(event, e))
 }
 
 impl CounterGroup {
@@ -585,6 +622,58 @@ mod tests {
         assert!(after[1] - before[1] >= 10_000, "{before:?} {after:?}");
         assert!(after[0] > before[0], "{before:?} {after:?}");
         reader.group().disable().unwrap();
+    }
+
+    /// An opener that refuses kernel counting for lack of privilege, as
+    /// `perf_event_paranoid` 2 does for a user without CAP_PERFMON, and
+    /// records what it was asked to open.
+    fn paranoid_opener(asked: &mut Vec<bool>) -> impl FnMut(&CounterAttr) -> io::Result<()> + '_ {
+        |attr| {
+            asked.push(attr.exclude_kernel);
+            if attr.exclude_kernel {
+                Ok(())
+            } else {
+                Err(io::Error::from_raw_os_error(libc::EACCES))
+            }
+        }
+    }
+
+    #[test]
+    fn software_events_refused_the_kernel_are_narrowed_to_user_space() {
+        let mut asked = Vec::new();
+        let event = crate::counter::event::parse("context-switches").unwrap();
+        let got = countable_with(event, paranoid_opener(&mut asked)).unwrap();
+        let Countable::UserOnly(e) = got else {
+            panic!("not narrowed: {got:?}")
+        };
+        assert!(e.attr.exclude_kernel && !e.attr.exclude_user);
+        assert_eq!(asked, vec![false, true], "kernel first, then user only");
+    }
+
+    #[test]
+    fn levels_asked_for_are_never_narrowed() {
+        for spec in ["context-switches:uk", "context-switches:k"] {
+            let mut asked = Vec::new();
+            let event = crate::counter::event::parse(spec).unwrap();
+            let got = countable_with(event, paranoid_opener(&mut asked));
+            assert!(
+                matches!(got, Err(OpenError::PermissionDenied { .. })),
+                "{spec}: {got:?}"
+            );
+            assert_eq!(asked, vec![false], "{spec}: one try");
+        }
+        let mut asked = Vec::new();
+        let event = crate::counter::event::parse("context-switches").unwrap();
+        let got = countable_with(event, |_| Ok(()));
+        assert!(matches!(got, Ok(Countable::AsAsked(_))), "{got:?}");
+        let got = countable_with(
+            crate::counter::event::parse("cycles").unwrap(),
+            paranoid_opener(&mut asked),
+        );
+        assert!(
+            matches!(got, Ok(Countable::AsAsked(_))),
+            "user-only already: {got:?}"
+        );
     }
 
     #[test]

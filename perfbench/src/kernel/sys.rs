@@ -39,6 +39,10 @@ pub struct CounterAttr {
     pub exclude_kernel: bool,
     /// Do not count in the hypervisor.
     pub exclude_hv: bool,
+    /// Count the threads the measured thread creates while counting too
+    /// (`inherit`): their counts are added in when they exit. Such a
+    /// counter cannot be mmap'd, so it is never read from user space.
+    pub inherit: bool,
 }
 
 /// Opens one counter for the calling thread on whatever CPU it runs.
@@ -71,6 +75,7 @@ pub fn open_counter(
     raw.set_exclude_user(u64::from(attr.exclude_user));
     raw.set_exclude_kernel(u64::from(attr.exclude_kernel));
     raw.set_exclude_hv(u64::from(attr.exclude_hv));
+    raw.set_inherit(u64::from(attr.inherit));
     let group_fd = leader.map_or(-1, |fd| fd.as_raw_fd());
     // SAFETY: `raw` is a fully initialised perf_event_attr whose `size` is its
     // own size; it asks only for counting (no sampling, no mmap output), so the
@@ -618,6 +623,16 @@ impl FreshMapping {
     /// The number of pages mapped.
     pub fn pages(&self) -> usize {
         self.len / self.page
+    }
+
+    /// The whole mapping as bytes, for the kernel to write into (a `read`
+    /// into fresh pages: the kernel takes their faults on the caller's
+    /// behalf).
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: `base` points at `len` readable and writable bytes mapped
+        // in `new` (zero-filled by the kernel, so initialised), owned by self
+        // alone and borrowed mutably for the slice's lifetime.
+        unsafe { std::slice::from_raw_parts_mut(self.base, self.len) }
     }
 
     /// Writes 1 to the first byte of page `i` and reads it back.

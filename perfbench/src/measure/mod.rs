@@ -240,6 +240,79 @@ mod tests {
         assert_eq!(m.throughput, Some(Throughput::Bytes(64)));
     }
 
+    /// Each iteration's count of the only event in `spec`, in per-iteration
+    /// mode.
+    fn per_iteration_counts(spec: &str, routine: impl FnMut()) -> Vec<u64> {
+        let mut group = CounterGroup::open(&parse_list(spec).unwrap()).unwrap();
+        let mut routine = routine;
+        let m = measure_per_iter(&quick(), &mut group, |b| b.iter(&mut routine)).unwrap();
+        m.per_iteration.iter().map(|it| it.values[0]).collect()
+    }
+
+    #[test]
+    fn inherited_counters_count_the_threads_the_routine_spawns() {
+        // A thread that touches 64 fresh pages and is joined: its faults
+        // and its CPU time are the routine's, counted only with `inherit`.
+        let per_iteration = |inherit: bool| {
+            let mut events = parse_list("page-faults,task-clock").unwrap();
+            for e in &mut events {
+                e.attr.inherit = inherit;
+            }
+            let mut group = CounterGroup::open(&events).unwrap();
+            let m = measure(&quick(), &mut group, |b| {
+                b.iter(|| {
+                    std::thread::spawn(|| std::hint::black_box(touch_fresh_pages(64)))
+                        .join()
+                        .unwrap()
+                })
+            })
+            .unwrap();
+            let s = &m.samples[m.samples.len() - 1];
+            (
+                s.counts.values[0] / s.iterations,
+                s.counts.values[1] / s.iterations,
+            )
+        };
+        let (faults, _) = per_iteration(true);
+        assert!(faults >= 64, "with inherit: {faults} faults per iteration");
+        let (faults, _) = per_iteration(false);
+        assert!(faults < 64, "without: {faults} faults per iteration");
+    }
+
+    #[test]
+    fn page_faults_include_those_the_kernel_takes_for_the_task() {
+        // Reading /dev/zero into 16 fresh pages: the kernel takes the 16
+        // faults while it copies. perf stat counts 16; so must we, and
+        // `:u` shows why user-only counting read 0.
+        let faults = per_iteration_counts("page-faults", || {
+            std::hint::black_box(crate::fixtures::read_into_fresh_pages(16));
+        });
+        assert!(faults.iter().all(|&n| n == 16), "{faults:?}");
+        let user = per_iteration_counts("page-faults:u", || {
+            std::hint::black_box(crate::fixtures::read_into_fresh_pages(16));
+        });
+        assert!(user.iter().all(|&n| n == 0), "{user:?}");
+    }
+
+    #[test]
+    fn context_switches_include_the_routines_own_blocking() {
+        // Four sleeps: four voluntary switches in a typical iteration, all in
+        // the kernel, so user-only counting sees none. (Now and then a
+        // sleep's timer expires before the switch, or a preemption adds one.)
+        let sleep4 = || {
+            for _ in 0..4 {
+                std::thread::sleep(Duration::from_micros(20));
+            }
+        };
+        let median = |spec: &str| {
+            let mut switches = per_iteration_counts(spec, sleep4);
+            switches.sort_unstable();
+            switches[switches.len() / 2]
+        };
+        assert_eq!(median("context-switches"), 4);
+        assert_eq!(median("context-switches:u"), 0);
+    }
+
     #[test]
     fn per_iter_mode_counts_exact_page_faults_on_every_iteration() {
         for spec in ["task-clock,page-faults", "page-faults,task-clock"] {

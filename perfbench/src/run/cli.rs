@@ -51,11 +51,13 @@ pub struct Options {
     pub mode: RunMode,
     /// `--events`, as written.
     pub events: Option<String>,
-    /// CPU to pin to; `None` pins to the CPU the run starts on.
+    /// `--cpu N`: the CPU to pin to.
     pub cpu: Option<usize>,
     /// `--cpu-type`: pin to a CPU of this hybrid core type.
     pub cpu_type: Option<String>,
-    /// Do not pin at all.
+    /// `--pin`: pin to the CPU the thread starts on.
+    pub pin: bool,
+    /// `--no-pin`: do not pin at all, not even on hybrid CPUs.
     pub no_pin: bool,
     /// Warm-up, measurement time and sample count.
     pub config: Config,
@@ -123,7 +125,8 @@ const FLAGS: &[Flag] = &[
     Flag { name: "list-events", value: None, help: "list the events this machine can count", apply: |p, _| { p.o().list_events = true; Ok(()) } },
     Flag { name: "cpu", value: Some("N"), help: "pin the measuring thread to CPU N", apply: |p, v| { p.o().cpu = Some(number(v, "--cpu")?); Ok(()) } },
     Flag { name: "cpu-type", value: Some("core|atom"), help: "on hybrid CPUs, pin to a core of this type", apply: |p, v| { p.o().cpu_type = Some(v.into()); Ok(()) } },
-    Flag { name: "no-pin", value: None, help: "do not pin the measuring thread", apply: |p, _| { p.o().no_pin = true; Ok(()) } },
+    Flag { name: "pin", value: None, help: "pin the measuring thread (and the threads it spawns) to the CPU it starts on", apply: |p, _| { p.o().pin = true; Ok(()) } },
+    Flag { name: "no-pin", value: None, help: "do not pin the measuring thread, not even on hybrid CPUs", apply: |p, _| { p.o().no_pin = true; Ok(()) } },
     Flag { name: "sample-count", value: Some("N"), help: "samples per benchmark (default 50)", apply: |p, v| { p.sample_count = Some(positive(v, "--sample-count")?); Ok(()) } },
     Flag { name: "warm-up-time", value: Some("S"), help: "warm-up seconds (default 0.15)", apply: |p, v| { p.warm_up = Some(seconds(v, "--warm-up-time")?); Ok(()) } },
     Flag { name: "measurement-time", value: Some("S"), help: "measurement seconds (default 0.7)", apply: |p, v| { p.measurement = Some(seconds(v, "--measurement-time")?); Ok(()) } },
@@ -246,6 +249,7 @@ fn defaults() -> Options {
         cpu: None,
         cpu_type: None,
         no_pin: false,
+        pin: false,
         config: Config::default(),
         output_format: OutputFormat::Pretty,
         color: Color::Auto,

@@ -53,9 +53,15 @@ impl Plan {
 /// Makes the plan: opens the groups, pins the thread and calibrates. Errors
 /// are for the user (bad events, CPUs or baselines).
 pub fn prepare(options: &Options) -> Result<Plan, String> {
-    let events = countable_events(options)?;
     let pin = pin(options)?;
     let cpu = pin.as_ref().map(ThreadPin::cpu);
+    let mut events = countable_events(options, cpu.is_some())?;
+    // Batch mode counts the threads the routine spawns too; per-iteration
+    // mode reads its counters from user space, which inherited counters
+    // do not allow, so it counts the measuring thread only.
+    for e in &mut events {
+        e.attr.inherit = !options.per_iter;
+    }
     let events = for_pinned_core(events, cpu);
     let mut groups = group::open_groups(&events).map_err(|e| {
         format!("{e} (together with the other events: a PMU holds only so many counters at once; ask for fewer)")
@@ -89,22 +95,32 @@ pub fn prepare(options: &Options) -> Result<Plan, String> {
 }
 
 /// The events to measure: those asked for, or the default set, minus those
-/// this machine cannot count (each named in a warning).
-fn countable_events(options: &Options) -> Result<Vec<Event>, String> {
+/// this machine cannot count (each named in a warning). Software events
+/// count the kernel's work for the task too; where privilege forbids that
+/// they count user space only, and one note names them.
+fn countable_events(options: &Options, pinned: bool) -> Result<Vec<Event>, String> {
     let asked = match &options.events {
         Some(spec) => event::parse_list(spec).map_err(|e| e.to_string())?,
-        None => default_events(),
+        None => default_events(pinned),
     };
     let mut countable = Vec::new();
+    let mut narrowed = Vec::new();
     let mut last_error = None;
     for e in asked {
-        match group::probe(&e) {
-            Ok(()) => countable.push(e),
+        match group::countable(e) {
+            Ok(group::Countable::AsAsked(e)) => countable.push(e),
+            Ok(group::Countable::UserOnly(e)) => {
+                narrowed.push(e.name.clone());
+                countable.push(e);
+            }
             Err(err) => {
                 eprintln!("perfbench: warning: {err}");
                 last_error = Some(err);
             }
         }
+    }
+    if !narrowed.is_empty() {
+        eprintln!("perfbench: note: {}", user_only_note(&narrowed));
     }
     match (countable.is_empty(), last_error) {
         (true, Some(err)) => Err(format!("no event left to count (last: {err})")),
@@ -112,8 +128,20 @@ fn countable_events(options: &Options) -> Result<Vec<Event>, String> {
     }
 }
 
-/// The default set, with a note where hardware counters are missing.
-fn default_events() -> Vec<Event> {
+/// The note for software events narrowed to user space.
+fn user_only_note(names: &[String]) -> String {
+    let paranoid = sys::perf_event_paranoid().map_or("unreadable".into(), |p| p.to_string());
+    format!(
+        "counting {} in user space only: kernel.perf_event_paranoid is {paranoid}, so the \
+         switches, migrations and faults the kernel takes on your behalf are missed; \
+         `sudo sysctl kernel.perf_event_paranoid=1` or CAP_PERFMON counts them",
+        names.join(", ")
+    )
+}
+
+/// The default set, with a note where hardware counters are missing, and
+/// without `cpu-migrations` on a pinned thread, where it is always 0.
+fn default_events(pinned: bool) -> Vec<Event> {
     let hardware = group::probe(&event::parse("cycles").expect("cycles parses")).is_ok();
     if !hardware {
         let paranoid = sys::perf_event_paranoid().map_or("unreadable".into(), |p| p.to_string());
@@ -123,15 +151,23 @@ fn default_events() -> Vec<Event> {
              on bare metal or with a virtual PMU you get cycles, instructions and cache misses"
         );
     }
-    event::default_list(hardware)
+    let mut events = event::default_list(hardware);
+    if pinned {
+        events.retain(|e| e.name != "cpu-migrations");
+    }
+    events
 }
 
-/// Pins the measuring thread as asked: `--cpu N`, `--cpu-type`, the CPU it
-/// runs on, or not at all (`--no-pin`).
+/// Pins the measuring thread as asked: `--cpu N`, `--cpu-type`, or `--pin`
+/// (the CPU it runs on). Unasked, only where the CPU has more than one kind
+/// of core (hybrid), whose events count on one kind only. The threads a
+/// routine spawns inherit the pin, so unpinned they run wherever the
+/// scheduler puts them.
 fn pin(options: &Options) -> Result<Option<ThreadPin>, String> {
     if options.no_pin {
         return Ok(None);
     }
+    let hybrid = pmu::core_pmu_names(pmu::live_root()).len() > 1;
     let cpu = match (&options.cpu_type, options.cpu) {
         (Some(_), Some(_)) => return Err("--cpu and --cpu-type exclude each other".into()),
         (Some(kind), None) => {
@@ -142,6 +178,9 @@ fn pin(options: &Options) -> Result<Option<ThreadPin>, String> {
         }
         (None, cpu) => cpu,
     };
+    if cpu.is_none() && !options.pin && !hybrid {
+        return Ok(None);
+    }
     ThreadPin::new(cpu).map(Some)
 }
 

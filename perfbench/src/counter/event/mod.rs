@@ -50,6 +50,24 @@ pub struct Event {
     /// into that unit; `None` for every other event, whose counts are
     /// reported as they are.
     pub scale: Option<Scale>,
+    /// The event counts the kernel by default rather than by a modifier (a
+    /// software event without `:u`/`:k`): where privilege forbids that, it
+    /// may be narrowed to user space ([`Event::user_only`]).
+    pub kernel_by_default: bool,
+}
+
+impl Event {
+    /// This event counting user space only, if it counts the kernel by
+    /// default: what can still be counted where kernel counting is refused.
+    pub fn user_only(&self) -> Option<Event> {
+        self.kernel_by_default.then(|| {
+            let mut narrowed = self.clone();
+            narrowed.attr.exclude_kernel = true;
+            narrowed.attr.exclude_hv = true;
+            narrowed.kernel_by_default = false;
+            narrowed
+        })
+    }
 }
 
 /// The sysfs scale of an alias: a count times `factor` is an amount of
@@ -281,8 +299,19 @@ pub fn parse_in(spec: &str, root: &Path) -> Result<Event, SpecError> {
         None => (spec, None),
     };
     let (kind, config, source) = resolve(base, spec)?;
-    let (exclude_user, exclude_kernel, exclude_hv) = privilege_levels(modifiers, spec)?;
-    let unit = if kind == sys::TYPE_SOFTWARE && config <= 1 {
+    // Context switches, migrations and faults taken on the user's behalf
+    // happen in kernel context: software events count what the kernel
+    // counts unless a modifier says otherwise. The clocks are left
+    // user-only: the kernel ignores the filter for them, and an
+    // unprivileged user may open them that way.
+    let clock = kind == sys::TYPE_SOFTWARE && config <= 1;
+    let kernel_by_default = source == Source::Software && !clock && modifiers.is_none();
+    let (exclude_user, exclude_kernel, exclude_hv) = if kernel_by_default {
+        (false, false, false)
+    } else {
+        privilege_levels(modifiers, spec)?
+    };
+    let unit = if clock {
         Unit::Nanoseconds
     } else {
         Unit::Count
@@ -297,10 +326,12 @@ pub fn parse_in(spec: &str, root: &Path) -> Result<Event, SpecError> {
             exclude_hv,
             config1: 0,
             config2: 0,
+            inherit: false,
         },
         unit,
         source,
         scale: None,
+        kernel_by_default,
     })
 }
 
@@ -458,7 +489,7 @@ mod tests {
     }
 
     #[test]
-    fn default_counts_user_space_only_and_modifiers_select_levels() {
+    fn cpu_events_count_user_space_and_software_events_the_kernel_by_default() {
         let levels = |s: &str| {
             let a = parse(s).unwrap().attr;
             (a.exclude_user, a.exclude_kernel, a.exclude_hv)
@@ -468,6 +499,27 @@ mod tests {
         assert_eq!(levels("cycles:k"), (true, false, true));
         assert_eq!(levels("cycles:uk"), (false, false, true));
         assert_eq!(levels("cycles:ukh"), (false, false, false));
+        // Software events count what the kernel counts, unless told.
+        assert_eq!(levels("page-faults"), (false, false, false));
+        assert_eq!(levels("context-switches:u"), (false, true, true));
+        assert!(parse("page-faults").unwrap().kernel_by_default);
+        assert!(!parse("page-faults:u").unwrap().kernel_by_default);
+        assert!(!parse("cycles").unwrap().kernel_by_default);
+        assert!(
+            !parse("task-clock").unwrap().kernel_by_default,
+            "ignores the filter"
+        );
+        let narrowed = parse("page-faults").unwrap().user_only().unwrap();
+        let a = narrowed.attr;
+        assert_eq!(
+            (a.exclude_user, a.exclude_kernel, a.exclude_hv),
+            (false, true, true)
+        );
+        assert_eq!(
+            narrowed.name, "page-faults",
+            "results keep the name asked for"
+        );
+        assert!(parse("page-faults:uk").unwrap().user_only().is_none());
     }
 
     #[test]

@@ -114,6 +114,7 @@ fn attr(kind: u32, [config, config1, config2]: ConfigWords, levels: Levels) -> C
         exclude_user,
         exclude_kernel,
         exclude_hv,
+        inherit: false,
     }
 }
 
@@ -125,6 +126,7 @@ fn event(spec: &str, attr: CounterAttr, source: Source, scale: Option<Scale>) ->
         unit: Unit::Count,
         source,
         scale,
+        kernel_by_default: false,
     }
 }
 

@@ -40,4 +40,11 @@ fn text(b: &mut Bencher, input: &str) {
     b.iter(|| black_box(input).len());
 }
 
+/// The routines the oracle test also runs under `perf stat`.
+#[perfbench(args = ["touch_pages", "read_into_pages", "sleep_4", "thread", "compute"])]
+fn oracle(b: &mut Bencher, name: &str) {
+    let routine = perfbench_tests::routine(name).expect("a routine of ROUTINES");
+    b.iter(routine);
+}
+
 perfbench::main!();

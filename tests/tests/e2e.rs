@@ -4,11 +4,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::sync::OnceLock;
 
-use common::{bench_with_env, cargo_bench_command, Run, QUICK, RUNS};
+use common::{bench_with_env, fixtures_binary, Run, QUICK, RUNS};
 use serde_json::Value;
 
 fn bench(args: &[&str]) -> Run {
@@ -229,29 +228,6 @@ fn no_pmu_default_says_why_in_one_line() {
     }
 }
 
-/// The fixtures binary, built by the same `cargo bench`.
-fn fixtures_binary() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
-        let out = cargo_bench_command()
-            .args(["--no-run", "--message-format", "json"])
-            .output()
-            .unwrap();
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .find_map(|v| {
-                v["executable"]
-                    .as_str()
-                    .filter(|e| e.contains("fixtures"))
-                    .map(PathBuf::from)
-            })
-            .expect("cargo names the fixtures binary")
-    })
-}
-
 /// The fixtures binary run directly with `--bench ARGS`, so that stderr holds
 /// perfbench's words alone, without cargo's.
 fn bench_binary(args: &[&str]) -> Run {
@@ -394,6 +370,11 @@ fn list_prints_ids_in_source_order() {
         "text/ascii: benchmark",
         "text/emoji 🦀: benchmark",
         "text/<script>alert(1)</script>: benchmark",
+        "oracle/touch_pages: benchmark",
+        "oracle/read_into_pages: benchmark",
+        "oracle/sleep_4: benchmark",
+        "oracle/thread: benchmark",
+        "oracle/compute: benchmark",
     ];
     let run = bench(&["--list", "--format", "terse"]);
     assert_eq!(run.code, 0);
@@ -407,8 +388,9 @@ fn list_prints_ids_in_source_order() {
             expected[1],
             expected[2],
             expected[4],
+            expected[9],
             "",
-            "4 benchmarks"
+            "5 benchmarks"
         ]
     );
 }
@@ -429,7 +411,7 @@ fn test_mode_runs_each_routine_once_like_libtest() {
     );
     assert!(run
         .stdout
-        .contains("test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 7 filtered out"));
+        .contains("test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 12 filtered out"));
     let run = bench(&["--test", "panics"]);
     assert_eq!(run.code, 101);
     assert!(

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use serde_json::Value;
 
@@ -94,4 +94,27 @@ pub fn bench_with_env(args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut cmd = cargo_bench_command();
     cmd.arg("--").args(args).envs(env.iter().copied());
     Run::finish(cmd.output().expect("cargo runs"))
+}
+
+/// The fixtures binary, built by the same `cargo bench`.
+pub fn fixtures_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
+        let out = cargo_bench_command()
+            .args(["--no-run", "--message-format", "json"])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find_map(|v| {
+                v["executable"]
+                    .as_str()
+                    .filter(|e| e.contains("fixtures"))
+                    .map(PathBuf::from)
+            })
+            .expect("cargo names the fixtures binary")
+    })
 }

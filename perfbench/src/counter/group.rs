@@ -16,8 +16,8 @@ use std::ops::Range;
 use std::os::fd::{AsFd, OwnedFd};
 
 use crate::counter::event::{Event, Source};
-use crate::kernel::rdpmc;
 use crate::kernel::sys::{self, CounterAttr, GroupReading, MmapPage};
+use crate::kernel::{pmu, rdpmc};
 
 /// An open group of counters on the calling thread.
 pub struct CounterGroup {
@@ -43,18 +43,28 @@ pub struct Counts {
 }
 
 impl Counts {
-    /// What was counted between `earlier` and `self`.
-    pub fn since(&self, earlier: &Counts) -> Counts {
-        Counts {
-            time_enabled: self.time_enabled - earlier.time_enabled,
-            time_running: self.time_running - earlier.time_running,
+    /// What was counted between `earlier` and `self`; an error if any value
+    /// or time went backwards, which no counter of one group does (a wrap
+    /// or a mix-up of reads must not pass for a huge count).
+    pub fn since(&self, earlier: &Counts) -> io::Result<Counts> {
+        let delta = |now: u64, then: u64| {
+            now.checked_sub(then).ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("a counter went backwards, from {then} to {now}"),
+                )
+            })
+        };
+        Ok(Counts {
+            time_enabled: delta(self.time_enabled, earlier.time_enabled)?,
+            time_running: delta(self.time_running, earlier.time_running)?,
             values: self
                 .values
                 .iter()
                 .zip(&earlier.values)
-                .map(|(now, then)| now - then)
-                .collect(),
-        }
+                .map(|(&now, &then)| delta(now, then))
+                .collect::<io::Result<_>>()?,
+        })
     }
 }
 
@@ -221,6 +231,33 @@ pub fn open_groups(events: &[Event]) -> Result<Groups, OpenError> {
     })
 }
 
+/// The longest rotation interval of the PMUs counting `events` (4 ms, the
+/// kernel's default, where unreadable); `None` if all are software events.
+fn rotation_interval(events: &[Event]) -> Option<std::time::Duration> {
+    let root = pmu::live_root();
+    let default = std::time::Duration::from_millis(4);
+    events
+        .iter()
+        .filter_map(|e| match e.source {
+            Source::Software => None,
+            Source::Hardware => Some(
+                pmu::core_pmu_names(root)
+                    .iter()
+                    .filter_map(|name| pmu::mux_interval(root, name))
+                    .max()
+                    .unwrap_or(default),
+            ),
+            Source::Pmu => Some(
+                e.name
+                    .split('/')
+                    .next()
+                    .and_then(|name| pmu::mux_interval(root, name))
+                    .unwrap_or(default),
+            ),
+        })
+        .max()
+}
+
 /// Opens `event` alone and closes it again: whether this machine can count it.
 pub fn probe(event: &Event) -> Result<(), OpenError> {
     probe_with(event, |attr| sys::open_counter(attr, None, true).map(drop))
@@ -300,16 +337,21 @@ impl CounterGroup {
     }
 
     /// Whether the group is on the PMU all the time it is enabled: runs it
-    /// for a moment and compares `time_running` with `time_enabled`.
+    /// through a whole rotation interval of its PMUs and compares
+    /// `time_running` with `time_enabled`. Groups of software events alone
+    /// are never multiplexed and are not run.
     pub fn is_scheduled_whole(&mut self) -> io::Result<bool> {
+        let Some(interval) = rotation_interval(&self.events) else {
+            return Ok(true);
+        };
         let before = self.read()?;
         self.enable()?;
         let start = std::time::Instant::now();
-        while start.elapsed() < std::time::Duration::from_micros(200) {
+        while start.elapsed() < interval + std::time::Duration::from_millis(1) {
             std::hint::spin_loop();
         }
         self.disable()?;
-        let probe = self.read()?.since(&before);
+        let probe = self.read()?.since(&before)?;
         Ok(probe.time_running >= probe.time_enabled)
     }
 
@@ -454,7 +496,13 @@ impl fmt::Display for ReadPath {
 }
 
 /// Inline reads of a [`CounterGroup`] on the path [`CounterGroup::reader`]
-/// chose.
+/// chose. It stays on the thread that made it, the counted thread: a
+/// user-space read elsewhere would read another CPU's counter.
+///
+/// ```compile_fail
+/// fn to_another_thread<T: Send>() {}
+/// to_another_thread::<perfbench::counter::group::GroupReader<'static>>();
+/// ```
 pub struct GroupReader<'a> {
     group: &'a mut CounterGroup,
     /// One per event when `path` is `Rdpmc`, else empty.
@@ -546,7 +594,7 @@ mod tests {
                 std::hint::black_box(touch_fresh_pages(i + 1));
                 group.disable().unwrap();
                 let now = group.read().unwrap();
-                let delta = now.since(&last);
+                let delta = now.since(&last).unwrap();
                 last = now;
                 delta
             })
@@ -624,6 +672,20 @@ mod tests {
         reader.group().disable().unwrap();
     }
 
+    #[test]
+    fn a_counter_going_backwards_is_an_error_not_a_huge_count() {
+        let counts = |enabled, values: &[u64]| Counts {
+            time_enabled: enabled,
+            time_running: enabled,
+            values: values.to_vec(),
+        };
+        let d = counts(10, &[5, 7]).since(&counts(4, &[2, 7])).unwrap();
+        assert_eq!((d.time_enabled, d.values), (6, vec![3, 0]));
+        let err = counts(10, &[5, 6]).since(&counts(4, &[2, 7])).unwrap_err();
+        assert_eq!(err.to_string(), "a counter went backwards, from 7 to 6");
+        assert!(counts(3, &[5]).since(&counts(4, &[2])).is_err());
+    }
+
     /// An opener that refuses kernel counting for lack of privilege, as
     /// `perf_event_paranoid` 2 does for a user without CAP_PERFMON, and
     /// records what it was asked to open.
@@ -683,11 +745,14 @@ mod tests {
         let before = group.read().unwrap();
         std::hint::black_box(touch_fresh_pages(8));
         let after = group.read().unwrap();
-        assert_eq!(after.since(&before).values, vec![0, 0]);
+        assert_eq!(after.since(&before).unwrap().values, vec![0, 0]);
         group.enable().unwrap();
         std::hint::black_box(touch_fresh_pages(8));
         group.disable().unwrap();
-        assert_eq!(group.read().unwrap().since(&after).values, vec![8, 8]);
+        assert_eq!(
+            group.read().unwrap().since(&after).unwrap().values,
+            vec![8, 8]
+        );
     }
 
     #[test]

@@ -494,6 +494,19 @@ pub fn core_pmu_names(root: &Path) -> Vec<String> {
         .collect()
 }
 
+/// How often the kernel rotates the groups of PMU `name` that do not all
+/// fit at once: its `perf_event_mux_interval_ms`, if readable.
+pub fn mux_interval(root: &Path, name: &str) -> Option<std::time::Duration> {
+    if !name.chars().all(is_name_char) {
+        return None;
+    }
+    let text = std::fs::read_to_string(root.join(name).join("perf_event_mux_interval_ms")).ok()?;
+    text.trim()
+        .parse()
+        .ok()
+        .map(std::time::Duration::from_millis)
+}
+
 /// On a hybrid machine (`cpu_core`/`cpu_atom` PMUs under `root`), the type of
 /// the PMU whose `cpus` list holds `cpu`; `None` elsewhere.
 pub fn hybrid_type_for_cpu(root: &Path, cpu: u32) -> Option<u32> {
@@ -779,6 +792,22 @@ pub(crate) mod tests {
         assert!(!power.aliases.contains_key("energy-pkg.scale"));
         assert_eq!(Pmu::load(t.root(), "nosuch"), Err(PmuError::Missing));
         assert_eq!(Pmu::load(t.root(), "../x"), Err(PmuError::Missing));
+    }
+
+    #[test]
+    fn mux_intervals_are_read_per_pmu() {
+        let t = intel_hybrid();
+        t.file("cpu_core/perf_event_mux_interval_ms", "4\n")
+            .file("msr/perf_event_mux_interval_ms", "junk\n");
+        let ms = std::time::Duration::from_millis;
+        assert_eq!(mux_interval(t.root(), "cpu_core"), Some(ms(4)));
+        assert_eq!(mux_interval(t.root(), "cpu_atom"), None, "no file");
+        assert_eq!(mux_interval(t.root(), "msr"), None, "not a number");
+        assert_eq!(
+            mux_interval(t.root(), "../cpu_core"),
+            None,
+            "not a PMU name"
+        );
     }
 
     #[test]

@@ -173,6 +173,15 @@ impl GroupReading {
 /// The first page of a counter's mmap: the kernel's `perf_event_mmap_page`,
 /// mapped read-only and unmapped on drop.
 ///
+/// Neither `Send` nor `Sync` (it holds a raw pointer): a user-space read
+/// through it reads the counter register of the CPU the reading thread is
+/// on, which is the counted thread's only on the counted thread itself.
+///
+/// ```compile_fail
+/// fn to_another_thread<T: Send>() {}
+/// to_another_thread::<perfbench::kernel::sys::MmapPage>();
+/// ```
+///
 /// Its fields change under our feet (the kernel updates them whenever the
 /// counter is scheduled), so every accessor is a volatile read, and a
 /// consistent set must be taken under the page's seqlock (see
@@ -181,14 +190,6 @@ pub struct MmapPage {
     page: std::ptr::NonNull<bindings::perf_event_mmap_page>,
     len: usize,
 }
-
-// SAFETY: the mapping is owned by the `MmapPage` alone, is only ever read
-// (volatile reads of plain integers), and stays valid until drop, whichever
-// thread holds or drops it. Which thread's counter a page describes is a
-// question of meaning, not of memory safety.
-unsafe impl Send for MmapPage {}
-// SAFETY: as for `Send`: shared references only perform volatile reads.
-unsafe impl Sync for MmapPage {}
 
 /// A volatile read of one field of the mapped page.
 macro_rules! page_field {

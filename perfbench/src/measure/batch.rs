@@ -66,7 +66,7 @@ where
         samples.push(Sample {
             iterations,
             wall_ns: u64::try_from(wall.as_nanos()).unwrap_or(u64::MAX),
-            counts: now.since(&last),
+            counts: now.since(&last)?,
         });
         last = now;
     }

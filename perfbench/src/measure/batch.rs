@@ -40,11 +40,13 @@ pub(super) fn warm_up(
 }
 
 /// Warm-up, then linear sampling: sample `i` runs `i · d` iterations, `d`
-/// chosen from the warm-up to fill the measurement time, or `step`.
+/// chosen from the warm-up to fill the measurement time (at least
+/// `min_step`), or `step`.
 pub(super) fn sample_linearly<F>(
     config: &Config,
     group: &mut CounterGroup,
     step: Option<u64>,
+    min_step: u64,
     run: &mut F,
 ) -> io::Result<Vec<Sample>>
 where
@@ -55,7 +57,7 @@ where
     let count = config.sample_count.max(1);
     let triangle = (count * (count + 1) / 2) as f64;
     let d = (config.measurement.as_nanos() as f64 / (ns_per_iter * triangle)).ceil();
-    let d = step.unwrap_or(d as u64).max(1);
+    let d = step.unwrap_or((d as u64).max(min_step)).max(1);
 
     let mut samples = Vec::with_capacity(count as usize);
     let mut last = group.read()?;

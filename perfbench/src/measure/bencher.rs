@@ -38,6 +38,17 @@ pub(super) enum Target<'a> {
     PerIter(&'a Config, &'a mut CounterGroup),
 }
 
+/// The batches [`Bencher::iter_batched`] splits every sample into.
+pub const BATCHES_PER_SAMPLE: u64 = 10;
+
+/// How [`Bencher::iter_batched`] splits a sample of `iterations`: into
+/// [`BATCHES_PER_SAMPLE`] batches (fewer only if there are fewer
+/// iterations) of sizes differing by at most one.
+fn batch_sizes(iterations: u64) -> impl Iterator<Item = u64> {
+    let batches = iterations.min(BATCHES_PER_SAMPLE);
+    (0..batches).map(move |k| iterations / batches + u64::from(k < iterations % batches))
+}
+
 /// Runs `body` `n` times: not inlined and not generic, so the loop is the
 /// same machine code around every routine.
 #[inline(never)]
@@ -69,7 +80,7 @@ impl Bencher<'_> {
             self.drive_per_iter(|b| b.bracket_body(&mut body));
             return;
         }
-        self.drive(|iterations, group| {
+        self.drive(1, |iterations, group| {
             // The clock is read outside the counted window: a clock read
             // may retry its seqlock, and those instructions would land on
             // one sample alone and bend the fit.
@@ -82,8 +93,9 @@ impl Bencher<'_> {
     }
 
     /// Measures `routine` on inputs made by `setup`, which runs outside the
-    /// measurement, as does dropping the outputs. A sample's inputs are made
-    /// up to a tenth of the sample at a time, so they should be small.
+    /// measurement, as does dropping the outputs. Each sample is run in
+    /// [`BATCHES_PER_SAMPLE`] batches, a tenth of its inputs made at a time,
+    /// so they should be small.
     pub fn iter_batched<I, O, S, R>(&mut self, mut setup: S, mut routine: R)
     where
         S: FnMut() -> I,
@@ -99,15 +111,13 @@ impl Bencher<'_> {
             });
             return;
         }
-        self.drive(|iterations, group| {
+        self.drive(BATCHES_PER_SAMPLE, |iterations, group| {
             let mut wall = Duration::ZERO;
-            let mut left = iterations;
-            // Ten batches per sample keep the toggling cost a constant per
-            // sample (it lands in the intercept) and memory bounded.
-            let batch = iterations.div_ceil(10).max(1);
-            while left > 0 {
-                let n = batch.min(left);
-                left -= n;
+            // The same number of batches in every sample (each sample has
+            // at least that many iterations) keeps the cost of toggling the
+            // counters a constant per sample: it lands in the intercept, not
+            // in the per-iteration slope.
+            for n in batch_sizes(iterations) {
                 let inputs: Vec<I> = (0..n).map(|_| setup()).collect();
                 let mut outputs = Vec::with_capacity(inputs.len());
                 let start = Instant::now();
@@ -132,8 +142,9 @@ impl Bencher<'_> {
 
     /// Runs warm-up and sampling through `run`, which runs the routine `n`
     /// times between an enable and a disable of the group and returns the
-    /// wall time of the runs.
-    fn drive<F>(&mut self, mut run: F)
+    /// wall time of the runs; every sample has at least `min_step`
+    /// iterations.
+    fn drive<F>(&mut self, min_step: u64, mut run: F)
     where
         F: FnMut(u64, Option<&CounterGroup>) -> io::Result<Duration>,
     {
@@ -144,7 +155,7 @@ impl Bencher<'_> {
         let outcome = match &mut self.target {
             Target::Once => run(1, None).map(|_| Vec::new()),
             Target::Counters(config, group, step) => {
-                sample_linearly(config, group, *step, &mut run)
+                sample_linearly(config, group, *step, min_step, &mut run)
             }
             Target::PerIter(..) => unreachable!("per-iteration targets use drive_per_iter"),
         };
@@ -184,4 +195,22 @@ pub fn run_once(bench: impl FnOnce(&mut Bencher<'_>)) -> Result<(), MeasureError
     b.outcome
         .unwrap_or(Err(MeasureError::NeverIterated))
         .map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_split_into_ten_batches_of_near_equal_size() {
+        for iterations in [10u64, 11, 19, 20, 99, 1000, 12_345] {
+            let sizes: Vec<u64> = batch_sizes(iterations).collect();
+            assert_eq!(sizes.len() as u64, BATCHES_PER_SAMPLE, "{iterations}");
+            assert_eq!(sizes.iter().sum::<u64>(), iterations);
+            let (min, max) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+            assert!(max - min <= 1, "{iterations}: {sizes:?}");
+        }
+        assert_eq!(batch_sizes(3).collect::<Vec<_>>(), [1, 1, 1]);
+        assert_eq!(batch_sizes(0).count(), 0);
+    }
 }

@@ -250,6 +250,28 @@ mod tests {
     }
 
     #[test]
+    fn every_batched_sample_holds_at_least_ten_iterations() {
+        // With no measurement time the warm-up would choose one iteration
+        // per step; iter_batched asks for ten, so that every sample is
+        // toggled the same ten times and the toggling lands in the
+        // intercept. Its setup's page faults stay outside.
+        let config = Config {
+            measurement: Duration::ZERO,
+            ..quick()
+        };
+        let mut group = CounterGroup::open(&parse_list("page-faults").unwrap()).unwrap();
+        let m = measure(&config, &mut group, |b| {
+            b.iter_batched(|| touch_fresh_pages(2), |x| x + touch_fresh_pages(1))
+        })
+        .unwrap();
+        let iterations: Vec<u64> = m.samples.iter().map(|s| s.iterations).collect();
+        assert_eq!(iterations, (1..=10).map(|i| 10 * i).collect::<Vec<_>>());
+        for s in &m.samples {
+            assert_eq!(s.counts.values[0], s.iterations, "one fault per iteration");
+        }
+    }
+
+    #[test]
     fn inherited_counters_count_the_threads_the_routine_spawns() {
         // A thread that touches 64 fresh pages and is joined: its faults
         // and its CPU time are the routine's, counted only with `inherit`.

@@ -11,8 +11,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{cargo_bench_command, fixtures_binary, Run, RUNS};
-use serde_json::Value;
+use common::{built, fixtures_binary, Run, RUNS};
 
 /// Events both sides count, in `perf stat`'s spelling and ours.
 const EVENTS: &str = "page-faults,context-switches,task-clock";
@@ -34,24 +33,7 @@ const CASES: [(&str, u64, &[&str], bool); 5] = [
 
 /// The `oracle-routine` binary, built optimised like the benchmarks.
 fn oracle_binary() -> PathBuf {
-    let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
-    let out = cargo_bench_command()
-        .args(["--no-run", "--message-format", "json"])
-        .arg("--bin")
-        .arg("oracle-routine")
-        .output()
-        .unwrap();
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find_map(|v| {
-            v["executable"]
-                .as_str()
-                .filter(|e| e.ends_with("/oracle-routine"))
-                .map(PathBuf::from)
-        })
-        .expect("cargo names the oracle-routine binary")
+    built(&["--bin", "oracle-routine"], "/oracle-routine")
 }
 
 /// `perf stat`'s counts of [`EVENTS`] for `oracle-routine NAME times`, in

@@ -99,22 +99,28 @@ pub fn bench_with_env(args: &[&str], env: &[(&str, &str)]) -> Run {
 /// The fixtures binary, built by the same `cargo bench`.
 pub fn fixtures_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
-        let out = cargo_bench_command()
-            .args(["--no-run", "--message-format", "json"])
-            .output()
-            .unwrap();
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .find_map(|v| {
-                v["executable"]
-                    .as_str()
-                    .filter(|e| e.contains("fixtures"))
-                    .map(PathBuf::from)
-            })
-            .expect("cargo names the fixtures binary")
-    })
+    BINARY.get_or_init(|| built(&[], "/fixtures-"))
+}
+
+/// Builds with `cargo bench --no-run` plus `extra` (optimised, in the
+/// tests' target directory) and returns the executable whose path contains
+/// `marker`.
+pub fn built(extra: &[&str], marker: &str) -> PathBuf {
+    let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
+    let out = cargo_bench_command()
+        .args(["--no-run", "--message-format", "json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find_map(|v| {
+            v["executable"]
+                .as_str()
+                .filter(|e| e.contains(marker))
+                .map(PathBuf::from)
+        })
+        .unwrap_or_else(|| panic!("cargo names no executable with `{marker}`"))
 }

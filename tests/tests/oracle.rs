@@ -108,14 +108,17 @@ fn perfbench(name: &str) -> Vec<f64> {
         .collect()
 }
 
-/// Per event, the median of three runs of `measure`.
-fn median_of_three(mut measure: impl FnMut() -> Vec<f64>) -> Vec<f64> {
-    let runs: Vec<Vec<f64>> = (0..3).map(|_| measure()).collect();
+/// Rounds of both sides, in turn.
+const ROUNDS: usize = 5;
+
+/// Per event, the median of [`ROUNDS`] runs of `measure`.
+fn median(mut measure: impl FnMut() -> Vec<f64>) -> Vec<f64> {
+    let runs: Vec<Vec<f64>> = (0..ROUNDS).map(|_| measure()).collect();
     (0..runs[0].len())
         .map(|event| {
             let mut values: Vec<f64> = runs.iter().map(|r| r[event]).collect();
             values.sort_by(f64::total_cmp);
-            values[1]
+            values[ROUNDS / 2]
         })
         .collect()
 }
@@ -133,12 +136,12 @@ fn every_count_agrees_with_perf_stat() {
         // Both sides in turn, so that the machine's slow drifts in speed
         // reach both alike.
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-        for _ in 0..3 {
+        for _ in 0..ROUNDS {
             ours.push(perfbench(name));
             theirs.push(oracle(&binary, name, times).unwrap());
         }
-        let ours = median_of_three(|| ours.pop().unwrap());
-        let theirs = median_of_three(|| theirs.pop().unwrap());
+        let ours = median(|| ours.pop().unwrap());
+        let theirs = median(|| theirs.pop().unwrap());
         for ((event, our), their) in EVENTS.split(',').zip(ours).zip(theirs) {
             table.push(format!("| {name} | {event} | {our:.3} | {their:.3} |"));
             // An exact count is the same integer per iteration on both

@@ -236,31 +236,36 @@ pub fn open_groups(events: &[Event]) -> Result<Groups, OpenError> {
 fn rotation_interval(events: &[Event]) -> Option<std::time::Duration> {
     let root = pmu::live_root();
     let default = std::time::Duration::from_millis(4);
+    let read = |name: &str| pmu::mux_interval(root, name);
+    // The CPU's PMUs are looked up once, however many hardware events.
+    let core = std::cell::OnceCell::new();
+    let core_interval = || {
+        *core.get_or_init(|| {
+            pmu::core_pmu_names(root)
+                .iter()
+                .filter_map(|name| read(name))
+                .max()
+                .unwrap_or(default)
+        })
+    };
     events
         .iter()
         .filter_map(|e| match e.source {
             Source::Software => None,
-            Source::Hardware => Some(
-                pmu::core_pmu_names(root)
-                    .iter()
-                    .filter_map(|name| pmu::mux_interval(root, name))
-                    .max()
-                    .unwrap_or(default),
-            ),
-            Source::Pmu => Some(
-                e.name
-                    .split('/')
-                    .next()
-                    .and_then(|name| pmu::mux_interval(root, name))
-                    .unwrap_or(default),
-            ),
+            Source::Hardware => Some(core_interval()),
+            Source::Pmu => Some(e.name.split('/').next().and_then(read).unwrap_or(default)),
         })
         .max()
 }
 
 /// Opens `event` alone and closes it again: whether this machine can count it.
 pub fn probe(event: &Event) -> Result<(), OpenError> {
-    probe_with(event, |attr| sys::open_counter(attr, None, true).map(drop))
+    probe_with(event, open_alone)
+}
+
+/// Opens a counter alone, stopped, and closes it again.
+fn open_alone(attr: &CounterAttr) -> io::Result<()> {
+    sys::open_counter(attr, None, true).map(drop)
 }
 
 /// What of an event can be counted here.
@@ -276,7 +281,7 @@ pub enum Countable {
 /// `event` as this machine can count it: as asked, or, where it counts the
 /// kernel by default and privilege forbids that, in user space only.
 pub fn countable(event: Event) -> Result<Countable, OpenError> {
-    countable_with(event, |attr| sys::open_counter(attr, None, true).map(drop))
+    countable_with(event, open_alone)
 }
 
 /// [`countable`] with `open` in place of the kernel's `perf_event_open`.

@@ -6,10 +6,10 @@
 //! `perf_mmap__read_self` runs it, split in two: the counter's value, whose
 //! read must cost the same every time because it lies inside what is
 //! counted, and the enabled and running times, which take a timestamp and
-//! are read outside it. It is written against the [`UserPage`] trait so that it can be tested on a fake page: machines
-//! without a hardware PMU (VMs, CI) never get a page with `cap_user_rdpmc`
-//! set. The raw page and the instructions themselves live in
-//! [`crate::kernel::sys`].
+//! are read outside it. It is written against the [`UserPage`] trait so
+//! that it can be tested on a fake page: machines without a hardware PMU
+//! (VMs, CI) never get a page with `cap_user_rdpmc` set. The raw page and
+//! the instructions themselves live in [`crate::kernel::sys`].
 
 use std::sync::atomic::{compiler_fence, Ordering};
 

@@ -135,6 +135,10 @@ impl Bracket<'_> {
                     .zip(&self.before)
                     .map(|(now, then)| now.wrapping_sub(*then))
                     .collect(),
+                // Saturating, not checked: the two reads may take their
+                // times from different sources (the page, carried forward
+                // with the timestamp counter, or `read()`), which can
+                // disagree by a few nanoseconds.
                 time_enabled: enabled_after.saturating_sub(enabled_before),
                 time_running: running_after.saturating_sub(running_before),
                 rescheduled,

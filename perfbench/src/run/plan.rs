@@ -128,9 +128,14 @@ fn countable_events(options: &Options, pinned: bool) -> Result<Vec<Event>, Strin
     }
 }
 
+/// `kernel.perf_event_paranoid` as notes print it.
+fn paranoid_setting() -> String {
+    sys::perf_event_paranoid().map_or("unreadable".into(), |p| p.to_string())
+}
+
 /// The note for software events narrowed to user space.
 fn user_only_note(names: &[String]) -> String {
-    let paranoid = sys::perf_event_paranoid().map_or("unreadable".into(), |p| p.to_string());
+    let paranoid = paranoid_setting();
     format!(
         "counting {} in user space only: kernel.perf_event_paranoid is {paranoid}, so the \
          switches, migrations and faults the kernel takes on your behalf are missed; \
@@ -144,7 +149,7 @@ fn user_only_note(names: &[String]) -> String {
 fn default_events(pinned: bool) -> Vec<Event> {
     let hardware = group::probe(&event::parse("cycles").expect("cycles parses")).is_ok();
     if !hardware {
-        let paranoid = sys::perf_event_paranoid().map_or("unreadable".into(), |p| p.to_string());
+        let paranoid = paranoid_setting();
         eprintln!(
             "perfbench: note: no hardware counters here (no CPU PMU, usual in VMs and CI; \
              kernel.perf_event_paranoid = {paranoid}): measuring software events and wall time; \

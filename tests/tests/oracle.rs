@@ -1,8 +1,9 @@
 //! perfbench against an independent oracle, `perf stat` (Debian's
 //! linux-perf): the routines of `perfbench_tests::ROUTINES`, measured by
-//! the `oracle/NAME` benchmarks, and run `M` and `0` times by the
+//! the `oracle/NAME` benchmarks, and run `2M` and `M` times by the
 //! `oracle-routine` binary under `perf stat`; the oracle's figure per
-//! iteration is the difference divided by `M`. Exact events must agree to
+//! iteration is the difference divided by `M`, so that start-up and the
+//! first, colder iterations cancel out as they do in perfbench's slope. Exact events must agree to
 //! the count, task-clock within 10 %. Skips, saying why, where `perf`
 //! cannot run.
 
@@ -72,10 +73,11 @@ fn perf_stat(binary: &Path, name: &str, times: u64) -> Result<Vec<f64>, String> 
         .collect()
 }
 
-/// The oracle's figure per iteration of routine `name`, per event.
+/// The oracle's figure per iteration of routine `name`, per event: the
+/// counts of `2 · times` runs less those of `times` runs, over `times`.
 fn oracle(binary: &Path, name: &str, times: u64) -> Result<Vec<f64>, String> {
-    let with = perf_stat(binary, name, times)?;
-    let without = perf_stat(binary, name, 0)?;
+    let with = perf_stat(binary, name, 2 * times)?;
+    let without = perf_stat(binary, name, times)?;
     Ok(with
         .iter()
         .zip(&without)

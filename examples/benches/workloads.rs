@@ -2,7 +2,7 @@
 //! `cargo bench -p perfbench-examples`.
 
 use perfbench::fixtures::touch_fresh_pages;
-use perfbench::{black_box, perfbench, Bencher};
+use perfbench::{black_box, perfbench, BatchSize, Bencher};
 use perfbench_examples::*;
 
 /// Branch prediction: the same 256 KiB, sorted or shuffled. Same instruction
@@ -47,6 +47,29 @@ fn touch_16_pages() -> u64 {
 #[perfbench]
 fn multiply_add_1000() -> u64 {
     arithmetic(black_box(1000))
+}
+
+/// A setup a thousand times dearer than the routine. `iter_batched` keeps it
+/// out of every figure, whatever the batch size: `mix_batched/*` measures
+/// what `mix_plain` does.
+mod setup {
+    use super::*;
+
+    #[perfbench]
+    fn mix_plain(b: &mut Bencher) {
+        let seed = expensive_seed();
+        b.iter(|| mix(black_box(seed)));
+    }
+
+    #[perfbench(args = ["small", "large", "per-iteration"])]
+    fn mix_batched(b: &mut Bencher, size: &str) {
+        let size = match size {
+            "small" => BatchSize::SmallInput,
+            "large" => BatchSize::LargeInput,
+            _ => BatchSize::PerIteration,
+        };
+        b.iter_batched(expensive_seed, mix, size);
+    }
 }
 
 perfbench::main!();

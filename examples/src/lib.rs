@@ -80,6 +80,22 @@ pub fn arithmetic(rounds: u64) -> u64 {
     x
 }
 
+/// About a hundred nanoseconds of dependent arithmetic on `x`: 64 rounds of
+/// xorshift and multiply, each waiting for the last.
+pub fn mix(mut x: u64) -> u64 {
+    for _ in 0..64 {
+        x ^= x >> 29;
+        x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    }
+    x
+}
+
+/// A setup a thousand times dearer than [`mix`]: what building a real input
+/// (parsing a file, filling a table) costs next to the routine under test.
+pub fn expensive_seed() -> u64 {
+    (0..1000).fold(7, |x, i| mix(x ^ i))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -59,7 +59,7 @@ pub mod stats;
 #[doc(hidden)]
 pub mod store;
 
-pub use measure::{Bencher, Throughput};
+pub use measure::{BatchSize, Bencher, Throughput};
 pub use perfbench_macros::perfbench;
 pub use std::hint::black_box;
 

@@ -1,7 +1,7 @@
 //! Benchmarks the end-to-end tests run through `cargo bench --bench fixtures`.
 
 use perfbench::fixtures::touch_fresh_pages;
-use perfbench::{black_box, perfbench, Bencher};
+use perfbench::{black_box, perfbench, BatchSize, Bencher};
 
 /// Exactly 16 page faults per iteration.
 #[perfbench]
@@ -12,7 +12,11 @@ fn touch_16() -> u64 {
 /// Exactly `pages` page faults per iteration, setup excluded.
 #[perfbench(args = [1, 17])]
 fn touch_batched(b: &mut Bencher, pages: usize) {
-    b.iter_batched(|| touch_fresh_pages(3), |x| x + touch_fresh_pages(pages));
+    b.iter_batched(
+        || touch_fresh_pages(3),
+        |x| x + touch_fresh_pages(pages),
+        BatchSize::SmallInput,
+    );
 }
 
 /// Fails on purpose: the run must report it by id and go on.

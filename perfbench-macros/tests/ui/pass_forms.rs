@@ -42,7 +42,7 @@ mod nested {
 
     #[perfbench]
     fn in_a_module(b: &mut Bencher) {
-        b.iter_batched(|| vec![1u8; 8], |v| v.len());
+        b.iter_batched(|| vec![1u8; 8], |v| v.len(), perfbench::BatchSize::SmallInput);
     }
 }
 

@@ -20,12 +20,27 @@ pub(super) fn stop_counting(group: Option<&CounterGroup>) -> io::Result<()> {
     group.map_or(Ok(()), CounterGroup::disable)
 }
 
+/// What the warm-up ran: how many iterations, in how long.
+pub(super) struct WarmUp {
+    /// Iterations run.
+    pub iterations: u64,
+    /// Time taken, all costs included.
+    pub elapsed: Duration,
+}
+
+impl WarmUp {
+    /// Nanoseconds per iteration of `time`, never zero.
+    pub fn ns_per_iter(&self, time: Duration) -> f64 {
+        (time.as_nanos() as f64 / self.iterations as f64).max(1e-3)
+    }
+}
+
 /// Warm-up: runs `run(n)` in doubling batches until the warm-up time is
-/// spent, and returns how long one iteration took, all costs included.
+/// spent.
 pub(super) fn warm_up(
     config: &Config,
     mut run: impl FnMut(u64) -> io::Result<()>,
-) -> io::Result<f64> {
+) -> io::Result<WarmUp> {
     let start = Instant::now();
     let (mut n, mut done) = (1u64, 0u64);
     loop {
@@ -36,34 +51,37 @@ pub(super) fn warm_up(
         }
         n = n.saturating_mul(2);
     }
-    Ok((start.elapsed().as_nanos() as f64 / done as f64).max(1e-3))
+    Ok(WarmUp {
+        iterations: done,
+        elapsed: start.elapsed(),
+    })
 }
 
 /// Warm-up, then linear sampling: sample `i` runs `i · d` iterations, `d`
-/// chosen from the warm-up to fill the measurement time (at least
-/// `min_step`), or `step`.
+/// chosen from the warm-up to fill the measurement time ([`step_for`]), or
+/// `step`.
 pub(super) fn sample_linearly<F>(
     config: &Config,
     group: &mut CounterGroup,
     step: Option<u64>,
-    min_step: u64,
     run: &mut F,
 ) -> io::Result<Vec<Sample>>
 where
-    F: FnMut(u64, Option<&CounterGroup>) -> io::Result<Duration>,
+    F: FnMut(u64, u64, Option<&CounterGroup>) -> io::Result<Duration>,
 {
-    let ns_per_iter = warm_up(config, |n| run(n, Some(group)).map(drop))?;
-
+    let mut counted = Duration::ZERO;
+    let warm = warm_up(config, |n| {
+        counted += run(n, n, Some(group))?;
+        Ok(())
+    })?;
     let count = config.sample_count.max(1);
-    let triangle = (count * (count + 1) / 2) as f64;
-    let d = (config.measurement.as_nanos() as f64 / (ns_per_iter * triangle)).ceil();
-    let d = step.unwrap_or((d as u64).max(min_step)).max(1);
+    let d = step.unwrap_or_else(|| step_for(config, &warm, counted));
 
     let mut samples = Vec::with_capacity(count as usize);
     let mut last = group.read()?;
     for i in 1..=count {
         let iterations = i * d;
-        let wall = run(iterations, Some(group))?;
+        let wall = run(iterations, count * d, Some(group))?;
         let now = group.read()?;
         samples.push(Sample {
             iterations,
@@ -73,6 +91,19 @@ where
         last = now;
     }
     Ok(samples)
+}
+
+/// The step `d` that fills the measurement time. Sample `i` spends
+/// `i · d` iterations' time inside its counted windows, while what runs
+/// outside them is made in full for every sample (the inputs of
+/// `iter_batched`, about `count · d` of them; next to nothing for `iter`):
+/// so `d · (count(count+1)/2 · inside + count² · outside)` in all.
+fn step_for(config: &Config, warm: &WarmUp, counted: Duration) -> u64 {
+    let count = config.sample_count.max(1) as f64;
+    let inside = warm.ns_per_iter(counted.min(warm.elapsed));
+    let outside = (warm.ns_per_iter(warm.elapsed) - inside).max(0.0);
+    let per_step = count * (count + 1.0) / 2.0 * inside + count * count * outside;
+    ((config.measurement.as_nanos() as f64 / per_step).ceil() as u64).max(1)
 }
 
 /// Measures the benchmark `bench` with the counters of `group`.
@@ -109,14 +140,12 @@ pub fn measure_with_step(
     })
 }
 
-/// Measures an empty routine in batch mode with no measurement time, so that
-/// sample `i` runs exactly `i` iterations: the intercept of the regression
-/// of its counts on iterations is the measurement's own cost per sample
-/// (enable, disable, read), the slope the cost of the empty loop.
+/// Measures an empty routine in batch mode: the intercept of the
+/// regression of its counts on iterations is the measurement's own cost per
+/// sample (enable, disable, read), the slope the cost of the loop around
+/// the routine. Samples run as many iterations as `config`'s measurement
+/// time allows, so that the slope is known to a fraction of a nanosecond
+/// rather than drowned in the per-sample cost's noise.
 pub fn calibrate(config: &Config, group: &mut CounterGroup) -> Result<Measurement, MeasureError> {
-    let config = Config {
-        measurement: Duration::ZERO,
-        ..config.clone()
-    };
-    measure(&config, group, |b| b.iter(|| ()))
+    measure(config, group, |b| b.iter(|| ()))
 }

@@ -38,17 +38,6 @@ pub(super) enum Target<'a> {
     PerIter(&'a Config, &'a mut CounterGroup),
 }
 
-/// The batches [`Bencher::iter_batched`] splits every sample into.
-pub const BATCHES_PER_SAMPLE: u64 = 10;
-
-/// How [`Bencher::iter_batched`] splits a sample of `iterations`: into
-/// [`BATCHES_PER_SAMPLE`] batches (fewer only if there are fewer
-/// iterations) of sizes differing by at most one.
-fn batch_sizes(iterations: u64) -> impl Iterator<Item = u64> {
-    let batches = iterations.min(BATCHES_PER_SAMPLE);
-    (0..batches).map(move |k| iterations / batches + u64::from(k < iterations % batches))
-}
-
 /// Runs `body` `n` times: not inlined and not generic, so the loop is the
 /// same machine code around every routine.
 #[inline(never)]
@@ -80,7 +69,7 @@ impl Bencher<'_> {
             self.drive_per_iter(|b| b.bracket_body(&mut body));
             return;
         }
-        self.drive(1, |iterations, group| {
+        self.drive(|iterations, _, group| {
             // The clock is read outside the counted window: a clock read
             // may retry its seqlock, and those instructions would land on
             // one sample alone and bend the fit.
@@ -92,47 +81,6 @@ impl Bencher<'_> {
         });
     }
 
-    /// Measures `routine` on inputs made by `setup`, which runs outside the
-    /// measurement, as does dropping the outputs. Each sample is run in
-    /// [`BATCHES_PER_SAMPLE`] batches, a tenth of its inputs made at a time,
-    /// so they should be small.
-    pub fn iter_batched<I, O, S, R>(&mut self, mut setup: S, mut routine: R)
-    where
-        S: FnMut() -> I,
-        R: FnMut(I) -> O,
-    {
-        if let Target::PerIter(..) = self.target {
-            // One input at a time, made and dropped outside the bracket.
-            self.drive_per_iter(|b| {
-                let input = setup();
-                let output = b.bracket(|| routine(black_box(input)))?;
-                drop(black_box(output));
-                Ok(())
-            });
-            return;
-        }
-        self.drive(BATCHES_PER_SAMPLE, |iterations, group| {
-            let mut wall = Duration::ZERO;
-            // The same number of batches in every sample (each sample has
-            // at least that many iterations) keeps the cost of toggling the
-            // counters a constant per sample: it lands in the intercept, not
-            // in the per-iteration slope.
-            for n in batch_sizes(iterations) {
-                let inputs: Vec<I> = (0..n).map(|_| setup()).collect();
-                let mut outputs = Vec::with_capacity(inputs.len());
-                let start = Instant::now();
-                start_counting(group)?;
-                for input in inputs {
-                    outputs.push(routine(black_box(input)));
-                }
-                stop_counting(group)?;
-                wall += start.elapsed();
-                drop(black_box(outputs));
-            }
-            Ok(wall)
-        });
-    }
-
     /// Declares the work one iteration does, for per-byte or per-element
     /// figures.
     pub fn throughput(&mut self, throughput: Throughput) -> &mut Self {
@@ -140,22 +88,22 @@ impl Bencher<'_> {
         self
     }
 
-    /// Runs warm-up and sampling through `run`, which runs the routine `n`
-    /// times between an enable and a disable of the group and returns the
-    /// wall time of the runs; every sample has at least `min_step`
-    /// iterations.
-    fn drive<F>(&mut self, min_step: u64, mut run: F)
+    /// Runs warm-up and sampling through `run(n, largest, group)`, which
+    /// runs the routine `n` times with the group counting and returns the
+    /// wall time of the runs; `largest` is the most iterations any sample of
+    /// this round asks for (batching needs it to batch every sample alike).
+    pub(super) fn drive<F>(&mut self, mut run: F)
     where
-        F: FnMut(u64, Option<&CounterGroup>) -> io::Result<Duration>,
+        F: FnMut(u64, u64, Option<&CounterGroup>) -> io::Result<Duration>,
     {
         if self.outcome.is_some() {
             self.outcome = Some(Err(MeasureError::IteratedTwice));
             return;
         }
         let outcome = match &mut self.target {
-            Target::Once => run(1, None).map(|_| Vec::new()),
+            Target::Once => run(1, 1, None).map(|_| Vec::new()),
             Target::Counters(config, group, step) => {
-                sample_linearly(config, group, *step, min_step, &mut run)
+                sample_linearly(config, group, *step, &mut run)
             }
             Target::PerIter(..) => unreachable!("per-iteration targets use drive_per_iter"),
         };
@@ -164,7 +112,7 @@ impl Bencher<'_> {
 
     /// Per-iteration mode: runs warm-up and sampling through `one`, which
     /// runs one iteration, its routine inside [`Bracket::bracket`].
-    fn drive_per_iter<F>(&mut self, mut one: F)
+    pub(super) fn drive_per_iter<F>(&mut self, mut one: F)
     where
         F: FnMut(&mut Bracket<'_>) -> io::Result<()>,
     {
@@ -195,22 +143,4 @@ pub fn run_once(bench: impl FnOnce(&mut Bencher<'_>)) -> Result<(), MeasureError
     b.outcome
         .unwrap_or(Err(MeasureError::NeverIterated))
         .map(drop)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn samples_split_into_ten_batches_of_near_equal_size() {
-        for iterations in [10u64, 11, 19, 20, 99, 1000, 12_345] {
-            let sizes: Vec<u64> = batch_sizes(iterations).collect();
-            assert_eq!(sizes.len() as u64, BATCHES_PER_SAMPLE, "{iterations}");
-            assert_eq!(sizes.iter().sum::<u64>(), iterations);
-            let (min, max) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
-            assert!(max - min <= 1, "{iterations}: {sizes:?}");
-        }
-        assert_eq!(batch_sizes(3).collect::<Vec<_>>(), [1, 1, 1]);
-        assert_eq!(batch_sizes(0).count(), 0);
-    }
 }

@@ -7,6 +7,7 @@
 //! cost and the fixed cost of toggling and reading lands in the intercept.
 
 mod batch;
+mod batched;
 mod bencher;
 pub mod environment;
 mod per_iter;
@@ -18,6 +19,7 @@ use std::time::Duration;
 use crate::counter::group::Counts;
 
 pub use batch::{calibrate, measure, measure_with_step};
+pub use batched::BatchSize;
 pub use bencher::{run_once, Bencher};
 pub use per_iter::{
     calibrate_per_iter, measure_per_iter, IterationCounts, PerIterMeasurement,
@@ -202,7 +204,11 @@ mod tests {
     fn iter_batched_keeps_setup_out_of_the_counts() {
         let mut group = CounterGroup::open(&parse_list("page-faults").unwrap()).unwrap();
         let m = measure(&quick(), &mut group, |b| {
-            b.iter_batched(|| touch_fresh_pages(5), |x| x + touch_fresh_pages(3))
+            b.iter_batched(
+                || touch_fresh_pages(5),
+                |x| x + touch_fresh_pages(3),
+                BatchSize::SmallInput,
+            )
         })
         .unwrap();
         for s in &m.samples {
@@ -250,24 +256,40 @@ mod tests {
     }
 
     #[test]
-    fn every_batched_sample_holds_at_least_ten_iterations() {
-        // With no measurement time the warm-up would choose one iteration
-        // per step; iter_batched asks for ten, so that every sample is
-        // toggled the same ten times and the toggling lands in the
-        // intercept. Its setup's page faults stay outside.
+    fn every_batch_size_runs_each_iteration_once_with_its_setup_outside() {
+        // With no measurement time sample `i` runs `i` iterations, fewer
+        // than most sizes' batches: the empty batches must not run the
+        // routine, and no setup's page faults may be counted.
         let config = Config {
             measurement: Duration::ZERO,
             ..quick()
         };
-        let mut group = CounterGroup::open(&parse_list("page-faults").unwrap()).unwrap();
-        let m = measure(&config, &mut group, |b| {
-            b.iter_batched(|| touch_fresh_pages(2), |x| x + touch_fresh_pages(1))
-        })
-        .unwrap();
-        let iterations: Vec<u64> = m.samples.iter().map(|s| s.iterations).collect();
-        assert_eq!(iterations, (1..=10).map(|i| 10 * i).collect::<Vec<_>>());
-        for s in &m.samples {
-            assert_eq!(s.counts.values[0], s.iterations, "one fault per iteration");
+        let sizes = [
+            BatchSize::SmallInput,
+            BatchSize::LargeInput,
+            BatchSize::PerIteration,
+            BatchSize::NumBatches(3),
+            BatchSize::NumIterations(4),
+        ];
+        for size in sizes {
+            let mut group = CounterGroup::open(&parse_list("page-faults").unwrap()).unwrap();
+            let m = measure(&config, &mut group, |b| {
+                b.iter_batched(|| touch_fresh_pages(2), |x| x + touch_fresh_pages(1), size)
+            })
+            .unwrap();
+            let iterations: Vec<u64> = m.samples.iter().map(|s| s.iterations).collect();
+            assert_eq!(iterations, (1..=10).collect::<Vec<_>>(), "{size:?}");
+            for s in &m.samples {
+                assert_eq!(s.counts.values[0], s.iterations, "{size:?}: {s:?}");
+            }
+            let mut group = CounterGroup::open(&parse_list("page-faults").unwrap()).unwrap();
+            let m = measure(&config, &mut group, |b| {
+                b.iter_batched_ref(|| touch_fresh_pages(2), |x| touch_fresh_pages(3) + *x, size)
+            })
+            .unwrap();
+            for s in &m.samples {
+                assert_eq!(s.counts.values[0], 3 * s.iterations, "ref, {size:?}: {s:?}");
+            }
         }
     }
 
@@ -366,7 +388,11 @@ mod tests {
         let events = parse_list("task-clock,page-faults").unwrap();
         let mut group = CounterGroup::open(&events).unwrap();
         let m = measure_per_iter(&quick(), &mut group, |b| {
-            b.iter_batched(|| touch_fresh_pages(5), |x| x + touch_fresh_pages(3))
+            b.iter_batched(
+                || touch_fresh_pages(5),
+                |x| x + touch_fresh_pages(3),
+                BatchSize::SmallInput,
+            )
         })
         .unwrap();
         assert_eq!(m.read_path, ReadPath::Syscall);
@@ -425,13 +451,15 @@ mod tests {
     }
 
     #[test]
-    fn batch_calibration_runs_i_iterations_in_sample_i() {
+    fn batch_calibration_samples_linearly_and_faults_nothing() {
         let events = parse_list("task-clock,page-faults").unwrap();
         let mut group = CounterGroup::open(&events).unwrap();
         let m = calibrate(&quick(), &mut group).unwrap();
         assert_eq!(m.samples.len(), 10);
+        let d = m.samples[0].iterations;
+        assert!(d > 1, "the measurement time buys many empty iterations");
         for (i, s) in m.samples.iter().enumerate() {
-            assert_eq!(s.iterations, i as u64 + 1);
+            assert_eq!(s.iterations, (i as u64 + 1) * d);
             assert_eq!(s.counts.values[1], 0, "{s:?}");
         }
     }

@@ -192,7 +192,8 @@ where
         iterations: Vec::new(),
     };
 
-    let ns_per_iter = warm_up(config, |n| b.run_enabled(n, one))?;
+    let warm = warm_up(config, |n| b.run_enabled(n, one))?;
+    let ns_per_iter = warm.ns_per_iter(warm.elapsed);
 
     let count = config.sample_count.max(1);
     let cap = (MAX_STORED_ITERATIONS / count).max(1);

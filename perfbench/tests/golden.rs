@@ -17,7 +17,7 @@ use perfbench::measure::environment::Environment;
 use perfbench::measure::{Measurement, Sample, Throughput};
 use perfbench::output::bencher::bencher_line;
 use perfbench::output::table::Table;
-use perfbench::stats::Bootstrap;
+use perfbench::stats::{analyze_metric, Bootstrap};
 use perfbench::store::json::bench_line as json_line;
 use perfbench::store::{Slot, Store};
 
@@ -121,13 +121,22 @@ fn result_of(case: &Case, recording: &Recording) -> BenchResult {
     let r = analyze(recording, &Calibration::default());
     match case.overhead {
         Some(subtract) => {
-            let per_iteration = r
+            // An empty routine costing a tenth of each metric per iteration
+            // and 5 per sample, exactly.
+            let empty = r
                 .metrics
                 .iter()
-                .map(|m| (m.name.clone(), m.stats.slope.point / 10.0))
+                .map(|m| {
+                    let c = (m.stats.slope.point / 10.0) as u64;
+                    let totals = [c + 5, 2 * c + 5, 3 * c + 5];
+                    let stats = analyze_metric(&[1, 2, 3], &totals, &Bootstrap::default());
+                    (m.name.clone(), stats)
+                })
                 .collect();
             let calibration = Calibration {
-                per_iteration,
+                empty,
+                per_sample: Vec::new(),
+                per_iter: false,
                 subtract,
             };
             analyze(recording, &calibration)

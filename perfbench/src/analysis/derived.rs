@@ -55,9 +55,9 @@ pub(crate) fn derived(recording: &Recording, metrics: &[Metric]) -> Vec<(String,
     let mut out = Vec::new();
     for &(name, numerator, denominator) in RATIOS {
         if let Some((n, d)) = ratio_pair(&events, numerator, denominator) {
-            let below = metrics[d + 1].stats.slope.point;
+            let below = metrics[d + 1].estimate().point;
             if below > 0.0 {
-                out.push((name.to_string(), metrics[n + 1].stats.slope.point / below));
+                out.push((name.to_string(), metrics[n + 1].estimate().point / below));
             }
         }
     }
@@ -70,7 +70,7 @@ pub(crate) fn derived(recording: &Recording, metrics: &[Metric]) -> Vec<(String,
         for m in metrics {
             out.push((
                 format!("{}/{unit}", m.name),
-                m.stats.slope.point / amount as f64,
+                m.estimate().point / amount as f64,
             ));
         }
     }

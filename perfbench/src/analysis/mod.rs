@@ -3,14 +3,17 @@
 
 pub mod compare;
 pub mod derived;
+pub mod fit;
+pub mod notes;
 pub mod overhead;
 pub mod recording;
 
 use crate::counter::event::{Scale, Unit};
 use crate::counter::group::ReadPath;
 use crate::measure::Throughput;
-use crate::stats::{analyze_metric, Bootstrap, Statistics};
+use crate::stats::{analyze_metric, Bootstrap, Estimate, Statistics};
 
+pub use fit::{Fit, PoorFit};
 pub use overhead::{Calibration, Overhead};
 pub use recording::{metric_names, Recording, Series, WALL_TIME};
 
@@ -26,6 +29,29 @@ pub struct Metric {
     /// The PMU's `.scale` and `.unit` for the event, applied where the
     /// figures are shown; the statistics stay in raw counts.
     pub scale: Option<Scale>,
+    /// Whether the least-squares line fits the samples, which decides the
+    /// headline.
+    pub fit: Fit,
+}
+
+impl Metric {
+    /// The headline per-iteration estimate every output shows and compares:
+    /// the least-squares slope, or the Theil–Sen slope where the line fits
+    /// poorly ([`Fit`]).
+    pub fn estimate(&self) -> &Estimate {
+        match &self.fit {
+            Fit::Good => &self.stats.slope,
+            Fit::Poor { robust, .. } => robust,
+        }
+    }
+
+    /// The name of the headline's estimator, as outputs label it.
+    pub fn estimator(&self) -> &'static str {
+        match self.fit {
+            Fit::Good => "slope",
+            Fit::Poor { .. } => "Theil-Sen slope",
+        }
+    }
 }
 
 /// The analysed result of one benchmark.
@@ -46,6 +72,9 @@ pub struct BenchResult {
     /// Samples in which the kernel multiplexed the group (`time_running <
     /// time_enabled`); their counts are not scaled.
     pub multiplexed_samples: usize,
+    /// Wall time over task-clock where the thread was clearly off the CPU
+    /// ([`notes::off_cpu_ratio`]).
+    pub off_cpu_ratio: Option<f64>,
     /// The throughput the benchmark declared.
     pub throughput: Option<Throughput>,
     /// In per-iteration mode, how the counters were read around each
@@ -76,6 +105,7 @@ pub struct Analysed {
 /// taken off where `calibration` says so).
 pub fn analyze(recording: &Recording, calibration: &Calibration) -> BenchResult {
     let metrics = metrics_of(recording);
+    let off_cpu_ratio = notes::off_cpu_ratio(&metrics);
     let mut result = BenchResult {
         id: recording.id.clone(),
         samples: recording.iterations.len(),
@@ -83,6 +113,7 @@ pub fn analyze(recording: &Recording, calibration: &Calibration) -> BenchResult 
         derived: derived::derived(recording, &metrics),
         metrics,
         multiplexed_samples: recording.multiplexed_samples,
+        off_cpu_ratio,
         throughput: recording.throughput,
         read_path: recording.read_path,
         groups: recording.groups.clone(),
@@ -98,11 +129,21 @@ fn metrics_of(recording: &Recording) -> Vec<Metric> {
     recording
         .series
         .iter()
-        .map(|s| Metric {
-            name: s.name.clone(),
-            unit: s.unit,
-            stats: analyze_metric(&recording.iterations, &s.totals, &bootstrap),
-            scale: s.scale().cloned(),
+        .map(|s| {
+            let stats = analyze_metric(&recording.iterations, &s.totals, &bootstrap);
+            let fit = fit::assess(
+                &recording.iterations,
+                &s.totals,
+                &stats,
+                bootstrap.confidence,
+            );
+            Metric {
+                name: s.name.clone(),
+                unit: s.unit,
+                stats,
+                scale: s.scale().cloned(),
+                fit,
+            }
         })
         .collect()
 }
@@ -136,6 +177,7 @@ pub(crate) mod test_support {
                     name: n.into(),
                     unit,
                     scale: None,
+                    fit: super::Fit::Good,
                     stats: analyze_metric(
                         &[2, 4, 6],
                         &[(2.0 * v) as u64, (4.0 * v) as u64, (6.0 * v) as u64],
@@ -145,6 +187,7 @@ pub(crate) mod test_support {
                 .collect(),
             derived: Vec::new(),
             multiplexed_samples: 0,
+            off_cpu_ratio: None,
             throughput: None,
             read_path: None,
             groups: Vec::new(),
@@ -164,13 +207,6 @@ mod tests {
     fn analyze_m(id: &str, events: &[Event], m: &Measurement) -> BenchResult {
         let recording = Recording::new(id, events, m, Environment::default());
         analyze(&recording, &Calibration::default())
-    }
-
-    fn calibration(costs: &[(&str, f64)], subtract: bool) -> Calibration {
-        Calibration {
-            per_iteration: costs.iter().map(|&(n, c)| (n.to_string(), c)).collect(),
-            subtract,
-        }
     }
 
     fn sample(iterations: u64, wall_ns: u64, values: Vec<u64>, running: u64) -> Sample {
@@ -202,47 +238,6 @@ mod tests {
         assert_eq!(derived_value(&r, "IPC"), Some(1.5));
         assert_eq!(r.iterations, 3);
         assert_eq!(r.multiplexed_samples, 1);
-    }
-
-    #[test]
-    fn overhead_is_subtracted_never_below_zero_and_the_raw_value_kept() {
-        let events = parse_list("page-faults").unwrap();
-        let m = Measurement {
-            samples: vec![
-                sample(1, 10, vec![2], 100),
-                sample(2, 20, vec![4], 100),
-                sample(3, 30, vec![6], 100),
-            ],
-            throughput: None,
-        };
-        let mut r = analyze_m("x", &events, &m);
-        let empty = analyze_m("empty", &events, &m);
-        assert_eq!(
-            overhead::per_iteration(&empty),
-            [
-                ("wall-time".to_string(), 10.0),
-                ("page-faults".to_string(), 2.0)
-            ]
-        );
-        let mut untouched = r.clone();
-        overhead::apply(&mut untouched, &calibration(&[("wall-time", 4.0)], false));
-        assert_eq!(untouched.metrics, r.metrics);
-        assert_eq!(untouched.overhead[0].per_iteration, 4.0);
-        overhead::apply(
-            &mut r,
-            &calibration(&[("wall-time", 4.0), ("page-faults", 5.0)], true),
-        );
-        assert_eq!(r.metrics[0].stats.slope.point, 6.0);
-        assert_eq!(r.metrics[0].stats.min, 6.0);
-        assert_eq!(r.metrics[1].stats.slope.point, 0.0, "never below zero");
-        assert_eq!(
-            r.overhead[1],
-            Overhead {
-                metric: "page-faults".into(),
-                per_iteration: 5.0,
-                raw_estimate: 2.0
-            }
-        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::analysis::BenchResult;
 /// `test ID ... bench:       1,234 ns/iter (+/- 56)` from the wall time,
 /// with the spread of the samples' per-iteration times.
 pub fn bencher_line(r: &BenchResult) -> String {
-    let wall = &r.metrics[0].stats;
+    let wall = &r.metrics[0];
     let grouped = |v: f64| {
         let digits = format!("{:.0}", v.max(0.0));
         let mut out = String::new();
@@ -22,7 +22,7 @@ pub fn bencher_line(r: &BenchResult) -> String {
     format!(
         "test {} ... bench: {:>11} ns/iter (+/- {})",
         r.id,
-        grouped(wall.slope.point),
-        grouped(wall.max - wall.min)
+        grouped(wall.estimate().point),
+        grouped(wall.stats.max - wall.stats.min)
     )
 }

@@ -13,8 +13,11 @@ pub fn four_digits(v: f64) -> String {
         format!("{v:.2}")
     } else if a >= 1.0 || a == 0.0 {
         format!("{v:.3}")
-    } else {
+    } else if a >= 1e-3 {
         format!("{v:.4}")
+    } else {
+        // A rare event per iteration: `0.0000` would say it never happens.
+        format!("{v:.3e}")
     }
 }
 

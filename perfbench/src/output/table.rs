@@ -7,6 +7,7 @@ use super::format::{format_value, four_digits, plural, relative_text};
 use super::{Color, RunHeader};
 use crate::analysis::compare::{Comparison, Verdict};
 use crate::analysis::derived::has_ipc;
+use crate::analysis::notes::notes;
 use crate::analysis::{metric_names, Analysed, BenchResult};
 use crate::counter::group;
 
@@ -60,7 +61,9 @@ impl TableSink {
             let prefix = "perfbench: more events than the PMU holds at once, measured in one pass per group: ";
             println!("{}", wrap(prefix, &group::together(&h.groups), self.width));
         }
-        println!("{}", self.costs_line(h));
+        for line in self.costs_lines(h) {
+            println!("{line}");
+        }
         let names: Vec<String> = metric_names(h.events).into_iter().map(|(n, _)| n).collect();
         let table = Table::new(h.ids, &names, has_ipc(h.events), self.width, self.color);
         let header = table.header();
@@ -70,22 +73,47 @@ impl TableSink {
         self.table = Some(table);
     }
 
-    /// The measurement's cost per iteration of each metric.
-    fn costs_line(&self, h: &RunHeader) -> String {
-        let costs: Vec<String> = h
-            .calibration
-            .per_iteration
+    /// What measuring costs: per sample in batch mode (in the intercept,
+    /// never in the figures), and per iteration (what `--subtract-overhead`
+    /// takes off, with its uncertainty).
+    fn costs_lines(&self, h: &RunHeader) -> Vec<String> {
+        let units = metric_names(h.events);
+        let unit = |name: &str| units.iter().find(|(n, _)| n == name).map(|&(_, u)| u);
+        let c = h.calibration;
+        let mut lines = Vec::new();
+        let per_sample: Vec<String> = c
+            .per_sample
             .iter()
-            .zip(metric_names(h.events))
-            .map(|((name, v), (_, unit))| format!("{name} {}", format_value(*v, unit)))
+            .filter_map(|(n, v)| Some(format!("{n} {}", format_value(*v, unit(n)?))))
             .collect();
-        let subtracted = if h.calibration.subtract {
-            " (subtracted)"
+        if !per_sample.is_empty() {
+            let prefix =
+                "perfbench: measuring costs per sample (in the intercept, not the estimates): ";
+            lines.push(wrap(prefix, &per_sample.join(", "), self.width));
+        }
+        let per_iteration: Vec<String> = c
+            .per_iteration()
+            .into_iter()
+            .filter_map(|(n, e)| {
+                let u = unit(n)?;
+                let half = (e.ci.high - e.ci.low) / 2.0;
+                let spread = if half > 0.0 {
+                    format!(" ±{}", format_value(half, u))
+                } else {
+                    String::new()
+                };
+                Some(format!("{n} {}{spread}", format_value(e.point, u)))
+            })
+            .collect();
+        let what = if c.per_iter { "the reads" } else { "the loop" };
+        let done = if c.subtract {
+            "subtracted, with its ± in the intervals"
         } else {
-            ""
+            "not subtracted"
         };
-        let prefix = format!("perfbench: measuring costs per iteration{subtracted}: ");
-        wrap(&prefix, &costs.join(", "), self.width)
+        let prefix = format!("perfbench: measuring costs per iteration ({what}; {done}): ");
+        lines.push(wrap(&prefix, &per_iteration.join(", "), self.width));
+        lines
     }
 
     /// Prints a benchmark's row and its change line.
@@ -115,7 +143,9 @@ fn wrap(prefix: &str, text: &str, width: usize) -> String {
             part.to_string()
         };
         let len = piece.chars().count();
-        if i > 0 && line + 1 + len > width {
+        let space = usize::from(i > 0);
+        if line > 2 && line + space + len > width {
+            out.truncate(out.trim_end().len());
             out.push_str("\n  ");
             line = 2;
         } else if i > 0 {
@@ -260,8 +290,8 @@ impl Table {
             .metrics
             .iter()
             .map(|m| match &m.scale {
-                Some(s) => format!("{} {}", four_digits(m.stats.slope.point * s.factor), s.unit),
-                None => format_value(m.stats.slope.point, m.unit),
+                Some(s) => format!("{} {}", four_digits(m.estimate().point * s.factor), s.unit),
+                None => format_value(m.estimate().point, m.unit),
             })
             .collect();
         if self.headers.len() > values.len() {
@@ -301,11 +331,8 @@ impl Table {
                 .collect::<Vec<_>>()
                 .join("\n")
         };
-        if r.multiplexed_samples > 0 {
-            s.push_str(&format!(
-                "\n  note: the kernel multiplexed the counters in {} of {} samples; counts are not scaled",
-                r.multiplexed_samples, r.samples
-            ));
+        for note in notes(r) {
+            s.push_str(&format!("\n  note: {note}"));
         }
         s
     }

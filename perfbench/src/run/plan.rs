@@ -13,6 +13,7 @@ use crate::kernel::{pmu, sys};
 use crate::measure::environment::Environment;
 use crate::measure::{self, MeasureError, ThreadPin};
 use crate::run::cli::Options;
+use crate::stats::Statistics;
 use crate::store::{self, Store};
 
 /// Everything a run decides before measuring.
@@ -79,10 +80,7 @@ pub fn prepare(options: &Options) -> Result<Plan, String> {
             group::together(&group::names(&groups, &events))
         ));
     }
-    let calibration = Calibration {
-        per_iteration: calibrate(options, &mut groups, &events)?,
-        subtract: options.subtract_overhead,
-    };
+    let calibration = calibrate(options, &mut groups, &events)?;
     Ok(Plan {
         events,
         groups,
@@ -222,39 +220,63 @@ fn target(options: &Options, store: &Store) -> Result<Target, String> {
     Ok(Target::Baseline(name.clone()))
 }
 
-/// The measurement's own cost per iteration and metric, measured on an
-/// empty routine in the same mode with the same groups.
+/// The measurement's own cost, from an empty routine measured in the same
+/// mode with the same groups.
 fn calibrate(
     options: &Options,
     groups: &mut Groups,
     events: &[Event],
-) -> Result<Vec<(String, f64)>, String> {
+) -> Result<Calibration, String> {
     let config = measure::Config {
         warm_up: options.config.warm_up.min(Duration::from_millis(50)),
         measurement: options.config.measurement.min(Duration::from_millis(100)),
         sample_count: options.config.sample_count,
     };
     let fail = |e: MeasureError| format!("calibrating on an empty routine: {e}");
-    let mut costs = Vec::new();
+    let mut calibration = Calibration {
+        per_iter: options.per_iter,
+        subtract: options.subtract_overhead,
+        ..Calibration::default()
+    };
     for (pass, (group, range)) in groups.iter_mut().enumerate() {
         let events = &events[range.clone()];
-        let recording = if options.per_iter {
+        // Wall time is the first pass's, as in the measurement.
+        let first = usize::from(pass > 0);
+        if options.per_iter {
             let pm = measure::calibrate_per_iter(&config, group).map_err(fail)?;
             let mut r = empty_recording(events, &pm.as_measurement());
             r.read_path = Some(pm.read_path);
-            r
-        } else {
-            empty_recording(events, &measure::calibrate(&config, group).map_err(fail)?)
+            calibration
+                .empty
+                .extend(statistics(&r).into_iter().skip(first));
+            continue;
+        }
+        let r = empty_recording(events, &measure::calibrate(&config, group).map_err(fail)?);
+        let empty = statistics(&r);
+        // Samples of one, two, … empty iterations show the cost per sample
+        // undisturbed by long runs of the loop.
+        let short = measure::Config {
+            measurement: Duration::ZERO,
+            ..config.clone()
         };
-        let empty = analysis::analyze(&recording, &Calibration::default());
-        // Wall time is the first pass's, as in the measurement.
-        costs.extend(
-            overhead::per_iteration(&empty)
-                .into_iter()
-                .skip(usize::from(pass > 0)),
-        );
+        let r = empty_recording(events, &measure::calibrate(&short, group).map_err(fail)?);
+        let per_sample = overhead::per_sample(&r, &empty);
+        calibration
+            .per_sample
+            .extend(per_sample.into_iter().skip(first));
+        calibration.empty.extend(empty.into_iter().skip(first));
     }
-    Ok(costs)
+    Ok(calibration)
+}
+
+/// The statistics of each metric of an empty routine's recording.
+fn statistics(r: &Recording) -> Vec<(String, Statistics)> {
+    let result = analysis::analyze(r, &Calibration::default());
+    result
+        .metrics
+        .into_iter()
+        .map(|m| (m.name, m.stats))
+        .collect()
 }
 
 /// The recording of the empty routine's measurement.

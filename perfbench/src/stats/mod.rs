@@ -17,12 +17,14 @@ mod descriptive;
 mod estimate;
 pub mod kde;
 mod regression;
+mod robust;
 
 pub use bootstrap::*;
 pub use compare::*;
 pub use descriptive::*;
 pub use estimate::*;
 pub use regression::*;
+pub use robust::*;
 
 /// Full statistics of one metric in batch mode.
 #[derive(Clone, Debug, PartialEq)]

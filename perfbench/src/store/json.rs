@@ -4,7 +4,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::analysis::compare::Comparison;
-use crate::analysis::{BenchResult, Recording, Series};
+use crate::analysis::{BenchResult, Fit, Recording, Series};
 use crate::counter::event::Unit;
 use crate::measure::environment::Environment;
 use crate::measure::Throughput;
@@ -22,12 +22,13 @@ pub fn estimates_json(result: &BenchResult) -> Map<String, Value> {
     let mut metrics = Map::new();
     for m in &result.metrics {
         let s = &m.stats;
+        let e = m.estimate();
         let scaled = m.scale.as_ref().map(|sc| {
             json!({
                 "unit": sc.unit,
                 "factor": sc.factor,
-                "estimate": s.slope.point * sc.factor,
-                "ci": [s.slope.ci.low * sc.factor, s.slope.ci.high * sc.factor],
+                "estimate": e.point * sc.factor,
+                "ci": [e.ci.low * sc.factor, e.ci.high * sc.factor],
                 "median": s.median.point * sc.factor,
                 "min": s.min * sc.factor,
                 "max": s.max * sc.factor,
@@ -38,8 +39,11 @@ pub fn estimates_json(result: &BenchResult) -> Map<String, Value> {
             m.name.clone(),
             json!({
                 "unit": m.unit.symbol(),
-                "estimate": s.slope.point,
-                "ci": ci(&s.slope),
+                "estimate": e.point,
+                "ci": ci(e),
+                "estimator": m.estimator(),
+                "slope": s.slope.point,
+                "slope_ci": ci(&s.slope),
                 "intercept": s.intercept,
                 "r_squared": s.r_squared,
                 "mean": s.mean.point,
@@ -64,6 +68,9 @@ pub fn estimates_json(result: &BenchResult) -> Map<String, Value> {
         );
         if let Some(scaled) = scaled {
             metrics[&m.name]["scaled"] = scaled;
+        }
+        if let Some(why) = poor_fit_json(&m.fit) {
+            metrics[&m.name]["poor_fit"] = why;
         }
     }
     metrics
@@ -144,6 +151,14 @@ pub(crate) fn decode_recording(text: &str) -> Result<Recording, String> {
 }
 
 /// One benchmark as a line of JSON (schema [`SCHEMA`]); values are per
+/// Why the line fitted poorly, where it did.
+fn poor_fit_json(fit: &Fit) -> Option<Value> {
+    match fit {
+        Fit::Good => None,
+        Fit::Poor { why, .. } => Some(json!(why.describe())),
+    }
+}
+
 /// iteration.
 pub fn bench_line(
     r: &BenchResult,
@@ -174,6 +189,9 @@ pub fn bench_line(
         "multiplexed_samples": r.multiplexed_samples,
         "metrics": metrics,
     });
+    if let Some(ratio) = r.off_cpu_ratio {
+        obj["off_cpu_ratio"] = json!(ratio);
+    }
     if !r.groups.is_empty() {
         obj["groups"] = json!(r.groups);
     }

@@ -160,17 +160,17 @@ fn summary_table(out: &mut String, ix: &Index) {
             esc(id)
         };
         for m in &e.result.metrics {
-            let s = &m.stats;
-            let width = s.slope.ci.high - s.slope.ci.low;
+            let s = m.estimate();
+            let width = s.ci.high - s.ci.low;
             let _ = write!(
                 out,
                 "<tr><td class=\"id\">{name}</td><td>{}</td><td class=\"num\"{}>{}</td>\
                  <td class=\"num\"{}>{}</td>",
                 esc(&m.name),
-                sort_key(s.slope.point),
-                value(s.slope.point, m.unit),
+                sort_key(s.point),
+                value(s.point, m.unit),
                 sort_key(width),
-                interval(&s.slope, m.unit)
+                interval(s, m.unit)
             );
             if compared {
                 out.push_str(&comparison_cells(e, &m.name));
@@ -293,7 +293,7 @@ fn group_section(out: &mut String, gi: usize, group: &str, members: &Members) {
                 let m = e.result.metrics.iter().find(|m| m.name == metric)?;
                 Some(plots::ArgPoint {
                     x,
-                    estimate: m.stats.slope,
+                    estimate: *m.estimate(),
                 })
             })
             .collect();

@@ -1032,10 +1032,7 @@ mod tests {
             throughput: None,
         };
         let recording = Recording::new("hw", &events, &m, Environment::default());
-        let calibration = Calibration {
-            per_iteration: vec![("cycles".into(), 100.0)],
-            subtract: true,
-        };
+        let calibration = Calibration::exact(&[("cycles", 100)], true);
         Analysed {
             result: analyze(&recording, &calibration),
             recording,

@@ -11,7 +11,8 @@ use super::text::{
     change_cells, esc, figure, head, interval, pinned, target_html, target_name_html, value,
 };
 use crate::analysis::compare::{MetricChange, Target};
-use crate::analysis::{Analysed, Metric, Recording};
+use crate::analysis::notes::notes;
+use crate::analysis::{Analysed, Fit, Metric, Recording};
 use crate::output::format::four_digits;
 
 /// The page of `e`.
@@ -61,13 +62,8 @@ fn about(out: &mut String, e: &Analysed) {
             path.name()
         );
     }
-    if e.result.multiplexed_samples > 0 {
-        let _ = writeln!(
-            out,
-            "<p class=\"problem\">The kernel multiplexed the counters in {} of {} samples; \
-             their counts are not scaled.</p>",
-            e.result.multiplexed_samples, e.result.samples
-        );
+    for note in notes(&e.result) {
+        let _ = writeln!(out, "<p class=\"problem\">Note: {}.</p>", esc(&note));
     }
 }
 
@@ -240,12 +236,20 @@ fn statistics_rows(m: &Metric) -> Vec<Row> {
     } else {
         "n/a".into()
     };
-    vec![
-        row(
-            "<b>estimate</b> (slope)",
+    let estimate = m.estimate();
+    let mut rows = vec![row(
+        &format!("<b>estimate</b> ({})", m.estimator()),
+        value(estimate.point, u),
+        interval(estimate, u),
+    )];
+    if let Fit::Poor { why, .. } = &m.fit {
+        rows.push(row(
+            &format!("least-squares slope (poor fit: {})", esc(&why.describe())),
             value(s.slope.point, u),
             interval(&s.slope, u),
-        ),
+        ));
+    }
+    rows.extend([
         row("R²", r_squared, String::new()),
         row(
             "intercept (per sample)",
@@ -263,7 +267,8 @@ fn statistics_rows(m: &Metric) -> Vec<Row> {
         row("min", value(s.min, u), String::new()),
         row("max", value(s.max, u), String::new()),
         row("outliers (Tukey)", outliers(m), String::new()),
-    ]
+    ]);
+    rows
 }
 
 /// Tukey's outlier counts, or `none`.
@@ -292,10 +297,10 @@ fn scaled_rows(m: &Metric) -> Vec<Row> {
         return Vec::new();
     };
     let scaled = |v: f64| format!("{} {}", four_digits(v * scale.factor), esc(&scale.unit));
-    let ci = &m.stats.slope.ci;
+    let ci = &m.estimate().ci;
     vec![(
         format!("estimate in {}", esc(&scale.unit)),
-        scaled(m.stats.slope.point),
+        scaled(m.estimate().point),
         format!("[{}, {}]", scaled(ci.low), scaled(ci.high)),
     )]
 }
@@ -311,7 +316,7 @@ fn overhead_rows(e: &Analysed, m: &Metric) -> Vec<Row> {
         value(o.per_iteration, m.unit),
         String::new(),
     )];
-    if o.raw_estimate != m.stats.slope.point {
+    if o.raw_estimate != m.estimate().point {
         rows.push((
             "estimate before subtracting it".to_string(),
             value(o.raw_estimate, m.unit),

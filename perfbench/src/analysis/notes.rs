@@ -1,0 +1,58 @@
+//! What a reader must know to trust a result, in words every output shows
+//! the same way.
+
+use super::{BenchResult, Fit, Metric, WALL_TIME};
+
+/// Wall time beyond this multiple of task-clock, with both intervals
+/// agreeing, means the thread was off the CPU for a good part of the time.
+pub const OFF_CPU_RATIO: f64 = 1.25;
+
+/// Wall time over task-clock, where the thread was clearly off the CPU
+/// while the routine ran: the lower bound of wall time's interval is
+/// [`OFF_CPU_RATIO`] times the upper bound of task-clock's or more.
+/// `None` where task-clock was not measured.
+pub fn off_cpu_ratio(metrics: &[Metric]) -> Option<f64> {
+    let find = |name: &str| {
+        metrics
+            .iter()
+            .find(|m| m.name == name)
+            .map(Metric::estimate)
+    };
+    let (wall, task) = (find(WALL_TIME)?, find("task-clock")?);
+    (task.point > 0.0 && wall.ci.low >= OFF_CPU_RATIO * task.ci.high)
+        .then(|| wall.point / task.point)
+}
+
+/// The caveats of `r`, one sentence each: counters multiplexed, samples
+/// that no line fits, a thread off the CPU.
+pub fn notes(r: &BenchResult) -> Vec<String> {
+    let mut notes = Vec::new();
+    if r.multiplexed_samples > 0 {
+        notes.push(format!(
+            "the kernel multiplexed the counters in {} of {} samples; counts are not scaled",
+            r.multiplexed_samples, r.samples
+        ));
+    }
+    let poor: Vec<String> = r
+        .metrics
+        .iter()
+        .filter_map(|m| match &m.fit {
+            Fit::Poor { why, .. } => Some(format!("{} ({})", m.name, why.describe())),
+            Fit::Good => None,
+        })
+        .collect();
+    if !poor.is_empty() {
+        notes.push(format!(
+            "samples far off a line for {}: showing the Theil-Sen slope (the median of the \
+             slopes between samples), which outlying samples cannot drag",
+            poor.join(", ")
+        ));
+    }
+    if let Some(ratio) = r.off_cpu_ratio {
+        notes.push(format!(
+            "wall time is {ratio:.1}× task-clock: the thread was off the CPU for part of each \
+             iteration, because the CPU was shared or the routine waits (sleep, I/O, locks)"
+        ));
+    }
+    notes
+}

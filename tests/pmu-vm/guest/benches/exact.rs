@@ -1,7 +1,7 @@
 //! Routines whose instruction counts are known exactly, for the checks in
 //! the emulated arm64 machine (`src/main.rs` runs this binary there).
 
-use perfbench::{black_box, perfbench, Bencher};
+use perfbench::{black_box, perfbench, BatchSize, Bencher};
 
 /// `trips` rounds of `1: subs x, x, #1; b.ne 1b`: exactly two instructions
 /// per round on arm64.
@@ -37,6 +37,25 @@ fn spin(trips: u64) {
 #[perfbench(args = [1000, 2000])]
 fn spin_loop(b: &mut Bencher, trips: u64) {
     b.iter(|| spin(black_box(trips)));
+}
+
+/// The loop with 1000 rounds under `iter_batched`, its input made by a
+/// setup of 5000 rounds that must not be counted, in batches of every kind:
+/// toggling the counters per batch must land in the intercept alone, so the
+/// estimate is the same, exactly, whatever the batch size.
+#[perfbench(args = ["small", "large", "per-iteration", "3-batches"])]
+fn spin_batched(b: &mut Bencher, size: &str) {
+    let size = match size {
+        "small" => BatchSize::SmallInput,
+        "large" => BatchSize::LargeInput,
+        "per-iteration" => BatchSize::PerIteration,
+        _ => BatchSize::NumBatches(3),
+    };
+    let setup = || {
+        spin(black_box(5000));
+        black_box(1000u64)
+    };
+    b.iter_batched(setup, spin, size);
 }
 
 perfbench::main!();

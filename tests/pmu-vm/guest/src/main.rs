@@ -246,6 +246,48 @@ fn less_overhead_both_modes_agree(bench: &str) -> Result<String, String> {
     Ok(details)
 }
 
+/// `spin_batched/*`: one exact instruction count per iteration, the same for
+/// every batch size (one batch per iteration adds at most 5), and the
+/// setup's 10,000 instructions outside it.
+fn batched_exact_instructions(bench: &str) -> Result<String, String> {
+    let (lines, _) = run(&mut bench_command(
+        bench,
+        &["spin_batched"],
+        "instructions",
+        &[],
+    ))?;
+    let mut details = Vec::new();
+    let mut estimates = Vec::new();
+    for size in ["small", "large", "per-iteration", "3-batches"] {
+        let id = format!("spin_batched/{size}");
+        let estimate = figure(&lines, &id, "instructions", "estimate")?;
+        let ci = &line(&lines, &id)?["metrics"]["instructions"]["ci"];
+        details.push(format!("{size}: {estimate}"));
+        if ci[0] != ci[1] {
+            return Err(format!(
+                "{id}: interval {ci} is not exact: {}",
+                stored_samples(&id, "instructions")
+            ));
+        }
+        estimates.push(estimate);
+    }
+    // One batch per iteration adds the entry of a non-empty batch loop to
+    // each iteration: a few instructions, which the other sizes pay per
+    // sample.
+    let first = estimates[0];
+    let per_iteration = estimates[2] - first;
+    let batched = [estimates[0], estimates[1], estimates[3]];
+    if batched.iter().any(|&e| e != first)
+        || !(2000.0..2100.0).contains(&first)
+        || !(0.0..=5.0).contains(&per_iteration)
+    {
+        return Err(format!(
+            "expected one count in [2000, 2100) for every size, per-iteration at most 5 above: {details:?}"
+        ));
+    }
+    Ok(details.join(", "))
+}
+
 /// The environment record names the CPU from `/proc/cpuinfo`'s implementer
 /// and part (arm64 has no model name), the PMU, and user-space reads as on;
 /// the NMI watchdog is on but holds no counter (no pseudo-NMIs), so the run
@@ -501,6 +543,10 @@ fn main() {
     check(
         "less_overhead_both_modes_agree",
         less_overhead_both_modes_agree(&bench),
+    );
+    check(
+        "batched_exact_instructions",
+        batched_exact_instructions(&bench),
     );
     check("split_into_passes", split_into_passes(&bench));
     check("multiplexing_is_flagged", multiplexing_is_flagged(&bench));

@@ -139,7 +139,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "count-noise-threshold", value: Some("PCT"), help: "changes of counts within PCT % are noise (default 1)", apply: |p, v| { p.o().thresholds.count = percent(v, "--count-noise-threshold")?; Ok(()) } },
     Flag { name: "color", value: Some("auto|always|never"), help: "colour the output", apply: |p, v| { p.o().color = [Color::Auto, Color::Always, Color::Never][one_of(v, "--color", &["auto", "always", "never"])?]; Ok(()) } },
     Flag { name: "mode", value: Some("batch|per-iter"), help: "counters per sample of many iterations, or per iteration", apply: |p, v| { p.o().per_iter = one_of(v, "--mode", &["batch", "per-iter"])? == 1; Ok(()) } },
-    Flag { name: "subtract-overhead", value: None, help: "subtract the measured cost of measuring (never below 0)", apply: |p, _| { p.o().subtract_overhead = true; Ok(()) } },
+    Flag { name: "subtract-overhead", value: None, help: "subtract the measured cost of measuring, its uncertainty included", apply: |p, _| { p.o().subtract_overhead = true; Ok(()) } },
     Flag { name: "noplot", value: None, help: "HTML report without plots (faster)", apply: |p, _| { p.o().noplot = true; Ok(()) } },
     Flag { name: "help", value: None, help: "print this help", apply: |p, _| { p.o().help = true; Ok(()) } },
     // libtest flags that `cargo test` users pass to every target; accepted

@@ -75,11 +75,9 @@ fn a_page_fault_regression_fails_the_gate_and_an_unchanged_run_passes() {
     assert_eq!(change["ci"], serde_json::json!([0.0625, 0.0625]));
     assert_eq!(change["p"], 0.0);
     assert_eq!(change["verdict"], "regressed");
-    assert!(
-        worse.stderr.contains("regression against main"),
-        "{}",
-        worse.stderr
-    );
+    // Wall time may regress too on a loaded machine: the page faults are
+    // what this test gates on.
+    assert!(worse.stderr.contains("against main"), "{}", worse.stderr);
     assert!(
         worse.stderr.contains("touch_n page-faults: +6.25%"),
         "{}",

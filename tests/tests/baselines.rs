@@ -33,14 +33,16 @@ fn bench(home: &Path, pages: u32, args: &[&str]) -> Run {
     )
 }
 
-/// Page faults only, and times so noisy-tolerant that only counts decide.
+/// Page faults only, and times so noisy-tolerant that only counts decide
+/// (a loaded CI machine moved wall time by +63 % between two runs of the
+/// same code).
 const GATE: &[&str] = &[
     "--exact",
     "touch_n",
     "--events",
     "page-faults",
     "--noise-threshold",
-    "60",
+    "1000",
 ];
 
 fn with(extra: &[&'static str]) -> Vec<&'static str> {

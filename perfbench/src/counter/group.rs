@@ -66,6 +66,15 @@ impl Counts {
                 .collect::<io::Result<_>>()?,
         })
     }
+
+    /// Adds what `other` counted (both from one group), saturating.
+    pub fn add(&mut self, other: &Counts) {
+        self.time_enabled = self.time_enabled.saturating_add(other.time_enabled);
+        self.time_running = self.time_running.saturating_add(other.time_running);
+        for (v, o) in self.values.iter_mut().zip(&other.values) {
+            *v = v.saturating_add(*o);
+        }
+    }
 }
 
 /// Why an event could not be opened.
@@ -689,6 +698,9 @@ mod tests {
         let err = counts(10, &[5, 6]).since(&counts(4, &[2, 7])).unwrap_err();
         assert_eq!(err.to_string(), "a counter went backwards, from 7 to 6");
         assert!(counts(3, &[5]).since(&counts(4, &[2])).is_err());
+        let mut sum = counts(4, &[2, 7]);
+        sum.add(&counts(6, &[3, u64::MAX]));
+        assert_eq!((sum.time_enabled, sum.values), (10, vec![5, u64::MAX]));
     }
 
     /// An opener that refuses kernel counting for lack of privilege, as

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::bencher::{Bencher, Outcome, Target};
 use super::{Config, MeasureError, Measurement, Sample};
-use crate::counter::group::CounterGroup;
+use crate::counter::group::{CounterGroup, Counts};
 
 /// Enables the group, if there is one.
 #[inline]
@@ -18,6 +18,22 @@ pub(super) fn start_counting(group: Option<&CounterGroup>) -> io::Result<()> {
 #[inline]
 pub(super) fn stop_counting(group: Option<&CounterGroup>) -> io::Result<()> {
     group.map_or(Ok(()), CounterGroup::disable)
+}
+
+/// What one call of a benchmark's runner measured.
+pub(super) struct Measured {
+    /// Wall time of the counted windows.
+    pub wall: Duration,
+    /// What the group counted in them, where the runner read the group
+    /// around its windows itself (`iter_batched`); otherwise the sample's
+    /// counts are the group's progress since the last sample.
+    pub counts: Option<Counts>,
+}
+
+impl From<Duration> for Measured {
+    fn from(wall: Duration) -> Self {
+        Measured { wall, counts: None }
+    }
 }
 
 /// What the warm-up ran: how many iterations, in how long.
@@ -67,11 +83,11 @@ pub(super) fn sample_linearly<F>(
     run: &mut F,
 ) -> io::Result<Vec<Sample>>
 where
-    F: FnMut(u64, u64, Option<&CounterGroup>) -> io::Result<Duration>,
+    F: FnMut(u64, u64, Option<&mut CounterGroup>) -> io::Result<Measured>,
 {
     let mut counted = Duration::ZERO;
     let warm = warm_up(config, |n| {
-        counted += run(n, n, Some(group))?;
+        counted += run(n, n, Some(&mut *group))?.wall;
         Ok(())
     })?;
     let count = config.sample_count.max(1);
@@ -81,12 +97,16 @@ where
     let mut last = group.read()?;
     for i in 1..=count {
         let iterations = i * d;
-        let wall = run(iterations, count * d, Some(group))?;
+        let measured = run(iterations, count * d, Some(&mut *group))?;
         let now = group.read()?;
+        let counts = match measured.counts {
+            Some(counts) => counts,
+            None => now.since(&last)?,
+        };
         samples.push(Sample {
             iterations,
-            wall_ns: u64::try_from(wall.as_nanos()).unwrap_or(u64::MAX),
-            counts: now.since(&last)?,
+            wall_ns: u64::try_from(measured.wall.as_nanos()).unwrap_or(u64::MAX),
+            counts,
         });
         last = now;
     }

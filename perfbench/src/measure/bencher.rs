@@ -2,9 +2,9 @@
 
 use std::hint::black_box;
 use std::io;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use super::batch::{sample_linearly, start_counting, stop_counting};
+use super::batch::{sample_linearly, start_counting, stop_counting, Measured};
 use super::per_iter::{sample_per_iter, Bracket, PerIterMeasurement};
 use super::{Config, MeasureError, Sample, Throughput};
 use crate::counter::group::CounterGroup;
@@ -74,10 +74,10 @@ impl Bencher<'_> {
             // may retry its seqlock, and those instructions would land on
             // one sample alone and bend the fit.
             let start = Instant::now();
-            start_counting(group)?;
+            start_counting(group.as_deref())?;
             repeat(&mut body, iterations);
-            stop_counting(group)?;
-            Ok(start.elapsed())
+            stop_counting(group.as_deref())?;
+            Ok(start.elapsed().into())
         });
     }
 
@@ -94,7 +94,7 @@ impl Bencher<'_> {
     /// this round asks for (batching needs it to batch every sample alike).
     pub(super) fn drive<F>(&mut self, mut run: F)
     where
-        F: FnMut(u64, u64, Option<&CounterGroup>) -> io::Result<Duration>,
+        F: FnMut(u64, u64, Option<&mut CounterGroup>) -> io::Result<Measured>,
     {
         if self.outcome.is_some() {
             self.outcome = Some(Err(MeasureError::IteratedTwice));

@@ -131,28 +131,12 @@ impl Bencher<'_> {
             });
             return;
         }
-        self.drive(|iterations, largest, group| {
-            run_batches(
-                iterations,
-                Batching::new(size, largest),
-                group,
-                |made, runs, group| {
-                    let mut inputs: Vec<I> = (0..made).map(|_| setup()).collect();
-                    let unused = inputs.split_off(runs);
-                    let mut outputs = Vec::with_capacity(runs);
-                    let wall = counted(group, || {
-                        // Drained, not consumed: the buffer is freed outside
-                        // the window, where the allocator's varying cost
-                        // belongs to no one.
-                        for input in inputs.drain(..) {
-                            outputs.push(routine(black_box(input)));
-                        }
-                    })?;
-                    drop(black_box(outputs));
-                    drop((inputs, unused));
-                    Ok(wall)
-                },
-            )
+        self.drive_batches(size, setup, |inputs, outputs| {
+            // Drained, not consumed: the buffer is freed outside the
+            // window, where the allocator's varying cost belongs to no one.
+            for input in inputs.drain(..) {
+                outputs.push(routine(black_box(input)));
+            }
         });
     }
 
@@ -184,24 +168,35 @@ impl Bencher<'_> {
             });
             return;
         }
+        self.drive_batches(size, setup, |inputs, outputs| {
+            for input in inputs.iter_mut() {
+                outputs.push(routine(black_box(input)));
+            }
+        });
+    }
+
+    /// Batch mode of both forms: every batch makes its inputs with `setup`,
+    /// and `window(inputs, outputs)` runs the routine on all of `inputs`
+    /// (those the sample runs) while the group counts, pushing to
+    /// `outputs`; inputs left unused, the inputs' buffer and the outputs are
+    /// dropped outside the window.
+    fn drive_batches<I, O>(
+        &mut self,
+        size: BatchSize,
+        mut setup: impl FnMut() -> I,
+        mut window: impl FnMut(&mut Vec<I>, &mut Vec<O>),
+    ) {
         self.drive(|iterations, largest, group| {
-            run_batches(
-                iterations,
-                Batching::new(size, largest),
-                group,
-                |made, runs, group| {
-                    let mut inputs: Vec<I> = (0..made).map(|_| setup()).collect();
-                    let mut outputs = Vec::with_capacity(runs);
-                    let wall = counted(group, || {
-                        for input in &mut inputs[..runs] {
-                            outputs.push(routine(black_box(input)));
-                        }
-                    })?;
-                    drop(black_box(outputs));
-                    drop(inputs);
-                    Ok(wall)
-                },
-            )
+            let batching = Batching::new(size, largest);
+            run_batches(iterations, batching, group, |made, runs, group| {
+                let mut inputs: Vec<I> = (0..made).map(|_| setup()).collect();
+                let unused = inputs.split_off(runs);
+                let mut outputs = Vec::with_capacity(runs);
+                let measured = counted(group, || window(&mut inputs, &mut outputs))?;
+                drop(black_box(outputs));
+                drop((inputs, unused));
+                Ok(measured)
+            })
         });
     }
 }

@@ -130,6 +130,27 @@ impl TableSink {
     }
 }
 
+/// `text` wrapped at spaces to `width` columns, continuation lines
+/// indented by four.
+fn wrap_words(text: &str, width: usize) -> String {
+    let body = text.trim_start_matches(' ');
+    let mut out = text[..text.len() - body.len()].to_string();
+    let mut line = out.len();
+    for (i, word) in body.split(' ').enumerate() {
+        let len = word.chars().count();
+        if i > 0 && line + 1 + len > width {
+            out.push_str("\n    ");
+            line = 4;
+        } else if i > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(word);
+        line += len;
+    }
+    out
+}
+
 /// `text`'s comma-separated parts after `prefix`, wrapped to `width`
 /// columns with continuation lines indented.
 fn wrap(prefix: &str, text: &str, width: usize) -> String {
@@ -332,7 +353,8 @@ impl Table {
                 .join("\n")
         };
         for note in notes(r) {
-            s.push_str(&format!("\n  note: {note}"));
+            s.push('\n');
+            s.push_str(&wrap_words(&format!("  note: {note}"), self.width));
         }
         s
     }
@@ -366,6 +388,22 @@ fn mark(v: Verdict) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn notes_wrap_at_spaces_within_the_width() {
+        let text = "  note: samples far off a line for wall-time (R² 0.59), task-clock (R² 0.62): showing the Theil-Sen slope";
+        let wrapped = wrap_words(text, 40);
+        assert!(
+            wrapped.lines().all(|l| l.chars().count() <= 40),
+            "{wrapped}"
+        );
+        assert_eq!(
+            wrapped.split_whitespace().collect::<Vec<_>>(),
+            text.split_whitespace().collect::<Vec<_>>()
+        );
+        assert!(wrapped.starts_with("  note: samples"));
+        assert!(wrapped.lines().skip(1).all(|l| l.starts_with("    ")));
+    }
 
     #[test]
     fn long_header_lines_wrap_at_commas() {

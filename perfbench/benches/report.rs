@@ -136,6 +136,7 @@ fn analysed(store: &Store, ids: &[String], against: &Target) -> Vec<Analysed> {
                 comparison: Some(Comparison {
                     against: against.clone(),
                     changes: Some(changes),
+                    unfair: None,
                 }),
                 baseline: Some(base),
             }

@@ -167,6 +167,7 @@ fn outputs(dir: &Path) -> String {
                 &Thresholds::default(),
                 &Bootstrap::default(),
             )),
+            unfair: None,
         };
         out.push_str(&json_line(&result, &env, None));
         out.push('\n');
@@ -175,6 +176,7 @@ fn outputs(dir: &Path) -> String {
         let previous = Comparison {
             against: Target::PreviousRun,
             changes: comparison.changes.clone(),
+            unfair: None,
         };
         out.push_str(&json_line(&result, &env, Some(&previous)));
         out.push('\n');

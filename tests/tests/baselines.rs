@@ -270,3 +270,42 @@ fn a_baseline_from_another_kernel_gets_a_warning() {
         run.stderr
     );
 }
+
+#[test]
+fn comparisons_that_cannot_be_fair_are_not_judged_and_never_fail_the_gate() {
+    let home = home("unfair");
+    let saved = bench(&home, 16, &with(&["--save-baseline", "main"]));
+    assert_eq!(saved.code, 0, "{}", saved.stderr);
+    // 17 pages per iteration would regress, but each of these runs differs
+    // from the baseline in a way that makes the comparison unfair.
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--mode", "per-iter"],
+            "measured in batch mode, this run in per-iteration mode",
+        ),
+        (
+            &["--events", "page-faults,task-clock"],
+            "measured with other events",
+        ),
+        (&["--sample-count", "1"], "1 sample(s) on one side"),
+    ];
+    for (extra, why) in cases {
+        let mut args = with(&[
+            "--baseline",
+            "main",
+            "--fail-on-regression",
+            "--output-format",
+            "json",
+        ]);
+        args.extend_from_slice(extra);
+        let run = bench(&home, 17, &args);
+        assert_eq!(run.code, 0, "{extra:?}: {}", run.stderr);
+        let v = &run.json()[0];
+        let said = v["baseline"]["not_compared"].as_str().unwrap_or_default();
+        assert!(said.starts_with(why), "{extra:?}: {}", v["baseline"]);
+        assert!(
+            v["metrics"]["page-faults"]["change"].is_null(),
+            "{extra:?}: judged"
+        );
+    }
+}

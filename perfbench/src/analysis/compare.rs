@@ -8,13 +8,15 @@ use crate::stats::{self, Bootstrap, Change};
 /// What a change means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// Significantly lower, by more than the noise threshold.
+    /// Lower: the whole interval below minus the noise threshold, or an
+    /// exact count went down.
     Improved,
-    /// Significantly higher, by more than the noise threshold.
+    /// Higher: the whole interval above the noise threshold, or an exact
+    /// count went up.
     Regressed,
-    /// Significant, but within the noise threshold.
+    /// The interval excludes zero but not the noise threshold.
     WithinNoise,
-    /// Not significant.
+    /// The interval holds zero.
     NoChange,
 }
 
@@ -30,12 +32,11 @@ impl Verdict {
     }
 }
 
-/// When a change counts: the significance level of the p-value and the
-/// smallest relative change that is more than noise, per kind of metric.
+/// When a change counts: the smallest relative change that is more than
+/// noise, per kind of metric; the change's whole interval must lie beyond
+/// it ([`verdict`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Thresholds {
-    /// A change with a p-value at or above this is no change.
-    pub significance: f64,
     /// Noise threshold of times (`ns` metrics), as a fraction.
     pub time: f64,
     /// Noise threshold of counts, as a fraction: counters vary far less.
@@ -45,7 +46,6 @@ pub struct Thresholds {
 impl Default for Thresholds {
     fn default() -> Self {
         Thresholds {
-            significance: 0.05,
             time: 0.03,
             count: 0.01,
         }
@@ -107,28 +107,102 @@ pub struct Comparison {
     /// What it was compared with.
     pub against: Target,
     /// Per metric both runs have; `None` if the stored side has no run of
-    /// this benchmark (a new benchmark).
+    /// this benchmark (a new benchmark); empty where the runs cannot be
+    /// compared fairly.
     pub changes: Option<Vec<MetricChange>>,
+    /// Why the runs were not compared, where they could not be fairly.
+    pub unfair: Option<String>,
 }
 
 impl Comparison {
+    /// `new` compared with `base`, the stored run of the same benchmark
+    /// under `against`, if there is one: every metric both have, unless the
+    /// two runs cannot be compared fairly ([`unfair`]).
+    pub fn of(
+        against: &Target,
+        base: Option<&Recording>,
+        new: &Recording,
+        thresholds: &Thresholds,
+    ) -> Comparison {
+        let unfair = base.and_then(|base| unfair(base, new));
+        let changes = base.map(|base| match unfair {
+            Some(_) => Vec::new(),
+            None => compare_runs(base, new, thresholds, &Bootstrap::default()),
+        });
+        Comparison {
+            against: against.clone(),
+            changes,
+            unfair,
+        }
+    }
+
     /// The change of a metric, if it was compared.
     pub fn change(&self, metric: &str) -> Option<&MetricChange> {
         self.changes.as_ref()?.iter().find(|c| c.name == metric)
     }
 }
 
-/// The verdict on `change` for a metric whose noise threshold is `noise`.
-pub fn verdict(change: &Change, noise: f64, significance: f64) -> Verdict {
-    if change.p_value >= significance {
+/// The verdict on `change` for a metric whose noise threshold is `noise`,
+/// from its interval alone, so that the two never contradict each other:
+/// - the interval holds zero: no change;
+/// - a zero-width interval (both runs exact, as counts of page faults or
+///   instructions are): any change is a verdict, whatever the threshold;
+/// - the whole interval beyond `+noise`: regressed; beyond `-noise`:
+///   improved;
+/// - otherwise (a change, but perhaps within the noise): within noise.
+///
+/// A change from zero to something is a regression.
+pub fn verdict(change: &Change, noise: f64) -> Verdict {
+    let (Some(r), Some(ci)) = (change.relative, change.ci) else {
+        return Verdict::Regressed;
+    };
+    if ci.low <= 0.0 && 0.0 <= ci.high {
         return Verdict::NoChange;
     }
-    match change.relative {
-        None => Verdict::Regressed,
-        Some(r) if r.abs() <= noise => Verdict::WithinNoise,
-        Some(r) if r > 0.0 => Verdict::Regressed,
-        Some(_) => Verdict::Improved,
+    let exact = ci.low == ci.high;
+    if (exact && r > 0.0) || ci.low > noise {
+        Verdict::Regressed
+    } else if (exact && r < 0.0) || ci.high < -noise {
+        Verdict::Improved
+    } else {
+        Verdict::WithinNoise
     }
+}
+
+/// Fewest samples a run needs for its changes to be judged.
+pub const MIN_SAMPLES: usize = 3;
+
+/// Why `new` cannot be fairly compared with `base`, if it cannot: measured
+/// in another mode (batch or per iteration), with other events (so in other
+/// counter groups, at other privilege levels), or with too few samples to
+/// tell a change from noise. A run on another CPU model or kernel is still
+/// compared, with a warning (`Environment::mismatch`).
+pub fn unfair(base: &Recording, new: &Recording) -> Option<String> {
+    let mode = |r: &Recording| match r.read_path {
+        Some(_) => "per-iteration mode",
+        None => "batch mode",
+    };
+    if mode(base) != mode(new) {
+        return Some(format!(
+            "measured in {}, this run in {}",
+            mode(base),
+            mode(new)
+        ));
+    }
+    let names = |r: &Recording| r.series.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
+    if names(base) != names(new) {
+        return Some(format!(
+            "measured with other events ({}), this run with {}",
+            names(base).join(","),
+            names(new).join(",")
+        ));
+    }
+    let fewest = base.iterations.len().min(new.iterations.len());
+    (fewest < MIN_SAMPLES).then(|| {
+        format!(
+            "{fewest} sample(s) on one side; a change needs at least {MIN_SAMPLES} to be judged"
+        )
+    })
 }
 
 /// Compares every metric of `new` that `base` also has.
@@ -151,11 +225,7 @@ pub fn compare_runs(
             );
             Some(MetricChange {
                 name: series.name.clone(),
-                verdict: verdict(
-                    &change,
-                    thresholds.noise(series.unit),
-                    thresholds.significance,
-                ),
+                verdict: verdict(&change, thresholds.noise(series.unit)),
                 change,
             })
         })
@@ -194,29 +264,44 @@ mod tests {
         }
     }
 
+    fn within(relative: f64, low: f64, high: f64) -> Change {
+        Change {
+            relative: Some(relative),
+            ci: Some(Interval { low, high }),
+            p_value: 0.5,
+        }
+    }
+
     #[test]
-    fn verdicts_weigh_significance_then_the_noise_threshold() {
+    fn verdicts_follow_the_interval_and_the_threshold_only() {
+        // The contradictions seen before: a clear change called no change,
+        // an interval holding zero called a regression.
         assert_eq!(
-            verdict(&change(Some(0.5), 0.2), 0.01, 0.05),
-            Verdict::NoChange
-        );
-        assert_eq!(
-            verdict(&change(Some(0.005), 0.0), 0.01, 0.05),
-            Verdict::WithinNoise
-        );
-        assert_eq!(
-            verdict(&change(Some(-0.005), 0.0), 0.01, 0.05),
-            Verdict::WithinNoise
-        );
-        assert_eq!(
-            verdict(&change(Some(0.0625), 0.0), 0.01, 0.05),
+            verdict(&within(0.127, 0.074, 0.188), 0.03),
             Verdict::Regressed
         );
         assert_eq!(
-            verdict(&change(Some(-0.2), 0.01), 0.03, 0.05),
+            verdict(&within(0.0324, -0.0212, 0.091), 0.03),
+            Verdict::NoChange
+        );
+        // Clear of zero, but not of the threshold: within noise.
+        assert_eq!(
+            verdict(&within(0.05, 0.02, 0.08), 0.03),
+            Verdict::WithinNoise
+        );
+        assert_eq!(
+            verdict(&within(-0.05, -0.08, -0.02), 0.03),
+            Verdict::WithinNoise
+        );
+        assert_eq!(
+            verdict(&within(-0.2, -0.25, -0.15), 0.03),
             Verdict::Improved
         );
-        assert_eq!(verdict(&change(None, 0.0), 0.01, 0.05), Verdict::Regressed);
+        // Exact counts: any change, however small, is one.
+        assert_eq!(verdict(&change(Some(0.005), 0.0), 0.01), Verdict::Regressed);
+        assert_eq!(verdict(&change(Some(-0.005), 0.0), 0.01), Verdict::Improved);
+        assert_eq!(verdict(&change(Some(0.0), 1.0), 0.01), Verdict::NoChange);
+        assert_eq!(verdict(&change(None, 0.0), 0.01), Verdict::Regressed);
     }
 
     #[test]
@@ -231,5 +316,68 @@ mod tests {
         assert!(!fails(&c(Some(0.0625), Verdict::Regressed), Some(0.10)));
         assert!(!fails(&c(Some(-0.5), Verdict::Improved), None));
         assert!(fails(&c(None, Verdict::Regressed), Some(0.10)));
+    }
+
+    fn recording(events: &str, samples: u64) -> Recording {
+        use crate::counter::group::Counts;
+        use crate::measure::{Measurement, Sample};
+        let events = crate::counter::event::parse_list(events).unwrap();
+        let m = Measurement {
+            samples: (1..=samples)
+                .map(|i| Sample {
+                    iterations: i,
+                    wall_ns: 10 * i,
+                    counts: Counts {
+                        time_enabled: 1,
+                        time_running: 1,
+                        values: vec![2 * i; events.len()],
+                    },
+                })
+                .collect(),
+            throughput: None,
+        };
+        Recording::new(
+            "x",
+            &events,
+            &m,
+            crate::measure::environment::Environment::default(),
+        )
+    }
+
+    #[test]
+    fn unfair_comparisons_are_refused_with_the_reason() {
+        let batch = recording("page-faults", 10);
+        assert_eq!(unfair(&batch, &batch), None);
+        let mut per_iter = batch.clone();
+        per_iter.read_path = Some(crate::counter::group::ReadPath::Syscall);
+        let why = unfair(&batch, &per_iter).unwrap();
+        assert_eq!(
+            why,
+            "measured in batch mode, this run in per-iteration mode"
+        );
+        let why = unfair(&recording("page-faults,task-clock", 10), &batch).unwrap();
+        assert!(why.starts_with("measured with other events"), "{why}");
+        let why = unfair(&batch, &recording("page-faults", 1)).unwrap();
+        assert!(why.starts_with("1 sample(s) on one side"), "{why}");
+        // Refused: no change is judged, so the gate cannot fail on it.
+        let c = Comparison::of(
+            &Target::PreviousRun,
+            Some(&batch),
+            &per_iter,
+            &Thresholds::default(),
+        );
+        assert_eq!(c.changes, Some(Vec::new()));
+        assert!(c.unfair.is_some());
+        let c = Comparison::of(
+            &Target::PreviousRun,
+            Some(&batch),
+            &batch,
+            &Thresholds::default(),
+        );
+        assert_eq!(
+            c.changes.map(|c| c.len()),
+            Some(2),
+            "wall time and page faults"
+        );
     }
 }

@@ -246,6 +246,12 @@ impl Table {
         let Some(changes) = &comparison.changes else {
             return Some(format!("  (new: not in {label})"));
         };
+        if let Some(why) = &comparison.unfair {
+            return Some(wrap_words(
+                &format!("  not compared with {label}: {why}"),
+                self.width,
+            ));
+        }
         if changes.is_empty() {
             return None;
         }
@@ -425,6 +431,7 @@ mod tests {
             let c = Comparison {
                 against,
                 changes: Some(Vec::new()),
+                unfair: None,
             };
             let new = Comparison {
                 changes: None,
@@ -437,6 +444,15 @@ mod tests {
         assert_eq!(new, "  (new: not in `latest`)");
         let (_, new) = line(crate::analysis::compare::Target::PreviousRun);
         assert_eq!(new, "  (new: not in previous run)");
+        let unfair = Comparison {
+            against: crate::analysis::compare::Target::Baseline("main".into()),
+            changes: Some(Vec::new()),
+            unfair: Some("measured in per-iteration mode, this run in batch mode".into()),
+        };
+        assert_eq!(
+            t.change_line(&r, &unfair).unwrap(),
+            "  not compared with `main`: measured in per-iteration mode, this run in batch\n    mode"
+        );
     }
 
     #[test]

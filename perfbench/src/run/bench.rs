@@ -3,14 +3,13 @@
 
 use std::time::{Duration, Instant};
 
-use crate::analysis::compare::{compare_runs, Comparison};
+use crate::analysis::compare::Comparison;
 use crate::analysis::{analyze, Analysed, Recording};
 use crate::counter::group::{self, Groups};
 use crate::measure::{self, Bencher, MeasureError};
 use crate::run::cli::Options;
 use crate::run::panics::catch;
 use crate::run::plan::Plan;
-use crate::stats::Bootstrap;
 use crate::store::Slot;
 
 /// What one benchmark's step produced.
@@ -120,19 +119,15 @@ fn compare(options: &Options, plan: &Plan, step: &mut Step) {
             return;
         }
     };
-    let changes = base.as_ref().map(|base| {
+    if let Some(base) = &base {
         step.mismatch = plan.environment.mismatch(&base.environment);
-        compare_runs(
-            base,
-            &a.recording,
-            &options.thresholds,
-            &Bootstrap::default(),
-        )
-    });
-    a.comparison = Some(Comparison {
-        against: plan.target.clone(),
-        changes,
-    });
+    }
+    a.comparison = Some(Comparison::of(
+        &plan.target,
+        base.as_ref(),
+        &a.recording,
+        &options.thresholds,
+    ));
     a.baseline = base;
 }
 

@@ -204,6 +204,9 @@ pub fn bench_line(
     }
     if let Some(c) = comparison {
         obj["baseline"] = json!({ "name": c.against.json_name(), "new": c.changes.is_none() });
+        if let Some(why) = &c.unfair {
+            obj["baseline"]["not_compared"] = json!(why);
+        }
     }
     if !r.derived.is_empty() {
         obj["derived"] = r

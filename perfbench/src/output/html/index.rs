@@ -78,11 +78,11 @@ fn intro(out: &mut String, ix: &Index) {
     if ix.compared() {
         let _ = write!(
             out,
-            " {whose} {}, with noise thresholds ({:.0} % for times, {:.0} % for counts) and p &lt; {}.",
+            " {whose} {}: a change counts when its whole 95 % interval lies beyond the noise \
+             threshold ({:.0} % for times, {:.0} % for counts; any change of an exact count).",
             target_html(ix.against),
             t.time * 100.0,
             t.count * 100.0,
-            t.significance
         );
     }
     out.push_str("</p>\n");
@@ -187,6 +187,9 @@ fn comparison_cells(e: &Analysed, metric: &str) -> String {
         return no_change_cells("not compared");
     };
     let target = target_name_html(&comparison.against);
+    if comparison.unfair.is_some() {
+        return no_change_cells("not compared");
+    }
     match (change_of(e, metric), &comparison.changes) {
         (Some(c), _) => change_cells(c),
         (None, Some(_)) if comparison.against == Target::PreviousRun => {

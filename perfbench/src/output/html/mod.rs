@@ -26,9 +26,8 @@ mod text;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::analysis::compare::{compare_runs, Comparison, MetricChange, Target, Thresholds};
+use crate::analysis::compare::{Comparison, MetricChange, Target, Thresholds};
 use crate::analysis::{analyze, Analysed, Calibration};
-use crate::stats::Bootstrap;
 use crate::store::{folder_name, write_atomically, Slot, Store, StoreError};
 
 /// Options of the report.
@@ -193,14 +192,12 @@ fn load_stored(
     }
     match store.load(id, &Slot::from(&options.against)) {
         Ok(base) => {
-            let changes = base.as_ref().map(|base| {
-                let bootstrap = Bootstrap::default();
-                compare_runs(base, &entry.recording, &options.thresholds, &bootstrap)
-            });
-            entry.comparison = Some(Comparison {
-                against: options.against.clone(),
-                changes,
-            });
+            entry.comparison = Some(Comparison::of(
+                &options.against,
+                base.as_ref(),
+                &entry.recording,
+                &options.thresholds,
+            ));
             entry.baseline = base;
             Ok(Some((entry, None)))
         }
@@ -367,16 +364,11 @@ mod tests {
             target => Slot::from(target),
         };
         let base = store.load(id, &base_slot).ok()?;
-        let changes = base
-            .as_ref()
-            .map(|b| compare_runs(b, &recording, &Thresholds::default(), &Bootstrap::default()));
+        let comparison = Comparison::of(against, base.as_ref(), &recording, &Thresholds::default());
         Some(Analysed {
             result: analyze(&recording, &Calibration::default()),
             recording,
-            comparison: Some(Comparison {
-                against: against.clone(),
-                changes,
-            }),
+            comparison: Some(comparison),
             baseline: base,
         })
     }

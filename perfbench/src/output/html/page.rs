@@ -76,6 +76,14 @@ fn comparison_note(out: &mut String, e: &Analysed) {
         return;
     };
     let target = target_html(&comparison.against);
+    if let Some(why) = &comparison.unfair {
+        let _ = writeln!(
+            out,
+            "<p class=\"problem\">Not compared with {target}: {}.</p>",
+            esc(why)
+        );
+        return;
+    }
     let Some(base) = &e.baseline else {
         let _ = writeln!(
             out,

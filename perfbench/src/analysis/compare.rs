@@ -8,15 +8,13 @@ use crate::stats::{self, Bootstrap, Change};
 /// What a change means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// Lower: the whole interval below minus the noise threshold, or an
-    /// exact count went down.
+    /// Significantly lower, by more than the noise threshold.
     Improved,
-    /// Higher: the whole interval above the noise threshold, or an exact
-    /// count went up.
+    /// Significantly higher, by more than the noise threshold.
     Regressed,
-    /// The interval excludes zero but not the noise threshold.
+    /// Significant, but within the noise threshold.
     WithinNoise,
-    /// The interval holds zero.
+    /// Not significant.
     NoChange,
 }
 
@@ -32,11 +30,12 @@ impl Verdict {
     }
 }
 
-/// When a change counts: the smallest relative change that is more than
-/// noise, per kind of metric; the change's whole interval must lie beyond
-/// it ([`verdict`]).
+/// When a change counts: the significance level of the p-value and the
+/// smallest relative change that is more than noise, per kind of metric.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Thresholds {
+    /// A change with a p-value at or above this is no change.
+    pub significance: f64,
     /// Noise threshold of times (`ns` metrics), as a fraction.
     pub time: f64,
     /// Noise threshold of counts, as a fraction: counters vary far less.
@@ -46,6 +45,7 @@ pub struct Thresholds {
 impl Default for Thresholds {
     fn default() -> Self {
         Thresholds {
+            significance: 0.05,
             time: 0.03,
             count: 0.01,
         }
@@ -142,30 +142,16 @@ impl Comparison {
     }
 }
 
-/// The verdict on `change` for a metric whose noise threshold is `noise`,
-/// from its interval alone, so that the two never contradict each other:
-/// - the interval holds zero: no change;
-/// - a zero-width interval (both runs exact, as counts of page faults or
-///   instructions are): any change is a verdict, whatever the threshold;
-/// - the whole interval beyond `+noise`: regressed; beyond `-noise`:
-///   improved;
-/// - otherwise (a change, but perhaps within the noise): within noise.
-///
-/// A change from zero to something is a regression.
-pub fn verdict(change: &Change, noise: f64) -> Verdict {
-    let (Some(r), Some(ci)) = (change.relative, change.ci) else {
-        return Verdict::Regressed;
-    };
-    if ci.low <= 0.0 && 0.0 <= ci.high {
+/// The verdict on `change` for a metric whose noise threshold is `noise`.
+pub fn verdict(change: &Change, noise: f64, significance: f64) -> Verdict {
+    if change.p_value >= significance {
         return Verdict::NoChange;
     }
-    let exact = ci.low == ci.high;
-    if (exact && r > 0.0) || ci.low > noise {
-        Verdict::Regressed
-    } else if (exact && r < 0.0) || ci.high < -noise {
-        Verdict::Improved
-    } else {
-        Verdict::WithinNoise
+    match change.relative {
+        None => Verdict::Regressed,
+        Some(r) if r.abs() <= noise => Verdict::WithinNoise,
+        Some(r) if r > 0.0 => Verdict::Regressed,
+        Some(_) => Verdict::Improved,
     }
 }
 
@@ -225,7 +211,11 @@ pub fn compare_runs(
             );
             Some(MetricChange {
                 name: series.name.clone(),
-                verdict: verdict(&change, thresholds.noise(series.unit)),
+                verdict: verdict(
+                    &change,
+                    thresholds.noise(series.unit),
+                    thresholds.significance,
+                ),
                 change,
             })
         })
@@ -264,44 +254,29 @@ mod tests {
         }
     }
 
-    fn within(relative: f64, low: f64, high: f64) -> Change {
-        Change {
-            relative: Some(relative),
-            ci: Some(Interval { low, high }),
-            p_value: 0.5,
-        }
-    }
-
     #[test]
-    fn verdicts_follow_the_interval_and_the_threshold_only() {
-        // The contradictions seen before: a clear change called no change,
-        // an interval holding zero called a regression.
+    fn verdicts_weigh_significance_then_the_noise_threshold() {
         assert_eq!(
-            verdict(&within(0.127, 0.074, 0.188), 0.03),
+            verdict(&change(Some(0.5), 0.2), 0.01, 0.05),
+            Verdict::NoChange
+        );
+        assert_eq!(
+            verdict(&change(Some(0.005), 0.0), 0.01, 0.05),
+            Verdict::WithinNoise
+        );
+        assert_eq!(
+            verdict(&change(Some(-0.005), 0.0), 0.01, 0.05),
+            Verdict::WithinNoise
+        );
+        assert_eq!(
+            verdict(&change(Some(0.0625), 0.0), 0.01, 0.05),
             Verdict::Regressed
         );
         assert_eq!(
-            verdict(&within(0.0324, -0.0212, 0.091), 0.03),
-            Verdict::NoChange
-        );
-        // Clear of zero, but not of the threshold: within noise.
-        assert_eq!(
-            verdict(&within(0.05, 0.02, 0.08), 0.03),
-            Verdict::WithinNoise
-        );
-        assert_eq!(
-            verdict(&within(-0.05, -0.08, -0.02), 0.03),
-            Verdict::WithinNoise
-        );
-        assert_eq!(
-            verdict(&within(-0.2, -0.25, -0.15), 0.03),
+            verdict(&change(Some(-0.2), 0.01), 0.03, 0.05),
             Verdict::Improved
         );
-        // Exact counts: any change, however small, is one.
-        assert_eq!(verdict(&change(Some(0.005), 0.0), 0.01), Verdict::Regressed);
-        assert_eq!(verdict(&change(Some(-0.005), 0.0), 0.01), Verdict::Improved);
-        assert_eq!(verdict(&change(Some(0.0), 1.0), 0.01), Verdict::NoChange);
-        assert_eq!(verdict(&change(None, 0.0), 0.01), Verdict::Regressed);
+        assert_eq!(verdict(&change(None, 0.0), 0.01, 0.05), Verdict::Regressed);
     }
 
     #[test]

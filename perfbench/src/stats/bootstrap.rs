@@ -72,17 +72,14 @@ pub(super) fn bootstrap_sample_stats(
     })
 }
 
-/// Bootstrap interval of the relative change of the slopes, and the
-/// two-sided p-value of no change from the same resamples: twice the share
-/// of resampled changes on the far side of zero (at most 1), so that the
-/// interval excludes zero exactly when p is below `1 - confidence`.
+/// Bootstrap interval of the relative change of the slopes.
 pub(super) fn bootstrap_change(
     base_iterations: &[u64],
     base_totals: &[u64],
     iterations: &[u64],
     totals: &[u64],
     bootstrap: &Bootstrap,
-) -> (Interval, f64) {
+) -> Interval {
     let base = PairSums::new(base_iterations, base_totals);
     let new = PairSums::new(iterations, totals);
     let mut rng = SplitMix64::new(bootstrap.seed);
@@ -96,14 +93,7 @@ pub(super) fn bootstrap_change(
             f64::NEG_INFINITY
         }));
     }
-    let n = dist.len() as f64;
-    let below = dist.iter().filter(|&&d| d <= 0.0).count() as f64;
-    let above = dist.iter().filter(|&&d| d >= 0.0).count() as f64;
-    let p = (2.0 * below.min(above) / n).min(1.0);
-    (
-        percentile_interval(&mut dist, 1.0 - bootstrap.confidence),
-        p,
-    )
+    percentile_interval(&mut dist, 1.0 - bootstrap.confidence)
 }
 
 /// SplitMix64 (Steele, Lea and Flood, 2014): a tiny, fast generator whose

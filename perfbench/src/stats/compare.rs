@@ -1,8 +1,11 @@
 //! A run compared with a baseline: the relative change of the estimates,
-//! with its interval and p-value from one bootstrap.
+//! its bootstrap interval and Welch's t-test.
+
+use statrs::distribution::ContinuousCDF;
 
 use super::{
-    bootstrap_change, check_confidence, check_samples, exact_fit, linear_fit, Bootstrap, Interval,
+    bootstrap_change, check_confidence, check_samples, exact_fit, linear_fit, mean_var,
+    per_iteration, student_t, Bootstrap, Interval,
 };
 
 /// A change between a baseline and a new run of one metric.
@@ -19,11 +22,8 @@ pub struct Change {
     /// `relative` is. A resample whose baseline slope is 0 counts as an
     /// infinite change, so a bound may be infinite (never NaN).
     pub ci: Option<Interval>,
-    /// Two-sided p-value of no change, from the same resamples as `ci`
-    /// (twice the share of resampled changes on the far side of zero), so
-    /// that `ci` excludes zero exactly when `p_value` is below
-    /// `1 - confidence`. When neither run varies: 1.0 for no change, else
-    /// 0.0.
+    /// Two-sided Welch's t-test on the per-iteration values of the two runs.
+    /// When neither run varies: 1.0 if their values are equal, else 0.0.
     pub p_value: f64,
 }
 
@@ -45,28 +45,25 @@ pub fn compare(
     check_confidence(bootstrap.confidence);
     let base_slope = linear_fit(base_iterations, base_totals).0;
     let new_slope = linear_fit(iterations, totals).0;
-    let Some(relative) = relative_change(base_slope, new_slope) else {
-        return Change {
-            relative: None,
-            ci: None,
-            p_value: 0.0,
-        };
-    };
-    let degenerate = base_iterations.len() < 3
-        || iterations.len() < 3
-        || bootstrap.resamples == 0
-        || (exact_fit(base_iterations, base_totals) && exact_fit(iterations, totals));
-    let (ci, p_value) = if degenerate {
-        // Nothing varies (or too little to resample): the change is what
-        // it is, and it is a change unless it is zero.
-        let p = if relative == 0.0 { 1.0 } else { 0.0 };
-        (Interval::point(relative), p)
-    } else {
-        bootstrap_change(base_iterations, base_totals, iterations, totals, bootstrap)
-    };
+    let relative = relative_change(base_slope, new_slope);
+    let ci = relative.map(|r| {
+        let degenerate = base_iterations.len() < 3
+            || iterations.len() < 3
+            || bootstrap.resamples == 0
+            || (exact_fit(base_iterations, base_totals) && exact_fit(iterations, totals));
+        if degenerate {
+            Interval::point(r)
+        } else {
+            bootstrap_change(base_iterations, base_totals, iterations, totals, bootstrap)
+        }
+    });
+    let p_value = welch_p_value(
+        &per_iteration(base_iterations, base_totals),
+        &per_iteration(iterations, totals),
+    );
     Change {
-        relative: Some(relative),
-        ci: Some(ci),
+        relative,
+        ci,
         p_value,
     }
 }
@@ -78,4 +75,28 @@ pub(super) fn relative_change(base: f64, new: f64) -> Option<f64> {
     } else {
         Some((new - base) / base)
     }
+}
+
+/// Two-sided Welch's t-test of equal means.
+pub(super) fn welch_p_value(a: &[f64], b: &[f64]) -> f64 {
+    let (ma, va) = mean_var(a);
+    let (mb, vb) = mean_var(b);
+    let (na, nb) = (a.len() as f64, b.len() as f64);
+    let (ea, eb) = (va / na, vb / nb);
+    let se2 = ea + eb;
+    if se2 == 0.0 {
+        return if ma == mb { 1.0 } else { 0.0 };
+    }
+    let t = (ma - mb) / se2.sqrt();
+    // Welch–Satterthwaite, with the weights scaled to avoid underflow. A run
+    // of one sample has no variance, so contributes no term.
+    let term = |e: f64, n: f64| {
+        if n > 1.0 {
+            (e / se2) * (e / se2) / (n - 1.0)
+        } else {
+            0.0
+        }
+    };
+    let dof = 1.0 / (term(ea, na) + term(eb, nb));
+    (2.0 * student_t(dof).sf(t.abs())).clamp(0.0, 1.0)
 }

@@ -532,33 +532,30 @@ mod tests {
     }
 
     #[test]
-    fn the_p_value_and_the_interval_come_from_one_bootstrap() {
-        // Across changes from none to clear, the interval excludes zero
-        // when p is below 5 %, and p is at most 5 % when it does (the
-        // interval's bounds interpolate between resamples, p counts them).
-        let x: Vec<u64> = (1..=30).map(|i| i * 3).collect();
-        let base = noisy_line(&x, 1000, 400, 31);
-        let b = Bootstrap::default();
-        for (k, per_iteration) in [1000, 1004, 1008, 1015, 1030, 1100].into_iter().enumerate() {
-            let new = noisy_line(&x, per_iteration, 400, 40 + k as u64);
-            let c = compare(&x, &base, &x, &new, &b);
-            let ci = c.ci.unwrap();
-            let excludes_zero = ci.low > 0.0 || ci.high < 0.0;
-            assert!(
-                !excludes_zero || c.p_value <= 0.05,
-                "{per_iteration}: {c:?}"
-            );
-            assert!(excludes_zero || c.p_value >= 0.05, "{per_iteration}: {c:?}");
-        }
-        // Huge changes: a p-value of 0, not NaN.
+    fn welch_matches_a_hand_computed_example() {
+        // a = 1..5: mean 3, s² = 2.5; b = 3, 5, .., 13: mean 8, s² = 14.
+        // se² = 2.5/5 + 14/6 = 17/6, t = -5 / sqrt(17/6), so t² = 150/17;
+        // dof = (17/6)² / ((1/2)²/4 + (7/3)²/5) = 5780/829.
+        let a: Vec<u64> = vec![1, 4, 3, 8, 5]; // over 1, 2, 1, 2, 1 iterations
+        let b: Vec<u64> = vec![3, 5, 7, 9, 11, 13];
+        let c = compare(&[1, 2, 1, 2, 1], &a, &[1; 6], &b, &Bootstrap::default());
+        let expected = 2.0 * student_t(5780.0 / 829.0).sf((150.0f64 / 17.0).sqrt());
+        assert!(
+            close(c.p_value, expected, 1e-12),
+            "{} {expected}",
+            c.p_value
+        );
+        // The same p from numerical integration of the t density.
+        assert!(close(c.p_value, 0.020891, 1e-5), "{}", c.p_value);
+        // Huge t: a p-value of 0, not NaN.
         let c = compare(
             &[1; 3],
             &[1000, 1001, 1000],
             &[1; 3],
             &[9000, 9001, 9000],
-            &b,
+            &Bootstrap::default(),
         );
-        assert_eq!(c.p_value, 0.0);
+        assert!(c.p_value >= 0.0 && c.p_value < 1e-6, "{}", c.p_value);
     }
 
     #[test]
@@ -593,8 +590,7 @@ mod tests {
         let base = noisy_line(&x, 1000, 300, 21);
         let b = Bootstrap::default();
         let same = compare(&x, &base, &x, &base, &b);
-        assert_eq!(same.relative, Some(0.0));
-        assert!(same.p_value > 0.5, "{}", same.p_value);
+        assert_eq!((same.relative, same.p_value), (Some(0.0), 1.0));
         let ci = same.ci.unwrap();
         assert!(ci.low < 0.0 && 0.0 < ci.high, "{ci:?}");
         let slower = compare(&x, &base, &x, &noisy_line(&x, 1100, 300, 22), &b);

@@ -78,11 +78,11 @@ fn intro(out: &mut String, ix: &Index) {
     if ix.compared() {
         let _ = write!(
             out,
-            " {whose} {}: a change counts when its whole 95 % interval lies beyond the noise \
-             threshold ({:.0} % for times, {:.0} % for counts; any change of an exact count).",
+            " {whose} {}, with noise thresholds ({:.0} % for times, {:.0} % for counts) and p &lt; {}.",
             target_html(ix.against),
             t.time * 100.0,
             t.count * 100.0,
+            t.significance
         );
     }
     out.push_str("</p>\n");

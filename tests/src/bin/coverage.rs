@@ -13,6 +13,9 @@
 //!   benchmarks);
 //! - the A/A false-alarm rate: runs of identical code that
 //!   `--fail-on-regression` fails (exit 3), and verdicts of `regressed`.
+//!
+//! `COVERAGE_DUMP=FILE` also writes every run's estimates, a JSON line per
+//! run.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -52,6 +55,29 @@ fn main() {
     }
     let _ = std::fs::remove_dir_all(&home);
     report(&results, runs, failed, regressed, verdicts);
+    if let Some(path) = std::env::var_os("COVERAGE_DUMP") {
+        dump(&results, Path::new(&path));
+    }
+}
+
+/// Every run's estimates and intervals as JSON lines, for analyses this
+/// program does not make (`COVERAGE_DUMP=FILE`).
+fn dump(results: &[Run], path: &Path) {
+    let lines: Vec<String> = results
+        .iter()
+        .map(|run| {
+            let entries: Vec<Value> = run
+                .iter()
+                .map(|((id, metric), (e, lo, hi))| {
+                    serde_json::json!({"id": id, "metric": metric, "estimate": e, "ci": [lo, hi]})
+                })
+                .collect();
+            Value::Array(entries).to_string()
+        })
+        .collect();
+    if let Err(e) = std::fs::write(path, lines.join("\n")) {
+        eprintln!("coverage: {}: {e}", path.display());
+    }
 }
 
 /// What a gated run said.

@@ -309,3 +309,24 @@ fn comparisons_that_cannot_be_fair_are_not_judged_and_never_fail_the_gate() {
         );
     }
 }
+
+#[test]
+fn the_report_shows_the_last_change_of_benchmarks_this_run_did_not_measure() {
+    let home = home("report-previous");
+    let only = |name: &'static str| ["--exact", name, "--events", "page-faults"];
+    for pages in [16, 17] {
+        let run = bench(&home, pages, &only("touch_n"));
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    }
+    assert!(home.join("touch_n/previous.json").is_file());
+    // A run of another benchmark only: touch_n's latest run against the
+    // one before it is still in the report.
+    let other = bench(&home, 16, &only("touch_16"));
+    assert_eq!(other.code, 0, "{}", other.stderr);
+    let index = std::fs::read_to_string(home.join("report/index.html")).unwrap();
+    let row = index
+        .lines()
+        .find(|l| l.contains(">touch_n<") && l.contains("page-faults"))
+        .unwrap_or_else(|| panic!("no touch_n page-faults row: {index}"));
+    assert!(row.contains("+6.25%") && row.contains("regressed"), "{row}");
+}

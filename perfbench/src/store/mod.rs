@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! $PERFBENCH_HOME or <cargo target dir>/perfbench/
-//!   <folder of the id>/latest.json          the previous run, compared by default
+//!   <folder of the id>/latest.json          the last run, compared with by the next
+//!   <folder of the id>/previous.json        the run before it, for the report
 //!   <folder of the id>/baselines/NAME.json  --save-baseline NAME
 //! ```
 //!
@@ -27,6 +28,10 @@ use json::{decode_recording, encode_recording};
 pub enum Slot {
     /// The latest run.
     Latest,
+    /// The run before the latest: kept when a run replaces the latest, so
+    /// that the report can show what changed for benchmarks the last run
+    /// did not measure.
+    Previous,
     /// A baseline saved under a name.
     Baseline(String),
 }
@@ -187,6 +192,7 @@ impl Store {
         let folder = self.root.join(folder_name(id));
         match slot {
             Slot::Latest => folder.join("latest.json"),
+            Slot::Previous => folder.join("previous.json"),
             Slot::Baseline(name) => folder.join("baselines").join(format!("{name}.json")),
         }
     }
@@ -297,6 +303,10 @@ impl Store {
         }
         if path.exists() {
             self.load(&run.id, slot)?;
+            if *slot == Slot::Latest {
+                let kept = std::fs::read(&path).map_err(|e| error(&path, e.to_string()))?;
+                write_atomically(&self.path(&run.id, &Slot::Previous), &kept)?;
+            }
         }
         let text = encode_recording(run, result);
         write_atomically(&path, text.as_bytes())?;
@@ -387,6 +397,35 @@ mod tests {
         unique.sort();
         unique.dedup();
         assert_eq!(unique.len(), names.len(), "{names:?}");
+    }
+
+    #[test]
+    fn replacing_the_latest_run_keeps_it_as_the_previous_one() {
+        let store = Store::at(temp_root("previous"));
+        let (first, result) = run_of("x", 16);
+        store.save(&first, &Slot::Latest, &result).unwrap();
+        assert_eq!(
+            store.load("x", &Slot::Previous).unwrap(),
+            None,
+            "nothing before the first"
+        );
+        let (second, result) = run_of("x", 17);
+        store.save(&second, &Slot::Latest, &result).unwrap();
+        let previous = store.load("x", &Slot::Previous).unwrap().unwrap();
+        let latest = store.load("x", &Slot::Latest).unwrap().unwrap();
+        assert_eq!(previous.series[1].totals, first.series[1].totals);
+        assert_eq!(latest.series[1].totals, second.series[1].totals);
+        // Saving a baseline keeps no previous copy of it.
+        store
+            .save(&second, &Slot::Baseline("b".into()), &result)
+            .unwrap();
+        store
+            .save(&first, &Slot::Baseline("b".into()), &result)
+            .unwrap();
+        assert_eq!(
+            store.load("x", &Slot::Previous).unwrap().unwrap().series[1].totals,
+            first.series[1].totals
+        );
     }
 
     #[test]

@@ -168,9 +168,10 @@ fn stored_entries(
     (entries, problems)
 }
 
-/// Loads and analyses a benchmark's latest run and, where the run compared
-/// with a named baseline, compares it with that baseline; a baseline that
-/// cannot be read is a problem to show, not a failure.
+/// Loads and analyses a benchmark's latest run and compares it with what
+/// the run compared with: the run before it (kept as `previous.json`) or
+/// the named baseline; a stored run that cannot be read is a problem to
+/// show, not a failure.
 fn load_stored(
     store: &Store,
     id: &str,
@@ -186,11 +187,13 @@ fn load_stored(
         comparison: None,
         baseline: None,
     };
-    // The previous run of a benchmark that did not run is its latest.
-    if options.against == Target::PreviousRun {
-        return Ok(Some((entry, None)));
-    }
-    match store.load(id, &Slot::from(&options.against)) {
+    // A benchmark this run did not measure: its latest stored run against
+    // the one before it, or against the named baseline.
+    let slot = match &options.against {
+        Target::PreviousRun => Slot::Previous,
+        target => Slot::from(target),
+    };
+    match store.load(id, &slot) {
         Ok(base) => {
             entry.comparison = Some(Comparison::of(
                 &options.against,
@@ -972,8 +975,17 @@ mod tests {
         assert!(page(&store, "worse").contains("<td class=\"change regressed\""));
 
         // Against the previous run, the run's benchmarks have their changes
-        // (kept in memory: the stored previous run is replaced by then) and
-        // the others, not run, are not compared.
+        // (kept in memory), and the others, not run, their latest run
+        // against the one before it (`previous.json`), where there is one.
+        save(
+            &store,
+            &Slot::Previous,
+            Run {
+                id: "better",
+                per_iter: &[16],
+                ..Run::default()
+            },
+        );
         save(
             &store,
             &Slot::Baseline("previous".into()),
@@ -990,7 +1002,13 @@ mod tests {
             worse.contains("<td class=\"change regressed\" data-v=\"0.0625\">"),
             "{worse}"
         );
-        assert!(summary_row(&index, "better", "page-faults").contains("not compared"));
+        let better = summary_row(&index, "better", "page-faults");
+        assert!(
+            better.contains("<td class=\"change improved\" data-v=\"-0.0625\">-6.25%"),
+            "{better}"
+        );
+        let same = summary_row(&index, "same", "page-faults");
+        assert!(same.contains("new: not in the previous run"), "{same}");
         assert!(
             index.contains("Changes of the benchmarks of this run are against the previous run")
         );

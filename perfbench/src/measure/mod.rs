@@ -416,6 +416,35 @@ mod tests {
     }
 
     #[test]
+    fn calibration_keeps_only_the_iterations_the_kernel_left_alone() {
+        let it = |value, enabled, running, rescheduled| IterationCounts {
+            wall_ns: 1,
+            values: vec![value],
+            time_enabled: enabled,
+            time_running: running,
+            rescheduled,
+        };
+        let m = |iterations| PerIterMeasurement {
+            per_iteration: iterations,
+            iterations_per_sample: 1,
+            read_path: ReadPath::Syscall,
+            throughput: None,
+            fallback_reads: 0,
+        };
+        let mixed = m(vec![
+            it(119, 5, 5, false),
+            it(121, 5, 5, true),
+            it(90, 5, 3, false),
+        ]);
+        assert_eq!(mixed.multiplexed(), 2);
+        let kept = mixed.undisturbed();
+        assert_eq!(kept.per_iteration, [it(119, 5, 5, false)]);
+        // All disturbed: nothing better to keep.
+        let all = m(vec![it(121, 5, 5, true), it(90, 5, 3, false)]);
+        assert_eq!(all.clone().undisturbed(), all);
+    }
+
+    #[test]
     fn per_iter_storage_is_capped() {
         let mut group = CounterGroup::open(&parse_list("page-faults").unwrap()).unwrap();
         let config = Config {

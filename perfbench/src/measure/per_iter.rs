@@ -39,6 +39,14 @@ pub struct IterationCounts {
     pub rescheduled: bool,
 }
 
+impl IterationCounts {
+    /// Whether the kernel multiplexed the group during this iteration or
+    /// rescheduled it (a read was retried or fell back).
+    pub fn disturbed(&self) -> bool {
+        self.time_running < self.time_enabled || self.rescheduled
+    }
+}
+
 /// Everything one benchmark's per-iteration measurement produced.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PerIterMeasurement {
@@ -86,8 +94,18 @@ impl PerIterMeasurement {
     pub fn multiplexed(&self) -> usize {
         self.per_iteration
             .iter()
-            .filter(|it| it.time_running < it.time_enabled || it.rescheduled)
+            .filter(|it| it.disturbed())
             .count()
+    }
+
+    /// The same measurement without the iterations the kernel disturbed
+    /// ([`multiplexed`](Self::multiplexed)), unless it disturbed them all:
+    /// what calibration keeps, since a retried read costs other than a read.
+    pub fn undisturbed(mut self) -> PerIterMeasurement {
+        if self.per_iteration.iter().any(|it| !it.disturbed()) {
+            self.per_iteration.retain(|it| !it.disturbed());
+        }
+        self
     }
 
     /// The iterations, sample by sample.

@@ -259,8 +259,10 @@ fn calibrate(
         let r = empty_recording(events, &measure::calibrate(&config, group).map_err(fail)?);
         let empty = statistics(&r);
         // Samples of one, two, … empty iterations show the cost per sample
-        // undisturbed by long runs of the loop.
+        // undisturbed by long runs of the loop; the loop run just before
+        // warmed everything up.
         let short = measure::Config {
+            warm_up: Duration::ZERO,
             measurement: Duration::ZERO,
             ..config.clone()
         };

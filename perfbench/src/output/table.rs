@@ -134,46 +134,53 @@ impl TableSink {
 /// indented by four.
 fn wrap_words(text: &str, width: usize) -> String {
     let body = text.trim_start_matches(' ');
-    let mut out = text[..text.len() - body.len()].to_string();
-    let mut line = out.len();
-    for (i, word) in body.split(' ').enumerate() {
-        let len = word.chars().count();
-        if i > 0 && line + 1 + len > width {
-            out.push_str("\n    ");
-            line = 4;
-        } else if i > 0 {
-            out.push(' ');
-            line += 1;
-        }
-        out.push_str(word);
-        line += len;
-    }
-    out
+    let mut words = body.split(' ');
+    let first = format!(
+        "{}{}",
+        &text[..text.len() - body.len()],
+        words.next().unwrap_or("")
+    );
+    fill(std::iter::once(first.as_str()).chain(words), width, 4)
 }
 
 /// `text`'s comma-separated parts after `prefix`, wrapped to `width`
 /// columns with continuation lines indented.
 fn wrap(prefix: &str, text: &str, width: usize) -> String {
-    let mut out = prefix.to_string();
-    let mut line = prefix.chars().count();
     let parts: Vec<&str> = text.split(", ").collect();
-    for (i, part) in parts.iter().enumerate() {
-        let piece = if i + 1 < parts.len() {
-            format!("{part},")
-        } else {
-            part.to_string()
-        };
+    let last = parts.len() - 1;
+    let parts: Vec<String> = parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            if i < last {
+                format!("{p},")
+            } else {
+                p.to_string()
+            }
+        })
+        .collect();
+    let pieces = std::iter::once(prefix.trim_end()).chain(parts.iter().map(String::as_str));
+    fill(pieces, width, 2)
+}
+
+/// `pieces` joined by spaces and wrapped to `width` columns: a piece that
+/// would cross the width starts a line indented by `indent`, unless the
+/// line holds nothing but that indent yet. The first piece may carry its
+/// own indentation.
+fn fill<'a>(pieces: impl IntoIterator<Item = &'a str>, width: usize, indent: usize) -> String {
+    let mut out = String::new();
+    let mut line = 0;
+    for (i, piece) in pieces.into_iter().enumerate() {
         let len = piece.chars().count();
-        let space = usize::from(i > 0);
-        if line > 2 && line + space + len > width {
-            out.truncate(out.trim_end().len());
-            out.push_str("\n  ");
-            line = 2;
+        if i > 0 && line > indent && line + 1 + len > width {
+            out.push('\n');
+            out.push_str(&" ".repeat(indent));
+            line = indent;
         } else if i > 0 {
             out.push(' ');
             line += 1;
         }
-        out.push_str(&piece);
+        out.push_str(piece);
         line += len;
     }
     out

@@ -4,8 +4,7 @@
 
 use super::{BenchResult, Fit, Recording};
 use crate::counter::event::Unit;
-use crate::stats::median_of_sorted;
-use crate::stats::{Estimate, Interval, Statistics};
+use crate::stats::{median_of_sorted, Estimate, Interval, Statistics};
 
 /// What `--subtract-overhead` took off one metric's headline.
 #[derive(Clone, Debug, PartialEq)]

@@ -186,10 +186,10 @@ fn comparison_cells(e: &Analysed, metric: &str) -> String {
     let Some(comparison) = &e.comparison else {
         return no_change_cells("not compared");
     };
-    let target = target_name_html(&comparison.against);
     if comparison.unfair.is_some() {
         return no_change_cells("not compared");
     }
+    let target = target_name_html(&comparison.against);
     match (change_of(e, metric), &comparison.changes) {
         (Some(c), _) => change_cells(c),
         (None, Some(_)) if comparison.against == Target::PreviousRun => {

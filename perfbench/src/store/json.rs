@@ -150,7 +150,6 @@ pub(crate) fn decode_recording(text: &str) -> Result<Recording, String> {
     ))
 }
 
-/// One benchmark as a line of JSON (schema [`SCHEMA`]); values are per
 /// Why the line fitted poorly, where it did.
 fn poor_fit_json(fit: &Fit) -> Option<Value> {
     match fit {
@@ -159,6 +158,7 @@ fn poor_fit_json(fit: &Fit) -> Option<Value> {
     }
 }
 
+/// One benchmark as a line of JSON (schema [`SCHEMA`]); values are per
 /// iteration.
 pub fn bench_line(
     r: &BenchResult,

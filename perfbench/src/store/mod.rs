@@ -270,6 +270,12 @@ impl Store {
 
     /// Loads a benchmark's slot; `Ok(None)` if nothing is stored there.
     pub fn load(&self, id: &str, slot: &Slot) -> Result<Option<Recording>, StoreError> {
+        Ok(self.read(id, slot)?.map(|(run, _)| run))
+    }
+
+    /// The stored run of `id` in `slot`, checked as [`load`](Self::load)
+    /// checks it, with the file's text.
+    fn read(&self, id: &str, slot: &Slot) -> Result<Option<(Recording, String)>, StoreError> {
         let path = self.path(id, slot);
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
@@ -283,7 +289,7 @@ impl Store {
                 format!("holds benchmark `{}`, not `{id}`; remove it", run.id),
             ));
         }
-        Ok(Some(run))
+        Ok(Some((run, text)))
     }
 
     /// Stores `run` in `slot` with its estimates, replacing only a file
@@ -301,11 +307,12 @@ impl Store {
                 "is a folder where a result file should be; remove it",
             ));
         }
+        // Only a file perfbench wrote is replaced; the latest run is kept
+        // as the previous one.
         if path.exists() {
-            self.load(&run.id, slot)?;
-            if *slot == Slot::Latest {
-                let kept = std::fs::read(&path).map_err(|e| error(&path, e.to_string()))?;
-                write_atomically(&self.path(&run.id, &Slot::Previous), &kept)?;
+            let kept = self.read(&run.id, slot)?;
+            if let (Some((_, kept)), Slot::Latest) = (kept, slot) {
+                write_atomically(&self.path(&run.id, &Slot::Previous), kept.as_bytes())?;
             }
         }
         let text = encode_recording(run, result);

@@ -37,11 +37,7 @@ pub fn theil_sen(x: &[u64], y: &[u64], confidence: f64) -> Option<Estimate> {
         return None;
     }
     if exact_fit(x, y) {
-        let slope = linear_fit(x, y).0;
-        return Some(Estimate {
-            point: slope,
-            ci: Interval::point(slope),
-        });
+        return Some(Estimate::exact(linear_fit(x, y).0));
     }
     let mut slopes = pairwise_slopes(x, y);
     slopes.sort_unstable_by(f64::total_cmp);

@@ -229,16 +229,35 @@ fn stored_samples(id: &str, metric: &str) -> String {
 /// With the calibrated cost of measuring subtracted, batch mode and
 /// per-iteration mode give the same count, to the instruction: both call the
 /// routine through the same code, whose cost calibration measures.
+///
+/// The agreement is judged on a run the kernel left alone: a per-iteration
+/// run in which it rescheduled the counters (a retried read, flagged in
+/// `multiplexed_samples`) counts that read's extra instructions into one
+/// iteration and so into the mean (2010.0011 once in ten rig runs). Such a
+/// run is taken again, up to three times; the comparison stays exact.
 fn less_overhead_both_modes_agree(bench: &str) -> Result<String, String> {
-    let estimate = |extra: &[&str]| -> Result<f64, String> {
+    let estimate = |extra: &[&str]| -> Result<(f64, u64), String> {
         let (lines, _) = run(&mut bench_command(bench, ONE, "instructions", extra))?;
-        figure(&lines, "spin_loop/1000", "instructions", "estimate")
+        let flagged = line(&lines, "spin_loop/1000")?["multiplexed_samples"]
+            .as_u64()
+            .unwrap_or(0);
+        Ok((
+            figure(&lines, "spin_loop/1000", "instructions", "estimate")?,
+            flagged,
+        ))
     };
-    let b = estimate(&[])?;
-    let bl = estimate(&["--subtract-overhead"])?;
-    let p = estimate(&["--mode", "per-iter", "--subtract-overhead"])?;
+    let (b, _) = estimate(&[])?;
+    let (bl, _) = estimate(&["--subtract-overhead"])?;
+    let per_iter = ["--mode", "per-iter", "--subtract-overhead"];
+    let (mut p, mut flagged) = estimate(&per_iter)?;
+    let mut runs = 1;
+    while flagged > 0 && runs < 3 {
+        (p, flagged) = estimate(&per_iter)?;
+        runs += 1;
+    }
     let details = format!(
-        "batch {b}, batch less overhead {bl}, per-iteration less overhead {p} instructions"
+        "batch {b}, batch less overhead {bl}, per-iteration less overhead {p} instructions \
+         ({runs} per-iteration run(s), {flagged} iterations flagged in the last)"
     );
     if bl != p {
         return Err(details);

@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 mod common;
 
 use common::Noise;
-use perfbench::stats::{analyze_metric, compare, Bootstrap, Statistics};
+use perfbench::stats::{
+    analyze_metric, compare, linear_fit, Bootstrap, RoundEstimates, Statistics,
+};
 
 const BENCHMARKS: usize = 100;
 const SAMPLES: u64 = 100;
@@ -151,19 +153,22 @@ fn main() {
         t_exact.as_secs_f64() * 1e6 / exact.len() as f64
     );
 
-    // Baselines: the same shapes 3 % slower, compared metric by metric.
+    // Baselines: the same shapes 3 % slower, compared metric by metric
+    // over five rounds of consecutive samples.
     let newer = synthetic(&mut noise, 103);
+    let rounds: Vec<u32> = (0..SAMPLES as u32)
+        .map(|i| 5 * i / SAMPLES as u32)
+        .collect();
+    let slope = |x: &[u64], y: &[u64]| linear_fit(x, y).0;
     let (t_cmp, changes) = best_of(3, || {
         series
             .iter()
             .zip(&newer)
             .map(|(a, b)| {
                 compare(
-                    &a.iterations,
-                    &a.totals,
-                    &b.iterations,
-                    &b.totals,
-                    &bootstrap,
+                    &RoundEstimates::of(&a.iterations, &a.totals, &rounds, slope),
+                    &RoundEstimates::of(&b.iterations, &b.totals, &rounds, slope),
+                    bootstrap.confidence,
                 )
             })
             .collect::<Vec<_>>()

@@ -59,6 +59,7 @@ fn main() {
         warm_up: Duration::from_millis(100),
         measurement: Duration::ZERO,
         sample_count: 100,
+        rounds: 1,
     };
     let m = measure(&config, &mut group, |b| b.iter(|| ())).expect("measuring works");
     let r = analyze(

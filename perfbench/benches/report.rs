@@ -24,7 +24,6 @@ use perfbench::counter::group::Counts;
 use perfbench::measure::environment::Environment;
 use perfbench::measure::{Measurement, Sample};
 use perfbench::output::html::{write_report, ReportOptions};
-use perfbench::stats::Bootstrap;
 use perfbench::store::{Slot, Store};
 
 const BENCHMARKS: usize = 100;
@@ -105,7 +104,9 @@ fn build_store(root: &Path) -> (Store, Vec<String>) {
                 samples,
                 throughput: None,
             };
-            let run = Recording::new(id, &events, &m, env.clone());
+            let mut run = Recording::new(id, &events, &m, env.clone());
+            let n = run.iterations.len();
+            run.rounds = (0..n).map(|i| (5 * i / n) as u32).collect();
             store
                 .save(&run, &slot, &analyze(&run, &Calibration::default()))
                 .expect("the synthetic store is writable");
@@ -124,12 +125,7 @@ fn analysed(store: &Store, ids: &[String], against: &Target) -> Vec<Analysed> {
                 .load(id, &Slot::Baseline("main".into()))
                 .unwrap()
                 .expect("stored");
-            let changes = compare_runs(
-                &base,
-                &recording,
-                &Thresholds::default(),
-                &Bootstrap::default(),
-            );
+            let changes = compare_runs(&base, &recording, &Thresholds::default());
             Analysed {
                 result: analyze(&recording, &Calibration::default()),
                 recording,

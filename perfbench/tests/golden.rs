@@ -145,6 +145,13 @@ fn result_of(case: &Case, recording: &Recording) -> BenchResult {
     }
 }
 
+/// `r` as if measured in five rounds of consecutive samples.
+fn in_rounds(mut r: Recording) -> Recording {
+    let n = r.iterations.len();
+    r.rounds = (0..n).map(|i| (5 * i / n) as u32).collect();
+    r
+}
+
 fn outputs(dir: &Path) -> String {
     let sysfs = dir.join("sys");
     fake_sysfs(&sysfs);
@@ -156,17 +163,12 @@ fn outputs(dir: &Path) -> String {
         let base_m = measurement(k as u64, case.per_iter, 500, case.throughput, false);
         let new_per_iter: Vec<u64> = case.per_iter.iter().map(|c| c + c / 16).collect();
         let new_m = measurement(100 + k as u64, &new_per_iter, 530, case.throughput, k == 1);
-        let base = Recording::new(case.id, &events, &base_m, env.clone());
-        let new = Recording::new(case.id, &events, &new_m, env.clone());
+        let base = in_rounds(Recording::new(case.id, &events, &base_m, env.clone()));
+        let new = in_rounds(Recording::new(case.id, &events, &new_m, env.clone()));
         let result = result_of(case, &new);
         let comparison = Comparison {
             against: Target::Baseline("main".into()),
-            changes: Some(compare_runs(
-                &base,
-                &new,
-                &Thresholds::default(),
-                &Bootstrap::default(),
-            )),
+            changes: Some(compare_runs(&base, &new, &Thresholds::default())),
             unfair: None,
         };
         out.push_str(&json_line(&result, &env, None));
@@ -192,6 +194,8 @@ fn outputs(dir: &Path) -> String {
             out.push_str(&table.header());
             out.push('\n');
             out.push_str(&table.row(&result));
+            out.push('\n');
+            out.push_str(&table.interval_line(&result).unwrap_or_default());
             out.push('\n');
             out.push_str(&table.change_line(&result, &comparison).unwrap_or_default());
             out.push('\n');

@@ -278,7 +278,7 @@ fn comparisons_that_cannot_be_fair_are_not_judged_and_never_fail_the_gate() {
     assert_eq!(saved.code, 0, "{}", saved.stderr);
     // 17 pages per iteration would regress, but each of these runs differs
     // from the baseline in a way that makes the comparison unfair.
-    let cases: [(&[&str], &str); 3] = [
+    let cases: [(&[&str], &str); 4] = [
         (
             &["--mode", "per-iter"],
             "measured in batch mode, this run in per-iteration mode",
@@ -288,6 +288,7 @@ fn comparisons_that_cannot_be_fair_are_not_judged_and_never_fail_the_gate() {
             "measured with other events",
         ),
         (&["--sample-count", "1"], "1 sample(s) on one side"),
+        (&["--rounds", "1"], "1 round(s) on one side"),
     ];
     for (extra, why) in cases {
         let mut args = with(&[

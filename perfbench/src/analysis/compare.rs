@@ -1,20 +1,24 @@
 //! Comparing a run with a stored one: per metric a relative change with its
-//! confidence interval, a p-value and a verdict.
+//! confidence interval, a p-value and a verdict, all from the spread of the
+//! headline across the rounds of both runs.
 
-use super::Recording;
+use super::{metric, Recording};
 use crate::counter::event::Unit;
 use crate::stats::{self, Bootstrap, Change};
 
 /// What a change means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// Significantly lower, by more than the noise threshold.
+    /// Lower: the whole interval of the change lies below minus the noise
+    /// threshold.
     Improved,
-    /// Significantly higher, by more than the noise threshold.
+    /// Higher: the whole interval of the change lies above the noise
+    /// threshold.
     Regressed,
-    /// Significant, but within the noise threshold.
+    /// The interval excludes no change, but reaches into the noise
+    /// threshold.
     WithinNoise,
-    /// Not significant.
+    /// The interval includes no change.
     NoChange,
 }
 
@@ -30,11 +34,13 @@ impl Verdict {
     }
 }
 
-/// When a change counts: the significance level of the p-value and the
-/// smallest relative change that is more than noise, per kind of metric.
+/// When a change counts: the significance level (the interval of a change
+/// is at `1 - significance`) and the smallest relative change that is more
+/// than noise, per kind of metric.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Thresholds {
-    /// A change with a p-value at or above this is no change.
+    /// One minus the confidence of a change's interval: a change whose
+    /// p-value is at or above this has an interval that includes 0.
     pub significance: f64,
     /// Noise threshold of times (`ns` metrics), as a fraction.
     pub time: f64,
@@ -127,7 +133,7 @@ impl Comparison {
         let unfair = base.and_then(|base| unfair(base, new));
         let changes = base.map(|base| match unfair {
             Some(_) => Vec::new(),
-            None => compare_runs(base, new, thresholds, &Bootstrap::default()),
+            None => compare_runs(base, new, thresholds),
         });
         Comparison {
             against: against.clone(),
@@ -142,27 +148,44 @@ impl Comparison {
     }
 }
 
-/// The verdict on `change` for a metric whose noise threshold is `noise`.
+/// The verdict on `change` for a metric whose noise threshold is `noise`:
+/// it follows from the change's interval alone. The threshold does not
+/// apply to an exact change (a zero-width interval: both runs counted the
+/// same in every round), so any change of an exact count is judged. A
+/// change from zero has no relative interval: the test of the difference
+/// decides, at `significance`.
 pub fn verdict(change: &Change, noise: f64, significance: f64) -> Verdict {
-    if change.p_value >= significance {
-        return Verdict::NoChange;
-    }
-    match change.relative {
-        None => Verdict::Regressed,
-        Some(r) if r.abs() <= noise => Verdict::WithinNoise,
-        Some(r) if r > 0.0 => Verdict::Regressed,
-        Some(_) => Verdict::Improved,
+    let Some(ci) = change.ci else {
+        return if change.p_value < significance {
+            Verdict::Regressed
+        } else {
+            Verdict::NoChange
+        };
+    };
+    let noise = if ci.low == ci.high { 0.0 } else { noise };
+    if ci.low > noise {
+        Verdict::Regressed
+    } else if ci.high < -noise {
+        Verdict::Improved
+    } else if ci.low > 0.0 || ci.high < 0.0 {
+        Verdict::WithinNoise
+    } else {
+        Verdict::NoChange
     }
 }
 
 /// Fewest samples a run needs for its changes to be judged.
 pub const MIN_SAMPLES: usize = 3;
 
+/// Fewest rounds a run needs for its changes to be judged: one round tells
+/// nothing of how much the next run may differ.
+pub const MIN_ROUNDS: usize = 2;
+
 /// Why `new` cannot be fairly compared with `base`, if it cannot: measured
 /// in another mode (batch or per iteration), with other events (so in other
-/// counter groups, at other privilege levels), or with too few samples to
-/// tell a change from noise. A run on another CPU model or kernel is still
-/// compared, with a warning (`Environment::mismatch`).
+/// counter groups, at other privilege levels), or with too few samples or
+/// rounds to tell a change from noise. A run on another CPU model or kernel
+/// is still compared, with a warning (`Environment::mismatch`).
 pub fn unfair(base: &Recording, new: &Recording) -> Option<String> {
     let mode = |r: &Recording| match r.read_path {
         Some(_) => "per-iteration mode",
@@ -184,30 +207,38 @@ pub fn unfair(base: &Recording, new: &Recording) -> Option<String> {
         ));
     }
     let fewest = base.iterations.len().min(new.iterations.len());
-    (fewest < MIN_SAMPLES).then(|| {
-        format!(
+    if fewest < MIN_SAMPLES {
+        return Some(format!(
             "{fewest} sample(s) on one side; a change needs at least {MIN_SAMPLES} to be judged"
-        )
+        ));
+    }
+    let rounds = base.round_count().min(new.round_count());
+    (rounds < MIN_ROUNDS).then(|| {
+        format!("{rounds} round(s) on one side; a change needs at least {MIN_ROUNDS} to be judged")
     })
 }
 
-/// Compares every metric of `new` that `base` also has.
+/// Compares every metric of `new` that `base` also has: each side's
+/// headline over its rounds ([`super::Metric::rounds`]).
 pub fn compare_runs(
     base: &Recording,
     new: &Recording,
     thresholds: &Thresholds,
-    bootstrap: &Bootstrap,
 ) -> Vec<MetricChange> {
+    // Only the points and the rounds are needed: no resampling.
+    let points = Bootstrap {
+        resamples: 0,
+        confidence: 1.0 - thresholds.significance,
+        ..Bootstrap::default()
+    };
     new.series
         .iter()
         .filter_map(|series| {
             let old = base.series(&series.name)?;
             let change = stats::compare(
-                &base.iterations,
-                &old.totals,
-                &new.iterations,
-                &series.totals,
-                bootstrap,
+                &metric(base, old, &points).rounds,
+                &metric(new, series, &points).rounds,
+                points.confidence,
             );
             Some(MetricChange {
                 name: series.name.clone(),
@@ -222,12 +253,12 @@ pub fn compare_runs(
         .collect()
 }
 
-/// Whether `c` fails `--fail-on-regression`: regressed, and by more than
-/// `limit` (a fraction) where one is given.
+/// Whether `c` fails `--fail-on-regression`: regressed, and where a
+/// `limit` (a fraction) is given, with its whole interval above it.
 pub fn fails(c: &MetricChange, limit: Option<f64>) -> bool {
     c.verdict == Verdict::Regressed
-        && match (c.change.relative, limit) {
-            (Some(r), Some(limit)) => r > limit,
+        && match (c.change.ci, limit) {
+            (Some(ci), Some(limit)) => ci.low > limit,
             _ => true,
         }
 }
@@ -244,7 +275,7 @@ mod tests {
         assert_eq!(named.json_name(), "latest");
         assert_ne!(named, Target::PreviousRun);
     }
-    use crate::stats::Interval;
+    use crate::stats::{compare, Interval, RoundEstimates};
 
     fn change(relative: Option<f64>, p_value: f64) -> Change {
         Change {
@@ -254,29 +285,70 @@ mod tests {
         }
     }
 
+    fn within(low: f64, high: f64) -> Change {
+        Change {
+            relative: Some((low + high) / 2.0),
+            ci: Some(Interval { low, high }),
+            p_value: 0.5,
+        }
+    }
+
     #[test]
-    fn verdicts_weigh_significance_then_the_noise_threshold() {
-        assert_eq!(
-            verdict(&change(Some(0.5), 0.2), 0.01, 0.05),
-            Verdict::NoChange
-        );
-        assert_eq!(
-            verdict(&change(Some(0.005), 0.0), 0.01, 0.05),
-            Verdict::WithinNoise
-        );
-        assert_eq!(
-            verdict(&change(Some(-0.005), 0.0), 0.01, 0.05),
-            Verdict::WithinNoise
-        );
-        assert_eq!(
-            verdict(&change(Some(0.0625), 0.0), 0.01, 0.05),
-            Verdict::Regressed
-        );
-        assert_eq!(
-            verdict(&change(Some(-0.2), 0.01), 0.03, 0.05),
-            Verdict::Improved
-        );
-        assert_eq!(verdict(&change(None, 0.0), 0.01, 0.05), Verdict::Regressed);
+    fn verdicts_follow_the_interval_and_the_noise_threshold() {
+        let cases = [
+            (within(0.04, 0.10), Verdict::Regressed),
+            (within(0.01, 0.10), Verdict::WithinNoise),
+            (within(-0.01, 0.10), Verdict::NoChange),
+            (within(-0.10, -0.04), Verdict::Improved),
+            (within(-0.10, -0.02), Verdict::WithinNoise),
+            // Exact: no noise to allow for.
+            (change(Some(0.005), 0.0), Verdict::Regressed),
+            (change(Some(-0.005), 0.0), Verdict::Improved),
+            (change(Some(0.0), 1.0), Verdict::NoChange),
+            // From zero: the test of the difference.
+            (change(None, 0.0), Verdict::Regressed),
+            (change(None, 0.3), Verdict::NoChange),
+        ];
+        for (c, expected) in cases {
+            assert_eq!(verdict(&c, 0.03, 0.05), expected, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn verdict_interval_and_p_value_agree_on_constructed_runs() {
+        // Baselines and new runs of five rounds, shifted by -40 % to +40 %
+        // and spread by 0 to 20 %: whatever the verdict, the interval
+        // shown and the p-value say the same.
+        let run = |point: f64, spread: f64| RoundEstimates {
+            point,
+            rounds: [-1.0, -0.5, 0.0, 0.5, 1.0]
+                .iter()
+                .map(|k| point * (1.0 + k * spread))
+                .collect(),
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        for shift in -40..=40 {
+            for spread in [0.0, 0.005, 0.02, 0.05, 0.1, 0.2] {
+                let c = compare(
+                    &run(1000.0, spread),
+                    &run(1000.0 + 10.0 * shift as f64, spread),
+                    0.95,
+                );
+                let v = verdict(&c, 0.03, 0.05);
+                let ci = c.ci.unwrap();
+                let r = c.relative.unwrap();
+                assert!(ci.low <= r && r <= ci.high, "{c:?}");
+                assert_eq!(v == Verdict::NoChange, c.p_value >= 0.05, "{c:?}: {v:?}");
+                match v {
+                    Verdict::Regressed => assert!(ci.low > 0.03 || (spread == 0.0 && r > 0.0)),
+                    Verdict::Improved => assert!(ci.high < -0.03 || (spread == 0.0 && r < 0.0)),
+                    Verdict::WithinNoise => assert!(ci.low > 0.0 || ci.high < 0.0),
+                    Verdict::NoChange => assert!(ci.low <= 0.0 && ci.high >= 0.0),
+                }
+                seen.insert(v.as_str());
+            }
+        }
+        assert_eq!(seen.len(), 4, "every verdict was reached: {seen:?}");
     }
 
     #[test]
@@ -293,6 +365,8 @@ mod tests {
         assert!(fails(&c(None, Verdict::Regressed), Some(0.10)));
     }
 
+    /// A recording of `samples` samples in two rounds (one with fewer than
+    /// two samples).
     fn recording(events: &str, samples: u64) -> Recording {
         use crate::counter::group::Counts;
         use crate::measure::{Measurement, Sample};
@@ -311,12 +385,16 @@ mod tests {
                 .collect(),
             throughput: None,
         };
-        Recording::new(
+        let mut r = Recording::new(
             "x",
             &events,
             &m,
             crate::measure::environment::Environment::default(),
-        )
+        );
+        r.rounds = (0..samples as u32)
+            .map(|i| 2 * i / samples as u32)
+            .collect();
+        r
     }
 
     #[test]
@@ -334,6 +412,13 @@ mod tests {
         assert!(why.starts_with("measured with other events"), "{why}");
         let why = unfair(&batch, &recording("page-faults", 1)).unwrap();
         assert!(why.starts_with("1 sample(s) on one side"), "{why}");
+        let mut one_round = batch.clone();
+        one_round.rounds = vec![0; 10];
+        let why = unfair(&one_round, &batch).unwrap();
+        assert_eq!(
+            why,
+            "1 round(s) on one side; a change needs at least 2 to be judged"
+        );
         // Refused: no change is judged, so the gate cannot fail on it.
         let c = Comparison::of(
             &Target::PreviousRun,

@@ -11,7 +11,9 @@ pub mod recording;
 use crate::counter::event::{Scale, Unit};
 use crate::counter::group::ReadPath;
 use crate::measure::Throughput;
-use crate::stats::{analyze_metric, Bootstrap, Estimate, Statistics};
+use crate::stats::{
+    analyze_metric, linear_fit, theil_sen, Bootstrap, Estimate, RoundEstimates, Statistics,
+};
 
 pub use fit::{Fit, PoorFit};
 pub use overhead::{Calibration, Overhead};
@@ -32,12 +34,18 @@ pub struct Metric {
     /// Whether the least-squares line fits the samples, which decides the
     /// headline.
     pub fit: Fit,
+    /// The headline's estimator over all samples and in each round, in raw
+    /// counts: where there are two rounds or more, the headline's interval
+    /// is theirs, and comparisons are made from them.
+    pub rounds: RoundEstimates,
 }
 
 impl Metric {
     /// The headline per-iteration estimate every output shows and compares:
     /// the least-squares slope, or the Theil–Sen slope where the line fits
-    /// poorly ([`Fit`]).
+    /// poorly ([`Fit`]). Its interval comes from the spread of the rounds
+    /// where there are two or more, so that it covers the run-to-run drift
+    /// of the machine; else from the samples.
     pub fn estimate(&self) -> &Estimate {
         match &self.fit {
             Fit::Good => &self.stats.slope,
@@ -129,23 +137,36 @@ fn metrics_of(recording: &Recording) -> Vec<Metric> {
     recording
         .series
         .iter()
-        .map(|s| {
-            let stats = analyze_metric(&recording.iterations, &s.totals, &bootstrap);
-            let fit = fit::assess(
-                &recording.iterations,
-                &s.totals,
-                &stats,
-                bootstrap.confidence,
-            );
-            Metric {
-                name: s.name.clone(),
-                unit: s.unit,
-                stats,
-                scale: s.scale().cloned(),
-                fit,
-            }
-        })
+        .map(|s| metric(recording, s, &bootstrap))
         .collect()
+}
+
+/// The statistics of one series of `recording`, with the headline's
+/// interval taken from the rounds where there are two or more.
+pub fn metric(recording: &Recording, series: &Series, bootstrap: &Bootstrap) -> Metric {
+    let (x, y) = (&recording.iterations, &series.totals);
+    let mut stats = analyze_metric(x, y, bootstrap);
+    let mut fit = fit::assess(x, y, &stats, bootstrap.confidence);
+    let rounds = match fit {
+        Fit::Good => RoundEstimates::of(x, y, &recording.rounds, |x, y| linear_fit(x, y).0),
+        Fit::Poor { .. } => RoundEstimates::of(x, y, &recording.rounds, |x, y| {
+            theil_sen(x, y, bootstrap.confidence).map_or_else(|| linear_fit(x, y).0, |e| e.point)
+        }),
+    };
+    if let Some(across) = rounds.estimate(bootstrap.confidence) {
+        match &mut fit {
+            Fit::Good => stats.slope = across,
+            Fit::Poor { robust, .. } => *robust = across,
+        }
+    }
+    Metric {
+        name: series.name.clone(),
+        unit: series.unit,
+        stats,
+        scale: series.scale().cloned(),
+        fit,
+        rounds,
+    }
 }
 
 /// A derived metric by name.
@@ -162,7 +183,7 @@ pub fn derived_value(result: &BenchResult, name: &str) -> Option<f64> {
 pub(crate) mod test_support {
     use super::{BenchResult, Metric};
     use crate::counter::event::Unit;
-    use crate::stats::{analyze_metric, Bootstrap};
+    use crate::stats::{analyze_metric, Bootstrap, RoundEstimates};
 
     /// A result of 10 samples whose metrics `(name, unit, v)` lie on an
     /// exact line through the origin: every figure of a metric is its `v`.
@@ -178,6 +199,10 @@ pub(crate) mod test_support {
                     unit,
                     scale: None,
                     fit: super::Fit::Good,
+                    rounds: RoundEstimates {
+                        point: v,
+                        rounds: Vec::new(),
+                    },
                     stats: analyze_metric(
                         &[2, 4, 6],
                         &[(2.0 * v) as u64, (4.0 * v) as u64, (6.0 * v) as u64],

@@ -51,6 +51,10 @@ pub struct Recording {
     pub environment: Environment,
     /// Iterations of each sample.
     pub iterations: Vec<u64>,
+    /// The round each sample was taken in, from 0: a run measures every
+    /// benchmark in rounds interleaved with the others, and the spread
+    /// across rounds gives the intervals (`stats::RoundEstimates`).
+    pub rounds: Vec<u32>,
     /// Wall time first, then one series per event in the order given.
     pub series: Vec<Series>,
     /// The throughput the benchmark declared.
@@ -91,6 +95,7 @@ impl Recording {
             id: id.to_string(),
             environment,
             iterations: m.samples.iter().map(|s| s.iterations).collect(),
+            rounds: vec![0; m.samples.len()],
             series,
             throughput: m.throughput,
             multiplexed_samples: m
@@ -103,23 +108,44 @@ impl Recording {
         }
     }
 
-    /// A recording as stored on disk: samples and environment only.
+    /// A recording as stored on disk: samples, their rounds and the
+    /// environment only.
     pub fn stored(
         id: String,
         environment: Environment,
-        iterations: Vec<u64>,
+        (iterations, rounds): (Vec<u64>, Vec<u32>),
         series: Vec<Series>,
     ) -> Recording {
         Recording {
             id,
             environment,
             iterations,
+            rounds,
             series,
             throughput: None,
             multiplexed_samples: 0,
             read_path: None,
             groups: Vec::new(),
         }
+    }
+
+    /// Appends the samples of `later`, a later round of the same benchmark
+    /// measured the same way, as round [`Recording::round_count`].
+    pub fn append_round(&mut self, later: Recording) {
+        let round = self.round_count() as u32;
+        self.rounds
+            .extend(std::iter::repeat(round).take(later.iterations.len()));
+        self.iterations.extend(later.iterations);
+        for (s, t) in self.series.iter_mut().zip(later.series) {
+            debug_assert_eq!(s.name, t.name, "rounds measure the same metrics");
+            s.totals.extend(t.totals);
+        }
+        self.multiplexed_samples += later.multiplexed_samples;
+    }
+
+    /// How many rounds the samples were taken in.
+    pub fn round_count(&self) -> usize {
+        self.rounds.iter().max().map_or(0, |&r| r as usize + 1)
     }
 
     /// The series of a metric, by name.

@@ -36,6 +36,10 @@ pub struct Config {
     pub measurement: Duration,
     /// Number of samples; sample `i` runs `i · d` iterations.
     pub sample_count: u64,
+    /// Rounds a run measures each benchmark in, interleaved with the other
+    /// benchmarks; the times and samples above are shared among them
+    /// ([`Config::rounds`], [`Config::round`]).
+    pub rounds: u64,
 }
 
 impl Default for Config {
@@ -44,6 +48,31 @@ impl Default for Config {
             warm_up: Duration::from_millis(150),
             measurement: Duration::from_millis(700),
             sample_count: 50,
+            rounds: 5,
+        }
+    }
+}
+
+impl Config {
+    /// The rounds a benchmark is measured in: as many as asked, while each
+    /// keeps at least two samples to fit a line through (one round
+    /// otherwise).
+    pub fn rounds(&self) -> u64 {
+        self.rounds.min(self.sample_count / 2).max(1)
+    }
+
+    /// What round `index` (from 0) of the [`Config::rounds`] measures: its
+    /// share of the warm-up and measurement time, and of the samples (the
+    /// first rounds take one more where they do not divide evenly).
+    pub fn round(&self, index: u64) -> Config {
+        let rounds = self.rounds();
+        let share = |d: Duration| d / u32::try_from(rounds).unwrap_or(u32::MAX);
+        Config {
+            warm_up: share(self.warm_up),
+            measurement: share(self.measurement),
+            sample_count: self.sample_count / rounds
+                + u64::from(index < self.sample_count % rounds),
+            rounds: 1,
         }
     }
 }
@@ -140,6 +169,7 @@ mod tests {
             warm_up: Duration::from_millis(20),
             measurement: Duration::from_millis(60),
             sample_count: 10,
+            rounds: 1,
         }
     }
 
@@ -451,6 +481,7 @@ mod tests {
             warm_up: Duration::from_millis(5),
             measurement: Duration::from_secs(3600),
             sample_count: 7,
+            rounds: 1,
         };
         let m = calibrate_per_iter(&config, &mut group).unwrap();
         assert_eq!(m.iterations_per_sample, MAX_STORED_ITERATIONS / 7);

@@ -38,6 +38,8 @@ pub struct RunHeader<'a> {
     pub per_iter: bool,
     /// Samples per benchmark.
     pub sample_count: u64,
+    /// Rounds each benchmark is measured in.
+    pub rounds: u64,
     /// Where the run happens, with the pinned CPU.
     pub environment: &'a Environment,
     /// The measurement's own cost.

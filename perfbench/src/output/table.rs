@@ -3,12 +3,13 @@
 
 use std::io::IsTerminal;
 
-use super::format::{format_value, four_digits, plural, relative_text};
+use super::format::{format_value, four_digits, percent, plural, relative_text};
 use super::{Color, RunHeader};
 use crate::analysis::compare::{Comparison, Verdict};
 use crate::analysis::derived::has_ipc;
 use crate::analysis::notes::notes;
-use crate::analysis::{metric_names, Analysed, BenchResult};
+use crate::analysis::{metric_names, Analysed, BenchResult, Metric};
+use crate::counter::event::Unit;
 use crate::counter::group;
 
 /// The table as an output of a run: a header describing the run, then a
@@ -45,10 +46,12 @@ impl TableSink {
     pub fn start(&mut self, h: &RunHeader) {
         let mode = if h.per_iter { "per-iteration" } else { "batch" };
         println!(
-            "perfbench: {} benchmark{}, {mode} mode, {} samples, {}",
+            "perfbench: {} benchmark{}, {mode} mode, {} samples in {} round{}, {}",
             h.ids.len(),
             plural(h.ids.len()),
             h.sample_count,
+            h.rounds,
+            plural(h.rounds as usize),
             h.environment
                 .cpu
                 .map_or("not pinned".into(), |c| format!("pinned to CPU {c}"))
@@ -120,6 +123,9 @@ impl TableSink {
     pub fn benchmark(&mut self, a: &Analysed) {
         let Some(table) = &self.table else { return };
         println!("{}", table.row(&a.result));
+        if let Some(line) = table.interval_line(&a.result) {
+            println!("{line}");
+        }
         if let Some(line) = a
             .comparison
             .as_ref()
@@ -262,26 +268,52 @@ impl Table {
         if changes.is_empty() {
             return None;
         }
-        let cells: Vec<String> = r
+        let parts: Vec<String> = r
             .metrics
             .iter()
-            .map(|m| self.change_cell(comparison, &m.name))
+            .map(|m| format!("{} {}", m.name, self.change_cell(comparison, &m.name)))
             .collect();
-        let against = format!("vs {label}");
-        Some(if self.wide {
-            self.change_columns(&against, &cells)
-        } else {
-            self.change_stack(&against, r, &cells)
-        })
+        Some(self.listed(&format!("vs {label}"), &parts))
     }
 
-    /// One metric's change, marked and coloured by its verdict; `-` where
-    /// the metric was not compared.
+    /// The headline intervals as Criterion prints them, `[low estimate
+    /// high]`, for every metric whose interval has a width (an exact count
+    /// is its row's figure) but rare events (counts below one per
+    /// iteration, whose intervals JSON and the report give); `None` when
+    /// there is none.
+    pub fn interval_line(&self, r: &BenchResult) -> Option<String> {
+        let shown_here = |m: &&Metric| {
+            let e = m.estimate();
+            e.ci.low < e.ci.high && (m.unit == Unit::Nanoseconds || e.point.abs() >= 1.0)
+        };
+        let parts: Vec<String> = r
+            .metrics
+            .iter()
+            .filter(shown_here)
+            .map(|m| {
+                let e = m.estimate();
+                let [low, point, high] = [e.ci.low, e.point, e.ci.high].map(|v| shown(m, v));
+                format!("{} [{low} {point} {high}]", m.name)
+            })
+            .collect();
+        (!parts.is_empty()).then(|| self.listed("95% CI", &parts))
+    }
+
+    /// One metric's change with its interval where it has a width, marked
+    /// and coloured by its verdict; `-` where the metric was not compared.
     fn change_cell(&self, comparison: &Comparison, metric: &str) -> String {
         let Some(c) = comparison.change(metric) else {
             return "-".into();
         };
-        let text = format!("{}{}", relative_text(c.change.relative), mark(c.verdict));
+        let interval = match c.change.ci {
+            Some(ci) if ci.low < ci.high => format!(" [{}, {}]", percent(ci.low), percent(ci.high)),
+            _ => String::new(),
+        };
+        let text = format!(
+            "{}{interval}{}",
+            relative_text(c.change.relative),
+            mark(c.verdict)
+        );
         match (self.color, c.verdict) {
             (true, Verdict::Regressed) => format!("\x1b[31m{text}\x1b[0m"),
             (true, Verdict::Improved) => format!("\x1b[32m{text}\x1b[0m"),
@@ -289,25 +321,14 @@ impl Table {
         }
     }
 
-    /// The change cells aligned under the metric columns.
-    fn change_columns(&self, against: &str, cells: &[String]) -> String {
-        let mut line = format!("  {against:<w$}", w = self.id_width.saturating_sub(2));
-        for cell in cells {
-            let pad = self.cell.saturating_sub(visible_width(cell));
-            line.push_str(&" ".repeat(pad));
-            line.push_str(cell);
-        }
-        line
-    }
-
-    /// The changes as `metric cell` pairs, wrapped to the width.
-    fn change_stack(&self, against: &str, r: &BenchResult, cells: &[String]) -> String {
-        let mut out = format!("  {against}:");
+    /// `  lead: part, part, …` wrapped to the width, continuation lines
+    /// indented by four.
+    fn listed(&self, lead: &str, parts: &[String]) -> String {
+        let mut out = format!("  {lead}:");
         let mut used = visible_width(&out);
-        let last = r.metrics.len().saturating_sub(1);
-        for (i, (m, cell)) in r.metrics.iter().zip(cells).enumerate() {
-            let comma = if i < last { "," } else { "" };
-            let part = format!(" {} {cell}{comma}", m.name);
+        for (i, part) in parts.iter().enumerate() {
+            let comma = if i + 1 < parts.len() { "," } else { "" };
+            let part = format!(" {part}{comma}");
             if used + visible_width(&part) > self.width {
                 out.push_str("\n   ");
                 used = 3;
@@ -323,10 +344,7 @@ impl Table {
         let mut values: Vec<String> = r
             .metrics
             .iter()
-            .map(|m| match &m.scale {
-                Some(s) => format!("{} {}", four_digits(m.estimate().point * s.factor), s.unit),
-                None => format_value(m.estimate().point, m.unit),
-            })
+            .map(|m| shown(m, m.estimate().point))
             .collect();
         if self.headers.len() > values.len() {
             let ipc = crate::analysis::derived_value(r, "IPC");
@@ -370,6 +388,15 @@ impl Table {
             s.push_str(&wrap_words(&format!("  note: {note}"), self.width));
         }
         s
+    }
+}
+
+/// A per-iteration value of metric `m` for people: in its PMU's unit where
+/// it has one.
+fn shown(m: &Metric, v: f64) -> String {
+    match &m.scale {
+        Some(s) => format!("{} {}", four_digits(v * s.factor), s.unit),
+        None => format_value(v, m.unit),
     }
 }
 

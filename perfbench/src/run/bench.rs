@@ -16,7 +16,7 @@ use crate::store::Slot;
 pub struct Step {
     /// The benchmark, analysed and compared.
     pub analysed: Analysed,
-    /// How long measuring it took.
+    /// How long measuring it took, all rounds together.
     pub took: Duration,
     /// Stored files that could not be read or written, each named.
     pub store_errors: Vec<String>,
@@ -24,17 +24,44 @@ pub struct Step {
     pub mismatch: Option<String>,
 }
 
-/// Runs one benchmark's step; `Err` says why it failed (a panic, or a
-/// measurement error).
-pub fn step(
+/// A benchmark being measured round by round.
+#[derive(Default)]
+pub struct Rounds {
+    /// The rounds measured so far, as one recording.
+    pub recording: Option<Recording>,
+    /// How long they took.
+    pub took: Duration,
+}
+
+/// Measures the next round of a benchmark (its share of the run's time and
+/// samples, [`measure::Config::round`]) into `so_far`; `Err`
+/// says why it failed (a panic, or a measurement error).
+pub fn measure_round(
     options: &Options,
     plan: &mut Plan,
     id: &str,
     bench: fn(&mut Bencher<'_>),
-) -> Result<Step, String> {
+    so_far: &mut Rounds,
+) -> Result<(), String> {
     let started = Instant::now();
-    let recording = record(options, plan, id, bench)?;
-    let took = started.elapsed();
+    // Later rounds take the first round's step, so that rounds of as many
+    // samples run the same iterations: then the slope of all samples is
+    // the mean of the rounds' slopes.
+    let step = so_far.recording.as_ref().map(|r| r.iterations[0]);
+    let index = so_far.recording.as_ref().map_or(0, Recording::round_count);
+    let config = options.config.round(index as u64);
+    let round = record(options, &config, plan, id, bench, step)?;
+    so_far.took += started.elapsed();
+    match &mut so_far.recording {
+        Some(recording) => recording.append_round(round),
+        None => so_far.recording = Some(round),
+    }
+    Ok(())
+}
+
+/// The step after the last round: analyse, compare with the stored run,
+/// and store.
+pub fn conclude(options: &Options, plan: &Plan, recording: Recording, took: Duration) -> Step {
     let result = analyze(&recording, &plan.calibration);
     let mut step = Step {
         analysed: Analysed {
@@ -49,17 +76,20 @@ pub fn step(
     };
     compare(options, plan, &mut step);
     store(options, plan, &mut step);
-    Ok(step)
+    step
 }
 
-/// Measures the benchmark, one pass per counter group, and records it.
+/// Measures one round of the benchmark, one pass per counter group, and
+/// records it.
 fn record(
     options: &Options,
+    config: &measure::Config,
     plan: &mut Plan,
     id: &str,
     bench: fn(&mut Bencher<'_>),
+    step: Option<u64>,
 ) -> Result<Recording, String> {
-    let outcome = catch(|| measure_passes(options, &mut plan.groups, bench));
+    let outcome = catch(|| measure_passes(options, config, &mut plan.groups, step, bench));
     // A panic may have left a group running.
     for (group, _) in &plan.groups {
         let _ = group.disable();
@@ -82,29 +112,27 @@ fn record(
 /// kernel multiplexed or rescheduled them.
 type PerIterFacts = Option<(group::ReadPath, usize)>;
 
-/// Measures one benchmark in the mode asked for, one pass per group.
+/// Measures one round of a benchmark in the mode asked for, one pass per
+/// group; batch passes take `step` where given, else the first pass's.
 fn measure_passes(
     options: &Options,
+    config: &measure::Config,
     groups: &mut Groups,
+    step: Option<u64>,
     bench: fn(&mut Bencher<'_>),
 ) -> Result<(measure::Measurement, PerIterFacts), MeasureError> {
     if options.per_iter {
-        let pm = measure::measure_per_iter(&options.config, &mut groups[0].0, bench)?;
+        let pm = measure::measure_per_iter(config, &mut groups[0].0, bench)?;
         let facts = (pm.read_path, pm.multiplexed());
         return Ok((pm.as_measurement(), Some(facts)));
     }
     let mut passes = groups.iter_mut();
     let (first, _) = passes.next().expect("at least one group");
-    let mut m = measure::measure(&options.config, first, bench)?;
+    let mut m = measure::measure_with_step(config, first, step, bench)?;
     // Later passes take the first pass's step, so their samples line up.
     let step = m.samples.first().map(|s| s.iterations);
     for (group, _) in passes {
-        m.merge_pass(&measure::measure_with_step(
-            &options.config,
-            group,
-            step,
-            bench,
-        )?);
+        m.merge_pass(&measure::measure_with_step(config, group, step, bench)?);
     }
     Ok((m, None))
 }
@@ -182,6 +210,21 @@ mod tests {
 
     fn options(args: &[&str]) -> Options {
         crate::run::cli::parse(args.iter().map(OsString::from), |_| None).unwrap()
+    }
+
+    /// Every round of one benchmark, then its conclusion.
+    fn step(
+        options: &Options,
+        plan: &mut Plan,
+        id: &str,
+        bench: fn(&mut Bencher<'_>),
+    ) -> Result<Step, String> {
+        let mut so_far = Rounds::default();
+        for _ in 0..options.config.rounds() {
+            measure_round(options, plan, id, bench, &mut so_far)?;
+        }
+        let recording = so_far.recording.expect("rounds were measured");
+        Ok(conclude(options, plan, recording, so_far.took))
     }
 
     fn touch_3(b: &mut Bencher<'_>) {

@@ -130,6 +130,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "sample-count", value: Some("N"), help: "samples per benchmark (default 50)", apply: |p, v| { p.sample_count = Some(positive(v, "--sample-count")?); Ok(()) } },
     Flag { name: "warm-up-time", value: Some("S"), help: "warm-up seconds (default 0.15)", apply: |p, v| { p.warm_up = Some(seconds(v, "--warm-up-time")?); Ok(()) } },
     Flag { name: "measurement-time", value: Some("S"), help: "measurement seconds (default 0.7)", apply: |p, v| { p.measurement = Some(seconds(v, "--measurement-time")?); Ok(()) } },
+    Flag { name: "rounds", value: Some("N"), help: "measure each benchmark in N rounds interleaved with the others, sharing its time and samples (default 5)", apply: |p, v| { p.o().config.rounds = positive(v, "--rounds")?; Ok(()) } },
     Flag { name: "quick", value: None, help: "short run: 0.05 s warm-up, 0.2 s measurement, 20 samples", apply: |p, _| { p.quick = true; Ok(()) } },
     Flag { name: "output-format", value: Some("pretty|json|bencher"), help: "table, JSON lines, or libtest bench lines", apply: |p, v| { p.o().output_format = [OutputFormat::Pretty, OutputFormat::Json, OutputFormat::Bencher][one_of(v, "--output-format", &["pretty", "json", "bencher"])?]; Ok(()) } },
     Flag { name: "save-baseline", value: Some("NAME"), help: "also store this run as baseline NAME", apply: |p, v| { check_baseline_name(v)?; p.o().save_baseline = Some(v.into()); Ok(()) } },
@@ -337,6 +338,7 @@ fn finish(mut p: Parsed) -> Options {
             warm_up: Duration::from_millis(50),
             measurement: Duration::from_millis(200),
             sample_count: 20,
+            rounds: o.config.rounds,
         };
     }
     o.config.warm_up = p.warm_up.unwrap_or(o.config.warm_up);

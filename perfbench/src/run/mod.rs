@@ -146,6 +146,7 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
         groups: plan.pass_names(),
         per_iter: options.per_iter,
         sample_count: options.config.sample_count,
+        rounds: options.config.rounds(),
         environment: &plan.environment,
         calibration: &plan.calibration,
     };
@@ -174,47 +175,95 @@ fn sinks(options: &Options, plan: &Plan) -> Vec<Sink> {
     ]
 }
 
-/// Runs each benchmark's step and feeds every sink, naming failures and
-/// stored files that could not be used on stderr.
+/// Measures the benchmarks in rounds, each round going through all of them
+/// in turn, so that a slow spell of the machine is shared among them rather
+/// than spoiling one; after its last round a benchmark is concluded and
+/// fed to every sink. Failures and stored files that could not be used are
+/// named on stderr.
 fn run_steps(options: &Options, plan: &mut Plan, entries: &[Entry], sinks: &mut [Sink]) -> Summary {
-    let progress = std::io::stderr().is_terminal();
+    let rounds = options.config.rounds();
     let mut summary = Summary::default();
     let mut warned = BTreeSet::new();
-    for (i, e) in entries.iter().enumerate() {
-        if progress {
-            eprint!("\r\x1b[K[{}/{}] {} ...", i + 1, entries.len(), e.id);
-            let _ = std::io::stderr().flush();
-        }
-        let step = bench::step(options, plan, &e.id, e.bench.run);
-        if progress {
-            eprint!("\r\x1b[K");
-        }
-        let step = match step {
-            Ok(step) => step,
-            Err(why) => {
+    let mut pending: Vec<Option<bench::Rounds>> =
+        entries.iter().map(|_| Some(Default::default())).collect();
+    for round in 1..=rounds {
+        for (i, e) in entries.iter().enumerate() {
+            let Some(so_far) = pending[i].as_mut() else {
+                continue;
+            };
+            let progress = Progress::show(round, rounds, i, entries.len(), &e.id);
+            let measured = bench::measure_round(options, plan, &e.id, e.bench.run, so_far);
+            drop(progress);
+            if let Err(why) = measured {
                 eprintln!("perfbench: error: benchmark `{}`{why}", e.id);
                 summary.failed.push(e.id.clone());
+                pending[i] = None;
                 continue;
             }
-        };
-        if let Some(warning) = slow_warning(&e.id, step.took, &options.config) {
-            eprintln!("{warning}");
-        }
-        if let Some(why) = step.mismatch.filter(|why| warned.insert(why.clone())) {
-            eprintln!(
-                "perfbench: warning: comparing with results from {why}: changes may come from that alone"
-            );
-        }
-        for err in &step.store_errors {
-            eprintln!("perfbench: error: {err}");
-        }
-        summary.store_errors += step.store_errors.len();
-        summary.measured(&step.analysed, options.fail_on_regression);
-        for sink in sinks.iter_mut() {
-            sink.benchmark(&step.analysed);
+            if round == rounds {
+                let so_far = pending[i].take().expect("measured above");
+                let recording = so_far.recording.expect("a round was recorded");
+                let step = bench::conclude(options, plan, recording, so_far.took);
+                report_step(options, &e.id, step, &mut warned, &mut summary, sinks);
+            }
         }
     }
     summary
+}
+
+/// The `[round r/R] [i/n] id ...` line on a terminal, cleared when dropped.
+struct Progress(bool);
+
+impl Progress {
+    fn show(round: u64, rounds: u64, i: usize, n: usize, id: &str) -> Progress {
+        let shown = std::io::stderr().is_terminal();
+        if shown {
+            let of_rounds = if rounds > 1 {
+                format!("[round {round}/{rounds}] ")
+            } else {
+                String::new()
+            };
+            eprint!("\r\x1b[K{of_rounds}[{}/{n}] {id} ...", i + 1);
+            let _ = std::io::stderr().flush();
+        }
+        Progress(shown)
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        if self.0 {
+            eprint!("\r\x1b[K");
+        }
+    }
+}
+
+/// Warns of what a concluded benchmark's step found, counts it in the
+/// summary and feeds it to every sink.
+fn report_step(
+    options: &Options,
+    id: &str,
+    step: bench::Step,
+    warned: &mut BTreeSet<String>,
+    summary: &mut Summary,
+    sinks: &mut [Sink],
+) {
+    if let Some(warning) = slow_warning(id, step.took, &options.config) {
+        eprintln!("{warning}");
+    }
+    if let Some(why) = step.mismatch.filter(|why| warned.insert(why.clone())) {
+        eprintln!(
+            "perfbench: warning: comparing with results from {why}: changes may come from that alone"
+        );
+    }
+    for err in &step.store_errors {
+        eprintln!("perfbench: error: {err}");
+    }
+    summary.store_errors += step.store_errors.len();
+    summary.measured(&step.analysed, options.fail_on_regression);
+    for sink in sinks.iter_mut() {
+        sink.benchmark(&step.analysed);
+    }
 }
 
 /// Releases the pin, ends every output and prints the summary; returns the

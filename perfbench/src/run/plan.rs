@@ -231,6 +231,7 @@ fn calibrate(
         warm_up: options.config.warm_up.min(Duration::from_millis(50)),
         measurement: options.config.measurement.min(Duration::from_millis(100)),
         sample_count: options.config.sample_count,
+        rounds: 1,
     };
     let fail = |e: MeasureError| format!("calibrating on an empty routine: {e}");
     let mut calibration = Calibration {

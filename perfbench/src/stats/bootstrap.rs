@@ -1,7 +1,7 @@
 //! The seeded percentile bootstrap: its settings, its generator
 //! (SplitMix64) and the resampling of statistics and changes.
 
-use super::{percentile_interval, relative_change, Estimate, Interval, PairSums, SampleStats};
+use super::{percentile_interval, Estimate, SampleStats};
 
 /// Settings of the bootstrap.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -70,30 +70,6 @@ pub(super) fn bootstrap_sample_stats(
         point: points[i],
         ci: percentile_interval(&mut dist[i], alpha),
     })
-}
-
-/// Bootstrap interval of the relative change of the slopes.
-pub(super) fn bootstrap_change(
-    base_iterations: &[u64],
-    base_totals: &[u64],
-    iterations: &[u64],
-    totals: &[u64],
-    bootstrap: &Bootstrap,
-) -> Interval {
-    let base = PairSums::new(base_iterations, base_totals);
-    let new = PairSums::new(iterations, totals);
-    let mut rng = SplitMix64::new(bootstrap.seed);
-    let mut dist = Vec::with_capacity(bootstrap.resamples);
-    for _ in 0..bootstrap.resamples {
-        let b = base.resample_slope(&mut rng);
-        let s = new.resample_slope(&mut rng);
-        dist.push(relative_change(b, s).unwrap_or(if s > 0.0 {
-            f64::INFINITY
-        } else {
-            f64::NEG_INFINITY
-        }));
-    }
-    percentile_interval(&mut dist, 1.0 - bootstrap.confidence)
 }
 
 /// SplitMix64 (Steele, Lea and Flood, 2014): a tiny, fast generator whose

@@ -1,70 +1,87 @@
-//! A run compared with a baseline: the relative change of the estimates,
-//! its bootstrap interval and Welch's t-test.
+//! A run compared with a baseline: the relative change of a statistic, its
+//! interval and p-value, all from one t statistic on the rounds of both.
 
 use statrs::distribution::ContinuousCDF;
 
-use super::{
-    bootstrap_change, check_confidence, check_samples, exact_fit, linear_fit, mean_var,
-    per_iteration, student_t, Bootstrap, Interval,
-};
+use super::{check_confidence, student_t, Interval, RoundEstimates};
 
 /// A change between a baseline and a new run of one metric.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Change {
-    /// `(new - base) / base` of the per-iteration estimates (the slopes);
-    /// `None` when the baseline's is 0 and the new one is not, 0.0 when both
-    /// are 0.
+    /// `(new - base) / base` of the estimates; `None` when the baseline's is
+    /// 0 and the new one is not, 0.0 when both are 0.
     pub relative: Option<f64>,
-    /// Percentile-bootstrap interval of the relative change: each run's
-    /// samples (pairs of iterations and total) are resampled independently
-    /// and both slopes refitted. Zero-width when both runs fit their lines
-    /// exactly or either has fewer than three samples; `None` where
-    /// `relative` is. A resample whose baseline slope is 0 counts as an
-    /// infinite change, so a bound may be infinite (never NaN).
+    /// Interval of the relative change: Welch's interval of the difference
+    /// `new - base` (each run's variance from its rounds, Student's t at
+    /// the Welch–Satterthwaite degrees of freedom) over the baseline.
+    /// Zero-width when every round of both runs agrees (exact counts);
+    /// `None` where `relative` is.
     pub ci: Option<Interval>,
-    /// Two-sided Welch's t-test on the per-iteration values of the two runs.
-    /// When neither run varies: 1.0 if their values are equal, else 0.0.
+    /// Two-sided p-value of the same t statistic, so that `p < 1 -
+    /// confidence` exactly when the interval excludes 0. From 0 to a
+    /// count, the t-test of the difference. When neither run varies: 1.0 if
+    /// their estimates are equal, else 0.0.
     pub p_value: f64,
 }
 
-/// Compares a baseline (`base_iterations`, `base_totals`) with a new run
-/// (`iterations`, `totals`) of the same metric.
+/// Compares a baseline with a new run of the same statistic, at
+/// `confidence` (0.95 for a 95 % interval).
 ///
-/// # Panics
+/// A side with fewer than two rounds has no variance to contribute: it is
+/// taken as exact. Callers judge such comparisons unfair instead.
 ///
-/// Under the same conditions as [`analyze_metric`](super::analyze_metric), for either run.
-pub fn compare(
-    base_iterations: &[u64],
-    base_totals: &[u64],
-    iterations: &[u64],
-    totals: &[u64],
-    bootstrap: &Bootstrap,
-) -> Change {
-    check_samples(base_iterations, base_totals);
-    check_samples(iterations, totals);
-    check_confidence(bootstrap.confidence);
-    let base_slope = linear_fit(base_iterations, base_totals).0;
-    let new_slope = linear_fit(iterations, totals).0;
-    let relative = relative_change(base_slope, new_slope);
-    let ci = relative.map(|r| {
-        let degenerate = base_iterations.len() < 3
-            || iterations.len() < 3
-            || bootstrap.resamples == 0
-            || (exact_fit(base_iterations, base_totals) && exact_fit(iterations, totals));
-        if degenerate {
-            Interval::point(r)
-        } else {
-            bootstrap_change(base_iterations, base_totals, iterations, totals, bootstrap)
-        }
-    });
-    let p_value = welch_p_value(
-        &per_iteration(base_iterations, base_totals),
-        &per_iteration(iterations, totals),
+/// ```
+/// use perfbench::stats::{compare, RoundEstimates};
+///
+/// let base = RoundEstimates { point: 100.0, rounds: vec![98.0, 100.0, 102.0] };
+/// let new = RoundEstimates { point: 130.0, rounds: vec![127.0, 130.0, 133.0] };
+/// let c = compare(&base, &new, 0.95);
+/// assert_eq!(c.relative, Some(0.3));
+/// let ci = c.ci.unwrap();
+/// assert!(ci.low > 0.0 && c.p_value < 0.05);
+/// ```
+pub fn compare(base: &RoundEstimates, new: &RoundEstimates, confidence: f64) -> Change {
+    check_confidence(confidence);
+    let (b, n) = (base.point, new.point);
+    let (vb, vn) = (
+        base.variance().unwrap_or(0.0),
+        new.variance().unwrap_or(0.0),
     );
-    Change {
+    let Some(relative) = relative_change(b, n) else {
+        // From zero: no ratio; the difference tells whether it moved.
+        let t = TwoSided::of(n - b, [(vn, &new.rounds), (vb, &base.rounds)]);
+        return Change {
+            relative: None,
+            ci: None,
+            p_value: t.p_value(),
+        };
+    };
+    if b == 0.0 {
+        return Change {
+            relative: Some(0.0),
+            ci: Some(Interval::point(0.0)),
+            p_value: 1.0,
+        };
+    }
+    // Welch's test of the difference, in units of the baseline: the
+    // interval is the difference's over `|b|`, so it excludes 0 exactly
+    // when the test rejects no change.
+    let scale = b.abs();
+    let t = TwoSided::of(
         relative,
-        ci,
-        p_value,
+        [
+            (vn / (scale * scale), &new.rounds),
+            (vb / (scale * scale), &base.rounds),
+        ],
+    );
+    let half = t.half_width(confidence);
+    Change {
+        relative: Some(relative),
+        ci: Some(Interval {
+            low: relative - half,
+            high: relative + half,
+        }),
+        p_value: t.p_value(),
     }
 }
 
@@ -77,26 +94,49 @@ pub(super) fn relative_change(base: f64, new: f64) -> Option<f64> {
     }
 }
 
-/// Two-sided Welch's t-test of equal means.
-pub(super) fn welch_p_value(a: &[f64], b: &[f64]) -> f64 {
-    let (ma, va) = mean_var(a);
-    let (mb, vb) = mean_var(b);
-    let (na, nb) = (a.len() as f64, b.len() as f64);
-    let (ea, eb) = (va / na, vb / nb);
-    let se2 = ea + eb;
-    if se2 == 0.0 {
-        return if ma == mb { 1.0 } else { 0.0 };
-    }
-    let t = (ma - mb) / se2.sqrt();
-    // Welch–Satterthwaite, with the weights scaled to avoid underflow. A run
-    // of one sample has no variance, so contributes no term.
-    let term = |e: f64, n: f64| {
-        if n > 1.0 {
-            (e / se2) * (e / se2) / (n - 1.0)
-        } else {
-            0.0
+/// A difference `value` over its standard error, with Welch–Satterthwaite
+/// degrees of freedom from its variance `parts`, each with the rounds it
+/// was estimated from.
+struct TwoSided {
+    value: f64,
+    variance: f64,
+    dof: f64,
+}
+
+impl TwoSided {
+    fn of(value: f64, parts: [(f64, &Vec<f64>); 2]) -> TwoSided {
+        let variance: f64 = parts.iter().map(|(v, _)| v).sum();
+        // Weights scaled by the total to avoid underflow; a part without
+        // variance contributes no term.
+        let term = |(v, rounds): &(f64, &Vec<f64>)| {
+            if *v > 0.0 && rounds.len() > 1 {
+                (v / variance) * (v / variance) / (rounds.len() - 1) as f64
+            } else {
+                0.0
+            }
+        };
+        let dof = 1.0 / parts.iter().map(term).sum::<f64>();
+        TwoSided {
+            value,
+            variance,
+            dof,
         }
-    };
-    let dof = 1.0 / (term(ea, na) + term(eb, nb));
-    (2.0 * student_t(dof).sf(t.abs())).clamp(0.0, 1.0)
+    }
+
+    /// Half the width of the interval around `value` at `confidence`.
+    fn half_width(&self, confidence: f64) -> f64 {
+        if self.variance == 0.0 {
+            return 0.0;
+        }
+        student_t(self.dof).inverse_cdf((1.0 + confidence) / 2.0) * self.variance.sqrt()
+    }
+
+    /// The two-sided p-value of `value` being 0.
+    fn p_value(&self) -> f64 {
+        if self.variance == 0.0 {
+            return if self.value == 0.0 { 1.0 } else { 0.0 };
+        }
+        let t = self.value.abs() / self.variance.sqrt();
+        (2.0 * student_t(self.dof).sf(t)).clamp(0.0, 1.0)
+    }
 }

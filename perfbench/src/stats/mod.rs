@@ -18,6 +18,7 @@ mod estimate;
 pub mod kde;
 mod regression;
 mod robust;
+mod rounds;
 
 pub use bootstrap::*;
 pub use compare::*;
@@ -25,6 +26,7 @@ pub use descriptive::*;
 pub use estimate::*;
 pub use regression::*;
 pub use robust::*;
+pub use rounds::*;
 
 /// Full statistics of one metric in batch mode.
 #[derive(Clone, Debug, PartialEq)]
@@ -352,24 +354,6 @@ mod tests {
     }
 
     #[test]
-    fn resampled_slopes_use_the_same_formula_as_linear_fit() {
-        let x: Vec<u64> = (1..=30).map(|i| i * 3).collect();
-        for y in [
-            noisy_line(&x, 1000, 400, 1),
-            x.iter().map(|&i| 17 * i + 5).collect(),
-            vec![7; 30],
-        ] {
-            let p = PairSums::new(&x, &y);
-            let sums = p.0.iter().fold([0i128; 4], |mut acc, t| {
-                acc.iter_mut().zip(t).for_each(|(a, v)| *a += v);
-                acc
-            });
-            let slope = slope_from_sums(30, sums[0], sums[1], sums[2], sums[3]);
-            assert_eq!(slope, linear_fit(&x, &y).0);
-        }
-    }
-
-    #[test]
     fn equal_iterations_give_a_t_interval_of_the_mean() {
         // Per iteration 1, 2, 3, 4: mean 2.5, s² = 5/3, se = sqrt(5/3 / 4).
         let s = analyze_metric(&[2; 4], &[2, 4, 6, 8], &Bootstrap::default());
@@ -482,10 +466,6 @@ mod tests {
             .all(|e| e.ci.low == e.point && e.ci.high == e.point));
         let s = analyze_metric(&[3, 3], &[3, 9], &b);
         assert!(no_nan(&s) && s.slope == Estimate::exact(2.0));
-        let c = compare(&[1], &[5], &[1, 2], &[6, 12], &b);
-        assert_eq!(c.relative, Some(0.2));
-        assert_eq!(c.ci, Some(Interval::point(0.2)));
-        assert_eq!(c.p_value, 0.0);
     }
 
     #[test]
@@ -508,8 +488,6 @@ mod tests {
                 other.mad.ci
             ]
         );
-        let c = compare(&x, &y, &x, &noisy_line(&x, 310, 200, 12), &b);
-        assert_eq!(c, compare(&x, &y, &x, &noisy_line(&x, 310, 200, 12), &b));
     }
 
     #[test]
@@ -531,53 +509,57 @@ mod tests {
         assert!(slope_hits >= 32, "slope covered {slope_hits}/40");
     }
 
+    /// Round estimates of a slope `point` whose rounds are `rounds`.
+    fn rounds(point: f64, rounds: &[f64]) -> RoundEstimates {
+        RoundEstimates {
+            point,
+            rounds: rounds.to_vec(),
+        }
+    }
+
     #[test]
-    fn welch_matches_a_hand_computed_example() {
-        // a = 1..5: mean 3, s² = 2.5; b = 3, 5, .., 13: mean 8, s² = 14.
-        // se² = 2.5/5 + 14/6 = 17/6, t = -5 / sqrt(17/6), so t² = 150/17;
-        // dof = (17/6)² / ((1/2)²/4 + (7/3)²/5) = 5780/829.
-        let a: Vec<u64> = vec![1, 4, 3, 8, 5]; // over 1, 2, 1, 2, 1 iterations
-        let b: Vec<u64> = vec![3, 5, 7, 9, 11, 13];
-        let c = compare(&[1, 2, 1, 2, 1], &a, &[1; 6], &b, &Bootstrap::default());
-        let expected = 2.0 * student_t(5780.0 / 829.0).sf((150.0f64 / 17.0).sqrt());
-        assert!(
-            close(c.p_value, expected, 1e-12),
-            "{} {expected}",
-            c.p_value
+    fn round_intervals_are_student_t_on_the_rounds() {
+        // Rounds 9, 10, 11: s² = 1, se = 1/√3, t(2, 0.975) = 4.302653.
+        let e = rounds(10.0, &[9.0, 10.0, 11.0]).estimate(0.95).unwrap();
+        let half = 4.302_652_729_911_275 / 3f64.sqrt();
+        assert!(close(e.ci.high - 10.0, half, 1e-9), "{e:?}");
+        assert!(close(10.0 - e.ci.low, half, 1e-9), "{e:?}");
+        // Rounds that agree: exact. One round: no interval to give.
+        assert_eq!(
+            rounds(16.0, &[16.0; 5]).estimate(0.95),
+            Some(Estimate::exact(16.0))
         );
-        // The same p from numerical integration of the t density.
-        assert!(close(c.p_value, 0.020891, 1e-5), "{}", c.p_value);
-        // Huge t: a p-value of 0, not NaN.
-        let c = compare(
-            &[1; 3],
-            &[1000, 1001, 1000],
-            &[1; 3],
-            &[9000, 9001, 9000],
-            &Bootstrap::default(),
+        assert_eq!(rounds(16.0, &[16.0]).estimate(0.95), None);
+    }
+
+    #[test]
+    fn rounds_split_the_samples_by_round() {
+        let x = [1, 2, 3, 1, 2, 3];
+        let y = [10, 20, 30, 11, 22, 33];
+        let r = RoundEstimates::of(&x, &y, &[0, 0, 0, 1, 1, 1], |x, y| linear_fit(x, y).0);
+        assert_eq!(r.rounds, [10.0, 11.0]);
+        assert_eq!(
+            r.point, 10.5,
+            "same iterations in every round: the mean slope"
         );
-        assert!(c.p_value >= 0.0 && c.p_value < 1e-6, "{}", c.p_value);
     }
 
     #[test]
     fn exact_counts_compare_exactly() {
-        let x: Vec<u64> = (1..=100).map(|i| i * 7).collect();
-        let y16: Vec<u64> = x.iter().map(|&i| 16 * i).collect();
-        let y17: Vec<u64> = x.iter().map(|&i| 17 * i).collect();
-        let b = Bootstrap::default();
-        let c = compare(&x, &y16, &x, &y17, &b);
+        let c = compare(&rounds(16.0, &[16.0; 5]), &rounds(17.0, &[17.0; 5]), 0.95);
         assert_eq!(c.relative, Some(0.0625));
         assert_eq!(c.ci, Some(Interval::point(0.0625)));
         assert_eq!(c.p_value, 0.0);
-        let c = compare(&x, &y16, &x, &y16, &b);
+        let c = compare(&rounds(16.0, &[16.0; 5]), &rounds(16.0, &[16.0; 5]), 0.95);
         assert_eq!(
             (c.relative, c.ci, c.p_value),
             (Some(0.0), Some(Interval::point(0.0)), 1.0)
         );
         // From and to zero counts.
-        let zero = vec![0; 100];
-        let c = compare(&x, &zero, &x, &y16, &b);
+        let zero = rounds(0.0, &[0.0; 5]);
+        let c = compare(&zero, &rounds(16.0, &[16.0; 5]), 0.95);
         assert_eq!((c.relative, c.ci, c.p_value), (None, None, 0.0));
-        let c = compare(&x, &zero, &x, &zero, &b);
+        let c = compare(&zero, &zero, 0.95);
         assert_eq!(
             (c.relative, c.ci, c.p_value),
             (Some(0.0), Some(Interval::point(0.0)), 1.0)
@@ -585,36 +567,62 @@ mod tests {
     }
 
     #[test]
-    fn noisy_runs_compare_with_intervals() {
-        let x: Vec<u64> = (1..=100).map(|i| i * 3).collect();
-        let base = noisy_line(&x, 1000, 300, 21);
-        let b = Bootstrap::default();
-        let same = compare(&x, &base, &x, &base, &b);
-        assert_eq!((same.relative, same.p_value), (Some(0.0), 1.0));
-        let ci = same.ci.unwrap();
-        assert!(ci.low < 0.0 && 0.0 < ci.high, "{ci:?}");
-        let slower = compare(&x, &base, &x, &noisy_line(&x, 1100, 300, 22), &b);
-        let (r, ci) = (slower.relative.unwrap(), slower.ci.unwrap());
-        assert!(close(r, 0.1, 0.01), "{r}");
+    fn a_change_matches_a_hand_computed_welch_interval() {
+        // Base rounds 9, 10, 11 (variance of the mean 1/3); new rounds 18,
+        // 20, 22 (4/3). Difference 10 with variance 5/3, over the base 10:
+        // var = (5/3)/100; dof = (5/3)² / (((1/3)² + (4/3)²) / 2) = 50/17.
+        let c = compare(
+            &rounds(10.0, &[9.0, 10.0, 11.0]),
+            &rounds(20.0, &[18.0, 20.0, 22.0]),
+            0.95,
+        );
+        assert_eq!(c.relative, Some(1.0));
+        let se = (5.0f64 / 300.0).sqrt();
+        let half = student_t(50.0 / 17.0).inverse_cdf(0.975) * se;
+        let ci = c.ci.unwrap();
         assert!(
-            ci.low < r && r < ci.high && ci.low > 0.05 && ci.high < 0.15,
+            close(ci.low, 1.0 - half, 1e-9) && close(ci.high, 1.0 + half, 1e-9),
             "{ci:?}"
         );
-        assert!(slower.p_value < 1e-6, "{}", slower.p_value);
+        assert!(
+            close(c.p_value, 2.0 * student_t(50.0 / 17.0).sf(1.0 / se), 1e-12),
+            "{}",
+            c.p_value
+        );
+        // A count that vanished: the baseline's spread still counts.
+        let c = compare(
+            &rounds(0.5, &[0.0, 1.0, 0.5]),
+            &rounds(0.0, &[0.0; 3]),
+            0.95,
+        );
+        let ci = c.ci.unwrap();
+        assert!(ci.low < -1.0 && ci.high > 0.0 && c.p_value > 0.05, "{c:?}");
     }
 
     #[test]
-    fn a_zero_baseline_slope_in_resamples_gives_infinite_bounds_not_nan() {
-        // Baseline: mostly 0, twice 1 per sample; resamples without those
-        // have slope 0, so the change from them is infinite.
-        let x = vec![1u64; 10];
-        let mut base = vec![0u64; 10];
-        base[3] = 1;
-        base[7] = 1;
-        let c = compare(&x, &base, &x, &[2; 10], &Bootstrap::default());
-        // Slopes 2/10 and 2: a change of 9.
-        assert!(close(c.relative.unwrap(), 9.0, 1e-12));
-        let ci = c.ci.unwrap();
-        assert!(!ci.low.is_nan() && ci.high == f64::INFINITY, "{ci:?}");
+    fn the_interval_excludes_no_change_exactly_when_p_is_significant() {
+        // Changes from -30 % to +30 % with rounds of every spread: the
+        // interval and the p-value come from one statistic, so they agree.
+        let base = rounds(100.0, &[96.0, 99.0, 100.0, 101.0, 104.0]);
+        for step in -30..=30 {
+            for spread in [0.1, 1.0, 3.0, 8.0, 20.0] {
+                let point = 100.0 + step as f64;
+                let new = rounds(
+                    point,
+                    &[
+                        point - spread,
+                        point,
+                        point + spread / 2.0,
+                        point + spread / 2.0,
+                    ],
+                );
+                let c = compare(&base, &new, 0.95);
+                let ci = c.ci.unwrap();
+                let excludes = ci.low > 0.0 || ci.high < 0.0;
+                assert_eq!(excludes, c.p_value < 0.05, "{step} % ± {spread}: {c:?}");
+                let r = c.relative.unwrap();
+                assert!(ci.low <= r && r <= ci.high, "{c:?}");
+            }
+        }
     }
 }

@@ -3,7 +3,7 @@
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use super::{interval_around, mean_var, per_iteration, Estimate, SplitMix64};
+use super::{interval_around, mean_var, per_iteration, Estimate};
 
 /// Least-squares `(slope, intercept)` of `y` on `x`. With fewer than two
 /// distinct `x` the line goes through the origin.
@@ -131,44 +131,4 @@ pub(super) fn exact_scaled_centred_sums(x: &[u64], y: &[u64]) -> Option<(i128, i
         scaled(syy, sy, sy)?,
         scaled(sxy, sx, sy)?,
     ))
-}
-
-/// The slope of [`linear_fit`] from its sums (same formula, same rounding).
-pub(super) fn slope_from_sums(n: i128, sx: i128, sy: i128, sxx: i128, sxy: i128) -> f64 {
-    let den = n * sxx - sx * sx;
-    if den == 0 {
-        exact_ratio(sy, sx)
-    } else {
-        exact_ratio(n * sxy - sx * sy, den)
-    }
-}
-
-/// Per-sample terms `[x, y, x², xy]` of the least-squares sums.
-pub(super) struct PairSums(pub(super) Vec<[i128; 4]>);
-
-impl PairSums {
-    pub(super) fn new(x: &[u64], y: &[u64]) -> PairSums {
-        PairSums(
-            x.iter()
-                .zip(y)
-                .map(|(&a, &b)| {
-                    let (a, b) = (i128::from(a), i128::from(b));
-                    [a, b, a * a, a * b]
-                })
-                .collect(),
-        )
-    }
-
-    /// The [`linear_fit`] slope of `n` pairs drawn with replacement.
-    pub(super) fn resample_slope(&self, rng: &mut SplitMix64) -> f64 {
-        let n = self.0.len();
-        let mut s = [0i128; 4];
-        for _ in 0..n {
-            let t = &self.0[rng.below(n)];
-            for (acc, v) in s.iter_mut().zip(t) {
-                *acc += v;
-            }
-        }
-        slope_from_sums(n as i128, s[0], s[1], s[2], s[3])
-    }
 }

@@ -6,6 +6,7 @@ use serde_json::{json, Map, Value};
 use crate::analysis::compare::Comparison;
 use crate::analysis::{BenchResult, Fit, Recording, Series};
 use crate::counter::event::Unit;
+use crate::counter::group::ReadPath;
 use crate::measure::environment::Environment;
 use crate::measure::Throughput;
 use crate::stats::Estimate;
@@ -42,6 +43,7 @@ pub fn estimates_json(result: &BenchResult) -> Map<String, Value> {
                 "estimate": e.point,
                 "ci": ci(e),
                 "estimator": m.estimator(),
+                "rounds": m.rounds.rounds,
                 "slope": s.slope.point,
                 "slope_ci": ci(&s.slope),
                 "intercept": s.intercept,
@@ -89,6 +91,8 @@ pub(crate) fn encode_recording(run: &Recording, result: &BenchResult) -> String 
         "id": run.id,
         "environment": run.environment.to_json(),
         "iterations": run.iterations,
+        "rounds": run.rounds,
+        "read_path": run.read_path.map(ReadPath::name),
         "series": series,
         "estimates": estimates_json(result),
     });
@@ -117,6 +121,26 @@ pub(crate) fn decode_recording(text: &str) -> Result<Recording, String> {
     if iterations.is_empty() || iterations.contains(&0) {
         return Err(bad("iterations"));
     }
+    // Files from before rounds were measured in one.
+    let rounds = match doc.get("rounds") {
+        None => vec![0; iterations.len()],
+        Some(v) => numbers(v, "rounds")?
+            .into_iter()
+            .map(|r| u32::try_from(r).map_err(|_| bad("rounds")))
+            .collect::<Result<Vec<_>, _>>()?,
+    };
+    if rounds.len() != iterations.len() {
+        return Err(bad("rounds"));
+    }
+    let read_path = match doc["read_path"].as_str() {
+        None => None,
+        Some(name) => Some(
+            [ReadPath::Rdpmc, ReadPath::Syscall]
+                .into_iter()
+                .find(|p| p.name() == name)
+                .ok_or_else(|| bad("read_path"))?,
+        ),
+    };
     let series = doc["series"]
         .as_array()
         .ok_or_else(|| bad("series"))?
@@ -142,12 +166,14 @@ pub(crate) fn decode_recording(text: &str) -> Result<Recording, String> {
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
-    Ok(Recording::stored(
+    let mut recording = Recording::stored(
         doc["id"].as_str().ok_or_else(|| bad("id"))?.to_string(),
         Environment::from_json(&doc["environment"]).ok_or_else(|| bad("environment"))?,
-        iterations,
+        (iterations, rounds),
         series,
-    ))
+    );
+    recording.read_path = read_path;
+    Ok(recording)
 }
 
 /// Why the line fitted poorly, where it did.

@@ -1,18 +1,22 @@
-//! `cargo run -p perfbench-tests --bin coverage --release -- RUNS [BENCH ARGS…]`:
-//! how well perfbench's intervals and regression gate hold up when the same
-//! suite is run again and again (issue 11's figures; a benchmark to quote,
-//! not a test).
+//! `cargo run -p perfbench-tests --bin coverage --release -- [--gate [--work
+//! PCT]] RUNS [BENCH ARGS…]`: how well perfbench's intervals and regression
+//! gate hold up when the same suite is run again and again (issue 11's
+//! figures; a benchmark to quote, not a test).
 //!
 //! Runs the example suite (`cargo bench -p perfbench-examples -- BENCH
-//! ARGS`) `RUNS` times, each against a baseline saved by a first run, and
-//! prints for every time metric (wall time, task-clock):
+//! ARGS`), or with `--gate` the gate suite (`benches/gate.rs`), `RUNS`
+//! times, each against a baseline saved by a first run. With `--work PCT`
+//! the runs after the first do PCT % of the baseline's work (125: an A/B
+//! test of a +25 % change; the default 100 is A/A). Prints for every time
+//! metric (wall time, task-clock):
 //! - coverage: how often the next run's estimate lies inside this run's
 //!   95 % interval;
 //! - the median half-width of the intervals, relative to the estimate;
 //! - the run-to-run coefficient of variation of the estimates (median over
 //!   benchmarks);
-//! - the A/A false-alarm rate: runs of identical code that
-//!   `--fail-on-regression` fails (exit 3), and verdicts of `regressed`.
+//! - the gate: runs that `--fail-on-regression` fails (exit 3), and
+//!   verdicts of `regressed`, per metric (for A/A the false-alarm rate,
+//!   for A/B the catch rate).
 //!
 //! `COVERAGE_DUMP=FILE` also writes every run's estimates, a JSON line per
 //! run.
@@ -29,34 +33,82 @@ const TIMES: [&str; 2] = ["wall-time", "task-clock"];
 /// One run: per (benchmark, metric), the estimate and its interval.
 type Run = BTreeMap<(String, String), (f64, f64, f64)>;
 
+/// What to run: which suite, and how much work the later runs do.
+struct Setup {
+    /// `cargo bench` arguments choosing the suite.
+    suite: &'static [&'static str],
+    /// `PERFBENCH_GATE_WORK` of the runs after the first.
+    work: u32,
+    runs: usize,
+    extra: Vec<String>,
+}
+
+fn parse(mut args: Vec<String>) -> Option<Setup> {
+    let mut setup = Setup {
+        suite: &["-p", "perfbench-examples"],
+        work: 100,
+        runs: 0,
+        extra: Vec::new(),
+    };
+    while let Some(flag) = args.first().filter(|a| a.starts_with("--")).cloned() {
+        args.remove(0);
+        match flag.as_str() {
+            "--gate" => setup.suite = &["-p", "perfbench-tests", "--bench", "gate"],
+            "--work" if !args.is_empty() => setup.work = args.remove(0).parse().ok()?,
+            _ => return None,
+        }
+    }
+    setup.runs = args.first()?.parse().ok()?;
+    setup.extra = args[1..].to_vec();
+    Some(setup)
+}
+
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(runs) = args.first().and_then(|n| n.parse::<usize>().ok()) else {
-        eprintln!("usage: coverage RUNS [BENCH ARGS…]");
+    let Some(setup) = parse(std::env::args().skip(1).collect()) else {
+        eprintln!("usage: coverage [--gate [--work PCT]] RUNS [BENCH ARGS…]");
         std::process::exit(2);
     };
-    let extra = &args[1..];
     let home = std::env::temp_dir().join(format!("perfbench-coverage-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&home);
-    let (saved, _) = bench(&home, extra, &["--save-baseline", "aa"]);
+    let (saved, _) = bench(&setup, &home, 100, &["--save-baseline", "aa"]);
     let mut results = vec![saved];
-    let (mut failed, mut regressed, mut verdicts) = (0, 0, 0);
-    for k in 1..runs {
-        let gate = ["--baseline", "aa", "--fail-on-regression"];
-        let (run, outcome) = bench(&home, extra, &gate);
-        failed += usize::from(outcome.code == Some(3));
-        regressed += outcome.regressed;
-        verdicts += outcome.verdicts;
+    let mut gate = Gate::default();
+    for k in 1..setup.runs {
+        let flags = ["--baseline", "aa", "--fail-on-regression"];
+        let (run, outcome) = bench(&setup, &home, setup.work, &flags);
         eprintln!(
-            "run {k}: exit {:?}, {} regressed",
-            outcome.code, outcome.regressed
+            "run {k}: exit {:?}, regressed: {}",
+            outcome.code,
+            outcome.regressed.join(" ")
         );
+        gate.add(outcome);
         results.push(run);
     }
     let _ = std::fs::remove_dir_all(&home);
-    report(&results, runs, failed, regressed, verdicts);
+    report(&results, &gate);
     if let Some(path) = std::env::var_os("COVERAGE_DUMP") {
         dump(&results, Path::new(&path));
+    }
+}
+
+/// What the gated runs said, together.
+#[derive(Default)]
+struct Gate {
+    runs: usize,
+    failed: usize,
+    verdicts: usize,
+    /// Per `benchmark metric`, the runs that found it regressed.
+    regressed: BTreeMap<String, usize>,
+}
+
+impl Gate {
+    fn add(&mut self, outcome: Outcome) {
+        self.runs += 1;
+        self.failed += usize::from(outcome.code == Some(3));
+        self.verdicts += outcome.verdicts;
+        for key in outcome.regressed {
+            *self.regressed.entry(key).or_default() += 1;
+        }
     }
 }
 
@@ -83,24 +135,28 @@ fn dump(results: &[Run], path: &Path) {
 /// What a gated run said.
 struct Outcome {
     code: Option<i32>,
-    regressed: usize,
+    /// `benchmark metric` of every metric found regressed.
+    regressed: Vec<String>,
     verdicts: usize,
 }
 
-/// One run of the suite storing under `home`.
-fn bench(home: &Path, extra: &[String], flags: &[&str]) -> (Run, Outcome) {
+/// One run of the suite at `work` percent, storing under `home`.
+fn bench(setup: &Setup, home: &Path, work: u32, flags: &[&str]) -> (Run, Outcome) {
     let out = Command::new("cargo")
-        .args(["bench", "-q", "-p", "perfbench-examples", "--"])
-        .args(extra)
+        .args(["bench", "-q"])
+        .args(setup.suite)
+        .arg("--")
+        .args(&setup.extra)
         .args(flags)
         .args(["--output-format", "json"])
         .env("PERFBENCH_HOME", home)
+        .env("PERFBENCH_GATE_WORK", work.to_string())
         .output()
         .expect("cargo runs");
     let mut run = Run::new();
     let mut outcome = Outcome {
         code: out.status.code(),
-        regressed: 0,
+        regressed: Vec::new(),
         verdicts: 0,
     };
     for line in String::from_utf8_lossy(&out.stdout).lines() {
@@ -108,8 +164,19 @@ fn bench(home: &Path, extra: &[String], flags: &[&str]) -> (Run, Outcome) {
             continue;
         };
         let Some(id) = v["id"].as_str() else { continue };
-        for metric in TIMES {
-            let m = &v["metrics"][metric];
+        let Some(metrics) = v["metrics"].as_object() else {
+            continue;
+        };
+        for (metric, m) in metrics {
+            if let Some(verdict) = m["change"]["verdict"].as_str() {
+                outcome.verdicts += 1;
+                if verdict == "regressed" {
+                    outcome.regressed.push(format!("{id} {metric}"));
+                }
+            }
+            if !TIMES.contains(&metric.as_str()) {
+                continue;
+            }
             let (Some(e), Some(lo), Some(hi)) = (
                 m["estimate"].as_f64(),
                 m["ci"][0].as_f64(),
@@ -118,10 +185,6 @@ fn bench(home: &Path, extra: &[String], flags: &[&str]) -> (Run, Outcome) {
                 continue;
             };
             run.insert((id.to_string(), metric.to_string()), (e, lo, hi));
-            if let Some(verdict) = m["change"]["verdict"].as_str() {
-                outcome.verdicts += 1;
-                outcome.regressed += usize::from(verdict == "regressed");
-            }
         }
     }
     (run, outcome)
@@ -135,9 +198,10 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-fn report(results: &[Run], runs: usize, failed: usize, regressed: usize, verdicts: usize) {
+fn report(results: &[Run], gate: &Gate) {
     println!(
-        "runs {runs}, benchmarks × time metrics {}",
+        "runs {}, benchmarks × time metrics {}",
+        results.len(),
         results[0].len()
     );
     for metric in TIMES {
@@ -168,8 +232,12 @@ fn report(results: &[Run], runs: usize, failed: usize, regressed: usize, verdict
             100.0 * median(cvs),
         );
     }
+    let regressed: usize = gate.regressed.values().sum();
     println!(
-        "A/A gate: {failed} of {} runs failed (exit 3); {regressed} of {verdicts} time verdicts `regressed`",
-        runs - 1
+        "gate: {} of {} runs failed (exit 3); {regressed} of {} verdicts `regressed`",
+        gate.failed, gate.runs, gate.verdicts
     );
+    for (key, n) in &gate.regressed {
+        println!("  regressed in {n} of {} runs: {key}", gate.runs);
+    }
 }

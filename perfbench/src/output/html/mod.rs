@@ -344,7 +344,9 @@ mod tests {
             cpu: Some(1),
             ..Default::default()
         };
-        let run = Recording::new(r.id, &events, &m, env);
+        let mut run = Recording::new(r.id, &events, &m, env);
+        // Four rounds of five samples.
+        run.rounds = (0..20).map(|i| i / 5).collect();
         store
             .save(
                 &run,

@@ -12,6 +12,7 @@ mod bencher;
 pub mod environment;
 mod per_iter;
 mod pin;
+mod reference;
 
 use std::io;
 use std::time::Duration;
@@ -26,6 +27,7 @@ pub use per_iter::{
     MAX_STORED_ITERATIONS,
 };
 pub use pin::ThreadPin;
+pub use reference::reference_ns;
 
 /// How long and how often to measure.
 #[derive(Clone, Debug, PartialEq)]

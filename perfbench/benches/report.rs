@@ -125,7 +125,7 @@ fn analysed(store: &Store, ids: &[String], against: &Target) -> Vec<Analysed> {
                 .load(id, &Slot::Baseline("main".into()))
                 .unwrap()
                 .expect("stored");
-            let changes = compare_runs(&base, &recording, &Thresholds::default(), None);
+            let changes = compare_runs(&base, &recording, &Thresholds::default());
             Analysed {
                 result: analyze(&recording, &Calibration::default()),
                 recording,
@@ -133,7 +133,6 @@ fn analysed(store: &Store, ids: &[String], against: &Target) -> Vec<Analysed> {
                     against: against.clone(),
                     changes: Some(changes),
                     unfair: None,
-                    machine: None,
                 }),
                 baseline: Some(base),
             }

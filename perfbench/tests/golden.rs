@@ -168,9 +168,8 @@ fn outputs(dir: &Path) -> String {
         let result = result_of(case, &new);
         let comparison = Comparison {
             against: Target::Baseline("main".into()),
-            changes: Some(compare_runs(&base, &new, &Thresholds::default(), None)),
+            changes: Some(compare_runs(&base, &new, &Thresholds::default())),
             unfair: None,
-            machine: None,
         };
         out.push_str(&json_line(&result, &env, None));
         out.push('\n');
@@ -180,7 +179,6 @@ fn outputs(dir: &Path) -> String {
             against: Target::PreviousRun,
             changes: comparison.changes.clone(),
             unfair: None,
-            machine: None,
         };
         out.push_str(&json_line(&result, &env, Some(&previous)));
         out.push('\n');

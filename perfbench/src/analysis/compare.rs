@@ -4,7 +4,7 @@
 
 use super::{metric, Recording};
 use crate::counter::event::Unit;
-use crate::stats::{self, median_of_sorted, Bootstrap, Change};
+use crate::stats::{self, Bootstrap, Change};
 
 /// What a change means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,43 +66,6 @@ impl Thresholds {
             Unit::Count => self.count,
         }
     }
-
-    /// The noise thresholds of a metric of `unit` when the machine ran
-    /// `machine` slower (a fraction; negative: faster) than for the
-    /// baseline: a time may have changed that much with no change of code,
-    /// so the threshold in that direction grows by it. Counts do not
-    /// depend on the machine's speed.
-    pub fn limits(&self, unit: Unit, machine: Option<f64>) -> Noise {
-        let noise = self.noise(unit);
-        let m = match unit {
-            Unit::Nanoseconds => machine.unwrap_or(0.0),
-            Unit::Count => 0.0,
-        };
-        Noise {
-            up: noise + m.max(0.0),
-            down: noise + (-m).max(0.0),
-        }
-    }
-}
-
-/// The smallest relative changes of a metric that are more than noise:
-/// `up` for a regression, `down` (positive) for an improvement.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Noise {
-    /// A rise up to this fraction is noise.
-    pub up: f64,
-    /// A fall up to this fraction is noise.
-    pub down: f64,
-}
-
-impl Noise {
-    /// The same threshold both ways.
-    pub fn both(noise: f64) -> Noise {
-        Noise {
-            up: noise,
-            down: noise,
-        }
-    }
 }
 
 /// The change of one metric.
@@ -155,9 +118,6 @@ pub struct Comparison {
     pub changes: Option<Vec<MetricChange>>,
     /// Why the runs were not compared, where they could not be fairly.
     pub unfair: Option<String>,
-    /// How much slower the machine ran this run than the stored one, by
-    /// the reference workload ([`machine_change`]); negative: faster.
-    pub machine: Option<f64>,
 }
 
 impl Comparison {
@@ -171,16 +131,14 @@ impl Comparison {
         thresholds: &Thresholds,
     ) -> Comparison {
         let unfair = base.and_then(|base| unfair(base, new));
-        let machine = base.and_then(|base| machine_change(base, new));
         let changes = base.map(|base| match unfair {
             Some(_) => Vec::new(),
-            None => compare_runs(base, new, thresholds, machine),
+            None => compare_runs(base, new, thresholds),
         });
         Comparison {
             against: against.clone(),
             changes,
             unfair,
-            machine,
         }
     }
 
@@ -190,13 +148,13 @@ impl Comparison {
     }
 }
 
-/// The verdict on `change` for a metric whose noise thresholds are
-/// `noise`: it follows from the change's interval alone. The thresholds do
-/// not apply to an exact change (a zero-width interval: both runs counted
-/// the same in every round), so any change of an exact count is judged. A
+/// The verdict on `change` for a metric whose noise threshold is `noise`:
+/// it follows from the change's interval alone. The threshold does not
+/// apply to an exact change (a zero-width interval: both runs counted the
+/// same in every round), so any change of an exact count is judged. A
 /// change from zero has no relative interval: the test of the difference
 /// decides, at `significance`.
-pub fn verdict(change: &Change, noise: Noise, significance: f64) -> Verdict {
+pub fn verdict(change: &Change, noise: f64, significance: f64) -> Verdict {
     let Some(ci) = change.ci else {
         return if change.p_value < significance {
             Verdict::Regressed
@@ -204,14 +162,10 @@ pub fn verdict(change: &Change, noise: Noise, significance: f64) -> Verdict {
             Verdict::NoChange
         };
     };
-    let noise = if ci.low == ci.high {
-        Noise::both(0.0)
-    } else {
-        noise
-    };
-    if ci.low > noise.up {
+    let noise = if ci.low == ci.high { 0.0 } else { noise };
+    if ci.low > noise {
         Verdict::Regressed
-    } else if ci.high < -noise.down {
+    } else if ci.high < -noise {
         Verdict::Improved
     } else if ci.low > 0.0 || ci.high < 0.0 {
         Verdict::WithinNoise
@@ -264,28 +218,12 @@ pub fn unfair(base: &Recording, new: &Recording) -> Option<String> {
     })
 }
 
-/// How much slower the machine ran `new` than `base`: the relative change
-/// of the median time of the reference workload over their rounds
-/// (`measure::reference_ns`); negative when faster, `None` where either run
-/// did not time it.
-pub fn machine_change(base: &Recording, new: &Recording) -> Option<f64> {
-    let median = |times: &[u64]| {
-        let mut sorted: Vec<f64> = times.iter().map(|&t| t as f64).collect();
-        sorted.sort_unstable_by(f64::total_cmp);
-        (!sorted.is_empty()).then(|| median_of_sorted(&sorted))
-    };
-    let (b, n) = (median(&base.reference_ns)?, median(&new.reference_ns)?);
-    (b > 0.0).then(|| n / b - 1.0)
-}
-
 /// Compares every metric of `new` that `base` also has: each side's
-/// headline over its rounds ([`super::Metric::rounds`]), times allowing for
-/// the `machine`'s change of speed ([`Thresholds::limits`]).
+/// headline over its rounds ([`super::Metric::rounds`]).
 pub fn compare_runs(
     base: &Recording,
     new: &Recording,
     thresholds: &Thresholds,
-    machine: Option<f64>,
 ) -> Vec<MetricChange> {
     // Only the points and the rounds are needed: no resampling.
     let points = Bootstrap {
@@ -306,7 +244,7 @@ pub fn compare_runs(
                 name: series.name.clone(),
                 verdict: verdict(
                     &change,
-                    thresholds.limits(series.unit, machine),
+                    thresholds.noise(series.unit),
                     thresholds.significance,
                 ),
                 change,
@@ -372,7 +310,7 @@ mod tests {
             (change(None, 0.3), Verdict::NoChange),
         ];
         for (c, expected) in cases {
-            assert_eq!(verdict(&c, Noise::both(0.03), 0.05), expected, "{c:?}");
+            assert_eq!(verdict(&c, 0.03, 0.05), expected, "{c:?}");
         }
     }
 
@@ -396,7 +334,7 @@ mod tests {
                     &run(1000.0 + 10.0 * shift as f64, spread),
                     0.95,
                 );
-                let v = verdict(&c, Noise::both(0.03), 0.05);
+                let v = verdict(&c, 0.03, 0.05);
                 let ci = c.ci.unwrap();
                 let r = c.relative.unwrap();
                 assert!(ci.low <= r && r <= ci.high, "{c:?}");
@@ -501,45 +439,5 @@ mod tests {
             Some(2),
             "wall time and page faults"
         );
-    }
-
-    #[test]
-    fn a_slower_machine_raises_the_time_threshold_and_leaves_counts_alone() {
-        // Times 40 % up with a little noise, page faults exactly 50 % up.
-        let base = recording("page-faults", 10);
-        let mut new = base.clone();
-        for (k, t) in new.series[0].totals.iter_mut().enumerate() {
-            *t = *t * 14 / 10 + (k as u64 % 3);
-        }
-        for t in &mut new.series[1].totals {
-            *t = *t * 3 / 2;
-        }
-        let judged = |base_ns: u64, new_ns: u64| {
-            let (mut b, mut n) = (base.clone(), new.clone());
-            b.reference_ns = vec![base_ns; 2];
-            n.reference_ns = vec![new_ns; 2];
-            let c = Comparison::of(&Target::PreviousRun, Some(&b), &n, &Thresholds::default());
-            let verdict = |m: &str| c.change(m).unwrap().verdict;
-            (c.machine, verdict("wall-time"), verdict("page-faults"))
-        };
-        assert_eq!(
-            judged(100, 100),
-            (Some(0.0), Verdict::Regressed, Verdict::Regressed)
-        );
-        // The machine itself ran 50 % slower: 40 % more time is within
-        // what that explains; the page faults are not.
-        assert_eq!(
-            judged(100, 150),
-            (Some(0.5), Verdict::WithinNoise, Verdict::Regressed)
-        );
-        // Faster: regressions are judged as before.
-        assert_eq!(
-            judged(100, 75),
-            (Some(-0.25), Verdict::Regressed, Verdict::Regressed)
-        );
-        let limits = Thresholds::default().limits(Unit::Nanoseconds, Some(-0.25));
-        assert_eq!((limits.up, limits.down), (0.03, 0.03 + 0.25));
-        let counts = Thresholds::default().limits(Unit::Count, Some(0.5));
-        assert_eq!(counts, Noise::both(0.01));
     }
 }

@@ -55,10 +55,6 @@ pub struct Recording {
     /// benchmark in rounds interleaved with the others, and the spread
     /// across rounds gives the intervals (`stats::RoundEstimates`).
     pub rounds: Vec<u32>,
-    /// The reference workload's time before each round, in nanoseconds
-    /// (`measure::reference_ns`): the machine's speed while it ran. Empty
-    /// where it was not measured.
-    pub reference_ns: Vec<u64>,
     /// Wall time first, then one series per event in the order given.
     pub series: Vec<Series>,
     /// The throughput the benchmark declared.
@@ -100,7 +96,6 @@ impl Recording {
             environment,
             iterations: m.samples.iter().map(|s| s.iterations).collect(),
             rounds: vec![0; m.samples.len()],
-            reference_ns: Vec::new(),
             series,
             throughput: m.throughput,
             multiplexed_samples: m
@@ -126,7 +121,6 @@ impl Recording {
             environment,
             iterations,
             rounds,
-            reference_ns: Vec::new(),
             series,
             throughput: None,
             multiplexed_samples: 0,
@@ -147,7 +141,6 @@ impl Recording {
             s.totals.extend(t.totals);
         }
         self.multiplexed_samples += later.multiplexed_samples;
-        self.reference_ns.extend(later.reference_ns);
     }
 
     /// How many rounds the samples were taken in.

@@ -12,7 +12,6 @@ mod bencher;
 pub mod environment;
 mod per_iter;
 mod pin;
-mod reference;
 
 use std::io;
 use std::time::Duration;
@@ -27,7 +26,6 @@ pub use per_iter::{
     MAX_STORED_ITERATIONS,
 };
 pub use pin::ThreadPin;
-pub use reference::reference_ns;
 
 /// How long and how often to measure.
 #[derive(Clone, Debug, PartialEq)]

@@ -273,7 +273,7 @@ impl Table {
             .iter()
             .map(|m| format!("{} {}", m.name, self.change_cell(comparison, &m.name)))
             .collect();
-        Some(self.listed(&format!("vs {label}{}", machine_text(comparison)), &parts))
+        Some(self.listed(&format!("vs {label}"), &parts))
     }
 
     /// The headline intervals as Criterion prints them, `[low estimate
@@ -391,19 +391,6 @@ impl Table {
     }
 }
 
-/// ` (machine 12% slower)` where the reference workload says the machine
-/// ran at another speed than for the stored run, by at least a percent:
-/// time changes within that are noise.
-fn machine_text(c: &Comparison) -> String {
-    match c.machine {
-        Some(m) if m.abs() >= 0.01 => {
-            let how = if m > 0.0 { "slower" } else { "faster" };
-            format!(" (machine {:.0}% {how})", m.abs() * 100.0)
-        }
-        _ => String::new(),
-    }
-}
-
 /// A per-iteration value of metric `m` for people: in its PMU's unit where
 /// it has one.
 fn shown(m: &Metric, v: f64) -> String {
@@ -479,7 +466,6 @@ mod tests {
                 against,
                 changes: Some(Vec::new()),
                 unfair: None,
-                machine: None,
             };
             let new = Comparison {
                 changes: None,
@@ -496,7 +482,6 @@ mod tests {
             against: crate::analysis::compare::Target::Baseline("main".into()),
             changes: Some(Vec::new()),
             unfair: Some("measured in per-iteration mode, this run in batch mode".into()),
-            machine: None,
         };
         assert_eq!(
             t.change_line(&r, &unfair).unwrap(),

@@ -50,9 +50,7 @@ pub fn measure_round(
     let step = so_far.recording.as_ref().map(|r| r.iterations[0]);
     let index = so_far.recording.as_ref().map_or(0, Recording::round_count);
     let config = options.config.round(index as u64);
-    let reference = measure::reference_ns();
-    let mut round = record(options, &config, plan, id, bench, step)?;
-    round.reference_ns = vec![reference];
+    let round = record(options, &config, plan, id, bench, step)?;
     so_far.took += started.elapsed();
     match &mut so_far.recording {
         Some(recording) => recording.append_round(round),

@@ -92,7 +92,6 @@ pub(crate) fn encode_recording(run: &Recording, result: &BenchResult) -> String 
         "environment": run.environment.to_json(),
         "iterations": run.iterations,
         "rounds": run.rounds,
-        "reference_ns": run.reference_ns,
         "read_path": run.read_path.map(ReadPath::name),
         "series": series,
         "estimates": estimates_json(result),
@@ -167,10 +166,6 @@ pub(crate) fn decode_recording(text: &str) -> Result<Recording, String> {
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
-    let reference_ns = match doc.get("reference_ns") {
-        None => Vec::new(),
-        Some(v) => numbers(v, "reference_ns")?,
-    };
     let mut recording = Recording::stored(
         doc["id"].as_str().ok_or_else(|| bad("id"))?.to_string(),
         Environment::from_json(&doc["environment"]).ok_or_else(|| bad("environment"))?,
@@ -178,7 +173,6 @@ pub(crate) fn decode_recording(text: &str) -> Result<Recording, String> {
         series,
     );
     recording.read_path = read_path;
-    recording.reference_ns = reference_ns;
     Ok(recording)
 }
 
@@ -238,9 +232,6 @@ pub fn bench_line(
         obj["baseline"] = json!({ "name": c.against.json_name(), "new": c.changes.is_none() });
         if let Some(why) = &c.unfair {
             obj["baseline"]["not_compared"] = json!(why);
-        }
-        if let Some(m) = c.machine {
-            obj["baseline"]["machine_change"] = json!(m);
         }
     }
     if !r.derived.is_empty() {

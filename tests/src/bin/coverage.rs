@@ -77,9 +77,8 @@ fn main() {
         let flags = ["--baseline", "aa", "--fail-on-regression"];
         let (run, outcome) = bench(&setup, &home, setup.work, &flags);
         eprintln!(
-            "run {k}: exit {:?}, machine {:+.1} %, regressed: {}",
+            "run {k}: exit {:?}, regressed: {}",
             outcome.code,
-            outcome.machine.unwrap_or(f64::NAN) * 100.0,
             outcome.regressed.join(" ")
         );
         gate.add(outcome);
@@ -139,8 +138,6 @@ struct Outcome {
     /// `benchmark metric` of every metric found regressed.
     regressed: Vec<String>,
     verdicts: usize,
-    /// How much slower the machine ran than for the baseline.
-    machine: Option<f64>,
 }
 
 /// One run of the suite at `work` percent, storing under `home`.
@@ -161,14 +158,12 @@ fn bench(setup: &Setup, home: &Path, work: u32, flags: &[&str]) -> (Run, Outcome
         code: out.status.code(),
         regressed: Vec::new(),
         verdicts: 0,
-        machine: None,
     };
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         let Ok(v) = serde_json::from_str::<Value>(line) else {
             continue;
         };
         let Some(id) = v["id"].as_str() else { continue };
-        outcome.machine = outcome.machine.or(v["baseline"]["machine_change"].as_f64());
         let Some(metrics) = v["metrics"].as_object() else {
             continue;
         };

@@ -7,8 +7,10 @@
 //! ARGS`), or with `--gate` the gate suite (`benches/gate.rs`), `RUNS`
 //! times, each against a baseline saved by a first run. With `--work PCT`
 //! the runs after the first do PCT % of the baseline's work (125: an A/B
-//! test of a +25 % change; the default 100 is A/A). Prints for every time
-//! metric (wall time, task-clock):
+//! test of a +25 % change; the default 100 is A/A). With `--pairs` the
+//! baseline is saved again before each of them, as a CI job measuring the
+//! main branch and then the change does. Prints for every time metric
+//! (wall time, task-clock):
 //! - coverage: how often the next run's estimate lies inside this run's
 //!   95 % interval;
 //! - the median half-width of the intervals, relative to the estimate;
@@ -39,6 +41,9 @@ struct Setup {
     suite: &'static [&'static str],
     /// `PERFBENCH_GATE_WORK` of the runs after the first.
     work: u32,
+    /// Save the baseline again before every gated run, as a CI job that
+    /// measures the main branch and then the change does.
+    pairs: bool,
     runs: usize,
     extra: Vec<String>,
 }
@@ -47,6 +52,7 @@ fn parse(mut args: Vec<String>) -> Option<Setup> {
     let mut setup = Setup {
         suite: &["-p", "perfbench-examples"],
         work: 100,
+        pairs: false,
         runs: 0,
         extra: Vec::new(),
     };
@@ -55,6 +61,7 @@ fn parse(mut args: Vec<String>) -> Option<Setup> {
         match flag.as_str() {
             "--gate" => setup.suite = &["-p", "perfbench-tests", "--bench", "gate"],
             "--work" if !args.is_empty() => setup.work = args.remove(0).parse().ok()?,
+            "--pairs" => setup.pairs = true,
             _ => return None,
         }
     }
@@ -65,7 +72,7 @@ fn parse(mut args: Vec<String>) -> Option<Setup> {
 
 fn main() {
     let Some(setup) = parse(std::env::args().skip(1).collect()) else {
-        eprintln!("usage: coverage [--gate [--work PCT]] RUNS [BENCH ARGS…]");
+        eprintln!("usage: coverage [--gate] [--work PCT] [--pairs] RUNS [BENCH ARGS…]");
         std::process::exit(2);
     };
     let home = std::env::temp_dir().join(format!("perfbench-coverage-{}", std::process::id()));
@@ -74,11 +81,15 @@ fn main() {
     let mut results = vec![saved];
     let mut gate = Gate::default();
     for k in 1..setup.runs {
+        if setup.pairs && k > 1 {
+            bench(&setup, &home, 100, &["--save-baseline", "aa"]);
+        }
         let flags = ["--baseline", "aa", "--fail-on-regression"];
         let (run, outcome) = bench(&setup, &home, setup.work, &flags);
         eprintln!(
-            "run {k}: exit {:?}, regressed: {}",
+            "run {k}: exit {:?}; wall time %: {}; regressed: {}",
             outcome.code,
+            outcome.wall_changes.join(", "),
             outcome.regressed.join(" ")
         );
         gate.add(outcome);
@@ -138,6 +149,8 @@ struct Outcome {
     /// `benchmark metric` of every metric found regressed.
     regressed: Vec<String>,
     verdicts: usize,
+    /// Each benchmark's wall-time change and its interval, in percent.
+    wall_changes: Vec<String>,
 }
 
 /// One run of the suite at `work` percent, storing under `home`.
@@ -158,6 +171,7 @@ fn bench(setup: &Setup, home: &Path, work: u32, flags: &[&str]) -> (Run, Outcome
         code: out.status.code(),
         regressed: Vec::new(),
         verdicts: 0,
+        wall_changes: Vec::new(),
     };
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         let Ok(v) = serde_json::from_str::<Value>(line) else {
@@ -168,7 +182,21 @@ fn bench(setup: &Setup, home: &Path, work: u32, flags: &[&str]) -> (Run, Outcome
             continue;
         };
         for (metric, m) in metrics {
-            if let Some(verdict) = m["change"]["verdict"].as_str() {
+            let change = &m["change"];
+            if let (Some(r), Some(lo), Some(hi), "wall-time") = (
+                change["relative"].as_f64(),
+                change["ci"][0].as_f64(),
+                change["ci"][1].as_f64(),
+                metric.as_str(),
+            ) {
+                outcome.wall_changes.push(format!(
+                    "{id} {:+.0} [{:+.0}, {:+.0}]",
+                    100.0 * r,
+                    100.0 * lo,
+                    100.0 * hi
+                ));
+            }
+            if let Some(verdict) = change["verdict"].as_str() {
                 outcome.verdicts += 1;
                 if verdict == "regressed" {
                     outcome.regressed.push(format!("{id} {metric}"));

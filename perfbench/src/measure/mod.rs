@@ -37,8 +37,9 @@ pub struct Config {
     /// Number of samples; sample `i` runs `i · d` iterations.
     pub sample_count: u64,
     /// Rounds a run measures each benchmark in, interleaved with the other
-    /// benchmarks; the times and samples above are shared among them
-    /// ([`Config::rounds`], [`Config::round`]).
+    /// benchmarks; the times and samples above, and the iterations
+    /// per-iteration mode keeps, are shared among them ([`Config::rounds`],
+    /// [`Config::round`]).
     pub rounds: u64,
 }
 
@@ -48,7 +49,7 @@ impl Default for Config {
             warm_up: Duration::from_millis(150),
             measurement: Duration::from_millis(700),
             sample_count: 50,
-            rounds: 5,
+            rounds: 10,
         }
     }
 }
@@ -63,7 +64,8 @@ impl Config {
 
     /// What round `index` (from 0) of the [`Config::rounds`] measures: its
     /// share of the warm-up and measurement time, and of the samples (the
-    /// first rounds take one more where they do not divide evenly).
+    /// first rounds take one more where they do not divide evenly); its
+    /// `rounds` stays the run's, for the shares measuring takes itself.
     pub fn round(&self, index: u64) -> Config {
         let rounds = self.rounds();
         let share = |d: Duration| d / u32::try_from(rounds).unwrap_or(u32::MAX);

@@ -214,7 +214,8 @@ where
     let ns_per_iter = warm.ns_per_iter(warm.elapsed);
 
     let count = config.sample_count.max(1);
-    let cap = (MAX_STORED_ITERATIONS / count).max(1);
+    // The rounds of a run share the store.
+    let cap = (MAX_STORED_ITERATIONS / count / config.rounds.max(1)).max(1);
     let d = (config.measurement.as_nanos() as f64 / (ns_per_iter * count as f64)).ceil();
     let d = (d as u64).clamp(1, cap);
 

@@ -307,6 +307,102 @@ fn slow_warning(id: &str, took: Duration, config: &measure::Config) -> Option<St
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::compare::Target;
+    use crate::analysis::Calibration;
+    use crate::measure::environment::Environment;
+    use crate::measure::Bencher;
+    use crate::run::registry::Benchmark;
+    use crate::store::{Slot, Store};
+    use std::sync::Mutex;
+
+    /// The benchmarks of the interleaving test, as each was called.
+    static CALLS: Mutex<Vec<&str>> = Mutex::new(Vec::new());
+
+    fn touching(name: &'static str, pages: usize, b: &mut Bencher<'_>) {
+        CALLS.lock().unwrap().push(name);
+        b.iter(|| crate::fixtures::touch_fresh_pages(pages));
+    }
+
+    const fn registered(name: &'static str, run: fn(&mut Bencher<'_>)) -> Benchmark {
+        Benchmark {
+            module_path: "tests",
+            name,
+            arg: None,
+            arg_index: 0,
+            file: "",
+            line: 0,
+            run,
+        }
+    }
+
+    static ONE: Benchmark = registered("one", |b| touching("one", 1, b));
+    static TWO: Benchmark = registered("two", |b| touching("two", 2, b));
+
+    #[test]
+    fn rounds_go_through_every_benchmark_in_turn() {
+        let root = std::env::temp_dir().join(format!("perfbench-rounds-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let args = ["--bench", "--quick", "--sample-count", "7", "--rounds", "3"];
+        let options = cli::parse(args.iter().map(std::ffi::OsString::from), |_| None).unwrap();
+        let events = crate::counter::event::parse_list("page-faults").unwrap();
+        let mut plan = Plan {
+            groups: group::open_groups(&events).unwrap(),
+            events,
+            pin: None,
+            store: Store::at(&root),
+            target: Target::PreviousRun,
+            environment: Environment::default(),
+            calibration: Calibration::default(),
+        };
+        let entries = [&ONE, &TWO].map(|bench| Entry {
+            id: bench.name.into(),
+            bench,
+        });
+        let summary = run_steps(&options, &mut plan, &entries, &mut []);
+        assert!(summary.failed.is_empty());
+        assert_eq!(
+            *CALLS.lock().unwrap(),
+            ["one", "two", "one", "two", "one", "two"],
+            "round 1 of each, then round 2 of each, then round 3"
+        );
+        for (id, pages) in [("one", 1), ("two", 2)] {
+            let r = plan.store.load(id, &Slot::Latest).unwrap().unwrap();
+            // 7 samples in 3 rounds: 3, 2 and 2, all on the first step.
+            assert_eq!(r.rounds, [0, 0, 0, 1, 1, 2, 2]);
+            let d = r.iterations[0];
+            assert_eq!(r.iterations, [d, 2 * d, 3 * d, d, 2 * d, d, 2 * d]);
+            let faults: Vec<u64> = r.iterations.iter().map(|i| pages * i).collect();
+            assert_eq!(r.series("page-faults").unwrap().totals, faults);
+        }
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn rounds_share_the_time_and_the_samples() {
+        let config = measure::Config {
+            warm_up: Duration::from_millis(90),
+            measurement: Duration::from_millis(700),
+            sample_count: 7,
+            rounds: 3,
+        };
+        assert_eq!(config.rounds(), 3);
+        let shares: Vec<u64> = (0..3).map(|i| config.round(i).sample_count).collect();
+        assert_eq!(shares, [3, 2, 2]);
+        let round = config.round(2);
+        assert_eq!(
+            (round.warm_up, round.measurement),
+            (Duration::from_millis(30), Duration::from_nanos(233_333_333))
+        );
+        // Every round keeps two samples to fit a line through.
+        let few = |sample_count| measure::Config {
+            sample_count,
+            ..config.clone()
+        };
+        assert_eq!(
+            (few(5).rounds(), few(3).rounds(), few(1).rounds()),
+            (2, 1, 1)
+        );
+    }
 
     #[test]
     fn slow_benchmarks_get_a_warning_with_the_remedy() {

@@ -206,6 +206,9 @@ pub fn unfair(base: &Recording, new: &Recording) -> Option<String> {
             names(new).join(",")
         ));
     }
+    if let Some(why) = other_privilege(base, new) {
+        return Some(why);
+    }
     let fewest = base.iterations.len().min(new.iterations.len());
     if fewest < MIN_SAMPLES {
         return Some(format!(
@@ -215,6 +218,34 @@ pub fn unfair(base: &Recording, new: &Recording) -> Option<String> {
     let rounds = base.round_count().min(new.round_count());
     (rounds < MIN_ROUNDS).then(|| {
         format!("{rounds} round(s) on one side; a change needs at least {MIN_ROUNDS} to be judged")
+    })
+}
+
+/// Why the events of `base` and `new` count at other privilege levels
+/// under the same names, if they do: one run counted an event in user
+/// space only where the other counted the kernel too (`perf_event_paranoid`
+/// changed between them, say). Unknown for runs stored before it was
+/// recorded.
+fn other_privilege(base: &Recording, new: &Recording) -> Option<String> {
+    let scope = |user_only: bool| {
+        if user_only {
+            "in user space only"
+        } else {
+            "with the kernel"
+        }
+    };
+    base.series.iter().zip(&new.series).find_map(|(b, n)| {
+        let (Some(b_user), Some(n_user)) = (b.user_only, n.user_only) else {
+            return None;
+        };
+        (b_user != n_user).then(|| {
+            format!(
+                "`{}` counted {}, this run {}",
+                n.name,
+                scope(b_user),
+                scope(n_user)
+            )
+        })
     })
 }
 
@@ -410,6 +441,21 @@ mod tests {
         );
         let why = unfair(&recording("page-faults,task-clock", 10), &batch).unwrap();
         assert!(why.starts_with("measured with other events"), "{why}");
+        let mut user_only = batch.clone();
+        user_only.series[1].user_only = Some(true);
+        assert_eq!(batch.series[1].user_only, Some(false));
+        let why = unfair(&batch, &user_only).unwrap();
+        assert_eq!(
+            why,
+            "`page-faults` counted with the kernel, this run in user space only"
+        );
+        let mut unknown = batch.clone();
+        unknown.series[1].user_only = None;
+        assert_eq!(
+            unfair(&unknown, &user_only),
+            None,
+            "stored before it was recorded"
+        );
         let why = unfair(&batch, &recording("page-faults", 1)).unwrap();
         assert!(why.starts_with("1 sample(s) on one side"), "{why}");
         let mut one_round = batch.clone();

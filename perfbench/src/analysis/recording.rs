@@ -29,9 +29,14 @@ pub struct Series {
     /// The total of each sample.
     pub totals: Vec<u64>,
     /// The event counted, where it is known: not for wall time, nor for a
-    /// run loaded from disk (stored runs keep names and units only). It
-    /// gives the PMU scale and the ratios such as IPC.
+    /// run loaded from disk (stored runs keep names, units and privilege
+    /// only). It gives the PMU scale and the ratios such as IPC.
     pub event: Option<Event>,
+    /// Whether the event counted user space only (`:u`, or narrowed to it
+    /// where the kernel refused more): runs that differ in this count
+    /// different things under one name. `None` for wall time and for runs
+    /// stored before it was recorded.
+    pub user_only: Option<bool>,
 }
 
 impl Series {
@@ -87,6 +92,7 @@ impl Recording {
                     name,
                     unit,
                     totals,
+                    user_only: event.as_ref().map(|e| e.attr.exclude_kernel),
                     event,
                 }
             })

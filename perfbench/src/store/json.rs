@@ -84,7 +84,13 @@ pub(crate) fn encode_recording(run: &Recording, result: &BenchResult) -> String 
     let series: Vec<Value> = run
         .series
         .iter()
-        .map(|s| json!({ "name": s.name, "unit": s.unit.symbol(), "totals": s.totals }))
+        .map(|s| {
+            let mut series = json!({ "name": s.name, "unit": s.unit.symbol(), "totals": s.totals });
+            if let Some(user_only) = s.user_only {
+                series["user_only"] = json!(user_only);
+            }
+            series
+        })
         .collect();
     let doc = json!({
         "schema": RESULT_SCHEMA,
@@ -163,6 +169,7 @@ pub(crate) fn decode_recording(text: &str) -> Result<Recording, String> {
                 unit,
                 totals,
                 event: None,
+                user_only: s["user_only"].as_bool(),
             })
         })
         .collect::<Result<Vec<_>, String>>()?;

@@ -54,27 +54,43 @@ impl Default for Config {
     }
 }
 
+/// Fewest samples a round takes: a round's slope is one of the values its
+/// interval is made of, and a line through two or three samples lets any
+/// cost that falls on one of them into the slope (a joined thread's time
+/// counted a sample late moved one benchmark's task-clock by 1.8×).
+pub const MIN_SAMPLES_PER_ROUND: u64 = 5;
+
 impl Config {
     /// The rounds a benchmark is measured in: as many as asked, while each
-    /// keeps at least two samples to fit a line through (one round
+    /// keeps at least [`MIN_SAMPLES_PER_ROUND`] samples (one round
     /// otherwise).
     pub fn rounds(&self) -> u64 {
-        self.rounds.min(self.sample_count / 2).max(1)
+        self.rounds
+            .min(self.sample_count / MIN_SAMPLES_PER_ROUND)
+            .max(1)
     }
 
     /// What round `index` (from 0) of the [`Config::rounds`] measures: its
-    /// share of the warm-up and measurement time, and of the samples (the
-    /// first rounds take one more where they do not divide evenly); its
-    /// `rounds` stays the run's, for the shares measuring takes itself.
+    /// share of the measurement time and of the samples (the first rounds
+    /// take one more where they do not divide evenly), and of the warm-up:
+    /// half of it for the first round, which also sets the step of every
+    /// round, the other half shared among the others, which only warm up
+    /// again after the other benchmarks ran. Its `rounds` stays the run's,
+    /// for the shares measuring takes itself.
     pub fn round(&self, index: u64) -> Config {
         let rounds = self.rounds();
-        let share = |d: Duration| d / u32::try_from(rounds).unwrap_or(u32::MAX);
+        let share = |d: Duration, n: u64| d / u32::try_from(n).unwrap_or(u32::MAX);
+        let warm_up = match (rounds, index) {
+            (1, _) => self.warm_up,
+            (_, 0) => self.warm_up / 2,
+            _ => share(self.warm_up / 2, rounds - 1),
+        };
         Config {
-            warm_up: share(self.warm_up),
-            measurement: share(self.measurement),
+            warm_up,
+            measurement: share(self.measurement, rounds),
             sample_count: self.sample_count / rounds
                 + u64::from(index < self.sample_count % rounds),
-            rounds: 1,
+            rounds,
         }
     }
 }

@@ -238,7 +238,7 @@ mod tests {
     #[test]
     fn a_step_records_analyses_compares_with_the_previous_run_and_stores() {
         let root = temp_root("step");
-        let options = options(&["--bench", "--quick", "--sample-count", "5"]);
+        let options = options(&["--bench", "--quick", "--sample-count", "10"]);
         let mut plan = plan(&root);
 
         let first = step(&options, &mut plan, "touch", touch_3).unwrap();

@@ -342,7 +342,14 @@ mod tests {
     fn rounds_go_through_every_benchmark_in_turn() {
         let root = std::env::temp_dir().join(format!("perfbench-rounds-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
-        let args = ["--bench", "--quick", "--sample-count", "7", "--rounds", "3"];
+        let args = [
+            "--bench",
+            "--quick",
+            "--sample-count",
+            "16",
+            "--rounds",
+            "3",
+        ];
         let options = cli::parse(args.iter().map(std::ffi::OsString::from), |_| None).unwrap();
         let events = crate::counter::event::parse_list("page-faults").unwrap();
         let mut plan = Plan {
@@ -367,10 +374,15 @@ mod tests {
         );
         for (id, pages) in [("one", 1), ("two", 2)] {
             let r = plan.store.load(id, &Slot::Latest).unwrap().unwrap();
-            // 7 samples in 3 rounds: 3, 2 and 2, all on the first step.
-            assert_eq!(r.rounds, [0, 0, 0, 1, 1, 2, 2]);
+            // 16 samples in 3 rounds: 6, 5 and 5, all on the first step.
+            let rounds: Vec<u32> = [0, 1, 2]
+                .iter()
+                .flat_map(|&r| std::iter::repeat(r).take(if r == 0 { 6 } else { 5 }))
+                .collect();
+            assert_eq!(r.rounds, rounds);
             let d = r.iterations[0];
-            assert_eq!(r.iterations, [d, 2 * d, 3 * d, d, 2 * d, d, 2 * d]);
+            let steps = (1..=6).chain(1..=5).chain(1..=5);
+            assert_eq!(r.iterations, steps.map(|i| i * d).collect::<Vec<_>>());
             let faults: Vec<u64> = r.iterations.iter().map(|i| pages * i).collect();
             assert_eq!(r.series("page-faults").unwrap().totals, faults);
         }
@@ -382,24 +394,28 @@ mod tests {
         let config = measure::Config {
             warm_up: Duration::from_millis(90),
             measurement: Duration::from_millis(700),
-            sample_count: 7,
+            sample_count: 17,
             rounds: 3,
         };
         assert_eq!(config.rounds(), 3);
         let shares: Vec<u64> = (0..3).map(|i| config.round(i).sample_count).collect();
-        assert_eq!(shares, [3, 2, 2]);
-        let round = config.round(2);
+        assert_eq!(shares, [6, 6, 5]);
+        // Half the warm-up for the first round, which sets the step; the
+        // rest shared by the others.
+        let warm_ups: Vec<Duration> = (0..3).map(|i| config.round(i).warm_up).collect();
+        let (first, later) = (Duration::from_millis(45), Duration::from_micros(22_500));
+        assert_eq!(warm_ups, [first, later, later]);
         assert_eq!(
-            (round.warm_up, round.measurement),
-            (Duration::from_millis(30), Duration::from_nanos(233_333_333))
+            config.round(2).measurement,
+            Duration::from_nanos(233_333_333)
         );
-        // Every round keeps two samples to fit a line through.
+        // Every round keeps five samples to fit a line through.
         let few = |sample_count| measure::Config {
             sample_count,
             ..config.clone()
         };
         assert_eq!(
-            (few(5).rounds(), few(3).rounds(), few(1).rounds()),
+            (few(10).rounds(), few(9).rounds(), few(1).rounds()),
             (2, 1, 1)
         );
     }

@@ -66,6 +66,20 @@ impl Thresholds {
             Unit::Count => self.count,
         }
     }
+
+    /// The noise threshold of a change from `base` per iteration, as a
+    /// fraction of it. A count's threshold is never below its share of one
+    /// event per iteration: a rate of rare events (a context switch every
+    /// 100,000 iterations, which the system makes) that moves by a few per
+    /// million iterations is noise, however large the ratio. An exact count
+    /// is judged without threshold all the same ([`verdict`]).
+    pub fn relative_noise(&self, unit: Unit, base: f64) -> f64 {
+        let noise = self.noise(unit);
+        match unit {
+            Unit::Count if base != 0.0 && base.abs() < 1.0 => noise / base.abs(),
+            _ => noise,
+        }
+    }
 }
 
 /// The change of one metric.
@@ -266,8 +280,9 @@ pub fn compare_runs(
         .iter()
         .filter_map(|series| {
             let old = base.series(&series.name)?;
+            let before = metric(base, old, &points).rounds;
             let change = stats::compare(
-                &metric(base, old, &points).rounds,
+                &before,
                 &metric(new, series, &points).rounds,
                 points.confidence,
             );
@@ -275,7 +290,7 @@ pub fn compare_runs(
                 name: series.name.clone(),
                 verdict: verdict(
                     &change,
-                    thresholds.noise(series.unit),
+                    thresholds.relative_noise(series.unit, before.point),
                     thresholds.significance,
                 ),
                 change,
@@ -343,6 +358,28 @@ mod tests {
         for (c, expected) in cases {
             assert_eq!(verdict(&c, 0.03, 0.05), expected, "{c:?}");
         }
+    }
+
+    #[test]
+    fn rare_events_are_judged_against_one_event_per_iteration() {
+        let t = Thresholds::default();
+        assert_eq!(t.relative_noise(Unit::Count, 16.0), 0.01);
+        assert_eq!(t.relative_noise(Unit::Count, 0.5), 0.02);
+        assert_eq!(t.relative_noise(Unit::Count, 0.25), 0.04);
+        assert_eq!(t.relative_noise(Unit::Nanoseconds, 0.5), 0.03);
+        // Context switches from 1 to 4 per million iterations: +300 %
+        // and significant, but three millionths of an event.
+        let rare = within(1.5, 4.5);
+        assert_eq!(
+            verdict(&rare, t.relative_noise(Unit::Count, 1e-6), 0.05),
+            Verdict::WithinNoise
+        );
+        // Half a page fault more per iteration, from half a fault.
+        let real = within(0.8, 1.2);
+        assert_eq!(
+            verdict(&real, t.relative_noise(Unit::Count, 0.5), 0.05),
+            Verdict::Regressed
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! test of a +25 % change; the default 100 is A/A). With `--pairs` the
 //! baseline is saved again before each of them, as a CI job measuring the
 //! main branch and then the change does. Prints for every time metric
-//! (wall time, task-clock):
+//! (wall time, task-clock), over all benchmarks and for each:
 //! - coverage: how often the next run's estimate lies inside this run's
 //!   95 % interval;
 //! - the median half-width of the intervals, relative to the estimate;
@@ -226,6 +226,51 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// What one benchmark's metric did over the runs.
+struct Figures {
+    /// Next estimates inside this run's interval, of pairs of runs.
+    inside: usize,
+    pairs: usize,
+    /// Each run's half-width over its estimate.
+    half: Vec<f64>,
+    /// Run-to-run coefficient of variation of the estimates.
+    cv: f64,
+}
+
+impl Figures {
+    fn of(series: &[(f64, f64, f64)]) -> Figures {
+        let pairs = series.len().saturating_sub(1);
+        let inside = series
+            .windows(2)
+            .filter(|w| (w[0].1..=w[0].2).contains(&w[1].0))
+            .count();
+        let half = series
+            .iter()
+            .map(|&(e, lo, hi)| (hi - lo) / 2.0 / e.abs())
+            .collect();
+        let n = series.len() as f64;
+        let mean = series.iter().map(|s| s.0).sum::<f64>() / n;
+        let var = series.iter().map(|s| (s.0 - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        Figures {
+            inside,
+            pairs,
+            half,
+            cv: var.sqrt() / mean.abs(),
+        }
+    }
+
+    fn line(&self, half: f64, cv: f64) -> String {
+        format!(
+            "coverage {:5.1} % ({}/{})  median half-width {:5.2} %  run-to-run CV {:5.2} %",
+            100.0 * self.inside as f64 / self.pairs.max(1) as f64,
+            self.inside,
+            self.pairs,
+            100.0 * half,
+            100.0 * cv
+        )
+    }
+}
+
 fn report(results: &[Run], gate: &Gate) {
     println!(
         "runs {}, benchmarks × time metrics {}",
@@ -234,31 +279,29 @@ fn report(results: &[Run], gate: &Gate) {
     );
     for metric in TIMES {
         let keys: Vec<_> = results[0].keys().filter(|(_, m)| m == metric).collect();
-        let (mut inside, mut pairs) = (0, 0);
-        let mut half = Vec::new();
-        let mut cvs = Vec::new();
-        for key in &keys {
-            let series: Vec<(f64, f64, f64)> = results
-                .iter()
-                .filter_map(|r| r.get(*key).copied())
-                .collect();
-            for w in series.windows(2) {
-                let ((_, lo, hi), (next, _, _)) = (w[0], w[1]);
-                pairs += 1;
-                inside += usize::from(lo <= next && next <= hi);
-            }
-            half.extend(series.iter().map(|&(e, lo, hi)| (hi - lo) / 2.0 / e.abs()));
-            let n = series.len() as f64;
-            let mean = series.iter().map(|s| s.0).sum::<f64>() / n;
-            let var = series.iter().map(|s| (s.0 - mean).powi(2)).sum::<f64>() / (n - 1.0);
-            cvs.push(var.sqrt() / mean.abs());
-        }
+        let each: Vec<Figures> = keys
+            .iter()
+            .map(|key| {
+                let series: Vec<_> = results
+                    .iter()
+                    .filter_map(|r| r.get(*key).copied())
+                    .collect();
+                Figures::of(&series)
+            })
+            .collect();
+        let all = Figures {
+            inside: each.iter().map(|f| f.inside).sum(),
+            pairs: each.iter().map(|f| f.pairs).sum(),
+            half: each.iter().flat_map(|f| f.half.clone()).collect(),
+            cv: median(each.iter().map(|f| f.cv).collect()),
+        };
         println!(
-            "{metric:10}  coverage {:5.1} % ({inside}/{pairs})  median half-width {:5.2} %  run-to-run CV {:5.2} %",
-            100.0 * inside as f64 / pairs.max(1) as f64,
-            100.0 * median(half),
-            100.0 * median(cvs),
+            "{metric:10}  {}",
+            all.line(median(all.half.clone()), all.cv)
         );
+        for ((id, _), f) in keys.iter().zip(&each) {
+            println!("  {id}: {}", f.line(median(f.half.clone()), f.cv));
+        }
     }
     let regressed: usize = gate.regressed.values().sum();
     println!(

@@ -9,7 +9,9 @@
 //! the runs after the first do PCT % of the baseline's work (125: an A/B
 //! test of a +25 % change; the default 100 is A/A). With `--pairs` the
 //! baseline is saved again before each of them, as a CI job measuring the
-//! main branch and then the change does. Prints for every time metric
+//! main branch and then the change does; `--baseline-args ARGS` gives the
+//! runs that save it further arguments (a longer run, say). Prints for
+//! every time metric
 //! (wall time, task-clock), over all benchmarks and for each:
 //! - coverage: how often the next run's estimate lies inside this run's
 //!   95 % interval;
@@ -46,6 +48,9 @@ struct Setup {
     pairs: bool,
     runs: usize,
     extra: Vec<String>,
+    /// Further arguments of the runs that save the baseline
+    /// (`--baseline-args "--rounds 30 …"`).
+    baseline_extra: Vec<String>,
 }
 
 fn parse(mut args: Vec<String>) -> Option<Setup> {
@@ -55,6 +60,7 @@ fn parse(mut args: Vec<String>) -> Option<Setup> {
         pairs: false,
         runs: 0,
         extra: Vec::new(),
+        baseline_extra: Vec::new(),
     };
     while let Some(flag) = args.first().filter(|a| a.starts_with("--")).cloned() {
         args.remove(0);
@@ -62,6 +68,13 @@ fn parse(mut args: Vec<String>) -> Option<Setup> {
             "--gate" => setup.suite = &["-p", "perfbench-tests", "--bench", "gate"],
             "--work" if !args.is_empty() => setup.work = args.remove(0).parse().ok()?,
             "--pairs" => setup.pairs = true,
+            "--baseline-args" if !args.is_empty() => {
+                setup.baseline_extra = args
+                    .remove(0)
+                    .split_whitespace()
+                    .map(String::from)
+                    .collect();
+            }
             _ => return None,
         }
     }
@@ -72,17 +85,21 @@ fn parse(mut args: Vec<String>) -> Option<Setup> {
 
 fn main() {
     let Some(setup) = parse(std::env::args().skip(1).collect()) else {
-        eprintln!("usage: coverage [--gate] [--work PCT] [--pairs] RUNS [BENCH ARGS…]");
+        eprintln!("usage: coverage [--gate] [--work PCT] [--pairs] [--baseline-args ARGS] RUNS [BENCH ARGS…]");
         std::process::exit(2);
     };
     let home = std::env::temp_dir().join(format!("perfbench-coverage-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&home);
-    let (saved, _) = bench(&setup, &home, 100, &["--save-baseline", "aa"]);
+    let save: Vec<&str> = ["--save-baseline", "aa"]
+        .into_iter()
+        .chain(setup.baseline_extra.iter().map(String::as_str))
+        .collect();
+    let (saved, _) = bench(&setup, &home, 100, &save);
     let mut results = vec![saved];
     let mut gate = Gate::default();
     for k in 1..setup.runs {
         if setup.pairs && k > 1 {
-            bench(&setup, &home, 100, &["--save-baseline", "aa"]);
+            bench(&setup, &home, 100, &save);
         }
         let flags = ["--baseline", "aa", "--fail-on-regression"];
         let (run, outcome) = bench(&setup, &home, setup.work, &flags);

@@ -67,17 +67,24 @@ impl Thresholds {
         }
     }
 
-    /// The noise threshold of a change from `base` per iteration, as a
-    /// fraction of it. A count's threshold is never below its share of one
+    /// The noise thresholds of a change from `base` per iteration of a
+    /// metric of `unit`. A count's threshold is never below its share of one
     /// event per iteration: a rate of rare events (a context switch every
     /// 100,000 iterations, which the system makes) that moves by a few per
-    /// million iterations is noise, however large the ratio. An exact count
-    /// is judged without threshold all the same ([`verdict`]).
-    pub fn relative_noise(&self, unit: Unit, base: f64) -> f64 {
+    /// million iterations is noise, however large the ratio, and so is one
+    /// that appears from none. An exact count is judged without threshold
+    /// all the same ([`verdict`]).
+    pub fn noise_of(&self, unit: Unit, base: f64) -> Noise {
         let noise = self.noise(unit);
         match unit {
-            Unit::Count if base != 0.0 && base.abs() < 1.0 => noise / base.abs(),
-            _ => noise,
+            Unit::Count => Noise {
+                relative: noise / base.abs().min(1.0),
+                absolute: noise,
+            },
+            Unit::Nanoseconds => Noise {
+                relative: noise,
+                absolute: 0.0,
+            },
         }
     }
 }
@@ -162,21 +169,27 @@ impl Comparison {
     }
 }
 
-/// The verdict on `change` for a metric whose noise threshold is `noise`:
-/// it follows from the change's interval alone. The threshold does not
-/// apply to an exact change (a zero-width interval: both runs counted the
-/// same in every round), so any change of an exact count is judged. A
+/// The verdict on `change` for a metric whose noise thresholds are
+/// `noise`: it follows from the change's interval alone. The threshold does
+/// not apply to an exact change (a zero-width interval: both runs counted
+/// the same in every round), so any change of an exact count is judged. A
 /// change from zero has no relative interval: the test of the difference
-/// decides, at `significance`.
-pub fn verdict(change: &Change, noise: f64, significance: f64) -> Verdict {
+/// decides, at `significance`, and the difference must exceed the absolute
+/// threshold.
+pub fn verdict(change: &Change, noise: Noise, significance: f64) -> Verdict {
     let Some(ci) = change.ci else {
-        return if change.p_value < significance {
-            Verdict::Regressed
-        } else {
-            Verdict::NoChange
+        return match (change.p_value < significance, change.difference) {
+            (false, _) => Verdict::NoChange,
+            (true, d) if d.abs() <= noise.absolute => Verdict::WithinNoise,
+            (true, d) if d > 0.0 => Verdict::Regressed,
+            (true, _) => Verdict::Improved,
         };
     };
-    let noise = if ci.low == ci.high { 0.0 } else { noise };
+    let noise = if ci.low == ci.high {
+        0.0
+    } else {
+        noise.relative
+    };
     if ci.low > noise {
         Verdict::Regressed
     } else if ci.high < -noise {
@@ -186,6 +199,16 @@ pub fn verdict(change: &Change, noise: f64, significance: f64) -> Verdict {
     } else {
         Verdict::NoChange
     }
+}
+
+/// The noise thresholds of one metric's change ([`Thresholds::noise_of`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Noise {
+    /// Relative to the baseline's estimate, for changes of a baseline that
+    /// is not zero.
+    pub relative: f64,
+    /// In the metric's unit per iteration, for changes from zero.
+    pub absolute: f64,
 }
 
 /// Fewest samples a run needs for its changes to be judged.
@@ -290,7 +313,7 @@ pub fn compare_runs(
                 name: series.name.clone(),
                 verdict: verdict(
                     &change,
-                    thresholds.relative_noise(series.unit, before.point),
+                    thresholds.noise_of(series.unit, before.point),
                     thresholds.significance,
                 ),
                 change,
@@ -326,6 +349,7 @@ mod tests {
     fn change(relative: Option<f64>, p_value: f64) -> Change {
         Change {
             relative,
+            difference: relative.unwrap_or(1.0),
             ci: relative.map(|r| Interval { low: r, high: r }),
             p_value,
         }
@@ -334,10 +358,17 @@ mod tests {
     fn within(low: f64, high: f64) -> Change {
         Change {
             relative: Some((low + high) / 2.0),
+            difference: (low + high) / 2.0,
             ci: Some(Interval { low, high }),
             p_value: 0.5,
         }
     }
+
+    /// The default thresholds of a time.
+    const TIME: Noise = Noise {
+        relative: 0.03,
+        absolute: 0.0,
+    };
 
     #[test]
     fn verdicts_follow_the_interval_and_the_noise_threshold() {
@@ -356,29 +387,46 @@ mod tests {
             (change(None, 0.3), Verdict::NoChange),
         ];
         for (c, expected) in cases {
-            assert_eq!(verdict(&c, 0.03, 0.05), expected, "{c:?}");
+            assert_eq!(verdict(&c, TIME, 0.05), expected, "{c:?}");
         }
     }
 
     #[test]
     fn rare_events_are_judged_against_one_event_per_iteration() {
         let t = Thresholds::default();
-        assert_eq!(t.relative_noise(Unit::Count, 16.0), 0.01);
-        assert_eq!(t.relative_noise(Unit::Count, 0.5), 0.02);
-        assert_eq!(t.relative_noise(Unit::Count, 0.25), 0.04);
-        assert_eq!(t.relative_noise(Unit::Nanoseconds, 0.5), 0.03);
+        let relative = |base| t.noise_of(Unit::Count, base).relative;
+        assert_eq!(relative(16.0), 0.01);
+        assert_eq!(relative(0.5), 0.02);
+        assert_eq!(relative(0.25), 0.04);
+        assert_eq!(t.noise_of(Unit::Nanoseconds, 0.5), TIME);
         // Context switches from 1 to 4 per million iterations: +300 %
         // and significant, but three millionths of an event.
         let rare = within(1.5, 4.5);
         assert_eq!(
-            verdict(&rare, t.relative_noise(Unit::Count, 1e-6), 0.05),
+            verdict(&rare, t.noise_of(Unit::Count, 1e-6), 0.05),
             Verdict::WithinNoise
         );
         // Half a page fault more per iteration, from half a fault.
         let real = within(0.8, 1.2);
         assert_eq!(
-            verdict(&real, t.relative_noise(Unit::Count, 0.5), 0.05),
+            verdict(&real, t.noise_of(Unit::Count, 0.5), 0.05),
             Verdict::Regressed
+        );
+        // From none: significant, but a millionth of an event is noise
+        // where half an event is not.
+        let from_zero = |difference| Change {
+            relative: None,
+            difference,
+            ci: None,
+            p_value: 0.01,
+        };
+        let zero = t.noise_of(Unit::Count, 0.0);
+        assert_eq!(verdict(&from_zero(1e-6), zero, 0.05), Verdict::WithinNoise);
+        assert_eq!(verdict(&from_zero(0.5), zero, 0.05), Verdict::Regressed);
+        assert_eq!(
+            verdict(&from_zero(0.5), zero, 0.001),
+            Verdict::NoChange,
+            "not significant"
         );
     }
 
@@ -402,7 +450,7 @@ mod tests {
                     &run(1000.0 + 10.0 * shift as f64, spread),
                     0.95,
                 );
-                let v = verdict(&c, 0.03, 0.05);
+                let v = verdict(&c, TIME, 0.05);
                 let ci = c.ci.unwrap();
                 let r = c.relative.unwrap();
                 assert!(ci.low <= r && r <= ci.high, "{c:?}");

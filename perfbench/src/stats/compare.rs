@@ -11,6 +11,8 @@ pub struct Change {
     /// `(new - base) / base` of the estimates; `None` when the baseline's is
     /// 0 and the new one is not, 0.0 when both are 0.
     pub relative: Option<f64>,
+    /// `new - base` of the estimates, in the metric's unit per iteration.
+    pub difference: f64,
     /// Interval of the relative change: Welch's interval of the difference
     /// `new - base` (each run's variance from its rounds, Student's t at
     /// the Welch–Satterthwaite degrees of freedom) over the baseline.
@@ -52,6 +54,7 @@ pub fn compare(base: &RoundEstimates, new: &RoundEstimates, confidence: f64) -> 
         let t = TwoSided::of(n - b, [(vn, &new.rounds), (vb, &base.rounds)]);
         return Change {
             relative: None,
+            difference: n - b,
             ci: None,
             p_value: t.p_value(),
         };
@@ -59,6 +62,7 @@ pub fn compare(base: &RoundEstimates, new: &RoundEstimates, confidence: f64) -> 
     if b == 0.0 {
         return Change {
             relative: Some(0.0),
+            difference: 0.0,
             ci: Some(Interval::point(0.0)),
             p_value: 1.0,
         };
@@ -77,6 +81,7 @@ pub fn compare(base: &RoundEstimates, new: &RoundEstimates, confidence: f64) -> 
     let half = t.half_width(confidence);
     Change {
         relative: Some(relative),
+        difference: n - b,
         ci: Some(Interval {
             low: relative - half,
             high: relative + half,

@@ -392,7 +392,11 @@ fn hog(n: usize, hold: Hold) -> Result<CounterHog, String> {
 /// out, after the run has sorted its events into groups, which it does
 /// once, at the start.
 fn free_then_held(bench: &str, extra: &[&str], pinned: bool) -> Result<(Value, Value), String> {
-    let mut child = bench_command(bench, &["spin_loop"], "instructions,r08", extra)
+    // One round each, so that the first benchmark is measured whole before
+    // the hog starts and the second whole while it runs; in rounds they
+    // would interleave, and only the second's last round see the hog.
+    let args: Vec<&str> = ["--rounds", "1"].iter().chain(extra).copied().collect();
+    let mut child = bench_command(bench, &["spin_loop"], "instructions,r08", &args)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

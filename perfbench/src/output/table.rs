@@ -153,31 +153,37 @@ fn wrap_words(text: &str, width: usize) -> String {
 /// columns with continuation lines indented.
 fn wrap(prefix: &str, text: &str, width: usize) -> String {
     let parts: Vec<&str> = text.split(", ").collect();
-    let last = parts.len() - 1;
+    comma_list(prefix, &parts, width, 2)
+}
+
+/// `prefix`, then `parts` separated by commas, wrapped to `width` columns
+/// between parts, continuation lines indented by `indent`.
+fn comma_list<S: AsRef<str>>(prefix: &str, parts: &[S], width: usize, indent: usize) -> String {
+    let last = parts.len().saturating_sub(1);
     let parts: Vec<String> = parts
         .iter()
         .enumerate()
         .map(|(i, p)| {
             if i < last {
-                format!("{p},")
+                format!("{},", p.as_ref())
             } else {
-                p.to_string()
+                p.as_ref().to_string()
             }
         })
         .collect();
     let pieces = std::iter::once(prefix.trim_end()).chain(parts.iter().map(String::as_str));
-    fill(pieces, width, 2)
+    fill(pieces, width, indent)
 }
 
 /// `pieces` joined by spaces and wrapped to `width` columns: a piece that
 /// would cross the width starts a line indented by `indent`, unless the
 /// line holds nothing but that indent yet. The first piece may carry its
-/// own indentation.
+/// own indentation; colour escapes take no width.
 fn fill<'a>(pieces: impl IntoIterator<Item = &'a str>, width: usize, indent: usize) -> String {
     let mut out = String::new();
     let mut line = 0;
     for (i, piece) in pieces.into_iter().enumerate() {
-        let len = piece.chars().count();
+        let len = visible_width(piece);
         if i > 0 && line > indent && line + 1 + len > width {
             out.push('\n');
             out.push_str(&" ".repeat(indent));
@@ -324,19 +330,7 @@ impl Table {
     /// `  lead: part, part, …` wrapped to the width, continuation lines
     /// indented by four.
     fn listed(&self, lead: &str, parts: &[String]) -> String {
-        let mut out = format!("  {lead}:");
-        let mut used = visible_width(&out);
-        for (i, part) in parts.iter().enumerate() {
-            let comma = if i + 1 < parts.len() { "," } else { "" };
-            let part = format!(" {part}{comma}");
-            if used + visible_width(&part) > self.width {
-                out.push_str("\n   ");
-                used = 3;
-            }
-            used += visible_width(&part);
-            out.push_str(&part);
-        }
-        out
+        comma_list(&format!("  {lead}:"), parts, self.width, 4)
     }
 
     /// The lines of one benchmark's result.

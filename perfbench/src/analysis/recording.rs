@@ -5,6 +5,7 @@ use crate::counter::event::{Event, Scale, Unit};
 use crate::counter::group::ReadPath;
 use crate::measure::environment::Environment;
 use crate::measure::{Measurement, Throughput};
+use crate::stats;
 
 /// The key of the wall-time metric, which every run has.
 pub const WALL_TIME: &str = "wall-time";
@@ -151,7 +152,7 @@ impl Recording {
 
     /// How many rounds the samples were taken in.
     pub fn round_count(&self) -> usize {
-        self.rounds.iter().max().map_or(0, |&r| r as usize + 1)
+        stats::round_count(&self.rounds)
     }
 
     /// The series of a metric, by name.

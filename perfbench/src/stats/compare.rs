@@ -3,7 +3,7 @@
 
 use statrs::distribution::ContinuousCDF;
 
-use super::{check_confidence, student_t, Interval, RoundEstimates};
+use super::{check_confidence, student_t, t_half_width, Interval, RoundEstimates};
 
 /// A change between a baseline and a new run of one metric.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -51,7 +51,7 @@ pub fn compare(base: &RoundEstimates, new: &RoundEstimates, confidence: f64) -> 
     );
     let Some(relative) = relative_change(b, n) else {
         // From zero: no ratio; the difference tells whether it moved.
-        let t = TwoSided::of(n - b, [(vn, &new.rounds), (vb, &base.rounds)]);
+        let t = TwoSided::of(n - b, [(vn, new.rounds.len()), (vb, base.rounds.len())]);
         return Change {
             relative: None,
             difference: n - b,
@@ -74,8 +74,8 @@ pub fn compare(base: &RoundEstimates, new: &RoundEstimates, confidence: f64) -> 
     let t = TwoSided::of(
         relative,
         [
-            (vn / (scale * scale), &new.rounds),
-            (vb / (scale * scale), &base.rounds),
+            (vn / (scale * scale), new.rounds.len()),
+            (vb / (scale * scale), base.rounds.len()),
         ],
     );
     let half = t.half_width(confidence);
@@ -100,8 +100,8 @@ pub(super) fn relative_change(base: f64, new: f64) -> Option<f64> {
 }
 
 /// A difference `value` over its standard error, with Welch–Satterthwaite
-/// degrees of freedom from its variance `parts`, each with the rounds it
-/// was estimated from.
+/// degrees of freedom from its variance `parts`, each with the number of
+/// rounds it was estimated from.
 struct TwoSided {
     value: f64,
     variance: f64,
@@ -109,13 +109,13 @@ struct TwoSided {
 }
 
 impl TwoSided {
-    fn of(value: f64, parts: [(f64, &Vec<f64>); 2]) -> TwoSided {
+    fn of(value: f64, parts: [(f64, usize); 2]) -> TwoSided {
         let variance: f64 = parts.iter().map(|(v, _)| v).sum();
         // Weights scaled by the total to avoid underflow; a part without
         // variance contributes no term.
-        let term = |(v, rounds): &(f64, &Vec<f64>)| {
-            if *v > 0.0 && rounds.len() > 1 {
-                (v / variance) * (v / variance) / (rounds.len() - 1) as f64
+        let term = |&(v, rounds): &(f64, usize)| {
+            if v > 0.0 && rounds > 1 {
+                (v / variance) * (v / variance) / (rounds - 1) as f64
             } else {
                 0.0
             }
@@ -133,7 +133,7 @@ impl TwoSided {
         if self.variance == 0.0 {
             return 0.0;
         }
-        student_t(self.dof).inverse_cdf((1.0 + confidence) / 2.0) * self.variance.sqrt()
+        t_half_width(self.dof, confidence, self.variance.sqrt())
     }
 
     /// The two-sided p-value of `value` being 0.

@@ -37,7 +37,6 @@ pub(super) fn exact_ratio(num: i128, den: i128) -> f64 {
 /// [`Statistics::r_squared`]).
 pub(super) fn regression(x: &[u64], y: &[u64], slope: f64, confidence: f64) -> (Estimate, f64) {
     let n = x.len();
-    let p = (1.0 + confidence) / 2.0;
     if x.iter().all(|&v| v == x[0]) {
         // No spread in x: the slope is sum(y) / sum(x), the mean of the
         // per-iteration values; Student's t on that mean.
@@ -48,7 +47,7 @@ pub(super) fn regression(x: &[u64], y: &[u64], slope: f64, confidence: f64) -> (
             return (Estimate::exact(slope), 0.0);
         }
         let (_, var) = mean_var(&per_iteration(x, y));
-        let half = student_t(n as f64 - 1.0).inverse_cdf(p) * (var / n as f64).sqrt();
+        let half = t_half_width(n as f64 - 1.0, confidence, (var / n as f64).sqrt());
         return (interval_around(slope, half), 0.0);
     }
     if collinear(x, y) {
@@ -59,8 +58,14 @@ pub(super) fn regression(x: &[u64], y: &[u64], slope: f64, confidence: f64) -> (
     let r_squared = ((sxy / sxx) * (sxy / syy)).clamp(0.0, 1.0);
     let sse = (syy - sxy * (sxy / sxx)).max(0.0);
     let se = (sse / (n - 2) as f64 / sxx).sqrt();
-    let half = student_t((n - 2) as f64).inverse_cdf(p) * se;
+    let half = t_half_width((n - 2) as f64, confidence, se);
     (interval_around(slope, half), r_squared)
+}
+
+/// Half the width of Student's t interval at `confidence`, with `dof`
+/// degrees of freedom, around an estimate of standard error `se`.
+pub(super) fn t_half_width(dof: f64, confidence: f64, se: f64) -> f64 {
+    student_t(dof).inverse_cdf((1.0 + confidence) / 2.0) * se
 }
 
 /// Student's t distribution with `dof > 0` degrees of freedom.

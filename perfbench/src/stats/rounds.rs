@@ -8,9 +8,12 @@
 //! next run resembles. So a statistic's uncertainty is taken from its
 //! spread across rounds, not from the scatter of samples within them.
 
-use statrs::distribution::ContinuousCDF;
+use super::{interval_around, mean_var, t_half_width, Estimate};
 
-use super::{interval_around, mean_var, student_t, Estimate};
+/// How many rounds samples taken in rounds `rounds` (numbered from 0) make.
+pub fn round_count(rounds: &[u32]) -> usize {
+    rounds.iter().max().map_or(0, |&r| r as usize + 1)
+}
 
 /// A statistic estimated from a whole run and from each of its rounds.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,8 +43,7 @@ impl RoundEstimates {
         rounds: &[u32],
         estimator: impl Fn(&[u64], &[u64]) -> f64,
     ) -> RoundEstimates {
-        let count = rounds.iter().max().map_or(0, |&r| r as usize + 1);
-        let per_round = (0..count)
+        let per_round = (0..round_count(rounds))
             .filter_map(|round| {
                 let (x, y): (Vec<u64>, Vec<u64>) = rounds
                     .iter()
@@ -76,7 +78,7 @@ impl RoundEstimates {
             return Some(Estimate::exact(self.point));
         }
         let dof = (self.rounds.len() - 1) as f64;
-        let t = student_t(dof).inverse_cdf((1.0 + confidence) / 2.0);
-        Some(interval_around(self.point, t * variance.sqrt()))
+        let half = t_half_width(dof, confidence, variance.sqrt());
+        Some(interval_around(self.point, half))
     }
 }

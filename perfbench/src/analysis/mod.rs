@@ -147,12 +147,17 @@ pub fn metric(recording: &Recording, series: &Series, bootstrap: &Bootstrap) -> 
     let (x, y) = (&recording.iterations, &series.totals);
     let mut stats = analyze_metric(x, y, bootstrap);
     let mut fit = fit::assess(x, y, &stats, bootstrap.confidence);
-    let rounds = match fit {
-        Fit::Good => RoundEstimates::of(x, y, &recording.rounds, |x, y| linear_fit(x, y).0),
-        Fit::Poor { .. } => RoundEstimates::of(x, y, &recording.rounds, |x, y| {
-            theil_sen(x, y, bootstrap.confidence).map_or_else(|| linear_fit(x, y).0, |e| e.point)
-        }),
-    };
+    // The headline's estimator: where a round has too few samples for
+    // Theil–Sen, its least-squares slope.
+    let robust = matches!(fit, Fit::Poor { .. });
+    let rounds = RoundEstimates::of(x, y, &recording.rounds, |x, y| {
+        let slope = || linear_fit(x, y).0;
+        if robust {
+            theil_sen(x, y, bootstrap.confidence).map_or_else(slope, |e| e.point)
+        } else {
+            slope()
+        }
+    });
     if let Some(across) = rounds.estimate(bootstrap.confidence) {
         match &mut fit {
             Fit::Good => stats.slope = across,

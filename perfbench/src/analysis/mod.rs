@@ -80,6 +80,9 @@ pub struct BenchResult {
     /// Samples in which the kernel multiplexed the group (`time_running <
     /// time_enabled`); their counts are not scaled.
     pub multiplexed_samples: usize,
+    /// In per-iteration mode, iterations the kernel disturbed and that were
+    /// left out ([`Recording::left_out`]).
+    pub left_out: usize,
     /// Wall time over task-clock where the thread was clearly off the CPU
     /// ([`notes::off_cpu_ratio`]).
     pub off_cpu_ratio: Option<f64>,
@@ -121,6 +124,7 @@ pub fn analyze(recording: &Recording, calibration: &Calibration) -> BenchResult 
         derived: derived::derived(recording, &metrics),
         metrics,
         multiplexed_samples: recording.multiplexed_samples,
+        left_out: recording.left_out,
         off_cpu_ratio,
         throughput: recording.throughput,
         read_path: recording.read_path,
@@ -217,6 +221,7 @@ pub(crate) mod test_support {
                 .collect(),
             derived: Vec::new(),
             multiplexed_samples: 0,
+            left_out: 0,
             off_cpu_ratio: None,
             throughput: None,
             read_path: None,

@@ -33,6 +33,14 @@ pub fn notes(r: &BenchResult) -> Vec<String> {
             r.multiplexed_samples, r.samples
         ));
     }
+    if r.left_out > 0 {
+        notes.push(format!(
+            "the kernel multiplexed or rescheduled the counters during {} of {} iterations; \
+             they are left out",
+            r.left_out,
+            r.samples + r.left_out
+        ));
+    }
     let poor: Vec<String> = r
         .metrics
         .iter()
@@ -55,4 +63,31 @@ pub fn notes(r: &BenchResult) -> Vec<String> {
         ));
     }
     notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::test_support::exact_result;
+    use crate::counter::event::Unit;
+
+    #[test]
+    fn left_out_and_kept_disturbed_iterations_are_told_apart() {
+        let mut r = exact_result("spin", &[("instructions", Unit::Count, 2129.0)]);
+        assert!(notes(&r).is_empty());
+        r.left_out = 3;
+        assert_eq!(
+            notes(&r),
+            [
+                "the kernel multiplexed or rescheduled the counters during 3 of 13 iterations; \
+              they are left out"
+            ]
+        );
+        r.left_out = 0;
+        r.multiplexed_samples = 10;
+        assert_eq!(
+            notes(&r),
+            ["the kernel multiplexed the counters in 10 of 10 samples; counts are not scaled"]
+        );
+    }
 }

@@ -68,6 +68,11 @@ pub struct Recording {
     /// Samples in which the kernel multiplexed the counters; their counts
     /// are not scaled.
     pub multiplexed_samples: usize,
+    /// In per-iteration mode, iterations the kernel disturbed (multiplexed,
+    /// or rescheduled during a read), left out of the samples: they counted
+    /// the kernel's doing with the routine's. Where it disturbed every
+    /// iteration, all are kept and counted in `multiplexed_samples` instead.
+    pub left_out: usize,
     /// In per-iteration mode, how the counters were read around each
     /// iteration; `None` in batch mode.
     pub read_path: Option<ReadPath>,
@@ -110,6 +115,7 @@ impl Recording {
                 .iter()
                 .filter(|s| s.counts.time_running < s.counts.time_enabled)
                 .count(),
+            left_out: 0,
             read_path: None,
             groups: Vec::new(),
         }
@@ -131,6 +137,7 @@ impl Recording {
             series,
             throughput: None,
             multiplexed_samples: 0,
+            left_out: 0,
             read_path: None,
             groups: Vec::new(),
         }
@@ -148,6 +155,7 @@ impl Recording {
             s.totals.extend(t.totals);
         }
         self.multiplexed_samples += later.multiplexed_samples;
+        self.left_out += later.left_out;
     }
 
     /// How many rounds the samples were taken in.

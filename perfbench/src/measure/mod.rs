@@ -464,7 +464,7 @@ mod tests {
     }
 
     #[test]
-    fn calibration_keeps_only_the_iterations_the_kernel_left_alone() {
+    fn iterations_the_kernel_disturbed_are_left_out_unless_it_disturbed_all() {
         let it = |value, enabled, running, rescheduled| IterationCounts {
             wall_ns: 1,
             values: vec![value],
@@ -485,11 +485,12 @@ mod tests {
             it(90, 5, 3, false),
         ]);
         assert_eq!(mixed.multiplexed(), 2);
-        let kept = mixed.undisturbed();
+        let (kept, left_out) = mixed.without_disturbed();
         assert_eq!(kept.per_iteration, [it(119, 5, 5, false)]);
+        assert_eq!(left_out, 2);
         // All disturbed: nothing better to keep.
         let all = m(vec![it(121, 5, 5, true), it(90, 5, 3, false)]);
-        assert_eq!(all.clone().undisturbed(), all);
+        assert_eq!(all.clone().without_disturbed(), (all, 0));
     }
 
     #[test]

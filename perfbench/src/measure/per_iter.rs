@@ -99,13 +99,17 @@ impl PerIterMeasurement {
     }
 
     /// The same measurement without the iterations the kernel disturbed
-    /// ([`multiplexed`](Self::multiplexed)), unless it disturbed them all:
-    /// what calibration keeps, since a retried read costs other than a read.
-    pub fn undisturbed(mut self) -> PerIterMeasurement {
+    /// ([`multiplexed`](Self::multiplexed)), unless it disturbed them all,
+    /// and how many were left out. A disturbed iteration counted the
+    /// kernel's doing as well as the routine's: a retried read's own
+    /// instructions, or nothing at all while the group was off the PMU.
+    pub fn without_disturbed(mut self) -> (PerIterMeasurement, usize) {
+        let before = self.per_iteration.len();
         if self.per_iteration.iter().any(|it| !it.disturbed()) {
             self.per_iteration.retain(|it| !it.disturbed());
         }
-        self
+        let left_out = before - self.per_iteration.len();
+        (self, left_out)
     }
 
     /// The iterations, sample by sample.

@@ -101,16 +101,22 @@ fn record(
     };
     let mut recording = Recording::new(id, &plan.events, &m, plan.environment.clone());
     recording.groups = plan.pass_names();
-    if let Some((path, multiplexed)) = per_iter {
-        recording.read_path = Some(path);
-        recording.multiplexed_samples = multiplexed;
+    if let Some(facts) = per_iter {
+        recording.read_path = Some(facts.read_path);
+        recording.multiplexed_samples = facts.multiplexed;
+        recording.left_out = facts.left_out;
     }
     Ok(recording)
 }
 
-/// How per-iteration mode read the counters, and in how many iterations the
-/// kernel multiplexed or rescheduled them.
-type PerIterFacts = Option<(group::ReadPath, usize)>;
+/// How per-iteration mode read the counters, and what the kernel disturbed.
+struct PerIterFacts {
+    read_path: group::ReadPath,
+    /// Disturbed iterations kept, because the kernel disturbed them all.
+    multiplexed: usize,
+    /// Disturbed iterations left out of the samples.
+    left_out: usize,
+}
 
 /// Measures one round of a benchmark in the mode asked for, one pass per
 /// group; batch passes take `step` where given, else the first pass's.
@@ -120,10 +126,15 @@ fn measure_passes(
     groups: &mut Groups,
     step: Option<u64>,
     bench: fn(&mut Bencher<'_>),
-) -> Result<(measure::Measurement, PerIterFacts), MeasureError> {
+) -> Result<(measure::Measurement, Option<PerIterFacts>), MeasureError> {
     if options.per_iter {
-        let pm = measure::measure_per_iter(config, &mut groups[0].0, bench)?;
-        let facts = (pm.read_path, pm.multiplexed());
+        let measured = measure::measure_per_iter(config, &mut groups[0].0, bench)?;
+        let (pm, left_out) = measured.without_disturbed();
+        let facts = PerIterFacts {
+            read_path: pm.read_path,
+            multiplexed: pm.multiplexed(),
+            left_out,
+        };
         return Ok((pm.as_measurement(), Some(facts)));
     }
     let mut passes = groups.iter_mut();

@@ -247,9 +247,9 @@ fn calibrate(
             // Iterations the kernel disturbed measure the kernel, not the
             // reads: one retried read in 9,000 moved the mean bracket by
             // 0.0002 instructions on the emulated PMU.
-            let pm = measure::calibrate_per_iter(&config, group)
+            let (pm, _) = measure::calibrate_per_iter(&config, group)
                 .map_err(fail)?
-                .undisturbed();
+                .without_disturbed();
             let mut r = empty_recording(events, &pm.as_measurement());
             r.read_path = Some(pm.read_path);
             calibration

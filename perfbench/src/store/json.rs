@@ -230,6 +230,7 @@ pub fn bench_line(
     }
     if let Some(path) = r.read_path {
         obj["read_path"] = json!(path.name());
+        obj["left_out_iterations"] = json!(r.left_out);
     }
     for o in &r.overhead {
         obj["metrics"][&o.metric]["overhead"] = json!(o.per_iteration);

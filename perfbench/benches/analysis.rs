@@ -168,6 +168,7 @@ fn main() {
                 compare(
                     &RoundEstimates::of(&a.iterations, &a.totals, &rounds, slope),
                     &RoundEstimates::of(&b.iterations, &b.totals, &rounds, slope),
+                    &[],
                     bootstrap.confidence,
                 )
             })

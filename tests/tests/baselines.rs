@@ -118,6 +118,62 @@ fn a_page_fault_regression_fails_the_gate_and_an_unchanged_run_passes() {
     assert_eq!(strict.code, 3, "{}", strict.stderr);
 }
 
+/// The headlines of earlier runs `series` keeps in a stored result file.
+fn earlier(file: &Path, series: &str) -> Vec<f64> {
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let found = doc["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == series)
+        .unwrap_or_else(|| panic!("no series {series} in {}", file.display()));
+    found["earlier"].as_array().map_or(Vec::new(), |a| {
+        a.iter().map(|v| v.as_f64().unwrap()).collect()
+    })
+}
+
+#[test]
+fn a_baseline_saved_again_learns_the_spread_of_its_runs_until_a_count_changes() {
+    let home = home("earlier");
+    let main = home.join("touch_n/baselines/main.json");
+    for _ in 0..3 {
+        let saved = bench(&home, 16, &with(&["--save-baseline", "main"]));
+        assert_eq!(saved.code, 0, "{}", saved.stderr);
+    }
+    assert_eq!(earlier(&main, "page-faults"), [16.0, 16.0]);
+    assert_eq!(earlier(&main, "wall-time").len(), 2);
+
+    let compared = bench(
+        &home,
+        16,
+        &with(&["--baseline", "main", "--output-format", "json"]),
+    );
+    assert_eq!(compared.code, 0, "{}", compared.stderr);
+    let metrics = &compared.json()[0]["metrics"];
+    assert_eq!(metrics["wall-time"]["change"]["baseline_runs"], 3);
+    // Exact over three exact runs: still exact.
+    let faults = &metrics["page-faults"]["change"];
+    assert_eq!(faults["baseline_runs"], 3);
+    assert_eq!(faults["ci"], serde_json::json!([0.0, 0.0]));
+    let table = bench(&home, 16, &with(&["--baseline", "main"]));
+    assert!(
+        table.stdout.contains("vs `main` (spread of 3 runs)"),
+        "{}",
+        table.stdout
+    );
+    // The latest run keeps the four runs before it.
+    let latest = home.join("touch_n/latest.json");
+    assert_eq!(earlier(&latest, "page-faults"), [16.0; 4]);
+
+    // Seventeen faults: other code, whose runs are learned afresh.
+    let saved = bench(&home, 17, &with(&["--save-baseline", "main"]));
+    assert_eq!(saved.code, 0, "{}", saved.stderr);
+    for file in [&main, &latest] {
+        assert_eq!(earlier(file, "page-faults"), Vec::<f64>::new());
+        assert_eq!(earlier(file, "wall-time"), Vec::<f64>::new());
+    }
+}
+
 #[test]
 fn without_flags_each_run_is_compared_with_the_previous_one() {
     let home = home("previous");

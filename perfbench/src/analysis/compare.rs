@@ -2,6 +2,7 @@
 //! confidence interval, a p-value and a verdict, all from the spread of the
 //! headline across the rounds of both runs.
 
+use super::recording::MAX_EARLIER_RUNS;
 use super::{metric, Recording};
 use crate::counter::event::Unit;
 use crate::stats::{self, Bootstrap, Change};
@@ -185,7 +186,7 @@ pub fn verdict(change: &Change, noise: Noise, significance: f64) -> Verdict {
             (true, _) => Verdict::Improved,
         };
     };
-    let noise = if ci.low == ci.high {
+    let noise = if change.is_exact() {
         0.0
     } else {
         noise.relative
@@ -307,6 +308,7 @@ pub fn compare_runs(
             let change = stats::compare(
                 &before,
                 &metric(new, series, &points).rounds,
+                &old.earlier,
                 points.confidence,
             );
             Some(MetricChange {
@@ -320,6 +322,48 @@ pub fn compare_runs(
             })
         })
         .collect()
+}
+
+/// The significance at which a change makes the earlier runs start again:
+/// far stricter than a verdict's, because a machine that slows for a spell
+/// longer than any run seen so far (sort 1.5× slower for minutes on these
+/// VMs) would otherwise wipe out the spread being learned, and the gate's
+/// false alarms with it come back.
+pub const START_AGAIN_SIGNIFICANCE: f64 = 0.001;
+
+/// Gives each series of `new`, a run of the benchmark `stored` holds a
+/// later run of, the earlier runs it keeps: `stored`'s headline and the
+/// runs `stored` kept, the oldest dropped past [`MAX_EARLIER_RUNS`]. They
+/// widen `new`'s intervals by the spread they show between runs, and are
+/// stored with it. They start again from none where the runs cannot be
+/// compared fairly, or where `new` improved or regressed on `stored` beyond
+/// doubt ([`START_AGAIN_SIGNIFICANCE`]) even allowing for that spread: the
+/// code changed, and the earlier runs measured other code.
+pub fn carry_earlier(stored: &Recording, new: &mut Recording, thresholds: &Thresholds) {
+    let strict = Thresholds {
+        significance: START_AGAIN_SIGNIFICANCE,
+        ..*thresholds
+    };
+    let changed = |c: &MetricChange| matches!(c.verdict, Verdict::Improved | Verdict::Regressed);
+    let start_again =
+        unfair(stored, new).is_some() || compare_runs(stored, new, &strict).iter().any(changed);
+    let points = Bootstrap {
+        resamples: 0,
+        ..Bootstrap::default()
+    };
+    for series in &mut new.series {
+        series.earlier.clear();
+        let Some(before) = stored.series(&series.name).filter(|_| !start_again) else {
+            continue;
+        };
+        let kept = before.earlier.len().min(MAX_EARLIER_RUNS - 1);
+        series
+            .earlier
+            .extend(&before.earlier[before.earlier.len() - kept..]);
+        series
+            .earlier
+            .push(metric(stored, before, &points).rounds.point);
+    }
 }
 
 /// Whether `c` fails `--fail-on-regression`: regressed, and where a
@@ -352,6 +396,7 @@ mod tests {
             difference: relative.unwrap_or(1.0),
             ci: relative.map(|r| Interval { low: r, high: r }),
             p_value,
+            baseline_runs: 1,
         }
     }
 
@@ -361,6 +406,7 @@ mod tests {
             difference: (low + high) / 2.0,
             ci: Some(Interval { low, high }),
             p_value: 0.5,
+            baseline_runs: 1,
         }
     }
 
@@ -419,6 +465,7 @@ mod tests {
             difference,
             ci: None,
             p_value: 0.01,
+            baseline_runs: 1,
         };
         let zero = t.noise_of(Unit::Count, 0.0);
         assert_eq!(verdict(&from_zero(1e-6), zero, 0.05), Verdict::WithinNoise);
@@ -448,6 +495,7 @@ mod tests {
                 let c = compare(
                     &run(1000.0, spread),
                     &run(1000.0 + 10.0 * shift as f64, spread),
+                    &[],
                     0.95,
                 );
                 let v = verdict(&c, TIME, 0.05);
@@ -570,5 +618,51 @@ mod tests {
             Some(2),
             "wall time and page faults"
         );
+    }
+
+    #[test]
+    fn stored_runs_keep_earlier_headlines_until_the_code_changes() {
+        let t = Thresholds::default();
+        let stored = recording("page-faults", 10);
+        let mut new = stored.clone();
+        carry_earlier(&stored, &mut new, &t);
+        assert_eq!(new.series[0].earlier, [10.0], "wall time, 10 ns a time");
+        assert_eq!(new.series[1].earlier, [2.0], "two faults a time");
+        // The oldest goes once there are as many as are kept.
+        let mut full = stored.clone();
+        full.series[0].earlier = vec![10.0; 9];
+        full.series[1].earlier = (1..=9).map(|k| 2.0 + f64::from(k) / 1e9).collect();
+        carry_earlier(&full, &mut new, &t);
+        assert_eq!(new.series[0].earlier, [10.0; 9]);
+        assert_eq!(new.series[1].earlier[..8], full.series[1].earlier[1..]);
+        assert_eq!(new.series[1].earlier[8], 2.0);
+        // Three faults a time instead of two: other code, start again.
+        let mut changed = stored.clone();
+        changed.series[1]
+            .totals
+            .iter_mut()
+            .for_each(|t| *t = *t * 3 / 2);
+        carry_earlier(&full, &mut changed, &t);
+        assert!(changed.series.iter().all(|s| s.earlier.is_empty()));
+        // Twice the time, which runs that agree this closely cannot explain.
+        let mut slower = stored.clone();
+        slower.series[0].totals.iter_mut().for_each(|t| *t *= 2);
+        carry_earlier(&full, &mut slower, &t);
+        assert!(slower.series.iter().all(|s| s.earlier.is_empty()));
+        // Runs 6 to 14 ns a time: 12 ns is one more of them.
+        let mut spread = full.clone();
+        spread.series[0].earlier = vec![6.0, 14.0, 8.0, 12.0];
+        let mut within = stored.clone();
+        within.series[0]
+            .totals
+            .iter_mut()
+            .for_each(|t| *t = *t * 12 / 10);
+        carry_earlier(&spread, &mut within, &t);
+        assert_eq!(within.series[0].earlier, [6.0, 14.0, 8.0, 12.0, 10.0]);
+        // Measured another way: start again.
+        let mut per_iter = stored.clone();
+        per_iter.read_path = Some(crate::counter::group::ReadPath::Syscall);
+        carry_earlier(&full, &mut per_iter, &t);
+        assert!(per_iter.series.iter().all(|s| s.earlier.is_empty()));
     }
 }

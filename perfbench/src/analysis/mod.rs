@@ -162,7 +162,7 @@ pub fn metric(recording: &Recording, series: &Series, bootstrap: &Bootstrap) -> 
             slope()
         }
     });
-    if let Some(across) = rounds.estimate(bootstrap.confidence) {
+    if let Some(across) = rounds.estimate(&series.earlier, bootstrap.confidence) {
         match &mut fit {
             Fit::Good => stats.slope = across,
             Fit::Poor { robust, .. } => *robust = across,

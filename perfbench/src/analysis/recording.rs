@@ -38,7 +38,17 @@ pub struct Series {
     /// different things under one name. `None` for wall time and for runs
     /// stored before it was recorded.
     pub user_only: Option<bool>,
+    /// The headline per iteration of earlier runs stored under the same
+    /// name, oldest first, at most [`MAX_EARLIER_RUNS`]: their spread is the
+    /// run-to-run noise a comparison with this run takes in
+    /// ([`crate::stats::between_runs`]). Empty for a run just measured.
+    pub earlier: Vec<f64>,
 }
+
+/// Most earlier runs a stored run keeps the headlines of: enough to learn
+/// the run-to-run spread, few enough that it follows a machine that
+/// changes.
+pub const MAX_EARLIER_RUNS: usize = 9;
 
 impl Series {
     /// The PMU's `.scale` and `.unit` of the event, if it has them.
@@ -100,6 +110,7 @@ impl Recording {
                     totals,
                     user_only: event.as_ref().map(|e| e.attr.exclude_kernel),
                     event,
+                    earlier: Vec::new(),
                 }
             })
             .collect();

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::analysis::compare::Comparison;
+use crate::analysis::compare::{carry_earlier, Comparison};
 use crate::analysis::{analyze, Analysed, Recording};
 use crate::counter::group::{self, Groups};
 use crate::measure::{self, Bencher, MeasureError};
@@ -59,9 +59,23 @@ pub fn measure_round(
     Ok(())
 }
 
-/// The step after the last round: analyse, compare with the stored run,
-/// and store.
-pub fn conclude(options: &Options, plan: &Plan, recording: Recording, took: Duration) -> Step {
+/// The step after the last round: learn from the runs before it, analyse,
+/// compare with the stored run, and store.
+pub fn conclude(options: &Options, plan: &Plan, mut recording: Recording, took: Duration) -> Step {
+    let mut store_errors = Vec::new();
+    let target = Slot::from(&plan.target);
+    let base = plan
+        .store
+        .load(&recording.id, &target)
+        .map_err(|err| store_errors.push(err.to_string()));
+    let previous = match (&target, &base) {
+        (Slot::Latest, Ok(base)) => base.clone(),
+        _ => plan.store.load(&recording.id, &Slot::Latest).ok().flatten(),
+    };
+    // The runs before this one widen its intervals by their spread.
+    if let Some(previous) = &previous {
+        carry_earlier(previous, &mut recording, &options.thresholds);
+    }
     let result = analyze(&recording, &plan.calibration);
     let mut step = Step {
         analysed: Analysed {
@@ -71,10 +85,12 @@ pub fn conclude(options: &Options, plan: &Plan, recording: Recording, took: Dura
             baseline: None,
         },
         took,
-        store_errors: Vec::new(),
+        store_errors,
         mismatch: None,
     };
-    compare(options, plan, &mut step);
+    if let Ok(base) = base {
+        compare(options, plan, &mut step, base);
+    }
     store(options, plan, &mut step);
     step
 }
@@ -148,16 +164,10 @@ fn measure_passes(
     Ok((m, None))
 }
 
-/// Compares the step's recording with the stored run the plan targets.
-fn compare(options: &Options, plan: &Plan, step: &mut Step) {
+/// Compares the step's recording with `base`, the stored run the plan
+/// targets, if there is one.
+fn compare(options: &Options, plan: &Plan, step: &mut Step, base: Option<Recording>) {
     let a = &mut step.analysed;
-    let base = match plan.store.load(&a.recording.id, &Slot::from(&plan.target)) {
-        Ok(base) => base,
-        Err(err) => {
-            step.store_errors.push(err.to_string());
-            return;
-        }
-    };
     if let Some(base) = &base {
         step.mismatch = plan.environment.mismatch(&base.environment);
     }
@@ -170,21 +180,39 @@ fn compare(options: &Options, plan: &Plan, step: &mut Step) {
     a.baseline = base;
 }
 
-/// Stores the recording as the latest run and, where asked, as a baseline;
-/// a stored run that could not be read is left as it is.
+/// Stores the recording as the latest run (with the earlier runs it
+/// learned from) and, where asked, as a baseline (with that baseline's
+/// earlier runs, [`carry_earlier`]); a stored run that could not be read is
+/// left as it is.
 fn store(options: &Options, plan: &Plan, step: &mut Step) {
     let a = &step.analysed;
-    let mut slots = vec![Slot::Latest];
-    if a.comparison.is_none() {
-        slots.retain(|s| *s != Slot::from(&plan.target));
-    }
-    if let Some(name) = &options.save_baseline {
-        slots.push(Slot::Baseline(name.clone()));
-    }
-    for slot in &slots {
-        if let Err(err) = plan.store.save(&a.recording, slot, &a.result) {
+    let target = Slot::from(&plan.target);
+    // No comparison: the target could not be read.
+    let unreadable = |slot: &Slot| *slot == target && a.comparison.is_none();
+    if !unreadable(&Slot::Latest) {
+        if let Err(err) = plan.store.save(&a.recording, &Slot::Latest, &a.result) {
             step.store_errors.push(err.to_string());
         }
+    }
+    let Some(name) = &options.save_baseline else {
+        return;
+    };
+    let slot = Slot::Baseline(name.clone());
+    if unreadable(&slot) {
+        return;
+    }
+    let stored = if slot == target {
+        a.baseline.clone()
+    } else {
+        plan.store.load(&a.recording.id, &slot).ok().flatten()
+    };
+    let mut recording = a.recording.clone();
+    match &stored {
+        Some(stored) => carry_earlier(stored, &mut recording, &options.thresholds),
+        None => recording.series.iter_mut().for_each(|s| s.earlier.clear()),
+    }
+    if let Err(err) = plan.store.save(&recording, &slot, &a.result) {
+        step.store_errors.push(err.to_string());
     }
 }
 

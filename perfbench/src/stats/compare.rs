@@ -1,9 +1,10 @@
 //! A run compared with a baseline: the relative change of a statistic, its
-//! interval and p-value, all from one t statistic on the rounds of both.
+//! interval and p-value, all from one t statistic on the rounds of both and
+//! the spread of the baseline's earlier runs.
 
 use statrs::distribution::ContinuousCDF;
 
-use super::{check_confidence, student_t, t_half_width, Interval, RoundEstimates};
+use super::{between_runs, check_confidence, student_t, t_half_width, Interval, RoundEstimates};
 
 /// A change between a baseline and a new run of one metric.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -24,10 +25,30 @@ pub struct Change {
     /// count, the t-test of the difference. When neither run varies: 1.0 if
     /// their estimates are equal, else 0.0.
     pub p_value: f64,
+    /// The runs stored with the baseline whose spread the interval takes
+    /// in, the baseline's own included: 1 where the rounds alone decide.
+    pub baseline_runs: usize,
+}
+
+impl Change {
+    /// Whether the change is known without error: every round of both runs
+    /// (and every earlier run of the baseline) gave the same statistic, as
+    /// an exact count does.
+    pub fn is_exact(&self) -> bool {
+        match self.ci {
+            Some(ci) => ci.low == ci.high,
+            None => self.p_value == 0.0,
+        }
+    }
 }
 
 /// Compares a baseline with a new run of the same statistic, at
-/// `confidence` (0.95 for a 95 % interval).
+/// `confidence` (0.95 for a 95 % interval). `earlier` holds the statistic
+/// of earlier runs stored with the baseline, oldest first: where it is not
+/// empty, their spread beyond what the baseline's rounds show is taken as
+/// a run-to-run variance that each of the two runs carries
+/// ([`between_runs`]). It is what a machine that changes speed for seconds
+/// or minutes at a time adds, which no single run sees.
 ///
 /// A side with fewer than two rounds has no variance to contribute: it is
 /// taken as exact. Callers judge such comparisons unfair instead.
@@ -37,26 +58,47 @@ pub struct Change {
 ///
 /// let base = RoundEstimates { point: 100.0, rounds: vec![98.0, 100.0, 102.0] };
 /// let new = RoundEstimates { point: 130.0, rounds: vec![127.0, 130.0, 133.0] };
-/// let c = compare(&base, &new, 0.95);
+/// let c = compare(&base, &new, &[], 0.95);
 /// assert_eq!(c.relative, Some(0.3));
-/// let ci = c.ci.unwrap();
-/// assert!(ci.low > 0.0 && c.p_value < 0.05);
+/// assert!(c.ci.unwrap().low > 0.0 && c.p_value < 0.05);
+/// // Earlier runs of the baseline from 70 to 130: a change of 30 % is
+/// // within what runs of the same code differ by.
+/// let c = compare(&base, &new, &[70.0, 130.0, 85.0, 115.0], 0.95);
+/// assert!(c.ci.unwrap().low < 0.0 && c.p_value > 0.05);
+/// assert_eq!(c.baseline_runs, 5);
 /// ```
-pub fn compare(base: &RoundEstimates, new: &RoundEstimates, confidence: f64) -> Change {
+pub fn compare(
+    base: &RoundEstimates,
+    new: &RoundEstimates,
+    earlier: &[f64],
+    confidence: f64,
+) -> Change {
     check_confidence(confidence);
     let (b, n) = (base.point, new.point);
     let (vb, vn) = (
         base.variance().unwrap_or(0.0),
         new.variance().unwrap_or(0.0),
     );
+    let runs = between_runs(base, earlier);
+    // Each run carries the run-to-run variance once.
+    let parts = |scale: f64| {
+        let s2 = scale * scale;
+        [
+            (vn / s2, new.rounds.len()),
+            (vb / s2, base.rounds.len()),
+            (2.0 * runs.variance / s2, runs.runs),
+        ]
+    };
+    let baseline_runs = earlier.len() + 1;
     let Some(relative) = relative_change(b, n) else {
         // From zero: no ratio; the difference tells whether it moved.
-        let t = TwoSided::of(n - b, [(vn, new.rounds.len()), (vb, base.rounds.len())]);
+        let t = TwoSided::of(n - b, &parts(1.0));
         return Change {
             relative: None,
             difference: n - b,
             ci: None,
             p_value: t.p_value(),
+            baseline_runs,
         };
     };
     if b == 0.0 {
@@ -65,19 +107,13 @@ pub fn compare(base: &RoundEstimates, new: &RoundEstimates, confidence: f64) -> 
             difference: 0.0,
             ci: Some(Interval::point(0.0)),
             p_value: 1.0,
+            baseline_runs,
         };
     }
     // Welch's test of the difference, in units of the baseline: the
     // interval is the difference's over `|b|`, so it excludes 0 exactly
     // when the test rejects no change.
-    let scale = b.abs();
-    let t = TwoSided::of(
-        relative,
-        [
-            (vn / (scale * scale), new.rounds.len()),
-            (vb / (scale * scale), base.rounds.len()),
-        ],
-    );
+    let t = TwoSided::of(relative, &parts(b.abs()));
     let half = t.half_width(confidence);
     Change {
         relative: Some(relative),
@@ -87,6 +123,7 @@ pub fn compare(base: &RoundEstimates, new: &RoundEstimates, confidence: f64) -> 
             high: relative + half,
         }),
         p_value: t.p_value(),
+        baseline_runs,
     }
 }
 
@@ -101,15 +138,15 @@ pub(super) fn relative_change(base: f64, new: f64) -> Option<f64> {
 
 /// A difference `value` over its standard error, with Welch–Satterthwaite
 /// degrees of freedom from its variance `parts`, each with the number of
-/// rounds it was estimated from.
-struct TwoSided {
+/// rounds (or runs) it was estimated from.
+pub(super) struct TwoSided {
     value: f64,
     variance: f64,
     dof: f64,
 }
 
 impl TwoSided {
-    fn of(value: f64, parts: [(f64, usize); 2]) -> TwoSided {
+    pub(super) fn of(value: f64, parts: &[(f64, usize)]) -> TwoSided {
         let variance: f64 = parts.iter().map(|(v, _)| v).sum();
         // Weights scaled by the total to avoid underflow; a part without
         // variance contributes no term.
@@ -129,7 +166,7 @@ impl TwoSided {
     }
 
     /// Half the width of the interval around `value` at `confidence`.
-    fn half_width(&self, confidence: f64) -> f64 {
+    pub(super) fn half_width(&self, confidence: f64) -> f64 {
         if self.variance == 0.0 {
             return 0.0;
         }

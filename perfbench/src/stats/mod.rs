@@ -520,16 +520,38 @@ mod tests {
     #[test]
     fn round_intervals_are_student_t_on_the_rounds() {
         // Rounds 9, 10, 11: s² = 1, se = 1/√3, t(2, 0.975) = 4.302653.
-        let e = rounds(10.0, &[9.0, 10.0, 11.0]).estimate(0.95).unwrap();
+        let e = rounds(10.0, &[9.0, 10.0, 11.0])
+            .estimate(&[], 0.95)
+            .unwrap();
         let half = 4.302_652_729_911_275 / 3f64.sqrt();
         assert!(close(e.ci.high - 10.0, half, 1e-9), "{e:?}");
         assert!(close(10.0 - e.ci.low, half, 1e-9), "{e:?}");
         // Rounds that agree: exact. One round: no interval to give.
         assert_eq!(
-            rounds(16.0, &[16.0; 5]).estimate(0.95),
+            rounds(16.0, &[16.0; 5]).estimate(&[], 0.95),
             Some(Estimate::exact(16.0))
         );
-        assert_eq!(rounds(16.0, &[16.0]).estimate(0.95), None);
+        assert_eq!(rounds(16.0, &[16.0]).estimate(&[], 0.95), None);
+    }
+
+    #[test]
+    fn earlier_runs_widen_a_run_interval_by_their_spread_beyond_the_rounds() {
+        // Rounds 9, 10, 11 (variance of the point 1/3) and earlier runs 6
+        // and 14: runs vary by 16, 47/3 more than the rounds show. The
+        // variance 1/3 + 47/3 = 16 has dof 16² / ((1/3)²/2 + (47/3)²/2).
+        let r = rounds(10.0, &[9.0, 10.0, 11.0]);
+        let e = r.estimate(&[6.0, 14.0], 0.95).unwrap();
+        let dof = 256.0 / ((1.0 / 9.0 + 47.0 * 47.0 / 9.0) / 2.0);
+        let half = student_t(dof).inverse_cdf(0.975) * 4.0;
+        assert!(close(e.ci.high - 10.0, half, 1e-9), "{e:?} against ±{half}");
+        assert!(close(10.0 - e.ci.low, half, 1e-9), "{e:?}");
+        // Runs as close as the rounds: the rounds' interval.
+        assert_eq!(r.estimate(&[10.0], 0.95), r.estimate(&[], 0.95));
+        // Exact rounds and runs: still exact.
+        assert_eq!(
+            rounds(16.0, &[16.0; 5]).estimate(&[16.0, 16.0], 0.95),
+            Some(Estimate::exact(16.0))
+        );
     }
 
     #[test]
@@ -546,20 +568,30 @@ mod tests {
 
     #[test]
     fn exact_counts_compare_exactly() {
-        let c = compare(&rounds(16.0, &[16.0; 5]), &rounds(17.0, &[17.0; 5]), 0.95);
+        let c = compare(
+            &rounds(16.0, &[16.0; 5]),
+            &rounds(17.0, &[17.0; 5]),
+            &[],
+            0.95,
+        );
         assert_eq!(c.relative, Some(0.0625));
         assert_eq!(c.ci, Some(Interval::point(0.0625)));
         assert_eq!(c.p_value, 0.0);
-        let c = compare(&rounds(16.0, &[16.0; 5]), &rounds(16.0, &[16.0; 5]), 0.95);
+        let c = compare(
+            &rounds(16.0, &[16.0; 5]),
+            &rounds(16.0, &[16.0; 5]),
+            &[],
+            0.95,
+        );
         assert_eq!(
             (c.relative, c.ci, c.p_value),
             (Some(0.0), Some(Interval::point(0.0)), 1.0)
         );
         // From and to zero counts.
         let zero = rounds(0.0, &[0.0; 5]);
-        let c = compare(&zero, &rounds(16.0, &[16.0; 5]), 0.95);
+        let c = compare(&zero, &rounds(16.0, &[16.0; 5]), &[], 0.95);
         assert_eq!((c.relative, c.ci, c.p_value), (None, None, 0.0));
-        let c = compare(&zero, &zero, 0.95);
+        let c = compare(&zero, &zero, &[], 0.95);
         assert_eq!(
             (c.relative, c.ci, c.p_value),
             (Some(0.0), Some(Interval::point(0.0)), 1.0)
@@ -574,6 +606,7 @@ mod tests {
         let c = compare(
             &rounds(10.0, &[9.0, 10.0, 11.0]),
             &rounds(20.0, &[18.0, 20.0, 22.0]),
+            &[],
             0.95,
         );
         assert_eq!(c.relative, Some(1.0));
@@ -593,10 +626,47 @@ mod tests {
         let c = compare(
             &rounds(0.5, &[0.0, 1.0, 0.5]),
             &rounds(0.0, &[0.0; 3]),
+            &[],
             0.95,
         );
         let ci = c.ci.unwrap();
         assert!(ci.low < -1.0 && ci.high > 0.0 && c.p_value > 0.05, "{c:?}");
+    }
+
+    #[test]
+    fn earlier_runs_add_their_spread_beyond_the_rounds_to_both_sides() {
+        // Base rounds 9, 10, 11 (variance of the point 1/3) and earlier
+        // runs 6 and 14: the three runs 6, 14, 10 vary by 16, of which the
+        // rounds explain 1/3, so each run carries 47/3 more. New rounds 18,
+        // 20, 22 (4/3). The difference 10 has variance 1/3 + 4/3 + 94/3 =
+        // 33, with dof 33² / ((1/3)²/2 + (4/3)²/2 + (94/3)²/2) from the
+        // rounds of each side and the 3 runs.
+        let base = rounds(10.0, &[9.0, 10.0, 11.0]);
+        let new = rounds(20.0, &[18.0, 20.0, 22.0]);
+        let c = compare(&base, &new, &[6.0, 14.0], 0.95);
+        let third = 1.0 / 3.0;
+        let dof = 33.0 * 33.0
+            / ((third * third + 16.0 * third * third + 94.0 * 94.0 * third * third) / 2.0);
+        let half = student_t(dof).inverse_cdf(0.975) * 33.0f64.sqrt() / 10.0;
+        let ci = c.ci.unwrap();
+        assert!(
+            close(ci.low, 1.0 - half, 1e-9) && close(ci.high, 1.0 + half, 1e-9),
+            "{ci:?} against ±{half}"
+        );
+        assert_eq!(c.baseline_runs, 3);
+        // Earlier runs that agree as closely as the rounds add nothing.
+        let close_runs = compare(&base, &new, &[10.0, 10.0], 0.95);
+        let alone = compare(&base, &new, &[], 0.95);
+        assert_eq!(close_runs.ci, alone.ci);
+        assert_eq!(alone.baseline_runs, 1);
+        // Exact counts stay exact over exact earlier runs.
+        let exact = compare(
+            &rounds(16.0, &[16.0; 5]),
+            &rounds(17.0, &[17.0; 5]),
+            &[16.0, 16.0],
+            0.95,
+        );
+        assert_eq!(exact.ci, Some(Interval::point(0.0625)));
     }
 
     #[test]
@@ -616,7 +686,7 @@ mod tests {
                         point + spread / 2.0,
                     ],
                 );
-                let c = compare(&base, &new, 0.95);
+                let c = compare(&base, &new, &[], 0.95);
                 let ci = c.ci.unwrap();
                 let excludes = ci.low > 0.0 || ci.high < 0.0;
                 assert_eq!(excludes, c.p_value < 0.05, "{step} % ± {spread}: {c:?}");

@@ -8,7 +8,8 @@
 //! next run resembles. So a statistic's uncertainty is taken from its
 //! spread across rounds, not from the scatter of samples within them.
 
-use super::{interval_around, mean_var, t_half_width, Estimate};
+use super::compare::TwoSided;
+use super::{interval_around, mean_var, Estimate};
 
 /// How many rounds samples taken in rounds `rounds` (numbered from 0) make.
 pub fn round_count(rounds: &[u32]) -> usize {
@@ -68,17 +69,58 @@ impl RoundEstimates {
         (n >= 2).then(|| mean_var(&self.rounds).1 / n as f64)
     }
 
-    /// The point with its interval at `confidence`: Student's t with one
-    /// degree of freedom fewer than there are rounds, on the rounds'
-    /// standard error. Zero-width when every round agrees; `None` with
-    /// fewer than two rounds.
-    pub fn estimate(&self, confidence: f64) -> Option<Estimate> {
+    /// The point with its interval at `confidence`: Student's t on the
+    /// rounds' standard error, widened by the spread of `earlier` runs of
+    /// the same statistic beyond what the rounds show ([`between_runs`]),
+    /// at the Welch–Satterthwaite degrees of freedom of the two (one fewer
+    /// than there are rounds where no earlier run adds to it). Zero-width
+    /// when every round and run agrees; `None` with fewer than two rounds.
+    pub fn estimate(&self, earlier: &[f64], confidence: f64) -> Option<Estimate> {
         let variance = self.variance()?;
-        if variance == 0.0 {
-            return Some(Estimate::exact(self.point));
-        }
-        let dof = (self.rounds.len() - 1) as f64;
-        let half = t_half_width(dof, confidence, variance.sqrt());
-        Some(interval_around(self.point, half))
+        let runs = between_runs(self, earlier);
+        let t = TwoSided::of(
+            self.point,
+            &[(variance, self.rounds.len()), (runs.variance, runs.runs)],
+        );
+        Some(interval_around(self.point, t.half_width(confidence)))
+    }
+}
+
+/// The run-to-run variance of a statistic beyond what one run's rounds
+/// show, learned from stored runs, and how many runs it was learned from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BetweenRuns {
+    /// The variance of a run's statistic that its rounds do not show.
+    pub variance: f64,
+    /// Runs it was learned from: the baseline and those stored before it.
+    pub runs: usize,
+}
+
+/// What runs add to the spread of `base`: the sample variance of the
+/// statistic over `base` and its `earlier` runs, less the variance the
+/// baseline's rounds already give its point (never below 0). Zero with no
+/// earlier run, or when the runs agree as closely as rounds do.
+///
+/// ```
+/// use perfbench::stats::{between_runs, RoundEstimates};
+///
+/// let base = RoundEstimates { point: 10.0, rounds: vec![10.0; 4] };
+/// let b = between_runs(&base, &[12.0, 8.0]);
+/// assert_eq!((b.variance, b.runs), (4.0, 3));
+/// assert_eq!(between_runs(&base, &[]).variance, 0.0);
+/// ```
+pub fn between_runs(base: &RoundEstimates, earlier: &[f64]) -> BetweenRuns {
+    let runs = earlier.len() + 1;
+    if earlier.is_empty() {
+        return BetweenRuns {
+            variance: 0.0,
+            runs,
+        };
+    }
+    let points: Vec<f64> = earlier.iter().copied().chain([base.point]).collect();
+    let (_, spread) = mean_var(&points);
+    BetweenRuns {
+        variance: (spread - base.variance().unwrap_or(0.0)).max(0.0),
+        runs,
     }
 }

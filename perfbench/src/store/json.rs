@@ -89,6 +89,9 @@ pub(crate) fn encode_recording(run: &Recording, result: &BenchResult) -> String 
             if let Some(user_only) = s.user_only {
                 series["user_only"] = json!(user_only);
             }
+            if !s.earlier.is_empty() {
+                series["earlier"] = json!(s.earlier);
+            }
             series
         })
         .collect();
@@ -170,6 +173,7 @@ pub(crate) fn decode_recording(text: &str) -> Result<Recording, String> {
                 totals,
                 event: None,
                 user_only: s["user_only"].as_bool(),
+                earlier: earlier_runs(&s["earlier"]).ok_or_else(|| bad("series.earlier"))?,
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -181,6 +185,18 @@ pub(crate) fn decode_recording(text: &str) -> Result<Recording, String> {
     );
     recording.read_path = read_path;
     Ok(recording)
+}
+
+/// The headlines of earlier runs a stored series keeps, where they are
+/// finite numbers: none where the file has none (stored before them).
+fn earlier_runs(v: &Value) -> Option<Vec<f64>> {
+    if v.is_null() {
+        return Some(Vec::new());
+    }
+    v.as_array()?
+        .iter()
+        .map(|n| n.as_f64().filter(|x| x.is_finite()))
+        .collect()
 }
 
 /// Why the line fitted poorly, where it did.
@@ -207,6 +223,7 @@ pub fn bench_line(
                     "ci": c.change.ci.map(|ci| [ci.low, ci.high]),
                     "p": c.change.p_value,
                     "verdict": c.verdict.as_str(),
+                    "baseline_runs": c.change.baseline_runs,
                 });
             }
         }

@@ -15,7 +15,7 @@ mod common;
 
 use common::Noise;
 use perfbench::stats::{
-    analyze_metric, compare, linear_fit, Bootstrap, RoundEstimates, Statistics,
+    analyze_metric, compare, linear_fit, BetweenRuns, Bootstrap, RoundEstimates, Statistics,
 };
 
 const BENCHMARKS: usize = 100;
@@ -168,7 +168,7 @@ fn main() {
                 compare(
                     &RoundEstimates::of(&a.iterations, &a.totals, &rounds, slope),
                     &RoundEstimates::of(&b.iterations, &b.totals, &rounds, slope),
-                    &[],
+                    BetweenRuns::NONE,
                     bootstrap.confidence,
                 )
             })

@@ -149,15 +149,18 @@ fn a_baseline_saved_again_learns_the_spread_of_its_runs_until_a_count_changes() 
         &with(&["--baseline", "main", "--output-format", "json"]),
     );
     assert_eq!(compared.code, 0, "{}", compared.stderr);
+    // The baseline has seen three runs; this run's predecessors (the three
+    // saves, stored as the latest run too) and this run four: the spread is
+    // learned from the four.
     let metrics = &compared.json()[0]["metrics"];
-    assert_eq!(metrics["wall-time"]["change"]["baseline_runs"], 3);
-    // Exact over three exact runs: still exact.
+    assert_eq!(metrics["wall-time"]["change"]["runs"], 4);
+    // Exact over four exact runs: still exact.
     let faults = &metrics["page-faults"]["change"];
-    assert_eq!(faults["baseline_runs"], 3);
+    assert_eq!(faults["runs"], 4);
     assert_eq!(faults["ci"], serde_json::json!([0.0, 0.0]));
     let table = bench(&home, 16, &with(&["--baseline", "main"]));
     assert!(
-        table.stdout.contains("vs `main` (spread of 3 runs)"),
+        table.stdout.contains("vs `main` (spread of 5 runs)"),
         "{}",
         table.stdout
     );

@@ -305,12 +305,12 @@ pub fn compare_runs(
         .filter_map(|series| {
             let old = base.series(&series.name)?;
             let before = metric(base, old, &points).rounds;
-            let change = stats::compare(
-                &before,
-                &metric(new, series, &points).rounds,
-                &old.earlier,
-                points.confidence,
-            );
+            let after = metric(new, series, &points).rounds;
+            // The spread of runs is the routine's on this machine: learned
+            // from whichever side has seen more of them.
+            let runs = stats::between_runs(&before, &old.earlier)
+                .or_better(stats::between_runs(&after, &series.earlier));
+            let change = stats::compare(&before, &after, runs, points.confidence);
             Some(MetricChange {
                 name: series.name.clone(),
                 verdict: verdict(
@@ -340,6 +340,10 @@ pub const START_AGAIN_SIGNIFICANCE: f64 = 0.001;
 /// doubt ([`START_AGAIN_SIGNIFICANCE`]) even allowing for that spread: the
 /// code changed, and the earlier runs measured other code.
 pub fn carry_earlier(stored: &Recording, new: &mut Recording, thresholds: &Thresholds) {
+    // Judged on the stored side's runs alone.
+    for series in &mut new.series {
+        series.earlier.clear();
+    }
     let strict = Thresholds {
         significance: START_AGAIN_SIGNIFICANCE,
         ..*thresholds
@@ -352,7 +356,6 @@ pub fn carry_earlier(stored: &Recording, new: &mut Recording, thresholds: &Thres
         ..Bootstrap::default()
     };
     for series in &mut new.series {
-        series.earlier.clear();
         let Some(before) = stored.series(&series.name).filter(|_| !start_again) else {
             continue;
         };
@@ -396,7 +399,7 @@ mod tests {
             difference: relative.unwrap_or(1.0),
             ci: relative.map(|r| Interval { low: r, high: r }),
             p_value,
-            baseline_runs: 1,
+            runs: 1,
         }
     }
 
@@ -406,7 +409,7 @@ mod tests {
             difference: (low + high) / 2.0,
             ci: Some(Interval { low, high }),
             p_value: 0.5,
-            baseline_runs: 1,
+            runs: 1,
         }
     }
 
@@ -465,7 +468,7 @@ mod tests {
             difference,
             ci: None,
             p_value: 0.01,
-            baseline_runs: 1,
+            runs: 1,
         };
         let zero = t.noise_of(Unit::Count, 0.0);
         assert_eq!(verdict(&from_zero(1e-6), zero, 0.05), Verdict::WithinNoise);
@@ -495,7 +498,7 @@ mod tests {
                 let c = compare(
                     &run(1000.0, spread),
                     &run(1000.0 + 10.0 * shift as f64, spread),
-                    &[],
+                    stats::BetweenRuns::NONE,
                     0.95,
                 );
                 let v = verdict(&c, TIME, 0.05);

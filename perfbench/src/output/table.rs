@@ -279,9 +279,9 @@ impl Table {
             .iter()
             .map(|m| format!("{} {}", m.name, self.change_cell(comparison, &m.name)))
             .collect();
-        // Where stored runs of the baseline widened the intervals by their
-        // spread, say from how many.
-        let runs = changes.iter().map(|c| c.change.baseline_runs).max();
+        // Where earlier runs widened the intervals by their spread, say
+        // from how many.
+        let runs = changes.iter().map(|c| c.change.runs).max();
         let label = match runs {
             Some(runs) if runs > 1 => format!("vs {label} (spread of {runs} runs)"),
             _ => format!("vs {label}"),

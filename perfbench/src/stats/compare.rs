@@ -1,10 +1,10 @@
 //! A run compared with a baseline: the relative change of a statistic, its
 //! interval and p-value, all from one t statistic on the rounds of both and
-//! the spread of the baseline's earlier runs.
+//! the spread of earlier runs.
 
 use statrs::distribution::ContinuousCDF;
 
-use super::{between_runs, check_confidence, student_t, t_half_width, Interval, RoundEstimates};
+use super::{check_confidence, student_t, t_half_width, BetweenRuns, Interval, RoundEstimates};
 
 /// A change between a baseline and a new run of one metric.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -25,15 +25,15 @@ pub struct Change {
     /// count, the t-test of the difference. When neither run varies: 1.0 if
     /// their estimates are equal, else 0.0.
     pub p_value: f64,
-    /// The runs stored with the baseline whose spread the interval takes
-    /// in, the baseline's own included: 1 where the rounds alone decide.
-    pub baseline_runs: usize,
+    /// The runs whose spread the interval takes in ([`BetweenRuns::runs`]):
+    /// 1 where the rounds alone decide.
+    pub runs: usize,
 }
 
 impl Change {
     /// Whether the change is known without error: every round of both runs
-    /// (and every earlier run of the baseline) gave the same statistic, as
-    /// an exact count does.
+    /// (and every earlier run) gave the same statistic, as an exact count
+    /// does.
     pub fn is_exact(&self) -> bool {
         match self.ci {
             Some(ci) => ci.low == ci.high,
@@ -43,34 +43,33 @@ impl Change {
 }
 
 /// Compares a baseline with a new run of the same statistic, at
-/// `confidence` (0.95 for a 95 % interval). `earlier` holds the statistic
-/// of earlier runs stored with the baseline, oldest first: where it is not
-/// empty, their spread beyond what the baseline's rounds show is taken as
-/// a run-to-run variance that each of the two runs carries
-/// ([`between_runs`]). It is what a machine that changes speed for seconds
-/// or minutes at a time adds, which no single run sees.
+/// `confidence` (0.95 for a 95 % interval). `runs` is the run-to-run
+/// variance learned from earlier runs ([`between_runs`]), which each of
+/// the two runs carries: what a machine that changes speed for seconds or
+/// minutes at a time adds, and no single run sees.
 ///
 /// A side with fewer than two rounds has no variance to contribute: it is
 /// taken as exact. Callers judge such comparisons unfair instead.
 ///
 /// ```
-/// use perfbench::stats::{compare, RoundEstimates};
+/// use perfbench::stats::{between_runs, compare, BetweenRuns, RoundEstimates};
 ///
 /// let base = RoundEstimates { point: 100.0, rounds: vec![98.0, 100.0, 102.0] };
 /// let new = RoundEstimates { point: 130.0, rounds: vec![127.0, 130.0, 133.0] };
-/// let c = compare(&base, &new, &[], 0.95);
+/// let c = compare(&base, &new, BetweenRuns::NONE, 0.95);
 /// assert_eq!(c.relative, Some(0.3));
 /// assert!(c.ci.unwrap().low > 0.0 && c.p_value < 0.05);
 /// // Earlier runs of the baseline from 70 to 130: a change of 30 % is
 /// // within what runs of the same code differ by.
-/// let c = compare(&base, &new, &[70.0, 130.0, 85.0, 115.0], 0.95);
+/// let runs = between_runs(&base, &[70.0, 130.0, 85.0, 115.0]);
+/// let c = compare(&base, &new, runs, 0.95);
 /// assert!(c.ci.unwrap().low < 0.0 && c.p_value > 0.05);
-/// assert_eq!(c.baseline_runs, 5);
+/// assert_eq!(c.runs, 5);
 /// ```
 pub fn compare(
     base: &RoundEstimates,
     new: &RoundEstimates,
-    earlier: &[f64],
+    runs: BetweenRuns,
     confidence: f64,
 ) -> Change {
     check_confidence(confidence);
@@ -79,7 +78,6 @@ pub fn compare(
         base.variance().unwrap_or(0.0),
         new.variance().unwrap_or(0.0),
     );
-    let runs = between_runs(base, earlier);
     // Each run carries the run-to-run variance once.
     let parts = |scale: f64| {
         let s2 = scale * scale;
@@ -89,7 +87,6 @@ pub fn compare(
             (2.0 * runs.variance / s2, runs.runs),
         ]
     };
-    let baseline_runs = earlier.len() + 1;
     let Some(relative) = relative_change(b, n) else {
         // From zero: no ratio; the difference tells whether it moved.
         let t = TwoSided::of(n - b, &parts(1.0));
@@ -98,7 +95,7 @@ pub fn compare(
             difference: n - b,
             ci: None,
             p_value: t.p_value(),
-            baseline_runs,
+            runs: runs.runs,
         };
     };
     if b == 0.0 {
@@ -107,7 +104,7 @@ pub fn compare(
             difference: 0.0,
             ci: Some(Interval::point(0.0)),
             p_value: 1.0,
-            baseline_runs,
+            runs: runs.runs,
         };
     }
     // Welch's test of the difference, in units of the baseline: the
@@ -123,7 +120,7 @@ pub fn compare(
             high: relative + half,
         }),
         p_value: t.p_value(),
-        baseline_runs,
+        runs: runs.runs,
     }
 }
 

@@ -571,7 +571,7 @@ mod tests {
         let c = compare(
             &rounds(16.0, &[16.0; 5]),
             &rounds(17.0, &[17.0; 5]),
-            &[],
+            BetweenRuns::NONE,
             0.95,
         );
         assert_eq!(c.relative, Some(0.0625));
@@ -580,7 +580,7 @@ mod tests {
         let c = compare(
             &rounds(16.0, &[16.0; 5]),
             &rounds(16.0, &[16.0; 5]),
-            &[],
+            BetweenRuns::NONE,
             0.95,
         );
         assert_eq!(
@@ -589,9 +589,9 @@ mod tests {
         );
         // From and to zero counts.
         let zero = rounds(0.0, &[0.0; 5]);
-        let c = compare(&zero, &rounds(16.0, &[16.0; 5]), &[], 0.95);
+        let c = compare(&zero, &rounds(16.0, &[16.0; 5]), BetweenRuns::NONE, 0.95);
         assert_eq!((c.relative, c.ci, c.p_value), (None, None, 0.0));
-        let c = compare(&zero, &zero, &[], 0.95);
+        let c = compare(&zero, &zero, BetweenRuns::NONE, 0.95);
         assert_eq!(
             (c.relative, c.ci, c.p_value),
             (Some(0.0), Some(Interval::point(0.0)), 1.0)
@@ -606,7 +606,7 @@ mod tests {
         let c = compare(
             &rounds(10.0, &[9.0, 10.0, 11.0]),
             &rounds(20.0, &[18.0, 20.0, 22.0]),
-            &[],
+            BetweenRuns::NONE,
             0.95,
         );
         assert_eq!(c.relative, Some(1.0));
@@ -626,7 +626,7 @@ mod tests {
         let c = compare(
             &rounds(0.5, &[0.0, 1.0, 0.5]),
             &rounds(0.0, &[0.0; 3]),
-            &[],
+            BetweenRuns::NONE,
             0.95,
         );
         let ci = c.ci.unwrap();
@@ -643,7 +643,7 @@ mod tests {
         // rounds of each side and the 3 runs.
         let base = rounds(10.0, &[9.0, 10.0, 11.0]);
         let new = rounds(20.0, &[18.0, 20.0, 22.0]);
-        let c = compare(&base, &new, &[6.0, 14.0], 0.95);
+        let c = compare(&base, &new, between_runs(&base, &[6.0, 14.0]), 0.95);
         let third = 1.0 / 3.0;
         let dof = 33.0 * 33.0
             / ((third * third + 16.0 * third * third + 94.0 * 94.0 * third * third) / 2.0);
@@ -653,17 +653,18 @@ mod tests {
             close(ci.low, 1.0 - half, 1e-9) && close(ci.high, 1.0 + half, 1e-9),
             "{ci:?} against ±{half}"
         );
-        assert_eq!(c.baseline_runs, 3);
+        assert_eq!(c.runs, 3);
         // Earlier runs that agree as closely as the rounds add nothing.
-        let close_runs = compare(&base, &new, &[10.0, 10.0], 0.95);
-        let alone = compare(&base, &new, &[], 0.95);
+        let close_runs = compare(&base, &new, between_runs(&base, &[10.0, 10.0]), 0.95);
+        let alone = compare(&base, &new, BetweenRuns::NONE, 0.95);
         assert_eq!(close_runs.ci, alone.ci);
-        assert_eq!(alone.baseline_runs, 1);
+        assert_eq!(alone.runs, 1);
         // Exact counts stay exact over exact earlier runs.
+        let sixteen = rounds(16.0, &[16.0; 5]);
         let exact = compare(
-            &rounds(16.0, &[16.0; 5]),
+            &sixteen,
             &rounds(17.0, &[17.0; 5]),
-            &[16.0, 16.0],
+            between_runs(&sixteen, &[16.0, 16.0]),
             0.95,
         );
         assert_eq!(exact.ci, Some(Interval::point(0.0625)));
@@ -686,7 +687,7 @@ mod tests {
                         point + spread / 2.0,
                     ],
                 );
-                let c = compare(&base, &new, &[], 0.95);
+                let c = compare(&base, &new, BetweenRuns::NONE, 0.95);
                 let ci = c.ci.unwrap();
                 let excludes = ci.low > 0.0 || ci.high < 0.0;
                 assert_eq!(excludes, c.p_value < 0.05, "{step} % ± {spread}: {c:?}");

@@ -96,6 +96,24 @@ pub struct BetweenRuns {
     pub runs: usize,
 }
 
+impl BetweenRuns {
+    /// Nothing learned: the rounds alone decide.
+    pub const NONE: BetweenRuns = BetweenRuns {
+        variance: 0.0,
+        runs: 1,
+    };
+
+    /// Of two estimates of the same spread, the one learned from more runs
+    /// (`self` where they tie).
+    pub fn or_better(self, other: BetweenRuns) -> BetweenRuns {
+        if other.runs > self.runs {
+            other
+        } else {
+            self
+        }
+    }
+}
+
 /// What runs add to the spread of `base`: the sample variance of the
 /// statistic over `base` and its `earlier` runs, less the variance the
 /// baseline's rounds already give its point (never below 0). Zero with no

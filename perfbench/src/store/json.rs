@@ -223,7 +223,7 @@ pub fn bench_line(
                     "ci": c.change.ci.map(|ci| [ci.low, ci.high]),
                     "p": c.change.p_value,
                     "verdict": c.verdict.as_str(),
-                    "baseline_runs": c.change.baseline_runs,
+                    "runs": c.change.runs,
                 });
             }
         }

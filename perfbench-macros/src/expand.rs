@@ -16,17 +16,22 @@ struct Registration {
     body: TokenStream,
 }
 
-/// The function as written, then its registrations, in an anonymous const
-/// so that their helper items stay out of the caller's module.
+/// The function as written (less a libtest `#[ignore]`, which it takes
+/// over), then its registrations, in an anonymous const so that their
+/// helper items stay out of the caller's module.
 pub(crate) fn expand(func: &ItemFn, options: &Options) -> syn::Result<TokenStream> {
     let form = signature::classify(&func.sig, options)?;
     let name = &func.sig.ident;
+    let ignore_attr = |a: &&syn::Attribute| a.path().is_ident("ignore");
+    let ignore = options.ignore || func.attrs.iter().any(|a| ignore_attr(&a));
+    let attrs = func.attrs.iter().filter(|a| !ignore_attr(a));
+    let (vis, sig, block) = (&func.vis, &func.sig, &func.block);
     let items = registrations(name, &form, options)
         .into_iter()
         .enumerate()
-        .map(|(index, registration)| register(name, index, registration));
+        .map(|(index, registration)| register(name, index, registration, ignore));
     Ok(quote! {
-        #func
+        #(#attrs)* #vis #sig #block
         #[doc(hidden)]
         const _: () = {
             #(#items)*
@@ -86,7 +91,7 @@ fn set_throughput(kind: &Ident) -> TokenStream {
 
 /// The items of one benchmark: its run function, its id function if it has
 /// an argument, and its entry in the harness's inventory.
-fn register(name: &Ident, index: usize, registration: Registration) -> TokenStream {
+fn register(name: &Ident, index: usize, registration: Registration, ignore: bool) -> TokenStream {
     let name_str = name.to_string();
     let bencher = quote!(::perfbench::__private::Bencher<'_>);
     let run = format_ident!("__perfbench_run_{}", index);
@@ -104,6 +109,7 @@ fn register(name: &Ident, index: usize, registration: Registration) -> TokenStre
                 arg_index: #index,
                 file: ::core::file!(),
                 line: ::core::line!(),
+                ignore: #ignore,
                 run: #run,
             }
         }

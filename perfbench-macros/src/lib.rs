@@ -20,6 +20,9 @@ use syn::{Error, ItemFn};
 /// - `throughput = bytes` or `throughput = elements` with `args`: each
 ///   argument is also the work one iteration does (an integer, or the length
 ///   of a string or slice).
+/// - `ignore`, or libtest's `#[ignore]` on the function: the benchmark is
+///   skipped and listed as ignored, unless run with `--ignored` or
+///   `--include-ignored`.
 #[proc_macro_attribute]
 pub fn perfbench(attr: TokenStream, item: TokenStream) -> TokenStream {
     let func = syn::parse_macro_input!(item as ItemFn);

@@ -1,4 +1,5 @@
-//! The keys of `#[perfbench(…)]`: `args = [...]` and `throughput = …`.
+//! The keys of `#[perfbench(…)]`: `args = [...]`, `throughput = …` and
+//! `ignore`.
 
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
@@ -13,6 +14,8 @@ pub(crate) struct Options {
     pub(crate) args: Option<(Span, Vec<Expr>)>,
     /// `bytes` or `elements`.
     pub(crate) throughput: Option<Ident>,
+    /// `ignore`, or `#[ignore]` on the function: skipped unless asked for.
+    pub(crate) ignore: bool,
 }
 
 /// Parses the attribute's arguments, stopping at the first bad key.
@@ -36,9 +39,14 @@ impl Options {
             self.args = Some(parse_args(&meta)?);
         } else if meta.path.is_ident("throughput") {
             self.throughput = Some(parse_throughput(&meta)?);
+        } else if meta.path.is_ident("ignore") {
+            if meta.input.peek(syn::Token![=]) {
+                return Err(meta.error("`ignore` takes no value: `#[perfbench(ignore)]`"));
+            }
+            self.ignore = true;
         } else {
             return Err(meta.error(format!(
-                "unknown key `{key}` (expected `args` or `throughput`)"
+                "unknown key `{key}` (expected `args`, `throughput` or `ignore`)"
             )));
         }
         Ok(())
@@ -49,6 +57,7 @@ impl Options {
         match key {
             "args" => self.args.is_some(),
             "throughput" => self.throughput.is_some(),
+            "ignore" => self.ignore,
             _ => false,
         }
     }

@@ -51,4 +51,18 @@ fn oracle(b: &mut Bencher, name: &str) {
     b.iter(routine);
 }
 
+/// Ignored with libtest's attribute: measured only when asked for, with
+/// exactly 2 page faults per iteration.
+#[perfbench]
+#[ignore]
+fn ignored_attribute() -> u64 {
+    touch_fresh_pages(black_box(2))
+}
+
+/// Ignored with the attribute's key: exactly 3 page faults per iteration.
+#[perfbench(ignore)]
+fn ignored_key(b: &mut Bencher) {
+    b.iter(|| touch_fresh_pages(black_box(3)));
+}
+
 perfbench::main!();

@@ -377,6 +377,8 @@ fn list_prints_ids_in_source_order() {
         "oracle/sleep_4: benchmark",
         "oracle/thread: benchmark",
         "oracle/compute: benchmark",
+        "ignored_attribute: benchmark",
+        "ignored_key: benchmark",
     ];
     let run = bench(&["--list", "--format", "terse"]);
     assert_eq!(run.code, 0);
@@ -398,6 +400,66 @@ fn list_prints_ids_in_source_order() {
 }
 
 #[test]
+fn ignored_benchmarks_are_skipped_and_named_unless_asked_for() {
+    // Test mode, like libtest: listed as ignored, counted, not run.
+    let run = bench(&["--test", "ignored", "touch_16"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for line in [
+        "running 3 tests",
+        "test touch_16 ... ok",
+        "test ignored_attribute ... ignored",
+        "test ignored_key ... ignored",
+        "test result: ok. 1 passed; 0 failed; 2 ignored; 0 measured; 13 filtered out",
+    ] {
+        assert!(run.stdout.contains(line), "no `{line}` in:\n{}", run.stdout);
+    }
+    // Measured: none of the ignored ones, named on stderr.
+    let (run, lines) = run_json(&["ignored", "--events", "page-faults"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(lines.is_empty(), "{lines:?}");
+    assert!(
+        run.stderr.contains(
+            "perfbench: 2 benchmarks ignored: ignored_attribute, ignored_key \
+             (`--ignored` runs only those, `--include-ignored` all)"
+        ),
+        "{}",
+        run.stderr
+    );
+    // `--ignored`: only those, with their exact counts.
+    let (run, lines) = run_json(&["--ignored", "--events", "page-faults"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let faults: Vec<(String, f64)> = lines
+        .iter()
+        .map(|l| {
+            let id = l["id"].as_str().unwrap().to_string();
+            (
+                id,
+                l["metrics"]["page-faults"]["estimate"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        faults,
+        [
+            ("ignored_attribute".to_string(), 2.0),
+            ("ignored_key".to_string(), 3.0)
+        ]
+    );
+    // `--include-ignored`: them and the others the filter picks.
+    let (run, lines) = run_json(&[
+        "--include-ignored",
+        "--exact",
+        "touch_16",
+        "ignored_key",
+        "--events",
+        "page-faults",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let ids: Vec<&str> = lines.iter().map(|l| l["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["touch_16", "ignored_key"]);
+}
+
+#[test]
 fn test_mode_runs_each_routine_once_like_libtest() {
     let run = bench(&["--test", "--exact", "touch_16", "text/ascii"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -413,7 +475,7 @@ fn test_mode_runs_each_routine_once_like_libtest() {
     );
     assert!(run
         .stdout
-        .contains("test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 12 filtered out"));
+        .contains("test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 14 filtered out"));
     let run = bench(&["--test", "panics"]);
     assert_eq!(run.code, 101);
     assert!(

@@ -37,6 +37,23 @@ fn explicit_unit_return(b: &mut Bencher) -> () {
     b.iter(|| 1u8)
 }
 
+#[perfbench]
+#[ignore]
+fn ignored_attribute() -> u64 {
+    black_box(1)
+}
+
+#[perfbench]
+#[ignore = "slow"]
+fn ignored_with_reason(b: &mut Bencher) {
+    b.iter(|| black_box(1));
+}
+
+#[perfbench(args = [1, 2], ignore)]
+fn ignored_key(b: &mut Bencher, n: u64) {
+    b.iter(|| black_box(n));
+}
+
 mod nested {
     use perfbench::{perfbench, Bencher};
 

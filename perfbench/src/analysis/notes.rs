@@ -23,22 +23,43 @@ pub fn off_cpu_ratio(metrics: &[Metric]) -> Option<f64> {
         .then(|| wall.point / task.point)
 }
 
+/// `s` for a count other than one: `1 benchmark`, `2 benchmarks`.
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// `n` and the noun, singular or plural: `1 benchmark`, `3 benchmarks`.
+///
+/// ```
+/// use perfbench::analysis::notes::count;
+/// assert_eq!(count(1, "test"), "1 test");
+/// assert_eq!(count(0, "test"), "0 tests");
+/// ```
+pub fn count(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", plural(n))
+}
+
 /// The caveats of `r`, one sentence each: counters multiplexed, samples
 /// that no line fits, a thread off the CPU.
 pub fn notes(r: &BenchResult) -> Vec<String> {
     let mut notes = Vec::new();
     if r.multiplexed_samples > 0 {
         notes.push(format!(
-            "the kernel multiplexed the counters in {} of {} samples; counts are not scaled",
-            r.multiplexed_samples, r.samples
+            "the kernel multiplexed the counters in {} of {}; counts are not scaled",
+            r.multiplexed_samples,
+            count(r.samples, "sample")
         ));
     }
     if r.left_out > 0 {
         notes.push(format!(
-            "the kernel multiplexed or rescheduled the counters during {} of {} iterations; \
+            "the kernel multiplexed or rescheduled the counters during {} of {}; \
              they are left out",
             r.left_out,
-            r.samples + r.left_out
+            count(r.samples + r.left_out, "iteration")
         ));
     }
     let poor: Vec<String> = r

@@ -1,6 +1,7 @@
 //! How figures are written for people: values with units, percentages,
 //! changes with their intervals.
 
+pub use crate::analysis::notes::{count, plural};
 use crate::counter::event::Unit;
 use crate::stats::Change;
 
@@ -42,15 +43,6 @@ pub fn format_value(v: f64, unit: Unit) -> String {
             a if a < 1e12 => format!("{} G", four_digits(v / 1e9)),
             _ => format!("{} T", four_digits(v / 1e12)),
         },
-    }
-}
-
-/// `s` for a count other than one: `1 benchmark`, `2 benchmarks`.
-pub fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
     }
 }
 

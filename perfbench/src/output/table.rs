@@ -3,7 +3,7 @@
 
 use std::io::IsTerminal;
 
-use super::format::{format_value, four_digits, percent, plural, relative_text};
+use super::format::{count, format_value, four_digits, percent, relative_text};
 use super::{Color, RunHeader};
 use crate::analysis::compare::{Comparison, Verdict};
 use crate::analysis::derived::has_ipc;
@@ -46,12 +46,10 @@ impl TableSink {
     pub fn start(&mut self, h: &RunHeader) {
         let mode = if h.per_iter { "per-iteration" } else { "batch" };
         println!(
-            "perfbench: {} benchmark{}, {mode} mode, {} samples in {} round{}, {}",
-            h.ids.len(),
-            plural(h.ids.len()),
-            h.sample_count,
-            h.rounds,
-            plural(h.rounds as usize),
+            "perfbench: {}, {mode} mode, {} in {}, {}",
+            count(h.ids.len(), "benchmark"),
+            count(h.sample_count as usize, "sample"),
+            count(h.rounds as usize, "round"),
             h.environment
                 .cpu
                 .map_or("not pinned".into(), |c| format!("pinned to CPU {c}"))

@@ -43,8 +43,10 @@ pub struct Options {
     pub list: bool,
     /// `--format terse` with `--list`: ids only, no summary line.
     pub terse: bool,
-    /// `--ignored`: run only ignored benchmarks (there are none yet).
+    /// `--ignored`: run only the ignored benchmarks.
     pub ignored: bool,
+    /// `--include-ignored`: run the ignored benchmarks too.
+    pub include_ignored: bool,
     /// List the events this machine can count.
     pub list_events: bool,
     /// Measure, or run once as tests.
@@ -120,7 +122,8 @@ const FLAGS: &[Flag] = &[
     Flag { name: "skip", value: Some("FILTER"), help: "skip benchmarks whose id contains FILTER", apply: |p, v| { p.o().skip.push(v.into()); Ok(()) } },
     Flag { name: "list", value: None, help: "list benchmarks as `ID: benchmark`", apply: |p, _| { p.o().list = true; Ok(()) } },
     Flag { name: "format", value: Some("pretty|terse"), help: "format of --list", apply: |p, v| { p.o().terse = one_of(v, "--format", &["pretty", "terse"])? == 1; Ok(()) } },
-    Flag { name: "ignored", value: None, help: "run only ignored benchmarks", apply: |p, _| { p.o().ignored = true; Ok(()) } },
+    Flag { name: "ignored", value: None, help: "run only the ignored benchmarks (#[ignore])", apply: |p, _| { p.o().ignored = true; Ok(()) } },
+    Flag { name: "include-ignored", value: None, help: "run the ignored benchmarks too", apply: |p, _| { p.o().include_ignored = true; Ok(()) } },
     Flag { name: "events", value: Some("SPEC"), help: "comma-separated events, perf's spelling", apply: |p, v| { p.o().events = Some(v.into()); Ok(()) } },
     Flag { name: "list-events", value: None, help: "list the events this machine can count", apply: |p, _| { p.o().list_events = true; Ok(()) } },
     Flag { name: "cpu", value: Some("N"), help: "pin the measuring thread to CPU N", apply: |p, v| { p.o().cpu = Some(number(v, "--cpu")?); Ok(()) } },
@@ -148,7 +151,6 @@ const FLAGS: &[Flag] = &[
     Flag { name: "nocapture", value: None, help: "", apply: |_, _| Ok(()) },
     Flag { name: "show-output", value: None, help: "", apply: |_, _| Ok(()) },
     Flag { name: "quiet", value: None, help: "", apply: |_, _| Ok(()) },
-    Flag { name: "include-ignored", value: None, help: "", apply: |_, _| Ok(()) },
     Flag { name: "test-threads", value: Some("N"), help: "", apply: |_, v| number(v, "--test-threads").map(drop) },
 ];
 
@@ -244,6 +246,7 @@ fn defaults() -> Options {
         list: false,
         terse: false,
         ignored: false,
+        include_ignored: false,
         list_events: false,
         mode: RunMode::Test,
         events: None,

@@ -17,6 +17,7 @@ use std::time::Duration;
 use crate::counter::group;
 use crate::kernel::pmu;
 use crate::measure::{self, run_once};
+use crate::output::format::count;
 use crate::output::html::{ReportOptions, ReportSink};
 use crate::output::table::TableSink;
 use crate::output::{event_list, RunHeader, Sink};
@@ -54,23 +55,13 @@ pub fn run(options: &Options) -> i32 {
     }
     let all = registry::all();
     let total = all.len();
-    let selected: Vec<Entry> = all
-        .into_iter()
-        .filter(|e| {
-            !options.ignored
-                && registry::matches(&e.id, &options.filters, &options.skip, options.exact)
-        })
-        .collect();
+    let filter = |id: &str| registry::matches(id, &options.filters, &options.skip, options.exact);
+    let selection = registry::select(all, filter, options.ignored, options.include_ignored);
     if options.list {
-        for e in &selected {
-            println!("{}: benchmark", e.id);
-        }
-        if !options.terse {
-            println!("\n{} benchmarks", selected.len());
-        }
+        list(&selection, options.terse);
         return 0;
     }
-    if selected.is_empty() && !options.filters.is_empty() {
+    if selection.run.is_empty() && selection.ignored.is_empty() && !options.filters.is_empty() {
         eprintln!(
             "perfbench: no benchmark matches {} ({total} registered; `--list` shows them)",
             options
@@ -81,11 +72,13 @@ pub fn run(options: &Options) -> i32 {
                 .join(", ")
         );
     }
-    let filtered_out = total - selected.len();
     match options.mode {
-        RunMode::Test => run_tests(&selected, filtered_out),
-        RunMode::Bench => match run_benches(options, &selected) {
-            Ok(code) => code,
+        RunMode::Test => run_tests(&selection),
+        RunMode::Bench => match run_benches(options, &selection.run) {
+            Ok(code) => {
+                say_ignored(&selection.ignored);
+                code
+            }
             Err(e) => {
                 eprintln!("perfbench: error: {e}");
                 EXIT_USAGE
@@ -94,9 +87,39 @@ pub fn run(options: &Options) -> i32 {
     }
 }
 
+/// `--list`: the benchmarks a run would consider, ignored ones included
+/// as libtest lists them.
+fn list(selection: &registry::Selection, terse: bool) {
+    let mut listed: Vec<&Entry> = selection.run.iter().chain(&selection.ignored).collect();
+    listed.sort_by_key(|e| (e.bench.file, e.bench.line, e.bench.arg_index));
+    for e in &listed {
+        println!("{}: benchmark", e.id);
+    }
+    if !terse {
+        println!("\n{}", count(listed.len(), "benchmark"));
+    }
+}
+
+/// Names the ignored benchmarks a measuring run leaves out, on stderr.
+fn say_ignored(ignored: &[Entry]) {
+    if ignored.is_empty() {
+        return;
+    }
+    let ids: Vec<&str> = ignored.iter().map(|e| e.id.as_str()).collect();
+    eprintln!(
+        "perfbench: {} ignored: {} (`--ignored` runs only those, `--include-ignored` all)",
+        count(ids.len(), "benchmark"),
+        ids.join(", ")
+    );
+}
+
 /// Test mode: each routine once, reported the way libtest does.
-fn run_tests(entries: &[Entry], filtered_out: usize) -> i32 {
-    println!("\nrunning {} tests", entries.len());
+fn run_tests(selection: &registry::Selection) -> i32 {
+    let entries = &selection.run;
+    println!(
+        "\nrunning {}",
+        count(entries.len() + selection.ignored.len(), "test")
+    );
     let mut failures = Vec::new();
     for e in entries {
         let outcome = match catch(|| run_once(e.bench.run)) {
@@ -112,6 +135,9 @@ fn run_tests(entries: &[Entry], filtered_out: usize) -> i32 {
             }
         }
     }
+    for e in &selection.ignored {
+        println!("test {} ... ignored", e.id);
+    }
     if !failures.is_empty() {
         println!("\nfailures:");
         for (id, why) in &failures {
@@ -120,9 +146,11 @@ fn run_tests(entries: &[Entry], filtered_out: usize) -> i32 {
     }
     let verdict = if failures.is_empty() { "ok" } else { "FAILED" };
     println!(
-        "\ntest result: {verdict}. {} passed; {} failed; 0 ignored; 0 measured; {filtered_out} filtered out\n",
+        "\ntest result: {verdict}. {} passed; {} failed; {} ignored; 0 measured; {} filtered out\n",
         entries.len() - failures.len(),
-        failures.len()
+        failures.len(),
+        selection.ignored.len(),
+        selection.filtered_out
     );
     if failures.is_empty() {
         0
@@ -331,6 +359,7 @@ mod tests {
             arg_index: 0,
             file: "",
             line: 0,
+            ignore: false,
             run,
         }
     }

@@ -18,6 +18,8 @@ pub struct Benchmark {
     pub file: &'static str,
     /// See `file`.
     pub line: u32,
+    /// `#[ignore]`: skipped unless `--ignored` or `--include-ignored`.
+    pub ignore: bool,
     /// Runs the benchmark function with a bencher.
     pub run: fn(&mut Bencher<'_>),
 }
@@ -84,6 +86,46 @@ pub fn matches(id: &str, filters: &[String], skips: &[String], exact: bool) -> b
     selected && !skipped
 }
 
+/// What a run does with the registered benchmarks.
+pub struct Selection {
+    /// Those it runs, in source order.
+    pub run: Vec<Entry>,
+    /// Those the filters matched but that are ignored, and not asked for.
+    pub ignored: Vec<Entry>,
+    /// Those the filters (or `--ignored`) left out.
+    pub filtered_out: usize,
+}
+
+/// libtest's selection: the benchmarks the filters match, less the ignored
+/// ones; with `only_ignored` (`--ignored`) the ignored ones only, the
+/// others counting as filtered out; with `include_ignored`
+/// (`--include-ignored`) all of them.
+pub fn select(
+    all: Vec<Entry>,
+    filter: impl Fn(&str) -> bool,
+    only_ignored: bool,
+    include_ignored: bool,
+) -> Selection {
+    let total = all.len();
+    let (mut run, mut ignored) = (Vec::new(), Vec::new());
+    for e in all.into_iter().filter(|e| filter(&e.id)) {
+        let ignore = e.bench.ignore;
+        if only_ignored && !ignore {
+            continue;
+        }
+        if ignore && !(only_ignored || include_ignored) {
+            ignored.push(e);
+        } else {
+            run.push(e);
+        }
+    }
+    Selection {
+        filtered_out: total - run.len() - ignored.len(),
+        run,
+        ignored,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,6 +138,50 @@ mod tests {
             id_of("h::a::b", "crc", Some("4096".into())),
             "a::b::crc/4096"
         );
+    }
+
+    static PLAIN: Benchmark = registered("plain", false);
+    static SLOW: Benchmark = registered("slow", true);
+    static OTHER: Benchmark = registered("other", false);
+
+    const fn registered(name: &'static str, ignore: bool) -> Benchmark {
+        Benchmark {
+            module_path: "m",
+            name,
+            arg: None,
+            arg_index: 0,
+            file: "",
+            line: 0,
+            ignore,
+            run: |_| {},
+        }
+    }
+
+    #[test]
+    fn ignored_benchmarks_are_set_aside_unless_asked_for() {
+        let all = || {
+            [&PLAIN, &SLOW, &OTHER]
+                .map(|bench| Entry {
+                    id: bench.name.to_string(),
+                    bench,
+                })
+                .into_iter()
+                .collect::<Vec<_>>()
+        };
+        let ids = |v: &[Entry]| v.iter().map(|e| e.id.clone()).collect::<Vec<_>>();
+        let not_other = |id: &str| id != "other";
+        let s = select(all(), not_other, false, false);
+        assert_eq!(
+            (ids(&s.run), ids(&s.ignored), s.filtered_out),
+            (vec!["plain".to_string()], vec!["slow".to_string()], 1)
+        );
+        let s = select(all(), not_other, true, false);
+        assert_eq!(
+            (ids(&s.run), s.ignored.len(), s.filtered_out),
+            (vec!["slow".to_string()], 0, 2)
+        );
+        let s = select(all(), |_| true, false, true);
+        assert_eq!((s.run.len(), s.ignored.len(), s.filtered_out), (3, 0, 0));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use crate::analysis::compare::{fails, Target};
 use crate::analysis::Analysed;
-use crate::output::format::{change_text, plural};
+use crate::output::format::{change_text, count, plural};
 
 /// Exit code when a benchmark failed (libtest's).
 pub const EXIT_FAILED: i32 = 101;
@@ -85,8 +85,9 @@ impl Summary {
         }
         if !self.failed.is_empty() {
             eprintln!(
-                "perfbench: {} of {total} benchmarks failed: {}",
+                "perfbench: {} of {} failed: {}",
                 self.failed.len(),
+                count(total, "benchmark"),
                 self.failed.join(", ")
             );
         }

@@ -13,7 +13,7 @@ use super::text::{
 use crate::analysis::compare::{MetricChange, Target};
 use crate::analysis::notes::notes;
 use crate::analysis::{Analysed, Fit, Metric, Recording};
-use crate::output::format::four_digits;
+use crate::output::format::{count, four_digits};
 
 /// The page of `e`.
 pub(super) fn render(e: &Analysed, plots: bool) -> String {
@@ -47,10 +47,10 @@ fn about(out: &mut String, e: &Analysed) {
     let _ = write!(
         out,
         "<nav><a href=\"../index.html\">← all benchmarks</a></nav>\n<h1>{}</h1>\n\
-         <p>{} samples, {} iterations in all. {}, kernel {}, {}.</p>\n",
+         <p>{}, {} in all. {}, kernel {}, {}.</p>\n",
         esc(&run.id),
-        run.iterations.len(),
-        iterations,
+        count(run.iterations.len(), "sample"),
+        count(iterations as usize, "iteration"),
         esc(&env.cpu_model),
         esc(&env.kernel),
         pinned(env)
@@ -93,8 +93,8 @@ fn comparison_note(out: &mut String, e: &Analysed) {
     };
     let _ = write!(
         out,
-        "<p>Compared with {target} ({} samples)",
-        base.iterations.len()
+        "<p>Compared with {target} ({})",
+        count(base.iterations.len(), "sample")
     );
     match e.recording.environment.mismatch(&base.environment) {
         Some(why) => {

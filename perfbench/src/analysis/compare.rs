@@ -294,6 +294,19 @@ pub fn compare_runs(
     new: &Recording,
     thresholds: &Thresholds,
 ) -> Vec<MetricChange> {
+    compared(base, new, thresholds)
+        .into_iter()
+        .map(|(_, change)| change)
+        .collect()
+}
+
+/// [`compare_runs`], each change with the baseline's headline it was
+/// measured from.
+fn compared(
+    base: &Recording,
+    new: &Recording,
+    thresholds: &Thresholds,
+) -> Vec<(f64, MetricChange)> {
     // Only the points and the rounds are needed: no resampling.
     let points = Bootstrap {
         resamples: 0,
@@ -311,7 +324,7 @@ pub fn compare_runs(
             let runs = stats::between_runs(&before, &old.earlier)
                 .or_better(stats::between_runs(&after, &series.earlier));
             let change = stats::compare(&before, &after, runs, points.confidence);
-            Some(MetricChange {
+            let change = MetricChange {
                 name: series.name.clone(),
                 verdict: verdict(
                     &change,
@@ -319,7 +332,8 @@ pub fn compare_runs(
                     thresholds.significance,
                 ),
                 change,
-            })
+            };
+            Some((before.point, change))
         })
         .collect()
 }
@@ -335,37 +349,37 @@ pub const START_AGAIN_SIGNIFICANCE: f64 = 0.001;
 /// later run of, the earlier runs it keeps: `stored`'s headline and the
 /// runs `stored` kept, the oldest dropped past [`MAX_EARLIER_RUNS`]. They
 /// widen `new`'s intervals by the spread they show between runs, and are
-/// stored with it. They start again from none where the runs cannot be
-/// compared fairly, or where `new` improved or regressed on `stored` beyond
-/// doubt ([`START_AGAIN_SIGNIFICANCE`]) even allowing for that spread: the
-/// code changed, and the earlier runs measured other code.
-pub fn carry_earlier(stored: &Recording, new: &mut Recording, thresholds: &Thresholds) {
+/// stored with it. They start again from none where nothing is stored,
+/// where the runs cannot be compared fairly, or where `new` improved or
+/// regressed on `stored` beyond doubt ([`START_AGAIN_SIGNIFICANCE`]) even
+/// allowing for that spread: the code changed, and the earlier runs
+/// measured other code.
+pub fn carry_earlier(stored: Option<&Recording>, new: &mut Recording, thresholds: &Thresholds) {
     // Judged on the stored side's runs alone.
     for series in &mut new.series {
         series.earlier.clear();
     }
+    let Some(stored) = stored.filter(|stored| unfair(stored, new).is_none()) else {
+        return;
+    };
     let strict = Thresholds {
         significance: START_AGAIN_SIGNIFICANCE,
         ..*thresholds
     };
+    let judged = compared(stored, new, &strict);
     let changed = |c: &MetricChange| matches!(c.verdict, Verdict::Improved | Verdict::Regressed);
-    let start_again =
-        unfair(stored, new).is_some() || compare_runs(stored, new, &strict).iter().any(changed);
-    let points = Bootstrap {
-        resamples: 0,
-        ..Bootstrap::default()
-    };
-    for series in &mut new.series {
-        let Some(before) = stored.series(&series.name).filter(|_| !start_again) else {
-            continue;
-        };
+    if judged.iter().any(|(_, c)| changed(c)) {
+        return;
+    }
+    for (point, change) in judged {
+        let before = stored
+            .series(&change.name)
+            .expect("compared: stored has it");
+        let series = new.series.iter_mut().find(|s| s.name == change.name);
+        let earlier = &mut series.expect("compared: new has it").earlier;
         let kept = before.earlier.len().min(MAX_EARLIER_RUNS - 1);
-        series
-            .earlier
-            .extend(&before.earlier[before.earlier.len() - kept..]);
-        series
-            .earlier
-            .push(metric(stored, before, &points).rounds.point);
+        earlier.extend(&before.earlier[before.earlier.len() - kept..]);
+        earlier.push(point);
     }
 }
 
@@ -628,14 +642,14 @@ mod tests {
         let t = Thresholds::default();
         let stored = recording("page-faults", 10);
         let mut new = stored.clone();
-        carry_earlier(&stored, &mut new, &t);
+        carry_earlier(Some(&stored), &mut new, &t);
         assert_eq!(new.series[0].earlier, [10.0], "wall time, 10 ns a time");
         assert_eq!(new.series[1].earlier, [2.0], "two faults a time");
         // The oldest goes once there are as many as are kept.
         let mut full = stored.clone();
         full.series[0].earlier = vec![10.0; 9];
         full.series[1].earlier = (1..=9).map(|k| 2.0 + f64::from(k) / 1e9).collect();
-        carry_earlier(&full, &mut new, &t);
+        carry_earlier(Some(&full), &mut new, &t);
         assert_eq!(new.series[0].earlier, [10.0; 9]);
         assert_eq!(new.series[1].earlier[..8], full.series[1].earlier[1..]);
         assert_eq!(new.series[1].earlier[8], 2.0);
@@ -645,12 +659,12 @@ mod tests {
             .totals
             .iter_mut()
             .for_each(|t| *t = *t * 3 / 2);
-        carry_earlier(&full, &mut changed, &t);
+        carry_earlier(Some(&full), &mut changed, &t);
         assert!(changed.series.iter().all(|s| s.earlier.is_empty()));
         // Twice the time, which runs that agree this closely cannot explain.
         let mut slower = stored.clone();
         slower.series[0].totals.iter_mut().for_each(|t| *t *= 2);
-        carry_earlier(&full, &mut slower, &t);
+        carry_earlier(Some(&full), &mut slower, &t);
         assert!(slower.series.iter().all(|s| s.earlier.is_empty()));
         // Runs 6 to 14 ns a time: 12 ns is one more of them.
         let mut spread = full.clone();
@@ -660,12 +674,12 @@ mod tests {
             .totals
             .iter_mut()
             .for_each(|t| *t = *t * 12 / 10);
-        carry_earlier(&spread, &mut within, &t);
+        carry_earlier(Some(&spread), &mut within, &t);
         assert_eq!(within.series[0].earlier, [6.0, 14.0, 8.0, 12.0, 10.0]);
         // Measured another way: start again.
         let mut per_iter = stored.clone();
         per_iter.read_path = Some(crate::counter::group::ReadPath::Syscall);
-        carry_earlier(&full, &mut per_iter, &t);
+        carry_earlier(Some(&full), &mut per_iter, &t);
         assert!(per_iter.series.iter().all(|s| s.earlier.is_empty()));
     }
 }

@@ -68,14 +68,16 @@ pub fn conclude(options: &Options, plan: &Plan, mut recording: Recording, took: 
         .store
         .load(&recording.id, &target)
         .map_err(|err| store_errors.push(err.to_string()));
+    let latest;
     let previous = match (&target, &base) {
-        (Slot::Latest, Ok(base)) => base.clone(),
-        _ => plan.store.load(&recording.id, &Slot::Latest).ok().flatten(),
+        (Slot::Latest, Ok(base)) => base.as_ref(),
+        _ => {
+            latest = plan.store.load(&recording.id, &Slot::Latest).ok().flatten();
+            latest.as_ref()
+        }
     };
     // The runs before this one widen its intervals by their spread.
-    if let Some(previous) = &previous {
-        carry_earlier(previous, &mut recording, &options.thresholds);
-    }
+    carry_earlier(previous, &mut recording, &options.thresholds);
     let result = analyze(&recording, &plan.calibration);
     let mut step = Step {
         analysed: Analysed {
@@ -201,16 +203,15 @@ fn store(options: &Options, plan: &Plan, step: &mut Step) {
     if unreadable(&slot) {
         return;
     }
+    let loaded;
     let stored = if slot == target {
-        a.baseline.clone()
+        a.baseline.as_ref()
     } else {
-        plan.store.load(&a.recording.id, &slot).ok().flatten()
+        loaded = plan.store.load(&a.recording.id, &slot).ok().flatten();
+        loaded.as_ref()
     };
     let mut recording = a.recording.clone();
-    match &stored {
-        Some(stored) => carry_earlier(stored, &mut recording, &options.thresholds),
-        None => recording.series.iter_mut().for_each(|s| s.earlier.clear()),
-    }
+    carry_earlier(stored, &mut recording, &options.thresholds);
     if let Err(err) = plan.store.save(&recording, &slot, &a.result) {
         step.store_errors.push(err.to_string());
     }

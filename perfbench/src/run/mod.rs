@@ -91,7 +91,7 @@ pub fn run(options: &Options) -> i32 {
 /// as libtest lists them.
 fn list(selection: &registry::Selection, terse: bool) {
     let mut listed: Vec<&Entry> = selection.run.iter().chain(&selection.ignored).collect();
-    listed.sort_by_key(|e| (e.bench.file, e.bench.line, e.bench.arg_index));
+    listed.sort_by_key(|e| e.source_order());
     for e in &listed {
         println!("{}: benchmark", e.id);
     }

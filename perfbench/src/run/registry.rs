@@ -34,6 +34,13 @@ pub struct Entry {
     pub bench: &'static Benchmark,
 }
 
+impl Entry {
+    /// Where it stands in the source: file, line, then argument.
+    pub fn source_order(&self) -> (&'static str, u32, usize) {
+        (self.bench.file, self.bench.line, self.bench.arg_index)
+    }
+}
+
 /// Every registered benchmark, in source order.
 pub fn all() -> Vec<Entry> {
     let mut entries: Vec<Entry> = inventory::iter::<Benchmark>
@@ -43,10 +50,7 @@ pub fn all() -> Vec<Entry> {
             bench,
         })
         .collect();
-    entries.sort_by(|a, b| {
-        let key = |e: &Entry| (e.bench.file, e.bench.line, e.bench.arg_index);
-        key(a).cmp(&key(b))
-    });
+    entries.sort_by_key(Entry::source_order);
     entries
 }
 

@@ -15,8 +15,9 @@ pub struct Change {
     /// `new - base` of the estimates, in the metric's unit per iteration.
     pub difference: f64,
     /// Interval of the relative change: Welch's interval of the difference
-    /// `new - base` (each run's variance from its rounds, Student's t at
-    /// the Welch–Satterthwaite degrees of freedom) over the baseline.
+    /// `new - base` (each run's variance from its rounds and, once each,
+    /// the run-to-run variance earlier runs show; Student's t at the
+    /// Welch–Satterthwaite degrees of freedom) over the baseline.
     /// Zero-width when every round of both runs agrees (exact counts);
     /// `None` where `relative` is.
     pub ci: Option<Interval>,

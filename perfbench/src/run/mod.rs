@@ -339,7 +339,7 @@ mod tests {
     use crate::analysis::Calibration;
     use crate::measure::environment::Environment;
     use crate::measure::Bencher;
-    use crate::run::registry::Benchmark;
+    use crate::run::registry::{registered, Benchmark};
     use crate::store::{Slot, Store};
     use std::sync::Mutex;
 
@@ -351,21 +351,8 @@ mod tests {
         b.iter(|| crate::fixtures::touch_fresh_pages(pages));
     }
 
-    const fn registered(name: &'static str, run: fn(&mut Bencher<'_>)) -> Benchmark {
-        Benchmark {
-            module_path: "tests",
-            name,
-            arg: None,
-            arg_index: 0,
-            file: "",
-            line: 0,
-            ignore: false,
-            run,
-        }
-    }
-
-    static ONE: Benchmark = registered("one", |b| touching("one", 1, b));
-    static TWO: Benchmark = registered("two", |b| touching("two", 2, b));
+    static ONE: Benchmark = registered("one", false, |b| touching("one", 1, b));
+    static TWO: Benchmark = registered("two", false, |b| touching("two", 2, b));
 
     #[test]
     fn rounds_go_through_every_benchmark_in_turn() {

@@ -130,6 +130,25 @@ pub fn select(
     }
 }
 
+/// A registration made by hand, for tests: `name` in module `tests`.
+#[cfg(test)]
+pub(crate) const fn registered(
+    name: &'static str,
+    ignore: bool,
+    run: fn(&mut Bencher<'_>),
+) -> Benchmark {
+    Benchmark {
+        module_path: "tests",
+        name,
+        arg: None,
+        arg_index: 0,
+        file: "",
+        line: 0,
+        ignore,
+        run,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,22 +163,9 @@ mod tests {
         );
     }
 
-    static PLAIN: Benchmark = registered("plain", false);
-    static SLOW: Benchmark = registered("slow", true);
-    static OTHER: Benchmark = registered("other", false);
-
-    const fn registered(name: &'static str, ignore: bool) -> Benchmark {
-        Benchmark {
-            module_path: "m",
-            name,
-            arg: None,
-            arg_index: 0,
-            file: "",
-            line: 0,
-            ignore,
-            run: |_| {},
-        }
-    }
+    static PLAIN: Benchmark = registered("plain", false, |_| {});
+    static SLOW: Benchmark = registered("slow", true, |_| {});
+    static OTHER: Benchmark = registered("other", false, |_| {});
 
     #[test]
     fn ignored_benchmarks_are_set_aside_unless_asked_for() {

@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::analysis::compare::Thresholds;
 use crate::measure::Config;
 use crate::output::Color;
+use crate::run::registry::Settings;
 use crate::store::check_baseline_name;
 
 /// Whether to measure or to run each routine once as a test.
@@ -61,8 +62,13 @@ pub struct Options {
     pub pin: bool,
     /// `--no-pin`: do not pin at all, not even on hybrid CPUs.
     pub no_pin: bool,
-    /// Warm-up, measurement time and sample count.
+    /// Warm-up, measurement time, sample count and rounds of a benchmark
+    /// whose attribute sets none of them ([`Options::config_for`] gives a
+    /// benchmark's own).
     pub config: Config,
+    /// The measurement settings the run was given (command line,
+    /// environment, `--quick`), which win over a benchmark's attribute.
+    pub timing: Timing,
     /// Output format.
     pub output_format: OutputFormat,
     /// Colour.
@@ -84,6 +90,58 @@ pub struct Options {
     pub per_iter: bool,
     /// `--subtract-overhead`: report values less the calibrated overhead.
     pub subtract_overhead: bool,
+}
+
+/// The measurement settings given to the whole run: by the command line or
+/// the environment (`Some`), or by `--quick`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Timing {
+    /// `--quick`: shorter defaults.
+    pub quick: bool,
+    /// `--warm-up-time`.
+    pub warm_up: Option<Duration>,
+    /// `--measurement-time`.
+    pub measurement: Option<Duration>,
+    /// `--sample-count`.
+    pub sample_count: Option<u64>,
+}
+
+impl Options {
+    /// How long and how often to measure a benchmark with these attribute
+    /// settings. Each setting comes from the first of: the command line,
+    /// the environment, `--quick`, the benchmark's attribute, the default.
+    /// The attribute is the benchmark's own default; a setting given for
+    /// the run is a request for every benchmark in it.
+    pub fn config_for(&self, settings: &Settings) -> Config {
+        let t = &self.timing;
+        let own = if t.quick {
+            quick_config()
+        } else {
+            let d = Config::default();
+            Config {
+                warm_up: settings.warm_up.unwrap_or(d.warm_up),
+                measurement: settings.measurement.unwrap_or(d.measurement),
+                sample_count: settings.sample_count.unwrap_or(d.sample_count),
+                ..d
+            }
+        };
+        Config {
+            warm_up: t.warm_up.unwrap_or(own.warm_up),
+            measurement: t.measurement.unwrap_or(own.measurement),
+            sample_count: t.sample_count.unwrap_or(own.sample_count),
+            rounds: self.config.rounds,
+        }
+    }
+}
+
+/// `--quick`'s settings.
+fn quick_config() -> Config {
+    Config {
+        warm_up: Duration::from_millis(50),
+        measurement: Duration::from_millis(200),
+        sample_count: 20,
+        ..Config::default()
+    }
 }
 
 /// A flag: its long name, whether it takes a value, and what it sets.
@@ -255,6 +313,7 @@ fn defaults() -> Options {
         no_pin: false,
         pin: false,
         config: Config::default(),
+        timing: Timing::default(),
         output_format: OutputFormat::Pretty,
         color: Color::Auto,
         help: false,
@@ -336,17 +395,13 @@ fn finish(mut p: Parsed) -> Options {
     } else {
         RunMode::Test
     };
-    if p.quick {
-        o.config = Config {
-            warm_up: Duration::from_millis(50),
-            measurement: Duration::from_millis(200),
-            sample_count: 20,
-            rounds: o.config.rounds,
-        };
-    }
-    o.config.warm_up = p.warm_up.unwrap_or(o.config.warm_up);
-    o.config.measurement = p.measurement.unwrap_or(o.config.measurement);
-    o.config.sample_count = p.sample_count.unwrap_or(o.config.sample_count);
+    o.timing = Timing {
+        quick: p.quick,
+        warm_up: p.warm_up,
+        measurement: p.measurement,
+        sample_count: p.sample_count,
+    };
+    o.config = o.config_for(&Settings::NONE);
     o
 }
 

@@ -3,6 +3,7 @@
 //! per-benchmark steps (measure, analyse, compare, store), outputs and a
 //! summary with the exit code.
 
+pub mod arguments;
 pub mod bench;
 pub mod cli;
 pub mod panics;
@@ -122,7 +123,7 @@ fn run_tests(selection: &registry::Selection) -> i32 {
     );
     let mut failures = Vec::new();
     for e in entries {
-        let outcome = match catch(|| run_once(e.bench.run)) {
+        let outcome = match catch(|| run_once(|b| e.run(b))) {
             Ok(Ok(())) => Ok(()),
             Ok(Err(err)) => Err(err.to_string()),
             Err(panic) => Err(panic),
@@ -205,22 +206,31 @@ fn sinks(options: &Options, plan: &Plan) -> Vec<Sink> {
 
 /// Measures the benchmarks in rounds, each round going through all of them
 /// in turn, so that a slow spell of the machine is shared among them rather
-/// than spoiling one; after its last round a benchmark is concluded and
-/// fed to every sink. Failures and stored files that could not be used are
-/// named on stderr.
+/// than spoiling one; after its last round (its sample count may give it
+/// fewer than the others) a benchmark is concluded and fed to every sink.
+/// Failures and stored files that could not be used are named on stderr.
 fn run_steps(options: &Options, plan: &mut Plan, entries: &[Entry], sinks: &mut [Sink]) -> Summary {
-    let rounds = options.config.rounds();
+    let configs: Vec<measure::Config> = entries
+        .iter()
+        .map(|e| options.config_for(&e.bench.settings))
+        .collect();
+    let rounds = configs
+        .iter()
+        .map(measure::Config::rounds)
+        .max()
+        .unwrap_or(1);
     let mut summary = Summary::default();
     let mut warned = BTreeSet::new();
     let mut pending: Vec<Option<bench::Rounds>> =
         entries.iter().map(|_| Some(Default::default())).collect();
     for round in 1..=rounds {
-        for (i, e) in entries.iter().enumerate() {
+        for (i, (e, config)) in entries.iter().zip(&configs).enumerate() {
             let Some(so_far) = pending[i].as_mut() else {
                 continue;
             };
             let progress = Progress::show(round, rounds, i, entries.len(), &e.id);
-            let measured = bench::measure_round(options, plan, &e.id, e.bench.run, so_far);
+            let routine = |b: &mut measure::Bencher<'_>| e.run(b);
+            let measured = bench::measure_round((options, config), plan, &e.id, &routine, so_far);
             drop(progress);
             if let Err(why) = measured {
                 eprintln!("perfbench: error: benchmark `{}`{why}", e.id);
@@ -228,11 +238,12 @@ fn run_steps(options: &Options, plan: &mut Plan, entries: &[Entry], sinks: &mut 
                 pending[i] = None;
                 continue;
             }
-            if round == rounds {
+            if round == config.rounds() {
                 let so_far = pending[i].take().expect("measured above");
                 let recording = so_far.recording.expect("a round was recorded");
                 let step = bench::conclude(options, plan, recording, so_far.took);
-                report_step(options, &e.id, step, &mut warned, &mut summary, sinks);
+                let slow = slow_warning(&e.id, step.took, config);
+                report_step(options, step, slow, (&mut warned, &mut summary), sinks);
             }
         }
     }
@@ -270,13 +281,12 @@ impl Drop for Progress {
 /// summary and feeds it to every sink.
 fn report_step(
     options: &Options,
-    id: &str,
     step: bench::Step,
-    warned: &mut BTreeSet<String>,
-    summary: &mut Summary,
+    slow: Option<String>,
+    (warned, summary): (&mut BTreeSet<String>, &mut Summary),
     sinks: &mut [Sink],
 ) {
-    if let Some(warning) = slow_warning(id, step.took, &options.config) {
+    if let Some(warning) = slow {
         eprintln!("{warning}");
     }
     if let Some(why) = step.mismatch.filter(|why| warned.insert(why.clone())) {
@@ -351,8 +361,8 @@ mod tests {
         b.iter(|| crate::fixtures::touch_fresh_pages(pages));
     }
 
-    static ONE: Benchmark = registered("one", false, |b| touching("one", 1, b));
-    static TWO: Benchmark = registered("two", false, |b| touching("two", 2, b));
+    static ONE: Benchmark = registered("one", false, |b, _| touching("one", 1, b));
+    static TWO: Benchmark = registered("two", false, |b, _| touching("two", 2, b));
 
     #[test]
     fn rounds_go_through_every_benchmark_in_turn() {
@@ -380,6 +390,7 @@ mod tests {
         let entries = [&ONE, &TWO].map(|bench| Entry {
             id: bench.name.into(),
             bench,
+            case: Default::default(),
         });
         let summary = run_steps(&options, &mut plan, &entries, &mut []);
         assert!(summary.failed.is_empty());

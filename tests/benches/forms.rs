@@ -71,4 +71,33 @@ fn own_settings() -> u64 {
     touch_fresh_pages(1)
 }
 
+/// A group by module: its members side by side at each argument.
+mod paging {
+    use perfbench::fixtures::touch_fresh_pages;
+    use perfbench::{perfbench, Bencher};
+
+    #[perfbench(args = [1, 2])]
+    fn single(b: &mut Bencher, n: usize) {
+        b.iter(|| touch_fresh_pages(n));
+    }
+
+    #[perfbench(args = [1, 2])]
+    fn triple(b: &mut Bencher, n: usize) {
+        b.iter(|| touch_fresh_pages(3 * n));
+    }
+}
+
+/// A group by attribute, across modules.
+#[perfbench(group = "named")]
+fn light() -> u64 {
+    touch_fresh_pages(2)
+}
+
+mod elsewhere {
+    #[perfbench::perfbench(group = "named")]
+    fn heavy() -> u64 {
+        perfbench::fixtures::touch_fresh_pages(5)
+    }
+}
+
 perfbench::main!();

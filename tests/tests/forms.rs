@@ -72,6 +72,12 @@ fn every_form_lists_its_benchmarks_in_source_order() {
             "typed_with_args::<u64>/1",
             "typed_with_args::<u64>/2",
             "own_settings",
+            "paging::single/1",
+            "paging::single/2",
+            "paging::triple/1",
+            "paging::triple/2",
+            "light",
+            "elsewhere::heavy",
         ]
     );
 }
@@ -83,11 +89,17 @@ fn each_case_runs_with_its_own_argument_and_type() {
     let expected = [
         ("by_debug/Large", 5.0),
         ("by_debug/Small", 2.0),
+        ("elsewhere::heavy", 5.0),
         ("from_const/1", 1.0),
         ("from_const/3", 3.0),
         ("from_range/2", 2.0),
         ("from_range/3", 3.0),
+        ("light", 2.0),
         ("own_settings", 1.0),
+        ("paging::single/1", 1.0),
+        ("paging::single/2", 2.0),
+        ("paging::triple/1", 3.0),
+        ("paging::triple/2", 6.0),
         ("tuples/(1, 4)", 5.0),
         ("tuples/(2, 0)", 2.0),
         ("typed::<u64>", 8.0),
@@ -123,5 +135,74 @@ fn a_benchmarks_own_settings_give_way_to_the_runs() {
         samples(&filter, &env),
         (9, 9),
         "so does its environment twin"
+    );
+}
+
+#[test]
+fn groups_compare_their_members_at_each_argument() {
+    let args = ["--sample-count", "10", "paging", "light", "heavy"];
+    let all: Vec<&str> = SHORT[..6].iter().chain(&args).copied().collect();
+    let run = forms(&all, &[("COLUMNS", "100")]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // The page-fault column is the last; wall time varies.
+    let standings: Vec<(String, Vec<String>)> = run
+        .stdout
+        .split("\n\n")
+        .filter(|block| block.starts_with("group "))
+        .map(|block| {
+            let mut lines = block.lines();
+            let title = lines.next().unwrap().to_string();
+            let header = lines.next().unwrap();
+            assert!(header.ends_with("page-faults"), "{block}");
+            let rows = lines
+                .map(|l| {
+                    let words: Vec<&str> = l.split_whitespace().collect();
+                    format!("{} {}", words[0], words[words.len() - 1])
+                })
+                .collect();
+            (title, rows)
+        })
+        .collect();
+    let row = |s: &[&str]| s.iter().map(|r| r.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        standings,
+        [
+            (
+                "group paging at 1: each metric against the best member".to_string(),
+                row(&["single 1.00×", "triple 3.00×"])
+            ),
+            (
+                "group paging at 2: each metric against the best member".to_string(),
+                row(&["single 1.00×", "triple 3.00×"])
+            ),
+            (
+                "group named: each metric against the best member".to_string(),
+                row(&["light 1.00×", "heavy 2.50×"])
+            ),
+        ],
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn json_lines_name_each_benchmarks_group() {
+    let all: Vec<&str> = SHORT
+        .iter()
+        .chain(&["--sample-count", "5", "triple/2", "own_settings"])
+        .copied()
+        .collect();
+    let run = forms(&all, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines = run.json();
+    let ids: Vec<&str> = lines.iter().map(|l| l["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["own_settings", "paging::triple/2"]);
+    assert!(
+        lines[0].get("group").is_none(),
+        "no group in the crate's root"
+    );
+    assert_eq!(
+        lines[1]["group"],
+        serde_json::json!({ "name": "paging", "member": "triple", "arg": "2" })
     );
 }

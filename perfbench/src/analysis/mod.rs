@@ -4,6 +4,7 @@
 pub mod compare;
 pub mod derived;
 pub mod fit;
+pub mod group;
 pub mod notes;
 pub mod overhead;
 pub mod recording;
@@ -88,6 +89,8 @@ pub struct BenchResult {
     pub off_cpu_ratio: Option<f64>,
     /// The throughput the benchmark declared.
     pub throughput: Option<Throughput>,
+    /// Its group, name and argument there, where it has a group.
+    pub membership: Option<group::Membership>,
     /// In per-iteration mode, how the counters were read around each
     /// iteration; `None` in batch mode.
     pub read_path: Option<ReadPath>,
@@ -127,6 +130,7 @@ pub fn analyze(recording: &Recording, calibration: &Calibration) -> BenchResult 
         left_out: recording.left_out,
         off_cpu_ratio,
         throughput: recording.throughput,
+        membership: recording.membership.clone(),
         read_path: recording.read_path,
         groups: recording.groups.clone(),
         overhead: Vec::new(),
@@ -224,6 +228,7 @@ pub(crate) mod test_support {
             left_out: 0,
             off_cpu_ratio: None,
             throughput: None,
+            membership: None,
             read_path: None,
             groups: Vec::new(),
             overhead: Vec::new(),

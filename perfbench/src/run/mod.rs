@@ -240,7 +240,8 @@ fn run_steps(options: &Options, plan: &mut Plan, entries: &[Entry], sinks: &mut 
             }
             if round == config.rounds() {
                 let so_far = pending[i].take().expect("measured above");
-                let recording = so_far.recording.expect("a round was recorded");
+                let mut recording = so_far.recording.expect("a round was recorded");
+                recording.membership = e.membership();
                 let step = bench::conclude(options, plan, recording, so_far.took);
                 let slow = slow_warning(&e.id, step.took, config);
                 report_step(options, step, slow, (&mut warned, &mut summary), sinks);

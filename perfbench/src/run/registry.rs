@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use crate::analysis::group::Membership;
 use crate::measure::Bencher;
 
 /// One function marked `#[perfbench]`: it makes one benchmark, or one per
@@ -128,13 +129,20 @@ impl Entry {
         (self.bench.run)(b, &self.case)
     }
 
-    /// The group it is compared in: its `group = "…"`, else its module
-    /// (without the crate name), else none for the crate's root.
-    pub fn group(&self) -> Option<&str> {
-        self.bench
+    /// The group it is compared in (its `group = "…"`, else its module
+    /// without the crate name; none in the crate's root), and its name and
+    /// argument there.
+    pub fn membership(&self) -> Option<Membership> {
+        let b = self.bench;
+        let group = b
             .settings
             .group
-            .or_else(|| self.bench.module_path.split_once("::").map(|(_, m)| m))
+            .or_else(|| b.module_path.split_once("::").map(|(_, m)| m))?;
+        Some(Membership {
+            group: group.to_string(),
+            member: member_name(b.name, &self.case),
+            arg: self.case.arg.as_ref().map(|(_, arg)| arg.clone()),
+        })
     }
 }
 
@@ -158,18 +166,24 @@ pub fn all() -> Vec<Entry> {
 /// name, `::<T>` for a type of `types`, and `/arg` for an argument of
 /// `args`.
 pub fn id_of(module_path: &str, name: &str, case: &Case) -> String {
+    let member = member_name(name, case);
     let mut id = match module_path.split_once("::") {
-        Some((_crate, rest)) => format!("{rest}::{name}"),
-        None => name.to_string(),
+        Some((_crate, rest)) => format!("{rest}::{member}"),
+        None => member,
     };
-    if let Some((_, ty)) = case.ty {
-        id.push_str(&format!("::<{ty}>"));
-    }
     if let Some((_, arg)) = &case.arg {
         id.push('/');
         id.push_str(arg);
     }
     id
+}
+
+/// A function's name with the type of `types` it runs with: `sort::<u64>`.
+fn member_name(name: &str, case: &Case) -> String {
+    match case.ty {
+        Some((_, ty)) => format!("{name}::<{ty}>"),
+        None => name.to_string(),
+    }
 }
 
 /// libtest's filter semantics: with no filter everything matches; otherwise

@@ -324,10 +324,11 @@ fn slow_warning(id: &str, took: Duration, config: &measure::Config) -> Option<St
     (took > budget * 3 && took > Duration::from_secs(2)).then(|| {
         format!(
             "perfbench: warning: `{id}` took {:.1} s for a budget of {:.1} s: at one iteration per \
-             step, {} samples need that long; lower --sample-count or raise --measurement-time",
+             step, linear sampling with {} takes that long; lower --sample-count or raise \
+             --measurement-time",
             took.as_secs_f64(),
             budget.as_secs_f64(),
-            config.sample_count
+            count(config.sample_count as usize, "sample")
         )
     })
 }

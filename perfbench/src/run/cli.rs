@@ -11,13 +11,17 @@ use crate::measure::Config;
 use crate::output::Color;
 use crate::store::check_baseline_name;
 
-/// Whether to measure or to run each routine once as a test.
+/// Whether to measure, to run each routine once as a test, or to run it
+/// for a profiler.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RunMode {
     /// `cargo bench` (`--bench`): measure.
     Bench,
     /// `cargo test --benches` (no `--bench`) or `--test`: run each once.
     Test,
+    /// `--profile-time S` under `cargo bench`: run each routine for about
+    /// this long, without counters, analysis or storing.
+    Profile(Duration),
 }
 
 /// How results are written to stdout.
@@ -105,6 +109,7 @@ struct Parsed {
     warm_up: Option<Duration>,
     measurement: Option<Duration>,
     sample_count: Option<u64>,
+    profile_time: Option<Duration>,
 }
 
 impl Parsed {
@@ -135,6 +140,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "warm-up-time", value: Some("S"), help: "warm-up seconds (default 0.15)", apply: |p, v| { p.warm_up = Some(seconds(v, "--warm-up-time")?); Ok(()) } },
     Flag { name: "measurement-time", value: Some("S"), help: "measurement seconds (default 0.7)", apply: |p, v| { p.measurement = Some(seconds(v, "--measurement-time")?); Ok(()) } },
     Flag { name: "rounds", value: Some("N"), help: "measure each benchmark in N rounds interleaved with the others, sharing its time and samples (default 10)", apply: |p, v| { p.o().config.rounds = positive(v, "--rounds")?; Ok(()) } },
+    Flag { name: "profile-time", value: Some("S"), help: "run each routine for about S seconds for a profiler (perf record): no counters, analysis or storing", apply: |p, v| { p.profile_time = Some(positive_seconds(v, "--profile-time")?); Ok(()) } },
     Flag { name: "quick", value: None, help: "short run: 0.05 s warm-up, 0.2 s measurement, 20 samples", apply: |p, _| { p.quick = true; Ok(()) } },
     Flag { name: "output-format", value: Some("pretty|json|bencher"), help: "table, JSON lines, or libtest bench lines", apply: |p, v| { p.o().output_format = [OutputFormat::Pretty, OutputFormat::Json, OutputFormat::Bencher][one_of(v, "--output-format", &["pretty", "json", "bencher"])?]; Ok(()) } },
     Flag { name: "save-baseline", value: Some("NAME"), help: "also store this run as baseline NAME", apply: |p, v| { check_baseline_name(v)?; p.o().save_baseline = Some(v.into()); Ok(()) } },
@@ -166,7 +172,7 @@ const ALIASES: &[(&str, &str, &str)] = &[("sample-size", "sample-count", "Criter
 const FOREIGN: &[(&str, &str)] = &[
     ("baseline-lenient", "Criterion's; --baseline NAME is lenient already: a benchmark missing from NAME is shown as new"),
     ("confidence-level", "Criterion's; intervals are always 95 %"),
-    ("discard-baseline", "Criterion's; every run is stored as the latest"),
+    ("discard-baseline", "Criterion's; every run is stored as the latest, for the next to compare with"),
     ("load-baseline", "Criterion's; perfbench always measures: compare with a stored run with --baseline NAME"),
     ("nresamples", "Criterion's; the bootstrap always takes 1000 resamples, seeded"),
     ("plotting-backend", "Criterion's; the report's plots are always SVG, --noplot leaves them out"),
@@ -252,6 +258,16 @@ fn seconds(v: &str, what: &str) -> Result<Duration, String> {
         }
         _ => Err(format!(
             "{what} takes seconds (e.g. 0.5 or 500ms), not `{v}`"
+        )),
+    }
+}
+
+/// [`seconds`], above zero.
+fn positive_seconds(v: &str, what: &str) -> Result<Duration, String> {
+    match seconds(v, what) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        _ => Err(format!(
+            "{what} takes seconds above 0 (e.g. 5 or 500ms), not `{v}`"
         )),
     }
 }
@@ -405,10 +421,11 @@ fn apply_flag(p: &mut Parsed, parser: &mut lexopt::Parser, name: &str) -> Result
 /// first, then the explicit settings over it.
 fn finish(mut p: Parsed) -> Options {
     let mut o = p.options.take().expect("options are initialised");
-    o.mode = if p.bench && !p.test {
-        RunMode::Bench
-    } else {
-        RunMode::Test
+    // As in Criterion, test mode wins over profiling.
+    o.mode = match (p.bench && !p.test, p.profile_time) {
+        (true, Some(time)) => RunMode::Profile(time),
+        (true, None) => RunMode::Bench,
+        (false, _) => RunMode::Test,
     };
     if p.quick {
         o.config = Config {
@@ -642,6 +659,28 @@ mod tests {
             line.ends_with("(default 50); also --sample-size (Criterion's)"),
             "{line}"
         );
+    }
+
+    #[test]
+    fn profile_time_profiles_when_measuring_and_takes_seconds_above_zero() {
+        let o = parse_with(&["--bench", "--profile-time", "0.2"], &[]).unwrap();
+        assert_eq!(o.mode, RunMode::Profile(Duration::from_millis(200)));
+        let o = parse_with(&["--bench", "--profile-time=5"], &[]).unwrap();
+        assert_eq!(o.mode, RunMode::Profile(Duration::from_secs(5)));
+        // Test mode wins, as in Criterion.
+        let o = parse_with(&["--profile-time", "1"], &[]).unwrap();
+        assert_eq!(o.mode, RunMode::Test);
+        let o = parse_with(&["--bench"], &[("PERFBENCH_PROFILE_TIME", "250ms")]).unwrap();
+        assert_eq!(o.mode, RunMode::Profile(Duration::from_millis(250)));
+        for bad in ["0", "0ms", "-1", "soon", "inf", "NaN", "1e10", ""] {
+            let e = parse_with(&["--bench", "--profile-time", bad], &[]).unwrap_err();
+            assert_eq!(
+                e,
+                format!("--profile-time takes seconds above 0 (e.g. 5 or 500ms), not `{bad}`")
+            );
+        }
+        let e = parse_with(&["--bench", "--profile-time"], &[]).unwrap_err();
+        assert!(e.contains("--profile-time"), "{e}");
     }
 
     #[test]

@@ -76,7 +76,9 @@ pub struct BenchResult {
     pub metrics: Vec<Metric>,
     /// Ratios of metrics where their inputs were measured: `IPC`,
     /// `branch-miss rate`, `cache-miss rate`, and each metric per byte or per
-    /// element (`wall-time/byte`) where the benchmark declared a throughput.
+    /// element (`wall-time/byte`) where the benchmark declared a throughput;
+    /// of the headlines as shown, so less the cost of measuring where
+    /// `--subtract-overhead` took it off.
     pub derived: Vec<(String, f64)>,
     /// Samples in which the kernel multiplexed the group (`time_running <
     /// time_enabled`); their counts are not scaled.
@@ -124,7 +126,7 @@ pub fn analyze(recording: &Recording, calibration: &Calibration) -> BenchResult 
         id: recording.id.clone(),
         samples: recording.iterations.len(),
         iterations: recording.iterations.iter().sum(),
-        derived: derived::derived(recording, &metrics),
+        derived: Vec::new(),
         metrics,
         multiplexed_samples: recording.multiplexed_samples,
         left_out: recording.left_out,
@@ -136,6 +138,9 @@ pub fn analyze(recording: &Recording, calibration: &Calibration) -> BenchResult 
         overhead: Vec::new(),
     };
     overhead::apply(&mut result, calibration);
+    // Ratios of the figures shown, less the cost of measuring where it was
+    // taken off: IPC of the routine, not of the routine and the loop.
+    result.derived = derived::derived(recording, &result.metrics);
     result
 }
 
@@ -296,6 +301,25 @@ mod tests {
         assert_eq!(derived_value(&r, "IPC"), None);
         assert_eq!(derived_value(&r, "wall-time/byte"), Some(5.0));
         assert_eq!(derived_value(&r, "branches/byte"), Some(25.0));
+    }
+
+    #[test]
+    fn derived_figures_are_of_the_figures_shown_less_the_cost_of_measuring() {
+        let events = parse_list("page-faults").unwrap();
+        let m = Measurement {
+            samples: (1..=3)
+                .map(|i| sample(i, 40 * i, vec![17 * i], 100))
+                .collect(),
+            throughput: Some(Throughput::Elements(16)),
+        };
+        let recording = Recording::new("x", &events, &m, Environment::default());
+        let costs = [("wall-time", 4), ("page-faults", 1)];
+        let r = analyze(&recording, &Calibration::exact(&costs, true));
+        assert_eq!(r.metrics[1].estimate().point, 16.0);
+        assert_eq!(derived_value(&r, "page-faults/element"), Some(1.0));
+        assert_eq!(derived_value(&r, "wall-time/element"), Some(36.0 / 16.0));
+        let r = analyze(&recording, &Calibration::exact(&costs, false));
+        assert_eq!(derived_value(&r, "page-faults/element"), Some(17.0 / 16.0));
     }
 
     #[test]

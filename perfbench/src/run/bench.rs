@@ -8,7 +8,7 @@ use crate::analysis::{analyze, Analysed, Recording};
 use crate::counter::group::{self, Groups};
 use crate::measure::{self, Bencher, MeasureError};
 use crate::run::cli::Options;
-use crate::run::panics::catch;
+use crate::run::panics::caught;
 use crate::run::plan::Plan;
 use crate::store::Slot;
 
@@ -111,16 +111,12 @@ fn record(
     bench: Routine<'_>,
     step: Option<u64>,
 ) -> Result<Recording, String> {
-    let outcome = catch(|| measure_passes(options, config, &mut plan.groups, step, bench));
+    let outcome = caught(|| measure_passes(options, config, &mut plan.groups, step, bench));
     // A panic may have left a group running.
     for (group, _) in &plan.groups {
         let _ = group.disable();
     }
-    let (m, per_iter) = match outcome {
-        Ok(Ok(measured)) => measured,
-        Ok(Err(err)) => return Err(format!(": {err}")),
-        Err(panic) => return Err(format!(" {panic}")),
-    };
+    let (m, per_iter) = outcome?;
     let mut recording = Recording::new(id, &plan.events, &m, plan.environment.clone());
     recording.groups = plan.pass_names();
     if let Some(facts) = per_iter {

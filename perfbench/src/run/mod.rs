@@ -15,15 +15,16 @@ use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
+use crate::analysis::compare::Target;
 use crate::counter::group;
 use crate::kernel::pmu;
 use crate::measure::{self, run_once};
-use crate::output::format::count;
+use crate::output::format::{count, plural, thousands};
 use crate::output::html::{ReportOptions, ReportSink};
 use crate::output::table::TableSink;
 use crate::output::{event_list, RunHeader, Sink};
 use crate::run::cli::{Options, OutputFormat, RunMode};
-use crate::run::panics::catch;
+use crate::run::panics::{catch, caught};
 use crate::run::plan::Plan;
 use crate::run::registry::Entry;
 use crate::run::summary::{Summary, EXIT_FAILED, EXIT_USAGE};
@@ -73,19 +74,19 @@ pub fn run(options: &Options) -> i32 {
                 .join(", ")
         );
     }
-    match options.mode {
-        RunMode::Test => run_tests(&selection),
+    let code = match options.mode {
+        RunMode::Test => return run_tests(&selection),
+        RunMode::Profile(time) => run_profiles(&selection.run, time),
         RunMode::Bench => match run_benches(options, &selection.run) {
-            Ok(code) => {
-                say_ignored(&selection.ignored);
-                code
-            }
+            Ok(code) => code,
             Err(e) => {
                 eprintln!("perfbench: error: {e}");
-                EXIT_USAGE
+                return EXIT_USAGE;
             }
         },
-    }
+    };
+    say_ignored(&selection.ignored);
+    code
 }
 
 /// `--list`: the benchmarks a run would consider, ignored ones included
@@ -158,6 +159,33 @@ fn run_tests(selection: &registry::Selection) -> i32 {
     } else {
         EXIT_FAILED
     }
+}
+
+/// `--profile-time`: runs each routine for about `time`, with no counters,
+/// analysis, storing or report, for a profiler such as `perf record` to
+/// watch; a line per benchmark says what ran. Returns the exit code.
+fn run_profiles(entries: &[Entry], time: Duration) -> i32 {
+    let mut summary = Summary::default();
+    for e in entries {
+        match caught(|| measure::profile(time, e.bench.run)) {
+            Ok(ran) => println!(
+                "perfbench: profiled {}: {} iteration{} in {:.2} s (no analysis, nothing stored)",
+                e.id,
+                thousands(ran.iterations as f64),
+                plural(ran.iterations as usize),
+                ran.elapsed.as_secs_f64()
+            ),
+            Err(why) => failed(&e.id, &why, &mut summary),
+        }
+    }
+    summary.print(entries.len(), &Target::PreviousRun);
+    summary.exit_code()
+}
+
+/// Names a benchmark that failed (`why` follows its id) and counts it.
+fn failed(id: &str, why: &str, summary: &mut Summary) {
+    eprintln!("perfbench: error: benchmark `{id}`{why}");
+    summary.failed.push(id.to_string());
 }
 
 /// Measures `entries` as `options` ask and returns the exit code; `Err` is
@@ -233,8 +261,7 @@ fn run_steps(options: &Options, plan: &mut Plan, entries: &[Entry], sinks: &mut 
             let measured = bench::measure_round((options, config), plan, &e.id, &routine, so_far);
             drop(progress);
             if let Err(why) = measured {
-                eprintln!("perfbench: error: benchmark `{}`{why}", e.id);
-                summary.failed.push(e.id.clone());
+                failed(&e.id, &why, &mut summary);
                 pending[i] = None;
                 continue;
             }
@@ -335,10 +362,11 @@ fn slow_warning(id: &str, took: Duration, config: &measure::Config) -> Option<St
     (took > budget * 3 && took > Duration::from_secs(2)).then(|| {
         format!(
             "perfbench: warning: `{id}` took {:.1} s for a budget of {:.1} s: at one iteration per \
-             step, {} samples need that long; lower --sample-count or raise --measurement-time",
+             step, linear sampling with {} takes that long; lower --sample-count or raise \
+             --measurement-time",
             took.as_secs_f64(),
             budget.as_secs_f64(),
-            config.sample_count
+            count(config.sample_count as usize, "sample")
         )
     })
 }
@@ -346,7 +374,6 @@ fn slow_warning(id: &str, took: Duration, config: &measure::Config) -> Option<St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::compare::Target;
     use crate::analysis::Calibration;
     use crate::measure::environment::Environment;
     use crate::measure::Bencher;

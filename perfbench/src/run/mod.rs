@@ -167,7 +167,7 @@ fn run_tests(selection: &registry::Selection) -> i32 {
 fn run_profiles(entries: &[Entry], time: Duration) -> i32 {
     let mut summary = Summary::default();
     for e in entries {
-        match caught(|| measure::profile(time, e.bench.run)) {
+        match caught(|| measure::profile(time, |b| e.run(b))) {
             Ok(ran) => println!(
                 "perfbench: profiled {}: {} iteration{} in {:.2} s (no analysis, nothing stored)",
                 e.id,

@@ -72,6 +72,7 @@ fn every_form_lists_its_benchmarks_in_source_order() {
             "typed_with_args::<u64>/1",
             "typed_with_args::<u64>/2",
             "own_settings",
+            "custom_timing",
             "paging::single/1",
             "paging::single/2",
             "paging::triple/1",
@@ -89,6 +90,7 @@ fn each_case_runs_with_its_own_argument_and_type() {
     let expected = [
         ("by_debug/Large", 5.0),
         ("by_debug/Small", 2.0),
+        ("custom_timing", 2.0),
         ("elsewhere::heavy", 5.0),
         ("from_const/1", 1.0),
         ("from_const/3", 3.0),
@@ -205,4 +207,19 @@ fn json_lines_name_each_benchmarks_group() {
         lines[1]["group"],
         serde_json::json!({ "name": "paging", "member": "triple", "arg": "2" })
     );
+}
+
+#[test]
+fn iter_custom_reports_the_routines_own_time_with_counts_around_it() {
+    let all: Vec<&str> = SHORT
+        .iter()
+        .chain(&["--sample-count", "10", "custom_timing"])
+        .copied()
+        .collect();
+    let run = forms(&all, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v = &run.json()[0];
+    assert_eq!(v["metrics"]["wall-time"]["estimate"], 1000.0, "{v}");
+    assert_eq!(v["metrics"]["wall-time"]["min"], 1000.0, "{v}");
+    assert_eq!(v["metrics"]["page-faults"]["estimate"], 2.0, "{v}");
 }

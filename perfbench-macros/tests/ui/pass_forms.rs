@@ -125,4 +125,15 @@ fn with_settings() -> u64 {
     black_box(1)
 }
 
+#[perfbench]
+fn custom_timing(b: &mut Bencher) {
+    b.iter_custom(|iters| {
+        let start = std::time::Instant::now();
+        for i in 0..iters {
+            black_box(i);
+        }
+        start.elapsed()
+    });
+}
+
 perfbench::main!();

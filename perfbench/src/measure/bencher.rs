@@ -86,6 +86,41 @@ impl Bencher<'_> {
         });
     }
 
+    /// Measures a routine that times itself, as Criterion's `iter_custom`:
+    /// `routine(n)` runs `n` iterations and returns the time they took,
+    /// which is the sample's wall time. The counters still bracket the
+    /// whole call, so they count whatever it does besides the iterations
+    /// (its own clock reads, setup) too: keep that small, or out of it.
+    /// In per-iteration mode it is called with 1 for each iteration.
+    ///
+    /// ```no_run
+    /// use std::time::{Duration, Instant};
+    /// use perfbench::{black_box, perfbench, Bencher};
+    ///
+    /// #[perfbench]
+    /// fn timed_by_hand(b: &mut Bencher) {
+    ///     b.iter_custom(|iters| {
+    ///         let start = Instant::now();
+    ///         for i in 0..iters {
+    ///             black_box(i.wrapping_mul(3));
+    ///         }
+    ///         start.elapsed()
+    ///     });
+    /// }
+    /// ```
+    pub fn iter_custom<R: FnMut(u64) -> Duration>(&mut self, mut routine: R) {
+        if let Target::PerIter(..) = self.target {
+            self.drive_per_iter(|b| b.bracket_timed(|| routine(1)));
+            return;
+        }
+        self.drive(|iterations, _, group| {
+            start_counting(group.as_deref())?;
+            let took = routine(iterations);
+            stop_counting(group.as_deref())?;
+            Ok(took.into())
+        });
+    }
+
     /// Declares the work one iteration does, for per-byte or per-element
     /// figures.
     pub fn throughput(&mut self, throughput: Throughput) -> &mut Self {

@@ -469,6 +469,31 @@ mod tests {
         }
     }
 
+    /// `iter_custom`'s routine: `n` iterations of 2 fresh pages each,
+    /// reported as exactly 1 µs apiece whatever they took.
+    fn timed_by_hand(n: u64) -> Duration {
+        for _ in 0..n {
+            black_box(touch_fresh_pages(2));
+        }
+        Duration::from_micros(n)
+    }
+
+    #[test]
+    fn iter_custom_takes_the_routines_time_and_counts_around_it() {
+        let mut group = CounterGroup::open(&parse_list("page-faults").unwrap()).unwrap();
+        let m = measure(&quick(), &mut group, |b| b.iter_custom(timed_by_hand)).unwrap();
+        assert_eq!(m.samples.len(), 10);
+        for s in &m.samples {
+            assert_eq!(s.wall_ns, 1000 * s.iterations, "{s:?}");
+            assert_eq!(s.counts.values[0], 2 * s.iterations, "{s:?}");
+        }
+        let m = measure_per_iter(&quick(), &mut group, |b| b.iter_custom(timed_by_hand)).unwrap();
+        assert!(!m.per_iteration.is_empty());
+        for it in &m.per_iteration {
+            assert_eq!((it.wall_ns, it.values[0]), (1000, 2), "{it:?}");
+        }
+    }
+
     #[test]
     fn per_iter_iter_batched_keeps_setup_out_of_every_iteration() {
         let events = parse_list("task-clock,page-faults").unwrap();

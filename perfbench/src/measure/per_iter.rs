@@ -2,7 +2,7 @@
 //! bracketed by inline reads (rdpmc where the kernel allows, else `read()`).
 
 use std::io;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::batch::warm_up;
 use super::bencher::{Bencher, Outcome, Target};
@@ -175,6 +175,16 @@ impl Bracket<'_> {
     #[inline(never)]
     pub(super) fn bracket_body(&mut self, body: &mut dyn FnMut()) -> io::Result<()> {
         self.bracket(body)
+    }
+
+    /// [`Bracket::bracket`] around a routine that times itself: its wall
+    /// time is the one the routine returns (`iter_custom`).
+    pub(super) fn bracket_timed(&mut self, routine: impl FnOnce() -> Duration) -> io::Result<()> {
+        let took = self.bracket(routine)?;
+        if let (true, Some(last)) = (self.record, self.iterations.last_mut()) {
+            last.wall_ns = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX);
+        }
+        Ok(())
     }
 
     /// Enables the group, runs `n` iterations through `one`, and disables it

@@ -31,8 +31,13 @@
 //! perfbench::main!();
 //! ```
 //!
+//! A bench target that installs [`CountingAllocator`] as its global
+//! allocator (one line) also counts allocations, bytes, deallocations and
+//! reallocations per iteration.
+//!
 //! The public API is what this page shows: [`perfbench`](macro@perfbench),
-//! [`Bencher`], [`Throughput`], [`black_box`] and [`main!`]. The modules
+//! [`Bencher`], [`Throughput`], [`CountingAllocator`], [`black_box`] and
+//! [`main!`]. The modules
 //! behind it are hidden: they are perfbench's own layers, from the kernel
 //! up (kernel, counter, measure, stats, analysis, store, output, run; see
 //! ARCHITECTURE.md), public only so that perfbench's benches, fuzz target
@@ -59,6 +64,7 @@ pub mod stats;
 #[doc(hidden)]
 pub mod store;
 
+pub use kernel::alloc::CountingAllocator;
 pub use measure::{BatchSize, Bencher, Throughput};
 pub use perfbench_macros::perfbench;
 pub use std::hint::black_box;

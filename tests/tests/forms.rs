@@ -8,14 +8,11 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{cargo_bench_target, Run, RUNS};
+use common::{bench_target_with_env, Run};
 
 /// `cargo bench --bench forms -- ARGS` with extra environment variables.
 fn forms(args: &[&str], env: &[(&str, &str)]) -> Run {
-    let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
-    let mut cmd = cargo_bench_target("forms");
-    cmd.arg("--").args(args).envs(env.iter().copied());
-    Run::finish(cmd.output().expect("cargo runs"))
+    bench_target_with_env("forms", args, env)
 }
 
 /// Short times; the sample count is left to each test.

@@ -9,6 +9,12 @@
 //! 6.18: with a `task-clock` leader, `page-faults` members read 0 forever
 //! after it); `tests::every_member_counts_in_every_cycle` proves the chosen
 //! form.
+//!
+//! A group may end with allocation counts ([`Source::Allocator`]), which
+//! the kernel does not count: enabling the group opens the counting
+//! allocator's window (`kernel::alloc`) around the kernel's, and every read
+//! of the group loads its totals after the kernel's values, so they are
+//! read at exactly the points the kernel's counters are, in every mode.
 
 use std::fmt;
 use std::io;
@@ -16,16 +22,26 @@ use std::ops::Range;
 use std::os::fd::{AsFd, OwnedFd};
 
 use crate::counter::event::{Event, Source};
-use crate::kernel::sys::{self, CounterAttr, GroupReading, MmapPage};
-use crate::kernel::{pmu, rdpmc};
+use crate::kernel::sys::{self, CounterAttr, MmapPage};
+use crate::kernel::{alloc, pmu, rdpmc};
 
-/// An open group of counters on the calling thread.
+/// An open group of counters on the calling thread: the kernel's, then any
+/// allocation counts.
 pub struct CounterGroup {
     events: Vec<Event>,
+    /// The kernel's counters, for the first events; `None` where every
+    /// event is an allocation count.
+    kernel: Option<KernelCounters>,
+    /// The `kernel::alloc` total each of the last events reads.
+    allocation: Vec<usize>,
+}
+
+/// The kernel's part of a group: its leader and members.
+struct KernelCounters {
     leader: OwnedFd,
     /// Kept open for as long as the group lives; closed on drop.
-    _members: Vec<OwnedFd>,
-    /// The kernel id of each event, in `events` order.
+    members: Vec<OwnedFd>,
+    /// The kernel id of each counter, leader first.
     ids: Vec<u64>,
     words: Vec<u64>,
 }
@@ -260,7 +276,7 @@ fn rotation_interval(events: &[Event]) -> Option<std::time::Duration> {
     events
         .iter()
         .filter_map(|e| match e.source {
-            Source::Software => None,
+            Source::Software | Source::Allocator => None,
             Source::Hardware => Some(core_interval()),
             Source::Pmu => Some(e.name.split('/').next().and_then(read).unwrap_or(default)),
         })
@@ -308,45 +324,59 @@ fn countable_with(
     }
 }
 
-/// [`probe`] with `open` in place of the kernel's `perf_event_open`.
+/// [`probe`] with `open` in place of the kernel's `perf_event_open`. An
+/// allocation count is never opened: it counts where the counting
+/// allocator is installed.
 fn probe_with(
     event: &Event,
     open: impl FnOnce(&CounterAttr) -> io::Result<()>,
 ) -> Result<(), OpenError> {
+    if event.source == Source::Allocator {
+        return if alloc::installed() {
+            Ok(())
+        } else {
+            Err(OpenError::Unsupported {
+                event: event.name.clone(),
+                why: NO_COUNTING_ALLOCATOR.into(),
+            })
+        };
+    }
     open(&event.attr).map_err(|e| OpenError::classify(event, e))
 }
 
+/// Why allocation counts cannot be counted in a binary without the
+/// counting allocator, and the line that installs it.
+pub const NO_COUNTING_ALLOCATOR: &str = "the bench target's global allocator is not \
+    perfbench::CountingAllocator; add `#[global_allocator] static ALLOC: \
+    perfbench::CountingAllocator = perfbench::CountingAllocator::system();`";
+
 impl CounterGroup {
-    /// Opens `events` as one group, the first as leader, all stopped.
+    /// Opens `events` as one group, the first as leader, all stopped. The
+    /// allocation counts among them must come last.
     pub fn open(events: &[Event]) -> Result<CounterGroup, OpenError> {
-        let (first, rest) = events
-            .split_first()
-            .expect("a group has at least one event");
-        let leader = sys::open_counter(&first.attr, None, true)
-            .map_err(|e| OpenError::classify(first, e))?;
-        let members = rest
+        assert!(!events.is_empty(), "a group has at least one event");
+        let on_kernel = events
             .iter()
-            .map(|e| {
-                sys::open_counter(&e.attr, Some(leader.as_fd()), false)
-                    .map_err(|err| OpenError::classify(e, err))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let ids = std::iter::once(&leader)
-            .chain(&members)
-            .zip(events)
-            .map(|(fd, e)| {
-                sys::counter_id(fd.as_fd()).map_err(|error| OpenError::Other {
-                    event: e.name.clone(),
-                    error,
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+            .take_while(|e| e.source != Source::Allocator)
+            .count();
+        let (kernel, allocation) = events.split_at(on_kernel);
+        if let Some(e) = allocation.iter().find(|e| e.source != Source::Allocator) {
+            return Err(OpenError::Other {
+                event: e.name.clone(),
+                error: io::Error::other(
+                    "in a group, allocation counts come after the kernel's events",
+                ),
+            });
+        }
+        let kernel = if kernel.is_empty() {
+            None
+        } else {
+            Some(KernelCounters::open(kernel)?)
+        };
         Ok(CounterGroup {
-            words: vec![0; 3 + 2 * events.len()],
             events: events.to_vec(),
-            leader,
-            _members: members,
-            ids,
+            kernel,
+            allocation: allocation.iter().map(|e| e.attr.config as usize).collect(),
         })
     }
 
@@ -374,56 +404,98 @@ impl CounterGroup {
         &self.events
     }
 
-    /// Starts counting.
+    /// Starts counting. The allocation window opens before the kernel's
+    /// counters start and closes after they stop, so that they never count
+    /// its bookkeeping; their toggles allocate nothing.
     #[inline]
     pub fn enable(&self) -> io::Result<()> {
-        sys::enable(self.leader.as_fd())
+        if !self.allocation.is_empty() {
+            alloc::start_counting();
+        }
+        self.kernel
+            .as_ref()
+            .map_or(Ok(()), |k| sys::enable(k.leader.as_fd()))
     }
 
     /// Stops counting.
     #[inline]
     pub fn disable(&self) -> io::Result<()> {
-        sys::disable(self.leader.as_fd())
+        let stopped = self
+            .kernel
+            .as_ref()
+            .map_or(Ok(()), |k| sys::disable(k.leader.as_fd()));
+        if !self.allocation.is_empty() {
+            alloc::stop_counting();
+        }
+        stopped
     }
 
-    /// Reads every counter of the group in one `read()`, matching values to
-    /// events by their kernel id.
+    /// Reads every counter of the group: the kernel's in one `read()`,
+    /// matching values to events by their kernel id, then the allocation
+    /// counts.
     pub fn read(&mut self) -> io::Result<Counts> {
-        let n = sys::read_words(self.leader.as_fd(), &mut self.words)?;
-        let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidData, what.to_string());
-        let reading = GroupReading::parse(&self.words[..n])
-            .ok_or_else(|| bad("group read does not match the read format"))?;
-        let values = self
-            .ids
-            .iter()
-            .map(|id| {
-                reading
-                    .values
-                    .iter()
-                    .find(|(rid, _)| rid == id)
-                    .map(|&(_, v)| v)
-                    .ok_or_else(|| bad("group read lacks a member's id"))
-            })
-            .collect::<io::Result<Vec<_>>>()?;
+        let mut values = vec![0; self.events.len()];
+        let (time_enabled, time_running) = self.read_into(&mut values)?;
         Ok(Counts {
-            time_enabled: reading.time_enabled,
-            time_running: reading.time_running,
+            time_enabled,
+            time_running,
             values,
         })
     }
+
+    /// Loads the allocation counts into `slots`, one per allocation count
+    /// of the group, in order: plain loads, no allocation.
+    #[inline]
+    fn read_allocations(&self, slots: &mut [u64]) {
+        for (slot, &index) in slots.iter_mut().zip(&self.allocation) {
+            *slot = alloc::total(index);
+        }
+    }
+
+    /// How many of the group's events the kernel counts: the first ones.
+    fn on_kernel(&self) -> usize {
+        self.events.len() - self.allocation.len()
+    }
 }
 
-impl CounterGroup {
-    /// Reads every counter of the group in one `read()` into `values` (one
-    /// per event, in [`CounterGroup::events`] order), matched by id, and
-    /// returns `(time_enabled, time_running)`. Unlike [`CounterGroup::read`]
-    /// it allocates nothing after the kernel has taken the values, so it can
-    /// bracket a routine without adding work (page faults) to the counts.
-    ///
-    /// Panics if `values` does not hold one slot per event.
+impl KernelCounters {
+    /// Opens `events`, none of them an allocation count, as one group of
+    /// the kernel's, the first as leader, all stopped.
+    fn open(events: &[Event]) -> Result<KernelCounters, OpenError> {
+        let (first, rest) = events
+            .split_first()
+            .expect("a group has at least one event");
+        let leader = sys::open_counter(&first.attr, None, true)
+            .map_err(|e| OpenError::classify(first, e))?;
+        let members = rest
+            .iter()
+            .map(|e| {
+                sys::open_counter(&e.attr, Some(leader.as_fd()), false)
+                    .map_err(|err| OpenError::classify(e, err))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let ids = std::iter::once(&leader)
+            .chain(&members)
+            .zip(events)
+            .map(|(fd, e)| {
+                sys::counter_id(fd.as_fd()).map_err(|error| OpenError::Other {
+                    event: e.name.clone(),
+                    error,
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(KernelCounters {
+            words: vec![0; 3 + 2 * events.len()],
+            leader,
+            members,
+            ids,
+        })
+    }
+
+    /// One `read()` of the group into `values`, one per counter, matched by
+    /// id; returns `(time_enabled, time_running)`.
     #[inline]
-    pub fn read_into(&mut self, values: &mut [u64]) -> io::Result<(u64, u64)> {
-        assert_eq!(values.len(), self.ids.len(), "one slot per event");
+    fn read_into(&mut self, values: &mut [u64]) -> io::Result<(u64, u64)> {
         let n = sys::read_words(self.leader.as_fd(), &mut self.words)?;
         let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidData, what.to_string());
         let words = &self.words[..n];
@@ -441,14 +513,44 @@ impl CounterGroup {
         Ok((words[1], words[2]))
     }
 
-    /// Maps the first page (`perf_event_mmap_page`) of every counter, in
-    /// [`CounterGroup::events`] order: what reading the group with `rdpmc`
-    /// needs.
-    pub fn user_pages(&self) -> io::Result<Vec<MmapPage>> {
+    /// The first page of every counter, leader first.
+    fn user_pages(&self) -> io::Result<Vec<MmapPage>> {
         std::iter::once(&self.leader)
-            .chain(&self._members)
+            .chain(&self.members)
             .map(|fd| MmapPage::map(fd.as_fd()))
             .collect()
+    }
+}
+
+impl CounterGroup {
+    /// Reads every counter of the group into `values` (one per event, in
+    /// [`CounterGroup::events`] order): the kernel's in one `read()`,
+    /// matched by id, then the allocation counts; returns `(time_enabled,
+    /// time_running)`, both 0 for a group of allocation counts alone.
+    /// Unlike [`CounterGroup::read`] it allocates nothing, so it can bracket
+    /// a routine without adding work (page faults, allocations) to the
+    /// counts.
+    ///
+    /// Panics if `values` does not hold one slot per event.
+    #[inline]
+    pub fn read_into(&mut self, values: &mut [u64]) -> io::Result<(u64, u64)> {
+        assert_eq!(values.len(), self.events.len(), "one slot per event");
+        let (kernel, allocation) = values.split_at_mut(self.on_kernel());
+        let times = match &mut self.kernel {
+            Some(k) => k.read_into(kernel)?,
+            None => (0, 0),
+        };
+        self.read_allocations(allocation);
+        Ok(times)
+    }
+
+    /// Maps the first page (`perf_event_mmap_page`) of every counter of the
+    /// kernel's, in [`CounterGroup::events`] order: what reading the group
+    /// with `rdpmc` needs. None for a group of allocation counts alone.
+    pub fn user_pages(&self) -> io::Result<Vec<MmapPage>> {
+        self.kernel
+            .as_ref()
+            .map_or(Ok(Vec::new()), KernelCounters::user_pages)
     }
 
     /// A reader for inline reads of the group, choosing `rdpmc` where the
@@ -461,8 +563,10 @@ impl CounterGroup {
     /// only the reads that find a counter off its hardware counter fall
     /// back. Pages are mapped only to try `rdpmc` (never on architectures
     /// without it) and are dropped again when the syscall path is chosen.
+    /// A group of allocation counts alone reads them with loads alone
+    /// ([`ReadPath::AtomicLoads`]).
     pub fn reader(&mut self) -> GroupReader<'_> {
-        let pages = if sys::user_reads_allowed() {
+        let pages = if self.kernel.is_some() && sys::user_reads_allowed() {
             self.user_pages()
                 .ok()
                 .filter(|pages| pages.iter().all(MmapPage::cap_user_rdpmc))
@@ -470,10 +574,10 @@ impl CounterGroup {
             None
         };
         GroupReader {
-            path: if pages.is_some() {
-                ReadPath::Rdpmc
-            } else {
-                ReadPath::Syscall
+            path: match (&self.kernel, &pages) {
+                (None, _) => ReadPath::AtomicLoads,
+                (Some(_), Some(_)) => ReadPath::Rdpmc,
+                (Some(_), None) => ReadPath::Syscall,
             },
             pages: pages.unwrap_or_default(),
             group: self,
@@ -491,14 +595,22 @@ pub enum ReadPath {
     Rdpmc,
     /// One `read()` of the whole group.
     Syscall,
+    /// No counter of the kernel's, only allocation counts: a load of each
+    /// of perfbench's totals, no system call. (Allocation counts are read
+    /// that way on every path.)
+    AtomicLoads,
 }
 
 impl ReadPath {
-    /// `"rdpmc"` or `"read()"`, for reports.
+    /// Every path, for reading stored results.
+    pub const ALL: [ReadPath; 3] = [ReadPath::Rdpmc, ReadPath::Syscall, ReadPath::AtomicLoads];
+
+    /// `"rdpmc"`, `"read()"` or `"atomic loads"`, for reports.
     pub fn name(self) -> &'static str {
         match self {
             ReadPath::Rdpmc => "rdpmc",
             ReadPath::Syscall => "read()",
+            ReadPath::AtomicLoads => "atomic loads",
         }
     }
 }
@@ -565,16 +677,19 @@ impl GroupReader<'_> {
     #[inline]
     pub fn read_into(&mut self, values: &mut [u64], side: Side) -> io::Result<(u64, u64)> {
         if self.path == ReadPath::Rdpmc {
-            assert_eq!(values.len(), self.pages.len(), "one slot per event");
+            assert_eq!(values.len(), self.group.events.len(), "one slot per event");
+            let (kernel, allocation) = values.split_at_mut(self.pages.len());
             let leader = &self.pages[0];
             let before = (side == Side::Before).then(|| rdpmc::page_times(leader));
             let retries = &mut self.retries;
-            let read_all = values
+            let read_all = kernel
                 .iter_mut()
                 .zip(&self.pages)
                 .all(|(slot, page)| rdpmc::read_page(page, retries).map(|v| *slot = v).is_some());
             if read_all {
-                return Ok(before.unwrap_or_else(|| rdpmc::page_times(leader)));
+                let times = before.unwrap_or_else(|| rdpmc::page_times(leader));
+                self.group.read_allocations(allocation);
+                return Ok(times);
             }
             self.fallbacks += 1;
         }
@@ -770,6 +885,56 @@ mod tests {
             group.read().unwrap().since(&after).unwrap().values,
             vec![8, 8]
         );
+    }
+
+    /// This binary keeps the system allocator (perfbench/tests/allocations.rs
+    /// installs the counting one): allocation counts read 0, open anyway,
+    /// and leave the kernel's counts alone.
+    #[test]
+    fn allocation_counts_follow_the_kernel_s_events_in_a_group() {
+        let mut group =
+            CounterGroup::open(&parse_list("page-faults,allocs,deallocs").unwrap()).unwrap();
+        let before = group.read().unwrap();
+        group.enable().unwrap();
+        std::hint::black_box(touch_fresh_pages(8));
+        drop(std::hint::black_box(vec![0u8; 100]));
+        group.disable().unwrap();
+        let counted = group.read().unwrap().since(&before).unwrap();
+        assert_eq!(counted.values, vec![8, 0, 0]);
+        assert!(matches!(group.reader().path(), ReadPath::Syscall));
+        let e = CounterGroup::open(&parse_list("allocs,page-faults").unwrap())
+            .err()
+            .expect("allocation counts first are refused");
+        assert_eq!(
+            e.to_string(),
+            "cannot open `page-faults`: in a group, allocation counts come after the kernel's events"
+        );
+    }
+
+    #[test]
+    fn allocation_counts_alone_open_no_counter_of_the_kernel_s() {
+        let mut group = CounterGroup::open(&parse_list("reallocs,allocs").unwrap()).unwrap();
+        assert!(group.user_pages().unwrap().is_empty());
+        assert!(group.is_scheduled_whole().unwrap());
+        group.enable().unwrap();
+        group.disable().unwrap();
+        let counts = group.read().unwrap();
+        assert_eq!(
+            (counts.time_enabled, counts.time_running, counts.values),
+            (0, 0, vec![0, 0])
+        );
+        assert_eq!(group.reader().path(), ReadPath::AtomicLoads);
+    }
+
+    #[test]
+    fn allocation_counts_need_the_counting_allocator() {
+        let e = probe(&crate::counter::event::parse("allocs").unwrap()).unwrap_err();
+        assert!(matches!(e, OpenError::Unsupported { .. }), "{e}");
+        assert_eq!(
+            e.to_string(),
+            format!("cannot count `allocs` here: {NO_COUNTING_ALLOCATOR}")
+        );
+        assert!(!e.to_string().contains('\n'));
     }
 
     #[test]

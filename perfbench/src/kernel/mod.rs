@@ -1,12 +1,14 @@
 //! The kernel's interface, and the only `unsafe` code of the crate: the
 //! `perf_event_open(2)` syscall, its attribute, ioctls and read format, the
-//! mmap'd counter page and user-space counter reads, thread affinity, and
-//! the PMUs that sysfs describes.
+//! mmap'd counter page and user-space counter reads, thread affinity, the
+//! PMUs that sysfs describes, and the global allocator that counts
+//! allocations (`alloc.rs`).
 //!
 //! Everything above this layer sees safe types. Each `unsafe` block carries
 //! a `// SAFETY:` comment.
 #![allow(unsafe_code)]
 
+pub mod alloc;
 pub mod pmu;
 pub mod rdpmc;
 pub mod sys;

@@ -60,7 +60,9 @@ pub(super) enum Outcome {
 
 impl Bencher<'_> {
     /// Measures `routine`; its return value is passed through [`black_box`]
-    /// and dropped inside the measurement.
+    /// and dropped inside the measurement: with the counting allocator
+    /// installed, freeing it counts among the `deallocs` (outputs of
+    /// [`iter_batched`](Self::iter_batched) are dropped outside).
     pub fn iter<O, R: FnMut() -> O>(&mut self, mut routine: R) {
         // Every mode calls the same body through the same non-inlined,
         // non-generic code: what calibration measures around an empty body

@@ -53,6 +53,7 @@ fn title(kind: &ListedKind) -> String {
         ListedKind::Hardware => "hardware events".into(),
         ListedKind::HardwareCache => "hardware cache events".into(),
         ListedKind::Software => "software events".into(),
+        ListedKind::Allocation => "allocation counts (perfbench::CountingAllocator)".into(),
         ListedKind::Pmu { name, terms } if terms.is_empty() => format!("{name} PMU events"),
         ListedKind::Pmu { name, terms } => {
             format!("{name} PMU events (terms: {})", terms.join(", "))
@@ -84,6 +85,7 @@ mod tests {
             Source::Pmu if e.name.starts_with("power/") => Err("CPU-wide only".into()),
             Source::Pmu if e.name == "msr/aperf/" => Err("not here".into()),
             Source::Pmu => Ok(()),
+            Source::Allocator => Err("no CountingAllocator".into()),
         });
         let lines: Vec<&str> = text.lines().collect();
         let at = |heading: &str| {
@@ -98,7 +100,14 @@ mod tests {
         );
         assert!(at("hardware events") < at("hardware cache events"));
         assert!(at("hardware cache events") < at("software events:"));
-        assert!(at("software events:") < at("cpu_atom PMU events"));
+        assert!(at("software events:") < at("allocation counts"));
+        assert!(at("allocation counts") < at("cpu_atom PMU events"));
+        assert_eq!(
+            lines[at("allocation counts")],
+            "allocation counts (perfbench::CountingAllocator) (none countable here: no \
+             CountingAllocator):"
+        );
+        assert!(lines.contains(&"  alloc-bytes"));
         assert!(lines.contains(&"  L1-dcache-load-misses"));
         assert!(lines.contains(&"  task-clock"));
         assert!(lines.contains(&"  msr/tsc/"));

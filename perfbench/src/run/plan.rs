@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use crate::analysis::compare::Target;
 use crate::analysis::{self, overhead, Calibration, Recording};
-use crate::counter::event::{self, Event};
+use crate::counter::event::{self, Event, Source};
 use crate::counter::group::{self, Groups};
-use crate::kernel::{pmu, sys};
+use crate::kernel::{alloc, pmu, sys};
 use crate::measure::environment::Environment;
 use crate::measure::{self, MeasureError, ThreadPin};
 use crate::run::cli::Options;
@@ -57,6 +57,9 @@ pub fn prepare(options: &Options) -> Result<Plan, String> {
     let pin = pin(options)?;
     let cpu = pin.as_ref().map(ThreadPin::cpu);
     let mut events = countable_events(options, cpu.is_some())?;
+    // A group reads allocation counts after the kernel's counters, so they
+    // go last (stable: the rest keep the order asked).
+    events.sort_by_key(|e| e.source == Source::Allocator);
     // Batch mode counts the threads the routine spawns too; per-iteration
     // mode reads its counters from user space, which inherited counters
     // do not allow, so it counts the measuring thread only.
@@ -142,8 +145,10 @@ fn user_only_note(names: &[String]) -> String {
     )
 }
 
-/// The default set, with a note where hardware counters are missing, and
-/// without `cpu-migrations` on a pinned thread, where it is always 0.
+/// The default set, with a note where hardware counters are missing,
+/// without `cpu-migrations` on a pinned thread, where it is always 0, and
+/// with the allocation counts where the bench target installs the counting
+/// allocator.
 fn default_events(pinned: bool) -> Vec<Event> {
     let hardware = group::probe(&event::parse("cycles").expect("cycles parses")).is_ok();
     if !hardware {
@@ -157,6 +162,9 @@ fn default_events(pinned: bool) -> Vec<Event> {
     let mut events = event::default_list(hardware);
     if pinned {
         events.retain(|e| e.name != "cpu-migrations");
+    }
+    if alloc::installed() {
+        events.extend(event::allocation_list());
     }
     events
 }

@@ -140,7 +140,7 @@ pub(crate) fn decode_recording(text: &str) -> Result<Recording, String> {
     let read_path = match doc["read_path"].as_str() {
         None => None,
         Some(name) => Some(
-            [ReadPath::Rdpmc, ReadPath::Syscall]
+            ReadPath::ALL
                 .into_iter()
                 .find(|p| p.name() == name)
                 .ok_or_else(|| bad("read_path"))?,

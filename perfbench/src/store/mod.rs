@@ -467,6 +467,19 @@ mod tests {
     }
 
     #[test]
+    fn every_read_path_is_stored_and_read_back() {
+        let store = Store::at(temp_root("read-paths"));
+        for path in crate::counter::group::ReadPath::ALL {
+            let (mut run, result) = run_of("p", 1);
+            run.read_path = Some(path);
+            store.save(&run, &Slot::Latest, &result).unwrap();
+            let back = store.load("p", &Slot::Latest).unwrap().unwrap();
+            assert_eq!(back.read_path, Some(path));
+        }
+        let _ = std::fs::remove_dir_all(store.root());
+    }
+
+    #[test]
     fn damaged_or_foreign_files_are_named_and_kept() {
         let store = Store::at(temp_root("damaged"));
         let (run, result) = run_of("x", 1);

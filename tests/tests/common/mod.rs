@@ -1,5 +1,6 @@
 //! What the end-to-end tests share: running the fixture benchmarks
-//! (tests/benches/fixtures.rs) through `cargo bench`.
+//! (tests/benches/fixtures.rs, or another bench target of tests/benches)
+//! through `cargo bench`.
 
 // Each test binary uses its own part of this module.
 #![allow(dead_code)]
@@ -36,11 +37,11 @@ pub fn workspace() -> PathBuf {
 /// `cargo test` may hold the lock of the default one), with no `PERFBENCH_*`
 /// variable of ours leaking in.
 pub fn cargo_bench_command() -> Command {
-    cargo_bench_target("fixtures")
+    cargo_bench_of("fixtures")
 }
 
 /// [`cargo_bench_command`] for the bench target `target`.
-pub fn cargo_bench_target(target: &str) -> Command {
+pub fn cargo_bench_of(target: &str) -> Command {
     let mut cmd = Command::new(env!("CARGO"));
     cmd.current_dir(workspace())
         .args(["bench", "-q", "-p", "perfbench-tests", "--bench", target])
@@ -88,8 +89,13 @@ impl Run {
 
 /// `cargo bench --bench fixtures -- ARGS` with extra environment variables.
 pub fn bench_with_env(args: &[&str], env: &[(&str, &str)]) -> Run {
+    bench_target_with_env("fixtures", args, env)
+}
+
+/// `cargo bench --bench TARGET -- ARGS` with extra environment variables.
+pub fn bench_target_with_env(target: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
     let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
-    let mut cmd = cargo_bench_command();
+    let mut cmd = cargo_bench_of(target);
     cmd.arg("--").args(args).envs(env.iter().copied());
     Run::finish(cmd.output().expect("cargo runs"))
 }

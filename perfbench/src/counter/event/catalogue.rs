@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::{known_names, parse_in, Event, Scale};
+use super::{known_names, parse_in, Event, Scale, TYPE_ALLOCATOR};
 use crate::kernel::pmu::{self, Pmu};
 use crate::kernel::sys;
 
@@ -16,6 +16,8 @@ pub enum ListedKind {
     HardwareCache,
     /// The kernel's software events.
     Software,
+    /// perfbench's allocation counts (`kernel::alloc`).
+    Allocation,
     /// The aliases of a sysfs PMU, with its format terms.
     Pmu {
         /// The PMU's name.
@@ -46,14 +48,15 @@ pub struct ListedGroup {
 }
 
 /// Every event perfbench knows and each sysfs PMU's aliases under `root`:
-/// hardware, hardware cache and software events, then one group per PMU
-/// with aliases. `probe` says whether an event opens here (`Err` with the
+/// hardware, hardware cache and software events, allocation counts, then
+/// one group per PMU with aliases. `probe` says whether an event opens here (`Err` with the
 /// reason if not).
 pub fn catalogue(root: &Path, probe: impl Fn(&Event) -> Result<(), String>) -> Vec<ListedGroup> {
     let mut groups: Vec<ListedGroup> = [
         ListedKind::Hardware,
         ListedKind::HardwareCache,
         ListedKind::Software,
+        ListedKind::Allocation,
     ]
     .into_iter()
     .map(|kind| ListedGroup {
@@ -68,6 +71,7 @@ pub fn catalogue(root: &Path, probe: impl Fn(&Event) -> Result<(), String>) -> V
         let slot = match e.attr.kind {
             sys::TYPE_HARDWARE => 0,
             sys::TYPE_HW_CACHE => 1,
+            TYPE_ALLOCATOR => 3,
             _ => 2,
         };
         groups[slot].events.push(Listed {

@@ -15,6 +15,10 @@
 //! generalized event; on the hybrid `cpu_core`/`cpu_atom` it is aimed at that
 //! PMU with the extended type ([`with_extended_type`]).
 //!
+//! `allocs`, `alloc-bytes`, `deallocs` and `reallocs` are perfbench's own
+//! counts of calls to the global allocator ([`Source::Allocator`]), which
+//! count where the bench target installs the counting allocator.
+//!
 //! ```
 //! let events = perfbench::counter::event::parse_list("task-clock,page-faults:u").unwrap();
 //! assert_eq!(events[1].name, "page-faults:u");
@@ -26,6 +30,7 @@ mod pmu_spec;
 use std::fmt;
 use std::path::Path;
 
+use crate::kernel::alloc;
 use crate::kernel::pmu::{self, is_core_pmu};
 use crate::kernel::sys::{self, CounterAttr};
 
@@ -116,7 +121,26 @@ pub enum Source {
     Software,
     /// A dynamic PMU from sysfs other than the CPU's (`msr`, `power`, …).
     Pmu,
+    /// perfbench's own count of calls to the global allocator, where the
+    /// bench target installs [`CountingAllocator`](crate::kernel::alloc::CountingAllocator);
+    /// its [`Event::attr`] has kind [`TYPE_ALLOCATOR`] and, as config, the
+    /// index of the total it reads (`kernel::alloc::ALLOCS`, …).
+    Allocator,
 }
+
+/// The [`CounterAttr::kind`] of allocation counts ([`Source::Allocator`]):
+/// no type the kernel hands out (it numbers PMUs up from 0), so code that
+/// looks for the kernel's types never takes one for an event of its own.
+/// Such an event is never opened on the kernel.
+pub const TYPE_ALLOCATOR: u32 = u32::MAX;
+
+/// The allocation counts, by name, with the index of the total each reads.
+const ALLOCATION: &[(&str, u64)] = &[
+    ("allocs", alloc::ALLOCS as u64),
+    ("alloc-bytes", alloc::ALLOC_BYTES as u64),
+    ("deallocs", alloc::DEALLOCS as u64),
+    ("reallocs", alloc::REALLOCS as u64),
+];
 
 /// A spec that does not name an event perfbench knows how to open.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -216,7 +240,18 @@ pub fn known_names() -> Vec<String> {
             names.push(format!("{cache}-{miss}"));
         }
     }
+    names.extend(ALLOCATION.iter().map(|(n, _)| n.to_string()));
     names
+}
+
+/// The allocation counts, in the order `--list-events` shows them: what
+/// the default set gains where the bench target installs the counting
+/// allocator.
+pub fn allocation_list() -> Vec<Event> {
+    ALLOCATION
+        .iter()
+        .map(|(name, _)| parse(name).expect("the allocation counts parse"))
+        .collect()
 }
 
 /// The default set: the generalized hardware events where `hardware` is true,
@@ -299,6 +334,12 @@ pub fn parse_in(spec: &str, root: &Path) -> Result<Event, SpecError> {
         None => (spec, None),
     };
     let (kind, config, source) = resolve(base, spec)?;
+    if source == Source::Allocator && modifiers.is_some() {
+        return Err(spec_error(
+            spec,
+            "allocation counts take no modifier: they count calls to the allocator, in user space",
+        ));
+    }
     // Context switches, migrations and faults taken on the user's behalf
     // happen in kernel context: software events count what the kernel
     // counts unless a modifier says otherwise. The clocks are left
@@ -370,6 +411,9 @@ fn resolve(base: &str, spec: &str) -> Result<(u32, u64, Source), SpecError> {
     }
     if let Some(config) = lookup(SOFTWARE) {
         return Ok((sys::TYPE_SOFTWARE, config, Source::Software));
+    }
+    if let Some(config) = lookup(ALLOCATION) {
+        return Ok((TYPE_ALLOCATOR, config, Source::Allocator));
     }
     if let Some(config) = cache_config(base) {
         return Ok((sys::TYPE_HW_CACHE, config, Source::Hardware));
@@ -565,6 +609,29 @@ mod tests {
             assert_eq!(e.culprit, spec);
             assert!(e.to_string().contains(needle), "{spec}: {e}");
         }
+    }
+
+    #[test]
+    fn allocation_counts_are_perfbench_s_own_and_take_no_modifier() {
+        let names = ["allocs", "alloc-bytes", "deallocs", "reallocs"];
+        for (index, name) in names.into_iter().enumerate() {
+            let e = parse(name).unwrap();
+            let a = e.attr;
+            assert_eq!(
+                (e.source, a.kind, a.config, e.unit),
+                (Source::Allocator, TYPE_ALLOCATOR, index as u64, Unit::Count),
+                "{name}"
+            );
+            assert!(a.exclude_kernel && !a.exclude_user && !e.kernel_by_default);
+            assert!(known_names().contains(&name.to_string()));
+        }
+        let listed: Vec<String> = allocation_list().into_iter().map(|e| e.name).collect();
+        assert_eq!(listed, names);
+        let e = parse("allocs:u").unwrap_err();
+        assert_eq!(e.culprit, "allocs:u");
+        assert!(e.reason.contains("take no modifier"), "{e}");
+        let e = parse("alocs").unwrap_err();
+        assert!(e.reason.contains("did you mean `allocs`"), "{e}");
     }
 
     #[test]

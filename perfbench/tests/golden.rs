@@ -195,6 +195,8 @@ fn outputs(dir: &Path) -> String {
             out.push('\n');
             out.push_str(&table.row(&result));
             out.push('\n');
+            out.push_str(&table.throughput_line(&result).unwrap_or_default());
+            out.push('\n');
             out.push_str(&table.interval_line(&result).unwrap_or_default());
             out.push('\n');
             out.push_str(&table.change_line(&result, &comparison).unwrap_or_default());

@@ -14,15 +14,19 @@ fn bench(args: &[&str]) -> Run {
     bench_with_env(args, &[])
 }
 
-fn quick(args: &[&str]) -> Vec<String> {
-    args.iter().chain(QUICK).map(|s| s.to_string()).collect()
+/// `bench` with the quick settings after `args`.
+fn bench_quick(args: &[&str]) -> Run {
+    let all: Vec<&str> = args.iter().chain(QUICK).copied().collect();
+    bench(&all)
 }
 
 fn run_json(args: &[&str]) -> (Run, Vec<Value>) {
-    let mut all = quick(args);
-    all.extend(["--output-format".into(), "json".into()]);
-    let refs: Vec<&str> = all.iter().map(String::as_str).collect();
-    let run = bench(&refs);
+    let all: Vec<&str> = args
+        .iter()
+        .copied()
+        .chain(["--output-format", "json"])
+        .collect();
+    let run = bench_quick(&all);
     let lines = run.json();
     (run, lines)
 }
@@ -89,7 +93,7 @@ fn setup_of_iter_batched_is_not_counted() {
 
 #[test]
 fn the_table_has_a_row_per_benchmark_with_exact_counts() {
-    let args = quick(&[
+    let run = bench_quick(&[
         "--exact",
         "touch_16",
         "touch_batched/17",
@@ -98,8 +102,6 @@ fn the_table_has_a_row_per_benchmark_with_exact_counts() {
         "--color",
         "never",
     ]);
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let run = bench(&refs);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines: Vec<&str> = run.stdout.lines().collect();
     let header = lines
@@ -524,6 +526,105 @@ fn arguments_keep_their_display_in_ids_and_give_throughput() {
         ]
     );
     assert_eq!(lines[1]["throughput"]["bytes"], "emoji 🦀".len());
+}
+
+#[test]
+fn declared_throughput_reaches_the_table_and_the_bencher_lines() {
+    let run = bench_quick(&[
+        "--exact",
+        "text/ascii",
+        "--events",
+        "task-clock,page-faults",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("text/ascii"))
+        .expect("a row");
+    // text/ascii  2.345 ns  0  2.301 ns
+    let cells: Vec<&str> = lines[at].split_whitespace().collect();
+    let wall_ns = number(cells[1]) * prefix(cells[2], "s") * 1e9;
+    // Under the row and its notes:
+    // `  throughput: [low rate high], task-clock/byte …, page-faults/byte …`
+    let (line, rates) = lines[at + 1..]
+        .iter()
+        .take_while(|l| l.starts_with(' '))
+        .find_map(|l| Some((l, l.strip_prefix("  throughput: [")?)))
+        .unwrap_or_else(|| panic!("no throughput line under the row:\n{}", run.stdout));
+    let words: Vec<&str> = rates.split_whitespace().collect();
+    let rate =
+        |i: usize| number(words[2 * i]) * prefix(words[2 * i + 1].trim_end_matches("],"), "B/s");
+    let (low, point, high) = (rate(0), rate(1), rate(2));
+    assert!(low <= point && point <= high, "{line}");
+    // 5 bytes an iteration at the row's wall time, to the four digits shown.
+    let bytes = point * wall_ns / 1e9;
+    assert!(
+        (bytes / 5.0 - 1.0).abs() < 2e-3,
+        "{bytes} bytes: {line} vs {}",
+        lines[at]
+    );
+    assert!(run.stdout.contains(" task-clock/byte "), "{}", run.stdout);
+    assert!(run.stdout.contains(" page-faults/byte "), "{}", run.stdout);
+
+    let run = bench_quick(&[
+        "--exact",
+        "text/ascii",
+        "touch_16",
+        "--output-format",
+        "bencher",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    // Source order: touch_16 first, which declares no throughput.
+    let [touch, text] = lines[..] else {
+        panic!("two bencher lines: {}", run.stdout)
+    };
+    assert!(touch.starts_with("test touch_16 ... bench:"), "{touch}");
+    assert!(
+        touch.ends_with(')'),
+        "no rate without a throughput: {touch}"
+    );
+    // test text/ascii ... bench:           2 ns/iter (+/- 1) = 2500 MB/s
+    let (time, megabytes) = text
+        .strip_prefix("test text/ascii ... bench:")
+        .and_then(|l| l.strip_suffix(" MB/s"))
+        .and_then(|l| l.rsplit_once(") = "))
+        .unwrap_or_else(|| panic!("not a bencher line with a rate: {text}"));
+    assert!(time.contains(" ns/iter (+/- "), "{text}");
+    assert!(megabytes.parse::<u64>().unwrap() > 0, "{text}");
+}
+
+/// A figure as the table writes it (`∞` for an interval without a
+/// bound: a time whose interval reaches zero has no highest rate).
+fn number(text: &str) -> f64 {
+    match text {
+        "∞" => f64::INFINITY,
+        _ => text
+            .parse()
+            .unwrap_or_else(|_| panic!("not a number: {text}")),
+    }
+}
+
+/// The factor of a unit with a decimal prefix: `µs` of `s` is 1e-6,
+/// `MB/s` of `B/s` 1e6.
+fn prefix(unit: &str, base: &str) -> f64 {
+    let prefix = unit
+        .strip_suffix(base)
+        .unwrap_or_else(|| panic!("`{unit}` is not in {base}"));
+    match prefix {
+        "n" => 1e-9,
+        "µ" => 1e-6,
+        "m" => 1e-3,
+        "" => 1.0,
+        "k" => 1e3,
+        "M" => 1e6,
+        "G" => 1e9,
+        "T" => 1e12,
+        _ => panic!("unknown prefix in `{unit}`"),
+    }
 }
 
 #[test]

@@ -1,10 +1,11 @@
-//! Metrics derived from others: IPC, miss rates, and figures per byte or
-//! element of declared throughput.
+//! Metrics derived from others: IPC, miss rates, figures per byte or
+//! element of declared throughput, and that throughput per second.
 
-use super::{Metric, Recording};
+use super::{BenchResult, Metric, Recording, WALL_TIME};
 use crate::counter::event::Event;
 use crate::kernel::sys;
 use crate::measure::Throughput;
+use crate::stats::{Estimate, Interval};
 
 const CYCLES: u64 = 0;
 const INSTRUCTIONS: u64 = 1;
@@ -61,18 +62,56 @@ pub(crate) fn derived(recording: &Recording, metrics: &[Metric]) -> Vec<(String,
             }
         }
     }
-    let per = match recording.throughput {
-        Some(Throughput::Bytes(n)) => Some(("byte", n)),
-        Some(Throughput::Elements(n)) => Some(("element", n)),
-        None => None,
-    };
-    if let Some((unit, amount)) = per.filter(|&(_, n)| n > 0) {
+    if let Some(work) = declared_work(recording.throughput) {
         for m in metrics {
             out.push((
-                format!("{}/{unit}", m.name),
-                m.estimate().point / amount as f64,
+                per_unit_name(&m.name, work),
+                m.estimate().point / work.amount() as f64,
             ));
         }
     }
     out
+}
+
+/// The work a benchmark declared, where it is some.
+pub fn declared_work(throughput: Option<Throughput>) -> Option<Throughput> {
+    throughput.filter(|t| t.amount() > 0)
+}
+
+/// The name of a metric per byte or element of `work`:
+/// `instructions/byte`.
+pub fn per_unit_name(metric: &str, work: Throughput) -> String {
+    format!("{metric}/{}", work.noun())
+}
+
+/// The declared work done per second at the headline wall time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rate {
+    /// The work of one iteration, as declared.
+    pub work: Throughput,
+    /// Bytes or elements per second, with the interval of wall time's
+    /// headline turned over: its slow end is the rate's low end.
+    pub per_second: Estimate,
+}
+
+/// The rate of `r`'s declared work, where it declared some and its wall
+/// time is above zero (`--subtract-overhead` can take it to zero or
+/// below); an interval that reaches zero time has no upper bound.
+pub fn rate(r: &BenchResult) -> Option<Rate> {
+    let work = declared_work(r.throughput)?;
+    let wall = r.metrics.iter().find(|m| m.name == WALL_TIME)?.estimate();
+    let per_second = |ns: f64| match ns {
+        ns if ns > 0.0 => work.amount() as f64 * 1e9 / ns,
+        _ => f64::INFINITY,
+    };
+    (wall.point > 0.0).then(|| Rate {
+        work,
+        per_second: Estimate {
+            point: per_second(wall.point),
+            ci: Interval {
+                low: per_second(wall.ci.high),
+                high: per_second(wall.ci.low),
+            },
+        },
+    })
 }

@@ -248,6 +248,7 @@ mod tests {
     use crate::counter::group::Counts;
     use crate::measure::environment::Environment;
     use crate::measure::{Measurement, Sample};
+    use crate::stats::Interval;
 
     fn analyze_m(id: &str, events: &[Event], m: &Measurement) -> BenchResult {
         let recording = Recording::new(id, events, m, Environment::default());
@@ -320,6 +321,43 @@ mod tests {
         assert_eq!(derived_value(&r, "wall-time/element"), Some(36.0 / 16.0));
         let r = analyze(&recording, &Calibration::exact(&costs, false));
         assert_eq!(derived_value(&r, "page-faults/element"), Some(17.0 / 16.0));
+    }
+
+    #[test]
+    fn throughput_per_second_turns_wall_time_and_its_interval_over() {
+        let mut r = test_support::exact_result(
+            "x",
+            &[
+                ("wall-time", Unit::Nanoseconds, 400.0),
+                ("page-faults", Unit::Count, 2.0),
+            ],
+        );
+        assert_eq!(derived::rate(&r), None, "no throughput declared");
+        r.throughput = Some(Throughput::Bytes(4096));
+        r.metrics[0].stats.slope.ci = Interval {
+            low: 320.0,
+            high: 512.0,
+        };
+        let rate = derived::rate(&r).unwrap();
+        assert_eq!(rate.work, Throughput::Bytes(4096));
+        let per_second = Estimate {
+            point: 10.24e9,
+            ci: Interval {
+                low: 8e9,
+                high: 12.8e9,
+            },
+        };
+        assert_eq!(rate.per_second, per_second);
+        // Taken to zero or below by the cost of measuring: no upper bound,
+        // or no rate at all.
+        r.metrics[0].stats.slope.ci.low = -5.0;
+        let high = derived::rate(&r).unwrap().per_second.ci.high;
+        assert_eq!(high, f64::INFINITY);
+        r.metrics[0].stats.slope.point = 0.0;
+        assert_eq!(derived::rate(&r), None);
+        r.metrics[0].stats.slope.point = 400.0;
+        r.throughput = Some(Throughput::Elements(0));
+        assert_eq!(derived::rate(&r), None, "no work declared");
     }
 
     #[test]

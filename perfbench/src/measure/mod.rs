@@ -105,6 +105,23 @@ pub enum Throughput {
     Elements(u64),
 }
 
+impl Throughput {
+    /// What the work is counted in: `byte` or `element`.
+    pub(crate) fn noun(self) -> &'static str {
+        match self {
+            Throughput::Bytes(_) => "byte",
+            Throughput::Elements(_) => "element",
+        }
+    }
+
+    /// How many bytes or elements one iteration processes.
+    pub(crate) fn amount(self) -> u64 {
+        match self {
+            Throughput::Bytes(n) | Throughput::Elements(n) => n,
+        }
+    }
+}
+
 /// One sample: `iterations` runs of the routine between one enable and one
 /// disable of the group.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,6 +3,7 @@
 
 pub use crate::analysis::notes::{count, plural};
 use crate::counter::event::Unit;
+use crate::measure::Throughput;
 use crate::stats::Change;
 
 /// A number with four significant digits, as a table shows it.
@@ -60,6 +61,24 @@ pub fn format_value(v: f64, unit: Unit) -> String {
     }
 }
 
+/// Work per second in decimal units, as libtest's `MB/s` are (10^6 bytes):
+/// `7.426 GB/s`, `830.0 Melem/s`; `∞` for no upper bound.
+pub fn format_rate(per_second: f64, work: Throughput) -> String {
+    let unit = match work {
+        Throughput::Bytes(_) => "B/s",
+        Throughput::Elements(_) => "elem/s",
+    };
+    let (scaled, prefix) = match per_second.abs() {
+        a if !a.is_finite() => return format!("∞ {unit}"),
+        a if a < 1e3 => (per_second, ""),
+        a if a < 1e6 => (per_second / 1e3, "k"),
+        a if a < 1e9 => (per_second / 1e6, "M"),
+        a if a < 1e12 => (per_second / 1e9, "G"),
+        _ => (per_second / 1e12, "T"),
+    };
+    format!("{} {prefix}{unit}", four_digits(scaled))
+}
+
 /// A relative change as a percentage: `+6.25%`.
 pub fn percent(r: f64) -> String {
     if r.is_finite() {
@@ -110,6 +129,25 @@ mod tests {
         assert_eq!(format_value(15.5, Unit::Count), "15.50");
         assert_eq!(format_value(12_345_678.9, Unit::Count), "12.35 M");
         assert_eq!(format_value(0.01234, Unit::Count), "0.0123");
+    }
+
+    #[test]
+    fn rates_are_in_decimal_units() {
+        let bytes = Throughput::Bytes(1);
+        let got =
+            [512.0, 1.5e3, 830e6, 7.4256e9, 2e12, f64::INFINITY].map(|v| format_rate(v, bytes));
+        assert_eq!(
+            got,
+            [
+                "512.0 B/s",
+                "1.500 kB/s",
+                "830.0 MB/s",
+                "7.426 GB/s",
+                "2.000 TB/s",
+                "∞ B/s"
+            ]
+        );
+        assert_eq!(format_rate(4.2e7, Throughput::Elements(3)), "42.00 Melem/s");
     }
 
     #[test]

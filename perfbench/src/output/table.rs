@@ -3,13 +3,13 @@
 
 use std::io::IsTerminal;
 
-use super::format::{count, format_value, four_digits, percent, relative_text};
+use super::format::{count, format_rate, format_value, four_digits, percent, relative_text};
 use super::{Color, RunHeader};
 use crate::analysis::compare::{Comparison, Verdict};
-use crate::analysis::derived::has_ipc;
+use crate::analysis::derived::{declared_work, has_ipc, per_unit_name, rate};
 use crate::analysis::group::{self, Relative, Standing};
 use crate::analysis::notes::notes;
-use crate::analysis::{metric_names, Analysed, BenchResult, Metric};
+use crate::analysis::{derived_value, metric_names, Analysed, BenchResult, Metric, WALL_TIME};
 use crate::counter::event::Unit;
 use crate::counter::group as counter_group;
 
@@ -131,6 +131,9 @@ impl TableSink {
         }
         let Some(table) = &self.table else { return };
         println!("{}", table.row(&a.result));
+        if let Some(line) = table.throughput_line(&a.result) {
+            println!("{line}");
+        }
         if let Some(line) = table.interval_line(&a.result) {
             println!("{line}");
         }
@@ -372,6 +375,31 @@ impl Table {
         (!parts.is_empty()).then(|| self.listed("95% CI", &parts))
     }
 
+    /// The declared throughput's rate beside the row, `[low estimate
+    /// high]` as the intervals are, and every other metric per byte or
+    /// element as analysis derived it (`instructions/byte 10.38`); `None`
+    /// where the benchmark declared none.
+    pub fn throughput_line(&self, r: &BenchResult) -> Option<String> {
+        let work = declared_work(r.throughput)?;
+        let mut parts = Vec::new();
+        if let Some(rate) = rate(r) {
+            let e = rate.per_second;
+            let [low, point, high] = [e.ci.low, e.point, e.ci.high].map(|v| format_rate(v, work));
+            parts.push(if e.ci.low < e.ci.high {
+                format!("[{low} {point} {high}]")
+            } else {
+                point
+            });
+        }
+        for m in r.metrics.iter().filter(|m| m.name != WALL_TIME) {
+            let name = per_unit_name(&m.name, work);
+            if let Some(v) = derived_value(r, &name) {
+                parts.push(format!("{name} {}", shown(m, v)));
+            }
+        }
+        (!parts.is_empty()).then(|| self.listed("throughput", &parts))
+    }
+
     /// One metric's change with its interval where it has a width, marked
     /// and coloured by its verdict; `-` where the metric was not compared.
     fn change_cell(&self, comparison: &Comparison, metric: &str) -> String {
@@ -408,7 +436,7 @@ impl Table {
             .map(|m| shown(m, m.estimate().point))
             .collect();
         if self.headers.len() > values.len() {
-            let ipc = crate::analysis::derived_value(r, "IPC");
+            let ipc = derived_value(r, "IPC");
             values.push(ipc.map_or("-".into(), |v| format!("{v:.2}")));
         }
         let id = if self.color {
@@ -547,6 +575,40 @@ mod tests {
         assert_eq!(
             t.change_line(&r, &unfair).unwrap(),
             "  not compared with `main`: measured in per-iteration mode, this run in batch\n    mode"
+        );
+    }
+
+    #[test]
+    fn the_throughput_line_shows_the_rate_and_what_analysis_derived_per_unit() {
+        let metrics = [
+            ("wall-time", Unit::Nanoseconds, 400.0),
+            ("task-clock", Unit::Nanoseconds, 380.0),
+            ("page-faults", Unit::Count, 2.0),
+        ];
+        let names: Vec<String> = metrics.iter().map(|m| m.0.to_string()).collect();
+        let t = Table::new(&["x"], &names, false, 80, false);
+        let mut r = result("x", &metrics);
+        assert_eq!(t.throughput_line(&r), None, "no throughput declared");
+        r.throughput = Some(crate::measure::Throughput::Bytes(100));
+        r.derived = vec![
+            ("wall-time/byte".into(), 4.0),
+            ("task-clock/byte".into(), 3.8),
+            ("page-faults/byte".into(), 0.02),
+        ];
+        assert_eq!(
+            t.throughput_line(&r).unwrap(),
+            "  throughput: 250.0 MB/s, task-clock/byte 3.800 ns, page-faults/byte 0.0200"
+        );
+        r.metrics[0].stats.slope.ci = crate::stats::Interval {
+            low: 200.0,
+            high: 500.0,
+        };
+        r.throughput = Some(crate::measure::Throughput::Elements(100));
+        r.derived = vec![("page-faults/element".into(), 0.02)];
+        assert_eq!(
+            t.throughput_line(&r).unwrap(),
+            "  throughput: [200.0 Melem/s 250.0 Melem/s 500.0 Melem/s],\n    \
+             page-faults/element 0.0200"
         );
     }
 

@@ -185,6 +185,8 @@ impl Generated<'_> {
         let sample_count = some(&o.sample_count);
         let warm_up = some(&o.warm_up_time);
         let measurement = some(&o.measurement_time);
+        let events = some(&o.events.as_ref().map(|e| e.to_token_stream()));
+        let per_iter = some(&o.per_iter.map(|p| quote!(#p)));
         quote! {
             ::perfbench::__private::Settings {
                 group: #group,
@@ -192,6 +194,8 @@ impl Generated<'_> {
                 sample_count: #sample_count,
                 warm_up: #warm_up,
                 measurement: #measurement,
+                events: #events,
+                per_iter: #per_iter,
             }
         }
     }

@@ -29,8 +29,9 @@ use syn::{Error, ItemFn};
 /// - `group = "name"`: the group its benchmarks are compared in after the
 ///   run (else their module's).
 /// - `sample_count = N`, `warm_up_time = S`, `measurement_time = S` (seconds,
-///   or a `Duration`): the benchmark's own settings, which the command line,
-///   the environment and `--quick` override.
+///   or a `Duration`), `events = "…"` and `mode = "batch" | "per-iter"`: the
+///   benchmark's own settings, which the command line, the environment and
+///   `--quick` override.
 /// - `ignore`, or libtest's `#[ignore]` on the function: the benchmark is
 ///   skipped and listed as ignored, unless run with `--ignored` or
 ///   `--include-ignored`.

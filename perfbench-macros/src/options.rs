@@ -1,7 +1,7 @@
 //! The keys of `#[perfbench(…)]`: what the benchmarks are (`args`,
 //! `types`), how they are grouped and declared (`group`, `throughput`,
 //! `ignore`), and their own measurement settings (`sample_count`,
-//! `warm_up_time`, `measurement_time`).
+//! `warm_up_time`, `measurement_time`, `events`, `mode`).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
@@ -12,7 +12,7 @@ use syn::{Error, Expr, ExprArray, Ident, Lit, LitStr, Token, Type};
 
 /// The keys the attribute takes, as the unknown-key error lists them.
 const KEYS: &str = "`args`, `types`, `group`, `throughput`, `ignore`, `sample_count`, \
-                    `warm_up_time` or `measurement_time`";
+                    `warm_up_time`, `measurement_time`, `events` or `mode`";
 
 /// What the attribute's keys asked for.
 #[derive(Default)]
@@ -33,6 +33,10 @@ pub(crate) struct Options {
     pub(crate) warm_up_time: Option<TokenStream>,
     /// `measurement_time = …`, as an expression of type `Duration`.
     pub(crate) measurement_time: Option<TokenStream>,
+    /// `events = "…"`, in perf's syntax (checked when the run starts).
+    pub(crate) events: Option<LitStr>,
+    /// `mode = "per-iter"` (true) or `"batch"` (false).
+    pub(crate) per_iter: Option<bool>,
 }
 
 /// The value of `args`.
@@ -72,6 +76,8 @@ impl Options {
             "sample_count" => self.sample_count = Some(parse_sample_count(&meta)?),
             "warm_up_time" => self.warm_up_time = Some(parse_duration(&meta)?),
             "measurement_time" => self.measurement_time = Some(parse_duration(&meta)?),
+            "events" => self.events = Some(parse_events(&meta)?),
+            "mode" => self.per_iter = Some(parse_mode(&meta)?),
             _ => return Err(meta.error(format!("unknown key `{key}` (expected {KEYS})"))),
         }
         Ok(())
@@ -88,6 +94,8 @@ impl Options {
             "sample_count" => self.sample_count.is_some(),
             "warm_up_time" => self.warm_up_time.is_some(),
             "measurement_time" => self.measurement_time.is_some(),
+            "events" => self.events.is_some(),
+            "mode" => self.per_iter.is_some(),
             _ => false,
         }
     }
@@ -156,6 +164,35 @@ fn parse_group(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
         return Err(Error::new(name.span(), "`group` needs a name"));
     }
     Ok(name)
+}
+
+/// The value of `events = "…"`: a list that is not empty. The events are
+/// parsed when the run starts, where an unknown one is an error naming the
+/// benchmark.
+fn parse_events(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
+    let list: LitStr = meta.value()?.parse().map_err(|e| {
+        Error::new(
+            e.span(),
+            "`events` takes a list in quotes, as `--events` does: `events = \"instructions,page-faults\"`",
+        )
+    })?;
+    if list.value().trim().is_empty() {
+        return Err(Error::new(list.span(), "`events` needs at least one event"));
+    }
+    Ok(list)
+}
+
+/// The value of `mode = "batch" | "per-iter"`, as `--mode` takes it.
+fn parse_mode(meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {
+    let mode: LitStr = meta.value()?.parse()?;
+    match mode.value().as_str() {
+        "batch" => Ok(false),
+        "per-iter" => Ok(true),
+        _ => Err(Error::new(
+            mode.span(),
+            "`mode` is \"batch\" or \"per-iter\", as `--mode` takes it",
+        )),
+    }
 }
 
 /// The value of `sample_count = N`: a whole number above 0, checked here

@@ -71,6 +71,19 @@ fn own_settings() -> u64 {
     touch_fresh_pages(1)
 }
 
+/// Its own events and mode, which `--events` and `--mode` override.
+#[perfbench(events = "page-faults", mode = "per-iter")]
+fn own_setup() -> u64 {
+    touch_fresh_pages(3)
+}
+
+/// An event that does not exist: an error naming the benchmark, where it
+/// is selected and `--events` does not override it.
+#[perfbench(events = "no-such-event")]
+fn unknown_event() -> u64 {
+    touch_fresh_pages(1)
+}
+
 /// Times itself (`iter_custom`): 1 µs per iteration as it reports, whatever
 /// it took, and 2 page faults as the counters around it count.
 #[perfbench]

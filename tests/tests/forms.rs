@@ -69,6 +69,8 @@ fn every_form_lists_its_benchmarks_in_source_order() {
             "typed_with_args::<u64>/1",
             "typed_with_args::<u64>/2",
             "own_settings",
+            "own_setup",
+            "unknown_event",
             "custom_timing",
             "paging::single/1",
             "paging::single/2",
@@ -95,6 +97,7 @@ fn each_case_runs_with_its_own_argument_and_type() {
         ("from_range/3", 3.0),
         ("light", 2.0),
         ("own_settings", 1.0),
+        ("own_setup", 3.0),
         ("paging::single/1", 1.0),
         ("paging::single/2", 2.0),
         ("paging::triple/1", 3.0),
@@ -107,6 +110,7 @@ fn each_case_runs_with_its_own_argument_and_type() {
         ("typed_with_args::<u64>/2", 16.0),
         ("typed_with_args::<u8>/1", 1.0),
         ("typed_with_args::<u8>/2", 2.0),
+        ("unknown_event", 1.0),
     ];
     assert_eq!(faults, expected);
 }
@@ -219,4 +223,81 @@ fn iter_custom_reports_the_routines_own_time_with_counts_around_it() {
     assert_eq!(v["metrics"]["wall-time"]["estimate"], 1000.0, "{v}");
     assert_eq!(v["metrics"]["wall-time"]["min"], 1000.0, "{v}");
     assert_eq!(v["metrics"]["page-faults"]["estimate"], 2.0, "{v}");
+}
+
+/// Each benchmark's mode and metrics, by id.
+fn setups(args: &[&str]) -> BTreeMap<String, (String, Vec<String>)> {
+    let base = [
+        "--sample-count",
+        "10",
+        "--warm-up-time",
+        "0.02",
+        "--measurement-time",
+        "0.1",
+    ];
+    let json = [
+        "--output-format",
+        "json",
+        "--exact",
+        "own_setup",
+        "from_const/1",
+    ];
+    let all: Vec<&str> = base.iter().chain(args).chain(&json).copied().collect();
+    let run = forms(&all, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.json()
+        .iter()
+        .map(|v| {
+            let metrics = v["metrics"].as_object().unwrap().keys().cloned().collect();
+            let id = v["id"].as_str().unwrap().to_string();
+            (id, (v["mode"].as_str().unwrap().to_string(), metrics))
+        })
+        .collect()
+}
+
+#[test]
+fn a_benchmarks_own_events_and_mode_give_way_to_the_runs() {
+    let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let s = setups(&[]);
+    assert_eq!(
+        s["own_setup"],
+        ("per-iter".into(), names(&["page-faults", "wall-time"]))
+    );
+    let (mode, metrics) = &s["from_const/1"];
+    assert_eq!(mode, "batch");
+    assert!(
+        metrics.len() > 2 && metrics.contains(&"task-clock".to_string()),
+        "{metrics:?}"
+    );
+    let s = setups(&["--events", "task-clock"]);
+    assert_eq!(
+        s["own_setup"],
+        ("per-iter".into(), names(&["task-clock", "wall-time"]))
+    );
+    assert_eq!(s["from_const/1"].1, names(&["task-clock", "wall-time"]));
+    let s = setups(&["--mode", "batch"]);
+    assert_eq!(
+        s["own_setup"],
+        ("batch".into(), names(&["page-faults", "wall-time"]))
+    );
+}
+
+#[test]
+fn a_benchmarks_unknown_event_is_an_error_naming_it() {
+    let run = forms(&["--exact", "unknown_event"], &[]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let errors: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("perfbench: error"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{}", run.stderr);
+    assert!(
+        errors[0].starts_with(
+            "perfbench: error: benchmark `unknown_event` (events = \"no-such-event\"): "
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty(), "nothing measured: {}", run.stdout);
 }

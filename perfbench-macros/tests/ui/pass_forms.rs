@@ -125,6 +125,11 @@ fn with_settings() -> u64 {
     black_box(1)
 }
 
+#[perfbench(events = "task-clock,page-faults", mode = "per-iter")]
+fn with_own_setup() -> u64 {
+    black_box(1)
+}
+
 #[perfbench]
 fn custom_timing(b: &mut Bencher) {
     b.iter_custom(|iters| {

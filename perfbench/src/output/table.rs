@@ -430,13 +430,15 @@ impl Table {
 
     /// The lines of one benchmark's result.
     pub fn row(&self, r: &BenchResult) -> String {
+        let mut names: Vec<String> = r.metrics.iter().map(|m| m.name.clone()).collect();
         let mut values: Vec<String> = r
             .metrics
             .iter()
             .map(|m| shown(m, m.estimate().point))
             .collect();
-        if self.headers.len() > values.len() {
-            let ipc = derived_value(r, "IPC");
+        let ipc = crate::analysis::derived_value(r, "IPC");
+        if self.headers.len() > values.len() || ipc.is_some() {
+            names.push("IPC".into());
             values.push(ipc.map_or("-".into(), |v| format!("{v:.2}")));
         }
         let id = if self.color {
@@ -444,39 +446,43 @@ impl Table {
         } else {
             r.id.clone()
         };
-        let pad = self.id_width.saturating_sub(r.id.chars().count());
-        let mut s = if self.wide {
+        // A benchmark measured with its own events has its own columns.
+        let mut s = if self.wide && names == self.headers {
+            let pad = self.id_width.saturating_sub(r.id.chars().count());
             let mut line = format!("{id}{}", " ".repeat(pad));
             for v in &values {
                 line.push_str(&format!("{v:>w$}", w = self.cell));
             }
             line
         } else {
-            let name_width = self
-                .headers
-                .iter()
-                .map(|h| h.chars().count())
-                .max()
-                .unwrap_or(0);
-            let cell = name_width + 1 + VALUE_WIDTH + 3;
-            let per_line = ((self.width.saturating_sub(2)) / cell).max(1);
-            let mut out = id;
-            for (i, (h, v)) in self.headers.iter().zip(&values).enumerate() {
-                if i % per_line == 0 {
-                    out.push_str("\n  ");
-                }
-                out.push_str(&format!("{h:<name_width$} {v:>VALUE_WIDTH$}   "));
-            }
-            out.lines()
-                .map(str::trim_end)
-                .collect::<Vec<_>>()
-                .join("\n")
+            self.stacked(id, &names, &values)
         };
         for note in notes(r) {
             s.push('\n');
             s.push_str(&wrap_words(&format!("  note: {note}"), self.width));
         }
         s
+    }
+}
+
+impl Table {
+    /// A row as the id on a line of its own and each metric's name and
+    /// value wrapped below it.
+    fn stacked(&self, id: String, names: &[String], values: &[String]) -> String {
+        let name_width = names.iter().map(|h| h.chars().count()).max().unwrap_or(0);
+        let cell = name_width + 1 + VALUE_WIDTH + 3;
+        let per_line = ((self.width.saturating_sub(2)) / cell).max(1);
+        let mut out = id;
+        for (i, (h, v)) in names.iter().zip(values).enumerate() {
+            if i % per_line == 0 {
+                out.push_str("\n  ");
+            }
+            out.push_str(&format!("{h:<name_width$} {v:>VALUE_WIDTH$}   "));
+        }
+        out.lines()
+            .map(str::trim_end)
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 }
 
@@ -610,6 +616,29 @@ mod tests {
             "  throughput: [200.0 Melem/s 250.0 Melem/s 500.0 Melem/s],\n    \
              page-faults/element 0.0200"
         );
+    }
+
+    #[test]
+    fn a_benchmark_with_its_own_events_names_them_on_its_row() {
+        let run = [
+            ("wall-time", Unit::Nanoseconds, 4512.0),
+            ("task-clock", Unit::Nanoseconds, 4000.0),
+        ];
+        let names: Vec<String> = run.iter().map(|m| m.0.to_string()).collect();
+        let t = Table::new(&["same", "own"], &names, false, 80, false);
+        assert_eq!(t.row(&result("same", &run)).lines().count(), 1);
+        let own = [
+            ("wall-time", Unit::Nanoseconds, 4512.0),
+            ("page-faults", Unit::Count, 3.0),
+        ];
+        let row = t.row(&result("own", &own));
+        let lines: Vec<&str> = row.lines().collect();
+        assert_eq!(lines[0], "own", "{row}");
+        assert!(
+            lines[1].contains("wall-time") && lines[1].contains("page-faults"),
+            "{row}"
+        );
+        assert!(!row.contains("task-clock"), "{row}");
     }
 
     #[test]

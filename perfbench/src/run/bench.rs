@@ -6,10 +6,11 @@ use std::time::{Duration, Instant};
 use crate::analysis::compare::{carry_earlier, Comparison};
 use crate::analysis::{analyze, Analysed, Recording};
 use crate::counter::group::{self, Groups};
+use crate::measure::environment::Environment;
 use crate::measure::{self, Bencher, MeasureError};
 use crate::run::cli::Options;
 use crate::run::panics::caught;
-use crate::run::plan::Plan;
+use crate::run::plan::{Plan, Setup, Want};
 use crate::store::Slot;
 
 /// What one benchmark's step produced.
@@ -36,25 +37,32 @@ pub struct Rounds {
 /// The routine of a benchmark: runs it with a bencher.
 pub type Routine<'a> = &'a dyn Fn(&mut Bencher<'_>);
 
-/// Measures the next round of a benchmark (its share of the time and
-/// samples of `config`, its whole measurement, [`measure::Config::round`])
-/// into `so_far`; `Err` says why it failed (a panic, or a measurement
-/// error).
-pub fn measure_round(
-    (options, config): (&Options, &measure::Config),
-    plan: &mut Plan,
-    id: &str,
-    bench: Routine<'_>,
-    so_far: &mut Rounds,
-) -> Result<(), String> {
+/// One benchmark as the run measures it.
+pub struct Job<'a> {
+    /// Its id.
+    pub id: &'a str,
+    /// Its routine.
+    pub routine: Routine<'a>,
+    /// How long and how often, all rounds together
+    /// ([`Options::config_for`]).
+    pub config: measure::Config,
+    /// The setup it is measured with ([`Options::setup_for`]).
+    pub want: Want,
+}
+
+/// Measures the next round of `job` (its share of the time and samples of
+/// its config, [`measure::Config::round`]) into `so_far`; `Err` says why it
+/// failed (a panic, or a measurement error).
+pub fn measure_round(plan: &mut Plan, job: &Job<'_>, so_far: &mut Rounds) -> Result<(), String> {
     let started = Instant::now();
     // Later rounds take the first round's step, so that rounds of as many
     // samples run the same iterations: then the slope of all samples is
     // the mean of the rounds' slopes.
     let step = so_far.recording.as_ref().map(|r| r.iterations[0]);
     let index = so_far.recording.as_ref().map_or(0, Recording::round_count);
-    let config = config.round(index as u64);
-    let round = record(options, &config, plan, id, bench, step)?;
+    let config = job.config.round(index as u64);
+    let environment = plan.environment.clone();
+    let round = record(&config, plan.setup_for(&job.want), job, step, environment)?;
     so_far.took += started.elapsed();
     match &mut so_far.recording {
         Some(recording) => recording.append_round(round),
@@ -63,9 +71,15 @@ pub fn measure_round(
     Ok(())
 }
 
-/// The step after the last round: learn from the runs before it, analyse,
-/// compare with the stored run, and store.
-pub fn conclude(options: &Options, plan: &Plan, mut recording: Recording, took: Duration) -> Step {
+/// The step after the last round of a benchmark measured with the setup
+/// `want`: learn from the runs before it, analyse, compare with the stored
+/// run, and store.
+pub fn conclude(
+    (options, want): (&Options, &Want),
+    plan: &Plan,
+    mut recording: Recording,
+    took: Duration,
+) -> Step {
     let mut store_errors = Vec::new();
     let target = Slot::from(&plan.target);
     let base = plan
@@ -82,7 +96,7 @@ pub fn conclude(options: &Options, plan: &Plan, mut recording: Recording, took: 
     };
     // The runs before this one widen its intervals by their spread.
     carry_earlier(previous, &mut recording, &options.thresholds);
-    let result = analyze(&recording, &plan.calibration);
+    let result = analyze(&recording, &plan.setup_of(want).calibration);
     let mut step = Step {
         analysed: Analysed {
             recording,
@@ -104,21 +118,22 @@ pub fn conclude(options: &Options, plan: &Plan, mut recording: Recording, took: 
 /// Measures one round of the benchmark, one pass per counter group, and
 /// records it.
 fn record(
-    options: &Options,
     config: &measure::Config,
-    plan: &mut Plan,
-    id: &str,
-    bench: Routine<'_>,
+    setup: &mut Setup,
+    job: &Job<'_>,
     step: Option<u64>,
+    environment: Environment,
 ) -> Result<Recording, String> {
-    let outcome = caught(|| measure_passes(options, config, &mut plan.groups, step, bench));
+    let per_iter = setup.per_iter;
+    let outcome =
+        caught(|| measure_passes(config, (&mut setup.groups, per_iter), step, job.routine));
     // A panic may have left a group running.
-    for (group, _) in &plan.groups {
+    for (group, _) in &setup.groups {
         let _ = group.disable();
     }
     let (m, per_iter) = outcome?;
-    let mut recording = Recording::new(id, &plan.events, &m, plan.environment.clone());
-    recording.groups = plan.pass_names();
+    let mut recording = Recording::new(job.id, &setup.events, &m, environment);
+    recording.groups = setup.pass_names();
     if let Some(facts) = per_iter {
         recording.read_path = Some(facts.read_path);
         recording.multiplexed_samples = facts.multiplexed;
@@ -139,13 +154,12 @@ struct PerIterFacts {
 /// Measures one round of a benchmark in the mode asked for, one pass per
 /// group; batch passes take `step` where given, else the first pass's.
 fn measure_passes(
-    options: &Options,
     config: &measure::Config,
-    groups: &mut Groups,
+    (groups, per_iter): (&mut Groups, bool),
     step: Option<u64>,
     bench: Routine<'_>,
 ) -> Result<(measure::Measurement, Option<PerIterFacts>), MeasureError> {
-    if options.per_iter {
+    if per_iter {
         let measured = measure::measure_per_iter(config, &mut groups[0].0, bench)?;
         let (pm, left_out) = measured.without_disturbed();
         let facts = PerIterFacts {
@@ -221,24 +235,11 @@ fn store(options: &Options, plan: &Plan, step: &mut Step) {
 mod tests {
     use super::*;
     use crate::analysis::compare::{Target, Verdict};
-    use crate::analysis::Calibration;
-    use crate::counter::event::parse_list;
     use crate::fixtures::touch_fresh_pages;
-    use crate::measure::environment::Environment;
-    use crate::store::Store;
     use std::ffi::OsString;
 
     fn plan(root: &std::path::Path) -> Plan {
-        let events = parse_list("page-faults").unwrap();
-        Plan {
-            groups: group::open_groups(&events).unwrap(),
-            events,
-            pin: None,
-            store: Store::at(root),
-            target: Target::PreviousRun,
-            environment: Environment::default(),
-            calibration: Calibration::default(),
-        }
+        crate::run::plan::tests::page_faults(root)
     }
 
     /// A fresh output folder for one test.
@@ -259,12 +260,18 @@ mod tests {
         id: &str,
         bench: Routine<'_>,
     ) -> Result<Step, String> {
+        let job = Job {
+            id,
+            routine: bench,
+            config: options.config.clone(),
+            want: (None, false),
+        };
         let mut so_far = Rounds::default();
         for _ in 0..options.config.rounds() {
-            measure_round((options, &options.config), plan, id, bench, &mut so_far)?;
+            measure_round(plan, &job, &mut so_far)?;
         }
         let recording = so_far.recording.expect("rounds were measured");
-        Ok(conclude(options, plan, recording, so_far.took))
+        Ok(conclude((options, &job.want), plan, recording, so_far.took))
     }
 
     fn touch_3(b: &mut Bencher<'_>) {
@@ -339,9 +346,9 @@ mod tests {
         .err()
         .unwrap();
         assert!(why.contains("deliberate"), "{why}");
-        let before = plan.groups[0].0.read().unwrap().values[0];
+        let before = plan.setup.groups[0].0.read().unwrap().values[0];
         touch_fresh_pages(2);
-        assert_eq!(plan.groups[0].0.read().unwrap().values[0], before);
+        assert_eq!(plan.setup.groups[0].0.read().unwrap().values[0], before);
         assert!(!root.exists(), "nothing stored for a failed benchmark");
     }
 }

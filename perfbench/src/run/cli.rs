@@ -73,7 +73,7 @@ pub struct Options {
     pub config: Config,
     /// The measurement settings the run was given (command line,
     /// environment, `--quick`), which win over a benchmark's attribute.
-    pub timing: Timing,
+    pub given: Given,
     /// Output format.
     pub output_format: OutputFormat,
     /// Colour.
@@ -98,11 +98,14 @@ pub struct Options {
 }
 
 /// The measurement settings given to the whole run: by the command line or
-/// the environment (`Some`), or by `--quick`.
+/// the environment (`Some`), or by `--quick`. (`--events` is
+/// [`Options::events`], which is given where it is `Some`.)
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Timing {
+pub struct Given {
     /// `--quick`: shorter defaults.
     pub quick: bool,
+    /// `--mode`: per-iteration (`true`) or batch.
+    pub per_iter: Option<bool>,
     /// `--warm-up-time`.
     pub warm_up: Option<Duration>,
     /// `--measurement-time`.
@@ -118,7 +121,7 @@ impl Options {
     /// The attribute is the benchmark's own default; a setting given for
     /// the run is a request for every benchmark in it.
     pub fn config_for(&self, settings: &Settings) -> Config {
-        let t = &self.timing;
+        let t = &self.given;
         let own = if t.quick {
             quick_config()
         } else {
@@ -136,6 +139,16 @@ impl Options {
             sample_count: t.sample_count.unwrap_or(own.sample_count),
             rounds: self.config.rounds,
         }
+    }
+
+    /// What a benchmark with these attribute settings is measured with:
+    /// its events as `--events` writes them (`None`: the default set) and
+    /// whether in per-iteration mode. The command line or the environment
+    /// win over the attribute, as for [`Options::config_for`].
+    pub fn setup_for(&self, settings: &Settings) -> (Option<String>, bool) {
+        let events = self.events.clone().or(settings.events.map(String::from));
+        let per_iter = self.given.per_iter.or(settings.per_iter).unwrap_or(false);
+        (events, per_iter)
     }
 }
 
@@ -167,6 +180,7 @@ struct Parsed {
     warm_up: Option<Duration>,
     measurement: Option<Duration>,
     sample_count: Option<u64>,
+    per_iter: Option<bool>,
     profile_time: Option<Duration>,
 }
 
@@ -207,7 +221,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "noise-threshold", value: Some("PCT"), help: "changes of times within PCT % are noise (default 3)", apply: |p, v| { p.o().thresholds.time = percent(v, "--noise-threshold")?; Ok(()) } },
     Flag { name: "count-noise-threshold", value: Some("PCT"), help: "changes of counts within PCT % are noise (default 1)", apply: |p, v| { p.o().thresholds.count = percent(v, "--count-noise-threshold")?; Ok(()) } },
     Flag { name: "color", value: Some("auto|always|never"), help: "colour the output", apply: |p, v| { p.o().color = [Color::Auto, Color::Always, Color::Never][one_of(v, "--color", &["auto", "always", "never"])?]; Ok(()) } },
-    Flag { name: "mode", value: Some("batch|per-iter"), help: "counters per sample of many iterations, or per iteration", apply: |p, v| { p.o().per_iter = one_of(v, "--mode", &["batch", "per-iter"])? == 1; Ok(()) } },
+    Flag { name: "mode", value: Some("batch|per-iter"), help: "counters per sample of many iterations, or per iteration", apply: |p, v| { p.per_iter = Some(one_of(v, "--mode", &["batch", "per-iter"])? == 1); Ok(()) } },
     Flag { name: "subtract-overhead", value: None, help: "subtract the measured cost of measuring, its uncertainty included", apply: |p, _| { p.o().subtract_overhead = true; Ok(()) } },
     Flag { name: "noplot", value: None, help: "HTML report without plots (faster)", apply: |p, _| { p.o().noplot = true; Ok(()) } },
     Flag { name: "help", value: None, help: "print this help", apply: |p, _| { p.o().help = true; Ok(()) } },
@@ -396,7 +410,7 @@ fn defaults() -> Options {
         no_pin: false,
         pin: false,
         config: Config::default(),
-        timing: Timing::default(),
+        given: Given::default(),
         output_format: OutputFormat::Pretty,
         color: Color::Auto,
         help: false,
@@ -486,8 +500,10 @@ fn finish(mut p: Parsed) -> Options {
         (true, None) => RunMode::Bench,
         (false, _) => RunMode::Test,
     };
-    o.timing = Timing {
+    o.per_iter = p.per_iter.unwrap_or(false);
+    o.given = Given {
         quick: p.quick,
+        per_iter: p.per_iter,
         warm_up: p.warm_up,
         measurement: p.measurement,
         sample_count: p.sample_count,

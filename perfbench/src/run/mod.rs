@@ -194,24 +194,54 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
     if entries.is_empty() {
         return Ok(0);
     }
-    let mut plan = plan::prepare(options)?;
+    let routines = routines(entries);
+    let jobs = jobs(options, entries, &routines);
+    let wants: Vec<(plan::Want, &str)> = jobs.iter().map(|j| (j.want.clone(), j.id)).collect();
+    let mut plan = plan::prepare(options, &wants)?;
     let mut sinks = sinks(options, &plan);
     let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
     let header = RunHeader {
         ids: &ids,
-        events: &plan.events,
-        groups: plan.pass_names(),
-        per_iter: options.per_iter,
+        events: &plan.setup.events,
+        groups: plan.setup.pass_names(),
+        per_iter: plan.setup.per_iter,
         sample_count: options.config.sample_count,
         rounds: options.config.rounds(),
         environment: &plan.environment,
-        calibration: &plan.calibration,
+        calibration: &plan.setup.calibration,
     };
     for sink in &mut sinks {
         sink.start(&header);
     }
-    let summary = run_steps(options, &mut plan, entries, &mut sinks);
+    let summary = run_steps(options, &mut plan, (entries, &jobs), &mut sinks);
     finish(plan, sinks, summary, entries.len())
+}
+
+/// The routine of each entry.
+fn routines(entries: &[Entry]) -> Vec<impl Fn(&mut measure::Bencher<'_>) + '_> {
+    entries
+        .iter()
+        .map(|e| move |b: &mut measure::Bencher<'_>| e.run(b))
+        .collect()
+}
+
+/// Each entry as the run measures it: its routine, and its own settings
+/// under the run's.
+fn jobs<'a>(
+    options: &Options,
+    entries: &'a [Entry],
+    routines: &'a [impl Fn(&mut measure::Bencher<'_>)],
+) -> Vec<bench::Job<'a>> {
+    entries
+        .iter()
+        .zip(routines)
+        .map(|(e, routine)| bench::Job {
+            id: &e.id,
+            routine,
+            config: options.config_for(&e.bench.settings),
+            want: options.setup_for(&e.bench.settings),
+        })
+        .collect()
 }
 
 /// The outputs of a run: the format asked for on stdout, and the report.
@@ -237,40 +267,36 @@ fn sinks(options: &Options, plan: &Plan) -> Vec<Sink> {
 /// than spoiling one; after its last round (its sample count may give it
 /// fewer than the others) a benchmark is concluded and fed to every sink.
 /// Failures and stored files that could not be used are named on stderr.
-fn run_steps(options: &Options, plan: &mut Plan, entries: &[Entry], sinks: &mut [Sink]) -> Summary {
-    let configs: Vec<measure::Config> = entries
-        .iter()
-        .map(|e| options.config_for(&e.bench.settings))
-        .collect();
-    let rounds = configs
-        .iter()
-        .map(measure::Config::rounds)
-        .max()
-        .unwrap_or(1);
+fn run_steps(
+    options: &Options,
+    plan: &mut Plan,
+    (entries, jobs): (&[Entry], &[bench::Job<'_>]),
+    sinks: &mut [Sink],
+) -> Summary {
+    let rounds = jobs.iter().map(|j| j.config.rounds()).max().unwrap_or(1);
     let mut summary = Summary::default();
     let mut warned = BTreeSet::new();
     let mut pending: Vec<Option<bench::Rounds>> =
         entries.iter().map(|_| Some(Default::default())).collect();
     for round in 1..=rounds {
-        for (i, (e, config)) in entries.iter().zip(&configs).enumerate() {
+        for (i, (e, job)) in entries.iter().zip(jobs).enumerate() {
             let Some(so_far) = pending[i].as_mut() else {
                 continue;
             };
             let progress = Progress::show(round, rounds, i, entries.len(), &e.id);
-            let routine = |b: &mut measure::Bencher<'_>| e.run(b);
-            let measured = bench::measure_round((options, config), plan, &e.id, &routine, so_far);
+            let measured = bench::measure_round(plan, job, so_far);
             drop(progress);
             if let Err(why) = measured {
                 failed(&e.id, &why, &mut summary);
                 pending[i] = None;
                 continue;
             }
-            if round == config.rounds() {
+            if round == job.config.rounds() {
                 let so_far = pending[i].take().expect("measured above");
                 let mut recording = so_far.recording.expect("a round was recorded");
                 recording.membership = e.membership();
-                let step = bench::conclude(options, plan, recording, so_far.took);
-                let slow = slow_warning(&e.id, step.took, config);
+                let step = bench::conclude((options, &job.want), plan, recording, so_far.took);
+                let slow = slow_warning(&e.id, step.took, &job.config);
                 report_step(options, step, slow, (&mut warned, &mut summary), sinks);
             }
         }
@@ -374,11 +400,9 @@ fn slow_warning(id: &str, took: Duration, config: &measure::Config) -> Option<St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::Calibration;
-    use crate::measure::environment::Environment;
     use crate::measure::Bencher;
     use crate::run::registry::{registered, Benchmark};
-    use crate::store::{Slot, Store};
+    use crate::store::Slot;
     use std::sync::Mutex;
 
     /// The benchmarks of the interleaving test, as each was called.
@@ -405,22 +429,15 @@ mod tests {
             "3",
         ];
         let options = cli::parse(args.iter().map(std::ffi::OsString::from), |_| None).unwrap();
-        let events = crate::counter::event::parse_list("page-faults").unwrap();
-        let mut plan = Plan {
-            groups: group::open_groups(&events).unwrap(),
-            events,
-            pin: None,
-            store: Store::at(&root),
-            target: Target::PreviousRun,
-            environment: Environment::default(),
-            calibration: Calibration::default(),
-        };
+        let mut plan = plan::tests::page_faults(&root);
         let entries = [&ONE, &TWO].map(|bench| Entry {
             id: bench.name.into(),
             bench,
             case: Default::default(),
         });
-        let summary = run_steps(&options, &mut plan, &entries, &mut []);
+        let routines = routines(&entries);
+        let jobs = jobs(&options, &entries, &routines);
+        let summary = run_steps(&options, &mut plan, (&entries, &jobs), &mut []);
         assert!(summary.failed.is_empty());
         assert_eq!(
             *CALLS.lock().unwrap(),

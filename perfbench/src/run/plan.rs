@@ -16,26 +16,26 @@ use crate::run::cli::Options;
 use crate::stats::Statistics;
 use crate::store::{self, Store};
 
-/// Everything a run decides before measuring.
-pub struct Plan {
+/// What a benchmark asks to be measured with: its events as `--events`
+/// writes them (`None`: the default set), and whether in per-iteration
+/// mode ([`Options::setup_for`]).
+pub type Want = (Option<String>, bool);
+
+/// How benchmarks are measured: their events, opened in groups, in one
+/// mode, and the measurement's own cost that way.
+pub struct Setup {
     /// The events that open here, in the order asked (hybrid CPUs: mapped
     /// to the pinned core's PMU).
     pub events: Vec<Event>,
     /// The events split into groups that the PMU counts at once.
     pub groups: Groups,
-    /// The pin of the measuring thread, released when the plan is dropped.
-    pub pin: Option<ThreadPin>,
-    /// Where results are stored.
-    pub store: Store,
-    /// What each benchmark is compared with.
-    pub target: Target,
-    /// Where the run happens.
-    pub environment: Environment,
+    /// Per-iteration mode rather than batch mode.
+    pub per_iter: bool,
     /// The measurement's own cost per iteration and metric.
     pub calibration: Calibration,
 }
 
-impl Plan {
+impl Setup {
     /// The events measured together in each pass, where there is more than
     /// one pass; empty otherwise.
     pub fn pass_names(&self) -> Vec<Vec<String>> {
@@ -44,6 +44,46 @@ impl Plan {
             _ => group::names(&self.groups, &self.events),
         }
     }
+}
+
+/// Everything a run decides before measuring.
+pub struct Plan {
+    /// The run's own setup, for every benchmark that asks for no other.
+    pub setup: Setup,
+    /// The setups benchmarks ask for with their own `events` or `mode`.
+    pub others: Vec<(Want, Setup)>,
+    /// The pin of the measuring thread, released when the plan is dropped.
+    pub pin: Option<ThreadPin>,
+    /// Where results are stored.
+    pub store: Store,
+    /// What each benchmark is compared with.
+    pub target: Target,
+    /// Where the run happens.
+    pub environment: Environment,
+}
+
+impl Plan {
+    /// The setup a benchmark asking for `want` is measured with: one of
+    /// [`Plan::others`] where it asked for one of them, else the run's.
+    pub fn setup_for(&mut self, want: &Want) -> &mut Setup {
+        match self.other(want) {
+            Some(i) => &mut self.others[i].1,
+            None => &mut self.setup,
+        }
+    }
+
+    /// [`Plan::setup_for`], to read.
+    pub fn setup_of(&self, want: &Want) -> &Setup {
+        match self.other(want) {
+            Some(i) => &self.others[i].1,
+            None => &self.setup,
+        }
+    }
+
+    /// The position of `want` among [`Plan::others`].
+    fn other(&self, want: &Want) -> Option<usize> {
+        self.others.iter().position(|(w, _)| w == want)
+    }
 
     /// The pinned CPU, if any.
     pub fn cpu(&self) -> Option<usize> {
@@ -51,12 +91,59 @@ impl Plan {
     }
 }
 
-/// Makes the plan: opens the groups, pins the thread and calibrates. Errors
-/// are for the user (bad events, CPUs or baselines).
-pub fn prepare(options: &Options) -> Result<Plan, String> {
+/// Makes the plan: pins the thread, opens the groups of the run's setup and
+/// of each other setup the benchmarks `want` (with the id of the first to
+/// ask for it), and calibrates each. Errors are for the user (bad events,
+/// CPUs or baselines), and name the benchmark whose attribute is at fault.
+pub fn prepare(options: &Options, wants: &[(Want, &str)]) -> Result<Plan, String> {
     let pin = pin(options)?;
     let cpu = pin.as_ref().map(ThreadPin::cpu);
-    let mut events = countable_events(options, cpu.is_some())?;
+    let own: Want = (options.events.clone(), options.per_iter);
+    if own.0.is_none() {
+        note_missing_hardware();
+    }
+    let setup = open_setup(options, &own, cpu)?;
+    let mut others: Vec<(Want, Setup)> = Vec::new();
+    for (want, id) in wants {
+        if *want == own || others.iter().any(|(w, _)| w == want) {
+            continue;
+        }
+        let opened = open_setup(options, want, cpu).map_err(|e| asked_by(id, want, &e))?;
+        others.push((want.clone(), opened));
+    }
+    let store = Store::at(store::default_root());
+    let target = target(options, &store)?;
+    let environment = Environment::current(cpu);
+    for warning in environment.warnings() {
+        eprintln!("perfbench: warning: {warning}");
+    }
+    Ok(Plan {
+        setup,
+        others,
+        pin,
+        store,
+        target,
+        environment,
+    })
+}
+
+/// An error opening the setup `want`, which benchmark `id` asked for.
+fn asked_by(id: &str, (events, per_iter): &Want, error: &str) -> String {
+    let mut asked = Vec::new();
+    if let Some(events) = events {
+        asked.push(format!("events = \"{events}\""));
+    }
+    if *per_iter {
+        asked.push("mode = \"per-iter\"".to_string());
+    }
+    format!("benchmark `{id}` ({}): {error}", asked.join(", "))
+}
+
+/// Opens and calibrates the setup `want`: its events, minus those this
+/// machine cannot count, in as few groups as the PMU holds.
+fn open_setup(options: &Options, want: &Want, cpu: Option<usize>) -> Result<Setup, String> {
+    let (spec, per_iter) = want;
+    let mut events = countable_events(spec.as_deref(), cpu.is_some())?;
     // A group reads allocation counts after the kernel's counters, so they
     // go last (stable: the rest keep the order asked).
     events.sort_by_key(|e| e.source == Source::Allocator);
@@ -64,33 +151,24 @@ pub fn prepare(options: &Options) -> Result<Plan, String> {
     // mode reads its counters from user space, which inherited counters
     // do not allow, so it counts the measuring thread only.
     for e in &mut events {
-        e.attr.inherit = !options.per_iter;
+        e.attr.inherit = !per_iter;
     }
     let events = for_pinned_core(events, cpu);
     let mut groups = group::open_groups(&events).map_err(|e| {
         format!("{e} (together with the other events: a PMU holds only so many counters at once; ask for fewer)")
     })?;
-    let store = Store::at(store::default_root());
-    let target = target(options, &store)?;
-    let environment = Environment::current(cpu);
-    for warning in environment.warnings() {
-        eprintln!("perfbench: warning: {warning}");
-    }
-    if options.per_iter && groups.len() > 1 {
+    if *per_iter && groups.len() > 1 {
         return Err(format!(
-            "--mode per-iter needs events that fit one counter group; these need {}: {}",
+            "per-iteration mode needs events that fit one counter group; these need {}: {}",
             groups.len(),
             group::together(&group::names(&groups, &events))
         ));
     }
-    let calibration = calibrate(options, &mut groups, &events)?;
-    Ok(Plan {
+    let calibration = calibrate(options, *per_iter, &mut groups, &events)?;
+    Ok(Setup {
         events,
         groups,
-        pin,
-        store,
-        target,
-        environment,
+        per_iter: *per_iter,
         calibration,
     })
 }
@@ -99,8 +177,8 @@ pub fn prepare(options: &Options) -> Result<Plan, String> {
 /// this machine cannot count (each named in a warning). Software events
 /// count the kernel's work for the task too; where privilege forbids that
 /// they count user space only, and one note names them.
-fn countable_events(options: &Options, pinned: bool) -> Result<Vec<Event>, String> {
-    let asked = match &options.events {
+fn countable_events(spec: Option<&str>, pinned: bool) -> Result<Vec<Event>, String> {
+    let asked = match spec {
         Some(spec) => event::parse_list(spec).map_err(|e| e.to_string())?,
         None => default_events(pinned),
     };
@@ -145,13 +223,15 @@ fn user_only_note(names: &[String]) -> String {
     )
 }
 
-/// The default set, with a note where hardware counters are missing,
-/// without `cpu-migrations` on a pinned thread, where it is always 0, and
-/// with the allocation counts where the bench target installs the counting
-/// allocator.
-fn default_events(pinned: bool) -> Vec<Event> {
-    let hardware = group::probe(&event::parse("cycles").expect("cycles parses")).is_ok();
-    if !hardware {
+/// Whether hardware counters open here.
+fn hardware_counters() -> bool {
+    group::probe(&event::parse("cycles").expect("cycles parses")).is_ok()
+}
+
+/// The note for a run of the default set where hardware counters are
+/// missing.
+fn note_missing_hardware() {
+    if !hardware_counters() {
         let paranoid = paranoid_setting();
         eprintln!(
             "perfbench: note: no hardware counters here (no CPU PMU, usual in VMs and CI; \
@@ -159,7 +239,13 @@ fn default_events(pinned: bool) -> Vec<Event> {
              on bare metal or with a virtual PMU you get cycles, instructions and cache misses"
         );
     }
-    let mut events = event::default_list(hardware);
+}
+
+/// The default set: without `cpu-migrations` on a pinned thread, where it
+/// is always 0, and with the allocation counts where the bench target
+/// installs the counting allocator.
+fn default_events(pinned: bool) -> Vec<Event> {
+    let mut events = event::default_list(hardware_counters());
     if pinned {
         events.retain(|e| e.name != "cpu-migrations");
     }
@@ -232,6 +318,7 @@ fn target(options: &Options, store: &Store) -> Result<Target, String> {
 /// mode with the same groups.
 fn calibrate(
     options: &Options,
+    per_iter: bool,
     groups: &mut Groups,
     events: &[Event],
 ) -> Result<Calibration, String> {
@@ -243,7 +330,7 @@ fn calibrate(
     };
     let fail = |e: MeasureError| format!("calibrating on an empty routine: {e}");
     let mut calibration = Calibration {
-        per_iter: options.per_iter,
+        per_iter,
         subtract: options.subtract_overhead,
         ..Calibration::default()
     };
@@ -251,7 +338,7 @@ fn calibrate(
         let events = &events[range.clone()];
         // Wall time is the first pass's, as in the measurement.
         let first = usize::from(pass > 0);
-        if options.per_iter {
+        if per_iter {
             // Iterations the kernel disturbed measure the kernel, not the
             // reads: one retried read in 9,000 moved the mean bracket by
             // 0.0002 instructions on the emulated PMU.
@@ -298,4 +385,28 @@ fn statistics(r: &Recording) -> Vec<(String, Statistics)> {
 /// The recording of the empty routine's measurement.
 fn empty_recording(events: &[Event], m: &measure::Measurement) -> Recording {
     Recording::new("(empty)", events, m, Environment::default())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A plan counting page faults in batch mode, storing under `root`,
+    /// without calibration: what the step and run tests measure with.
+    pub(crate) fn page_faults(root: &std::path::Path) -> Plan {
+        let events = event::parse_list("page-faults").unwrap();
+        Plan {
+            setup: Setup {
+                groups: group::open_groups(&events).unwrap(),
+                events,
+                per_iter: false,
+                calibration: Calibration::default(),
+            },
+            others: Vec::new(),
+            pin: None,
+            store: Store::at(root),
+            target: Target::PreviousRun,
+            environment: Environment::default(),
+        }
+    }
 }

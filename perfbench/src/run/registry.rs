@@ -89,6 +89,10 @@ pub struct Settings {
     pub warm_up: Option<Duration>,
     /// `measurement_time = …`.
     pub measurement: Option<Duration>,
+    /// `events = "…"`, as `--events` takes them.
+    pub events: Option<&'static str>,
+    /// `mode = "per-iter"` (`true`) or `"batch"`.
+    pub per_iter: Option<bool>,
 }
 
 impl Settings {
@@ -99,6 +103,8 @@ impl Settings {
         sample_count: None,
         warm_up: None,
         measurement: None,
+        events: None,
+        per_iter: None,
     };
 }
 

@@ -46,6 +46,32 @@ pub fn format_value(v: f64, unit: Unit) -> String {
     }
 }
 
+/// A rate of a declared throughput per second: bytes with binary prefixes
+/// (`1.250 GiB/s`), elements with decimal ones (`12.35 M elements/s`);
+/// `per` is `byte` or `element`. An infinite rate (an interval's open
+/// end) is `∞`.
+pub fn format_rate(v: f64, per: &str) -> String {
+    if v.is_infinite() {
+        return "∞".into();
+    }
+    // Elements take a word, so a decimal prefix stands apart from it.
+    let (base, prefixes, unit) = if per == "byte" {
+        (1024.0, ["", "Ki", "Mi", "Gi", "Ti"], "B/s")
+    } else {
+        (1000.0, ["", "k ", "M ", "G ", "T "], "elements/s")
+    };
+    let mut scaled = v;
+    let mut prefix = prefixes[0];
+    for p in &prefixes[1..] {
+        if scaled.abs() < base {
+            break;
+        }
+        scaled /= base;
+        prefix = p;
+    }
+    format!("{} {prefix}{unit}", four_digits(scaled))
+}
+
 /// A relative change as a percentage: `+6.25%`.
 pub fn percent(r: f64) -> String {
     if r.is_finite() {
@@ -96,5 +122,18 @@ mod tests {
         assert_eq!(format_value(15.5, Unit::Count), "15.50");
         assert_eq!(format_value(12_345_678.9, Unit::Count), "12.35 M");
         assert_eq!(format_value(0.01234, Unit::Count), "0.0123");
+    }
+
+    #[test]
+    fn rates_take_binary_prefixes_for_bytes_and_decimal_for_elements() {
+        assert_eq!(format_rate(512.0, "byte"), "512.0 B/s");
+        assert_eq!(
+            format_rate(1.25 * 1024.0 * 1024.0 * 1024.0, "byte"),
+            "1.250 GiB/s"
+        );
+        assert_eq!(format_rate(2048.0, "byte"), "2.000 KiB/s");
+        assert_eq!(format_rate(12_345_678.0, "element"), "12.35 M elements/s");
+        assert_eq!(format_rate(7.0, "element"), "7.000 elements/s");
+        assert_eq!(format_rate(f64::INFINITY, "byte"), "∞");
     }
 }

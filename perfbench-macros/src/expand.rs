@@ -1,76 +1,199 @@
-//! The code `#[perfbench]` generates: the function, then one registration per benchmark.
+//! The code `#[perfbench]` generates: the function, then its registration.
+//!
+//! A function registers once, however many benchmarks it makes: the
+//! registration's `cases` function lists them (one per type of `types`
+//! and argument of `args`, with their ids), and its `run` function runs
+//! one of them with a `Bencher`.
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::{TokenStream, TokenTree};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
-use syn::{Expr, Ident, ItemFn, Type};
+use syn::{Ident, ItemFn, Type};
 
-use crate::options::Options;
+use crate::options::{Args, Options};
 use crate::signature::{self, Form};
 
-/// One benchmark to register.
-struct Registration {
-    /// The block computing the argument's id (its `Display`), if any.
-    arg: Option<TokenStream>,
-    /// The body of its run function, which has `b: &mut Bencher` in scope.
-    body: TokenStream,
-}
-
 /// The function as written (less a libtest `#[ignore]`, which it takes
-/// over), then its registrations, in an anonymous const so that their
-/// helper items stay out of the caller's module.
+/// over), then its registration, in an anonymous const so that its helper
+/// items stay out of the caller's module.
 pub(crate) fn expand(func: &ItemFn, options: &Options) -> syn::Result<TokenStream> {
-    let form = signature::classify(&func.sig, options)?;
-    let name = &func.sig.ident;
+    let classified = signature::classify(&func.sig, options)?;
     let ignore_attr = |a: &&syn::Attribute| a.path().is_ident("ignore");
     let ignore = options.ignore || func.attrs.iter().any(|a| ignore_attr(&a));
     let attrs = func.attrs.iter().filter(|a| !ignore_attr(a));
     let (vis, sig, block) = (&func.vis, &func.sig, &func.block);
-    let items = registrations(name, &form, options)
-        .into_iter()
-        .enumerate()
-        .map(|(index, registration)| register(name, index, registration, ignore));
+    let generated = Generated {
+        name: &func.sig.ident,
+        form: &classified.form,
+        options,
+        type_param: classified.type_param,
+    };
+    let registration = generated.registration(ignore);
     Ok(quote! {
         #(#attrs)* #vis #sig #block
         #[doc(hidden)]
         const _: () = {
-            #(#items)*
+            #registration
         };
     })
 }
 
-/// The benchmarks of the function: one, or one per value of `args`.
-fn registrations(name: &Ident, form: &Form<'_>, options: &Options) -> Vec<Registration> {
-    match form {
-        Form::Plain => vec![Registration {
-            arg: None,
-            body: quote!(b.iter(#name)),
-        }],
-        Form::Bencher => vec![Registration {
-            arg: None,
-            body: quote!(#name(b)),
-        }],
-        Form::WithArg { ty, values } => values
-            .iter()
-            .map(|value| with_arg(name, ty, value, options.throughput.as_ref()))
-            .collect(),
-    }
+/// What the registration of one function is made from.
+struct Generated<'a> {
+    name: &'a Ident,
+    form: &'a Form<'a>,
+    options: &'a Options,
+    type_param: Option<&'a Ident>,
 }
 
-/// The benchmark for one value of `args`, spanned at the value so that a
-/// value of the wrong type is the one the error points at.
-fn with_arg(name: &Ident, ty: &Type, value: &Expr, throughput: Option<&Ident>) -> Registration {
-    let set_throughput = throughput.map(set_throughput);
-    Registration {
-        arg: Some(quote_spanned! {value.span()=> {
-            let arg: #ty = #value;
-            ::std::string::ToString::to_string(&arg)
-        }}),
-        body: quote_spanned! {value.span()=> {
-            let arg: #ty = #value;
-            #set_throughput
-            #name(b, arg)
-        }},
+impl Generated<'_> {
+    /// The `cases` and `run` functions and the inventory entry.
+    fn registration(&self, ignore: bool) -> TokenStream {
+        let name_str = self.name.to_string();
+        let private = quote!(::perfbench::__private);
+        let cases = self.cases();
+        let run = self.run();
+        let settings = self.settings(ignore);
+        quote! {
+            fn __perfbench_cases() -> ::std::vec::Vec<#private::Case> { #cases }
+            #[allow(clippy::unit_arg)]
+            fn __perfbench_run(b: &mut #private::Bencher<'_>, case: &#private::Case) { #run }
+            #private::inventory::submit! {
+                #private::Benchmark {
+                    module_path: ::core::module_path!(),
+                    name: #name_str,
+                    file: ::core::file!(),
+                    line: ::core::line!(),
+                    settings: #settings,
+                    cases: __perfbench_cases,
+                    run: __perfbench_run,
+                }
+            }
+        }
+    }
+
+    /// The body of `cases`: the types' names and the arguments' ids, each
+    /// argument written with its `Display`, or its `Debug` where it has none.
+    fn cases(&self) -> TokenStream {
+        let types = self.types().iter().map(type_name);
+        let id = quote!((&&::perfbench::__private::ArgId(&arg)).arg_id());
+        let args = match self.form {
+            Form::WithArg {
+                args: Args::List(values),
+                ..
+            } => {
+                let ids = values
+                    .iter()
+                    .map(|v| quote_spanned!(v.span()=> { let arg = #v; #id }));
+                quote!(::core::option::Option::Some(::std::vec![#(#ids),*]))
+            }
+            Form::WithArg {
+                args: Args::Iterable(values),
+                ..
+            } => quote_spanned! {values.span()=>
+                ::core::option::Option::Some(
+                    ::core::iter::IntoIterator::into_iter(#values).map(|arg| #id).collect())
+            },
+            _ => quote!(::core::option::Option::None),
+        };
+        quote! {
+            #[allow(unused_imports)]
+            use ::perfbench::__private::{ViaDebug as _, ViaDisplay as _};
+            ::perfbench::__private::cases(&[#(#types),*], #args)
+        }
+    }
+
+    /// The body of `run`: the case's type chosen by a `match`, then its
+    /// argument.
+    fn run(&self) -> TokenStream {
+        let types = self.types();
+        if types.is_empty() {
+            return self.call(quote!(let _ = case;), None);
+        }
+        let arms = types.iter().enumerate().map(|(i, ty)| {
+            let call = self.call(TokenStream::new(), Some(ty));
+            quote!(#i => { #call })
+        });
+        quote! {
+            match case.type_index() {
+                #(#arms)*
+                _ => ::core::unreachable!("no such type"),
+            }
+        }
+    }
+
+    /// The types of `types = [...]`, or none.
+    fn types(&self) -> &[Type] {
+        self.options.types.as_ref().map_or(&[], |(_, t)| t)
+    }
+
+    /// One call of the function, with `ty` as its type parameter.
+    fn call(&self, prelude: TokenStream, ty: Option<&Type>) -> TokenStream {
+        let name = self.name;
+        let turbofish = ty.map(|ty| quote!(::<#ty>));
+        match self.form {
+            Form::Plain => quote!(#prelude b.iter(#name #turbofish)),
+            Form::Bencher => quote!(#prelude #name #turbofish(b)),
+            Form::WithArg { ty: arg_ty, args } => {
+                let arg = self.argument(arg_ty, args);
+                let throughput = self.options.throughput.as_ref().map(set_throughput);
+                quote! {
+                    #arg
+                    #throughput
+                    #name #turbofish(b, arg)
+                }
+            }
+        }
+    }
+
+    /// `let arg = …;` for the case's argument: the element of a list
+    /// written out, spanned at it so that a value of the wrong type is the
+    /// one an error points at, or the element of an iterable, taken by
+    /// value or cloned from a reference. The type is written down unless
+    /// it names the type parameter, which differs from case to case.
+    fn argument(&self, arg_ty: &Type, args: &Args) -> TokenStream {
+        let annotation =
+            (!mentions(arg_ty.to_token_stream(), self.type_param)).then(|| quote!(: #arg_ty));
+        match args {
+            Args::List(values) => {
+                let arms = values.iter().enumerate().map(
+                    |(i, v)| quote_spanned!(v.span()=> #i => { let arg #annotation = #v; arg }),
+                );
+                quote! {
+                    let arg #annotation = match case.arg_index() {
+                        #(#arms)*
+                        _ => ::core::unreachable!("no such argument"),
+                    };
+                }
+            }
+            Args::Iterable(values) => quote_spanned! {values.span()=>
+                let arg #annotation = ::perfbench::__private::IntoArg::into_arg(
+                    ::perfbench::__private::nth_arg(#values, case.arg_index()));
+            },
+        }
+    }
+
+    /// The benchmark's `Settings`: what the attribute set, `None` for the
+    /// rest.
+    fn settings(&self, ignore: bool) -> TokenStream {
+        let o = self.options;
+        let some = |v: &Option<TokenStream>| match v {
+            Some(v) => quote!(::core::option::Option::Some(#v)),
+            None => quote!(::core::option::Option::None),
+        };
+        let group = some(&o.group.as_ref().map(|g| g.to_token_stream()));
+        let sample_count = some(&o.sample_count);
+        let warm_up = some(&o.warm_up_time);
+        let measurement = some(&o.measurement_time);
+        quote! {
+            ::perfbench::__private::Settings {
+                group: #group,
+                ignore: #ignore,
+                sample_count: #sample_count,
+                warm_up: #warm_up,
+                measurement: #measurement,
+            }
+        }
     }
 }
 
@@ -89,44 +212,58 @@ fn set_throughput(kind: &Ident) -> TokenStream {
     }
 }
 
-/// The items of one benchmark: its run function, its id function if it has
-/// an argument, and its entry in the harness's inventory.
-fn register(name: &Ident, index: usize, registration: Registration, ignore: bool) -> TokenStream {
-    let name_str = name.to_string();
-    let bencher = quote!(::perfbench::__private::Bencher<'_>);
-    let run = format_ident!("__perfbench_run_{}", index);
-    let body = registration.body;
-    let (arg_fn, arg_field) = arg_fn(index, registration.arg);
-    quote! {
-        #[allow(clippy::unit_arg)]
-        fn #run(b: &mut #bencher) { #body }
-        #arg_fn
-        ::perfbench::__private::inventory::submit! {
-            ::perfbench::__private::Benchmark {
-                module_path: ::core::module_path!(),
-                name: #name_str,
-                arg: #arg_field,
-                arg_index: #index,
-                file: ::core::file!(),
-                line: ::core::line!(),
-                ignore: #ignore,
-                run: #run,
-            }
-        }
-    }
+/// Whether `tokens` name the identifier `param` anywhere.
+fn mentions(tokens: TokenStream, param: Option<&Ident>) -> bool {
+    let Some(param) = param else { return false };
+    tokens.into_iter().any(|t| match t {
+        TokenTree::Ident(i) => i == *param,
+        TokenTree::Group(g) => mentions(g.stream(), Some(param)),
+        _ => false,
+    })
 }
 
-/// The function giving the argument's id, and the `arg` field naming it
-/// (`None` without an argument).
-fn arg_fn(index: usize, display: Option<TokenStream>) -> (TokenStream, TokenStream) {
-    match display {
-        Some(display) => {
-            let f = format_ident!("__perfbench_arg_{}", index);
-            (
-                quote!(fn #f() -> ::std::string::String #display),
-                quote!(::core::option::Option::Some(#f)),
-            )
+/// A type as its benchmark id shows it: as written, with spaces only
+/// between words and after commas (`Vec<u8>`, `&'static str`, `(u8, u16)`).
+fn type_name(ty: &Type) -> String {
+    let written = ty.to_token_stream().to_string();
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '\'';
+    let chars: Vec<char> = written.chars().collect();
+    let mut name = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        let before = i.checked_sub(1).map(|j| chars[j]);
+        let after = chars.get(i + 1).copied();
+        let between_words = before.is_some_and(word) && after.is_some_and(word);
+        let after_separator = matches!(before, Some(',' | ';'));
+        if c != ' ' || between_words || after_separator {
+            name.push(c);
         }
-        None => (quote!(), quote!(::core::option::Option::None)),
+    }
+    name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_names_keep_spaces_only_between_words() {
+        let name = |s: &str| type_name(&syn::parse_str(s).unwrap());
+        assert_eq!(name("Vec < u8 >"), "Vec<u8>");
+        assert_eq!(name("&'static str"), "&'static str");
+        assert_eq!(name("Box<dyn Fn(u8) -> u8>"), "Box<dyn Fn(u8)->u8>");
+        assert_eq!(name("(u8, String)"), "(u8, String)");
+        assert_eq!(name("[u64; 4]"), "[u64; 4]");
+    }
+
+    #[test]
+    fn generic_parameters_are_found_in_nested_types() {
+        let t: Ident = syn::parse_str("T").unwrap();
+        let mentions_t = |s: &str| {
+            let ty: Type = syn::parse_str(s).unwrap();
+            mentions(ty.to_token_stream(), Some(&t))
+        };
+        assert!(mentions_t("Vec<(u8, T)>"));
+        assert!(!mentions_t("Vec<(u8, Tx)>"));
+        assert!(!mentions(quote!(T), None));
     }
 }

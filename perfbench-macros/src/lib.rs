@@ -20,6 +20,17 @@ use syn::{Error, ItemFn};
 /// - `throughput = bytes` or `throughput = elements` with `args`: each
 ///   argument is also the work one iteration does (an integer, or the length
 ///   of a string or slice).
+/// - `args = EXPR` with any other expression that iterates over the
+///   arguments (a constant, a range, a call): references it yields are
+///   cloned. Arguments without `Display` are named by their `Debug`
+///   (tuples: `name/(1, 2)`).
+/// - `types = [u8, u64]` on `fn name<T>(…)`: one benchmark per type, ids
+///   `name::<u8>` (with `args`: `name::<u8>/64`).
+/// - `group = "name"`: the group its benchmarks are compared in after the
+///   run (else their module's).
+/// - `sample_count = N`, `warm_up_time = S`, `measurement_time = S` (seconds,
+///   or a `Duration`): the benchmark's own settings, which the command line,
+///   the environment and `--quick` override.
 /// - `ignore`, or libtest's `#[ignore]` on the function: the benchmark is
 ///   skipped and listed as ignored, unless run with `--ignored` or
 ///   `--include-ignored`.

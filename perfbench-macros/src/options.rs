@@ -1,21 +1,48 @@
-//! The keys of `#[perfbench(…)]`: `args = [...]`, `throughput = …` and
-//! `ignore`.
+//! The keys of `#[perfbench(…)]`: what the benchmarks are (`args`,
+//! `types`), how they are grouped and declared (`group`, `throughput`,
+//! `ignore`), and their own measurement settings (`sample_count`,
+//! `warm_up_time`, `measurement_time`).
 
 use proc_macro2::{Span, TokenStream};
-use quote::ToTokens;
+use quote::{quote, quote_spanned, ToTokens};
 use syn::meta::ParseNestedMeta;
+use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Error, Expr, Ident};
+use syn::{Error, Expr, ExprArray, Ident, Lit, LitStr, Token, Type};
+
+/// The keys the attribute takes, as the unknown-key error lists them.
+const KEYS: &str = "`args`, `types`, `group`, `throughput`, `ignore`, `sample_count`, \
+                    `warm_up_time` or `measurement_time`";
 
 /// What the attribute's keys asked for.
 #[derive(Default)]
 pub(crate) struct Options {
-    /// The `args = [...]` key and its elements.
-    pub(crate) args: Option<(Span, Vec<Expr>)>,
+    /// The `args = …` key and its value.
+    pub(crate) args: Option<(Span, Args)>,
+    /// The `types = [...]` key and its types.
+    pub(crate) types: Option<(Span, Vec<Type>)>,
     /// `bytes` or `elements`.
     pub(crate) throughput: Option<Ident>,
     /// `ignore`, or `#[ignore]` on the function: skipped unless asked for.
     pub(crate) ignore: bool,
+    /// `group = "name"`.
+    pub(crate) group: Option<LitStr>,
+    /// `sample_count = N`, as an expression of type `u64`.
+    pub(crate) sample_count: Option<TokenStream>,
+    /// `warm_up_time = …`, as an expression of type `Duration`.
+    pub(crate) warm_up_time: Option<TokenStream>,
+    /// `measurement_time = …`, as an expression of type `Duration`.
+    pub(crate) measurement_time: Option<TokenStream>,
+}
+
+/// The value of `args`.
+pub(crate) enum Args {
+    /// A list written out, `[a, b, c]`: each element is evaluated alone,
+    /// and errors point at it.
+    List(Vec<Expr>),
+    /// Any other expression whose value iterates over the arguments: a
+    /// constant, a range, a function call.
+    Iterable(Expr),
 }
 
 /// Parses the attribute's arguments, stopping at the first bad key.
@@ -35,19 +62,17 @@ impl Options {
         if self.has(&key) {
             return Err(meta.error(format!("duplicate key `{key}`")));
         }
-        if meta.path.is_ident("args") {
-            self.args = Some(parse_args(&meta)?);
-        } else if meta.path.is_ident("throughput") {
-            self.throughput = Some(parse_throughput(&meta)?);
-        } else if meta.path.is_ident("ignore") {
-            if meta.input.peek(syn::Token![=]) {
-                return Err(meta.error("`ignore` takes no value: `#[perfbench(ignore)]`"));
-            }
-            self.ignore = true;
-        } else {
-            return Err(meta.error(format!(
-                "unknown key `{key}` (expected `args`, `throughput` or `ignore`)"
-            )));
+        let span = meta.path.span();
+        match key.as_str() {
+            "args" => self.args = Some((span, parse_args(&meta)?)),
+            "types" => self.types = Some((span, parse_types(&meta)?)),
+            "throughput" => self.throughput = Some(parse_throughput(&meta)?),
+            "ignore" => self.ignore = parse_flag(&meta, "ignore")?,
+            "group" => self.group = Some(parse_group(&meta)?),
+            "sample_count" => self.sample_count = Some(parse_sample_count(&meta)?),
+            "warm_up_time" => self.warm_up_time = Some(parse_duration(&meta)?),
+            "measurement_time" => self.measurement_time = Some(parse_duration(&meta)?),
+            _ => return Err(meta.error(format!("unknown key `{key}` (expected {KEYS})"))),
         }
         Ok(())
     }
@@ -56,31 +81,54 @@ impl Options {
     fn has(&self, key: &str) -> bool {
         match key {
             "args" => self.args.is_some(),
+            "types" => self.types.is_some(),
             "throughput" => self.throughput.is_some(),
             "ignore" => self.ignore,
+            "group" => self.group.is_some(),
+            "sample_count" => self.sample_count.is_some(),
+            "warm_up_time" => self.warm_up_time.is_some(),
+            "measurement_time" => self.measurement_time.is_some(),
             _ => false,
         }
     }
 }
 
-/// The value of `args = [a, b, …]`: its elements, with the key's span, at
-/// which errors about a function that cannot receive them point.
-fn parse_args(meta: &ParseNestedMeta<'_>) -> syn::Result<(Span, Vec<Expr>)> {
-    let span = meta.path.span();
-    let value: Expr = meta.value()?.parse()?;
-    let Expr::Array(array) = value else {
-        return Err(Error::new(
-            value.span(),
-            "`args` takes a list: `args = [1, 2, 3]`",
-        ));
-    };
-    if array.elems.is_empty() {
-        return Err(Error::new(
-            array.span(),
-            "`args` needs at least one argument",
-        ));
+/// A key that takes no value, such as `ignore`.
+fn parse_flag(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<bool> {
+    if meta.input.peek(Token![=]) {
+        return Err(meta.error(format!("`{key}` takes no value: `#[perfbench({key})]`")));
     }
-    Ok((span, array.elems.into_iter().collect()))
+    Ok(true)
+}
+
+/// The value of `args = …`: a list written out, or any expression that
+/// iterates over the arguments.
+fn parse_args(meta: &ParseNestedMeta<'_>) -> syn::Result<Args> {
+    let value: Expr = meta.value()?.parse()?;
+    match value {
+        Expr::Array(ExprArray { ref elems, .. }) if elems.is_empty() => Err(Error::new(
+            value.span(),
+            "`args` needs at least one argument",
+        )),
+        Expr::Array(array) => Ok(Args::List(array.elems.into_iter().collect())),
+        Expr::Lit(_) => Err(Error::new(
+            value.span(),
+            "`args` takes a list (`args = [1, 2, 3]`) or an expression that iterates over the arguments (`args = SIZES`)",
+        )),
+        other => Ok(Args::Iterable(other)),
+    }
+}
+
+/// The value of `types = [A, B, …]`.
+fn parse_types(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<Type>> {
+    let content;
+    let value = meta.value()?;
+    syn::bracketed!(content in value);
+    let types = Punctuated::<Type, Token![,]>::parse_terminated(&content)?;
+    if types.is_empty() {
+        return Err(meta.error("`types` needs at least one type: `types = [u8, u64]`"));
+    }
+    Ok(types.into_iter().collect())
 }
 
 /// The value of `throughput = bytes | elements`, kept as an ident so that
@@ -94,4 +142,77 @@ fn parse_throughput(meta: &ParseNestedMeta<'_>) -> syn::Result<Ident> {
         ));
     }
     Ok(kind)
+}
+
+/// The value of `group = "name"`: a name that is not empty.
+fn parse_group(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
+    let name: LitStr = meta.value()?.parse().map_err(|e| {
+        Error::new(
+            e.span(),
+            "`group` takes a name in quotes: `group = \"sorting\"`",
+        )
+    })?;
+    if name.value().trim().is_empty() {
+        return Err(Error::new(name.span(), "`group` needs a name"));
+    }
+    Ok(name)
+}
+
+/// The value of `sample_count = N`: a whole number above 0, checked here
+/// where it is written out, or an expression of type `u64`.
+fn parse_sample_count(meta: &ParseNestedMeta<'_>) -> syn::Result<TokenStream> {
+    let value: Expr = meta.value()?.parse()?;
+    if let Some(Lit::Int(n)) = literal(&value) {
+        match n.base10_parse::<u64>() {
+            Ok(0) | Err(_) => {
+                return Err(Error::new(
+                    n.span(),
+                    "`sample_count` takes a whole number above 0",
+                ))
+            }
+            Ok(n) => return Ok(quote_spanned!(value.span()=> #n)),
+        }
+    }
+    Ok(quote_spanned!(value.span()=> #value))
+}
+
+/// The value of a time: seconds written out (`0.5`, `2`), checked here, or
+/// an expression of type `std::time::Duration`.
+fn parse_duration(meta: &ParseNestedMeta<'_>) -> syn::Result<TokenStream> {
+    let value: Expr = meta.value()?.parse()?;
+    if let Expr::Unary(syn::ExprUnary {
+        op: syn::UnOp::Neg(_),
+        ..
+    }) = value
+    {
+        return Err(Error::new(value.span(), "a time cannot be negative"));
+    }
+    let seconds = match literal(&value) {
+        Some(Lit::Int(n)) => n.base10_parse::<f64>(),
+        Some(Lit::Float(f)) => f.base10_parse::<f64>(),
+        Some(other) => Err(Error::new(other.span(), "not a number")),
+        None => {
+            return Ok(quote_spanned! {value.span()=>
+                { let time: ::core::time::Duration = #value; time }
+            })
+        }
+    };
+    match seconds {
+        Ok(s) if s.is_finite() && (0.0..1e9).contains(&s) => {
+            let nanos = (s * 1e9).round() as u64;
+            Ok(quote!(::core::time::Duration::from_nanos(#nanos)))
+        }
+        _ => Err(Error::new(
+            value.span(),
+            "a time is seconds (`0.5`) or a `Duration` (`Duration::from_millis(500)`)",
+        )),
+    }
+}
+
+/// The literal `value` is, if it is one.
+fn literal(value: &Expr) -> Option<&Lit> {
+    match value {
+        Expr::Lit(lit) => Some(&lit.lit),
+        _ => None,
+    }
 }

@@ -1,9 +1,9 @@
 //! Which documented form a benchmark function has, or the error saying why it has none.
 
 use syn::spanned::Spanned;
-use syn::{Error, Expr, FnArg, PatType, ReturnType, Signature, Type};
+use syn::{Error, FnArg, GenericParam, Ident, PatType, ReturnType, Signature, Type};
 
-use crate::options::Options;
+use crate::options::{Args, Options};
 
 /// The documented forms of a benchmark function.
 pub(crate) enum Form<'a> {
@@ -12,13 +12,26 @@ pub(crate) enum Form<'a> {
     /// `fn name(b: &mut Bencher)`.
     Bencher,
     /// `fn name(b: &mut Bencher, arg: T)`, called once per value of `args`.
-    WithArg { ty: &'a Type, values: &'a [Expr] },
+    WithArg { ty: &'a Type, args: &'a Args },
+}
+
+/// A function and what `#[perfbench]` learnt of it.
+pub(crate) struct Classified<'a> {
+    /// Its form.
+    pub(crate) form: Form<'a>,
+    /// The type parameter that `types = [...]` fills in, for a generic
+    /// function.
+    pub(crate) type_param: Option<&'a Ident>,
 }
 
 /// Classifies the function, checking it step by step; the first problem
 /// found is the error reported.
-pub(crate) fn classify<'a>(sig: &'a Signature, options: &'a Options) -> syn::Result<Form<'a>> {
+pub(crate) fn classify<'a>(
+    sig: &'a Signature,
+    options: &'a Options,
+) -> syn::Result<Classified<'a>> {
     reject_qualifiers(sig)?;
+    let type_param = type_param(sig, options)?;
     let params = free_params(sig)?;
     let form = match params.as_slice() {
         [] => without_params(options)?,
@@ -29,11 +42,11 @@ pub(crate) fn classify<'a>(sig: &'a Signature, options: &'a Options) -> syn::Res
         }
     };
     check_throughput(&form, options)?;
-    Ok(form)
+    Ok(Classified { form, type_param })
 }
 
 /// Rejects what the harness cannot call as a plain function: `async`,
-/// `unsafe`, `extern` and generic functions.
+/// `unsafe` and `extern` functions.
 fn reject_qualifiers(sig: &Signature) -> syn::Result<()> {
     if let Some(a) = &sig.asyncness {
         return Err(Error::new(a.span(), "a benchmark cannot be `async`"));
@@ -50,13 +63,30 @@ fn reject_qualifiers(sig: &Signature) -> syn::Result<()> {
             "a benchmark is a plain Rust function, without `extern`",
         ));
     }
-    if !sig.generics.params.is_empty() {
-        return Err(Error::new_spanned(
-            &sig.generics,
-            "a benchmark cannot be generic",
-        ));
-    }
     Ok(())
+}
+
+/// The one type parameter of a generic function, which `types = [...]`
+/// fills in; a generic function needs `types`, and `types` a generic
+/// function.
+fn type_param<'a>(sig: &'a Signature, options: &Options) -> syn::Result<Option<&'a Ident>> {
+    let params: Vec<&GenericParam> = sig.generics.params.iter().collect();
+    match (params.as_slice(), &options.types) {
+        ([], None) => Ok(None),
+        ([], Some((span, _))) => Err(Error::new(
+            *span,
+            "`types` needs a generic function to fill in: `fn name<T>(…)`",
+        )),
+        ([GenericParam::Type(t)], Some(_)) => Ok(Some(&t.ident)),
+        ([_], None) => Err(Error::new_spanned(
+            &sig.generics,
+            "a generic benchmark needs the types to run it with: `#[perfbench(types = [u8, u64])]`",
+        )),
+        _ => Err(Error::new_spanned(
+            &sig.generics,
+            "a benchmark takes one type parameter, which `types = [...]` fills in; no lifetimes or consts",
+        )),
+    }
 }
 
 /// The parameters, none of them `self`: the harness has no value to call a
@@ -134,10 +164,7 @@ fn after_bencher<'a>(rest: &[&'a PatType], options: &'a Options) -> syn::Result<
             arg,
             "this parameter needs values: add `args = [...]` to `#[perfbench]`",
         )),
-        ([arg], Some((_, values))) => Ok(Form::WithArg {
-            ty: &arg.ty,
-            values,
-        }),
+        ([arg], Some((_, args))) => Ok(Form::WithArg { ty: &arg.ty, args }),
         ([_, extra, ..], _) => Err(Error::new_spanned(
             extra,
             "a benchmark takes at most two parameters: `&mut Bencher` and one argument",

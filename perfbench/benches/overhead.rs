@@ -15,7 +15,7 @@ use perfbench::analysis::{analyze, Calibration, Recording};
 use perfbench::counter::event::{self, Unit};
 use perfbench::counter::group::CounterGroup;
 use perfbench::measure::{measure, Config, ThreadPin};
-use perfbench::output::format::format_value;
+use perfbench::output::format::{count, format_value};
 
 fn main() {
     if !std::env::args().any(|a| a == "--bench") {
@@ -49,8 +49,8 @@ fn main() {
     }
     let per_sample = start.elapsed() / ROUNDS;
     println!(
-        "bookkeeping per sample (enable + disable + read of {} events): {}",
-        events.len(),
+        "bookkeeping per sample (enable + disable + read of {}): {}",
+        count(events.len(), "event"),
         format_value(per_sample.as_nanos() as f64, Unit::Nanoseconds)
     );
 

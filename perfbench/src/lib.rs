@@ -78,58 +78,7 @@ macro_rules! main {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::measure::Bencher;
-    pub use crate::run::registry::Benchmark;
+    pub use crate::run::arguments::{nth_arg, Amount, ArgId, IntoArg, ViaDebug, ViaDisplay};
+    pub use crate::run::registry::{cases, Benchmark, Case, Settings};
     pub use inventory;
-
-    /// The work an `args` value stands for, for `throughput = bytes|elements`.
-    #[diagnostic::on_unimplemented(
-        message = "`{Self}` cannot give a throughput",
-        label = "`throughput = …` takes the work per iteration from the argument",
-        note = "use an integer, a string or a slice as the argument, or call `b.throughput(…)` yourself"
-    )]
-    pub trait Amount {
-        /// The value as a number of bytes or elements.
-        fn amount(&self) -> u64;
-    }
-
-    macro_rules! integer_amount {
-        ($($t:ty)*) => {$(
-            impl Amount for $t {
-                fn amount(&self) -> u64 {
-                    u64::try_from(*self).unwrap_or(0)
-                }
-            }
-        )*};
-    }
-    integer_amount!(u8 u16 u32 u64 usize i8 i16 i32 i64 isize u128 i128);
-
-    impl Amount for str {
-        fn amount(&self) -> u64 {
-            self.len() as u64
-        }
-    }
-
-    impl Amount for String {
-        fn amount(&self) -> u64 {
-            self.len() as u64
-        }
-    }
-
-    impl<T> Amount for [T] {
-        fn amount(&self) -> u64 {
-            self.len() as u64
-        }
-    }
-
-    impl<T> Amount for Vec<T> {
-        fn amount(&self) -> u64 {
-            self.len() as u64
-        }
-    }
-
-    impl<T: Amount + ?Sized> Amount for &T {
-        fn amount(&self) -> u64 {
-            (**self).amount()
-        }
-    }
 }

@@ -346,8 +346,8 @@ fn comparisons_that_cannot_be_fair_are_not_judged_and_never_fail_the_gate() {
             &["--events", "page-faults,task-clock"],
             "measured with other events",
         ),
-        (&["--sample-count", "1"], "1 sample(s) on one side"),
-        (&["--rounds", "1"], "1 round(s) on one side"),
+        (&["--sample-count", "1"], "1 sample on one side"),
+        (&["--rounds", "1"], "1 round on one side"),
     ];
     for (extra, why) in cases {
         let mut args = with(&[

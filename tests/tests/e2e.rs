@@ -546,12 +546,71 @@ fn bad_options_are_one_line_errors() {
             &["--mode", "per-iter", "--events", "page-faults,cyclez"],
             "event `cyclez`",
         ),
+        (
+            &["--sampel-count", "5"],
+            "unknown option `--sampel-count` (did you mean `--sample-count`?)",
+        ),
+        (
+            &["--profile-time", "0", "touch_16"],
+            "--profile-time takes seconds above 0 (e.g. 5 or 500ms), not `0`",
+        ),
     ] {
         let run = bench_binary(args);
         assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
         assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
         assert!(run.stderr.contains(needle), "{args:?}: {}", run.stderr);
     }
+}
+
+#[test]
+fn profile_time_runs_each_routine_for_a_profiler_and_stores_nothing() {
+    let home = std::env::temp_dir().join(format!("perfbench-profile-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    let ids = ["touch_16", "touch_batched/1"];
+    let args = ["--profile-time", "0.2", "--exact", ids[0], ids[1]];
+    let run = bench_with_env(&args, &[("PERFBENCH_HOME", home.to_str().unwrap())]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), ids.len(), "{}", run.stdout);
+    for (line, id) in lines.iter().zip(ids) {
+        // perfbench: profiled ID: 1,234 iterations in 0.20 s (no analysis, nothing stored)
+        let rest = line
+            .strip_prefix(&format!("perfbench: profiled {id}: "))
+            .unwrap_or_else(|| panic!("not a line for {id}: {line}"));
+        assert!(rest.ends_with(" (no analysis, nothing stored)"), "{line}");
+        let words: Vec<&str> = rest.split(' ').collect();
+        let iterations: u64 = words[0].replace(',', "").parse().unwrap();
+        assert!(iterations > 0, "{line}");
+        assert_eq!(
+            words[1],
+            if iterations == 1 {
+                "iteration"
+            } else {
+                "iterations"
+            }
+        );
+        let seconds: f64 = words[3].parse().unwrap();
+        assert!(seconds >= 0.1, "about 0.2 s: {line}");
+    }
+    assert!(!home.exists(), "a profiling run stores nothing");
+    // A failing routine is named, and the run fails as a measuring run would.
+    let run = bench(&[
+        "--profile-time",
+        "0.05",
+        "--exact",
+        "panics",
+        "forgets_iter",
+    ]);
+    assert_eq!(run.code, 101, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("benchmark `forgets_iter`: the benchmark returned without calling")
+            && run
+                .stderr
+                .contains("2 of 2 benchmarks failed: panics, forgets_iter"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

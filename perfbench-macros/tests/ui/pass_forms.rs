@@ -63,4 +63,66 @@ mod nested {
     }
 }
 
+const SIZES: &[usize] = &[8, 64];
+
+#[perfbench(args = SIZES)]
+fn const_slice_args(b: &mut Bencher, len: usize) {
+    b.iter(|| vec![0u8; len]);
+}
+
+fn sizes() -> Vec<u32> {
+    vec![2, 3]
+}
+
+#[perfbench(args = sizes(), throughput = elements)]
+fn call_args(b: &mut Bencher, n: u32) {
+    b.iter(|| (0..black_box(n)).sum::<u32>());
+}
+
+#[perfbench(args = (1..4).map(|i| i * 10))]
+fn range_args(b: &mut Bencher, n: u64) {
+    b.iter(|| black_box(n));
+}
+
+#[perfbench(args = [(1, 2), (3, 4)])]
+fn tuple_args(b: &mut Bencher, (x, y): (u8, u16)) {
+    b.iter(|| u16::from(black_box(x)) + black_box(y));
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Order {
+    Sorted,
+    Shuffled,
+}
+
+#[perfbench(args = [Order::Sorted, Order::Shuffled])]
+fn debug_args(b: &mut Bencher, order: Order) {
+    b.iter(|| matches!(black_box(order), Order::Sorted));
+}
+
+#[perfbench(types = [u8, u64, String])]
+fn generic_plain<T: Default>() -> T {
+    T::default()
+}
+
+#[perfbench(types = [u32, Vec<u8>], args = [1, 2])]
+fn generic_with_args<T: Default + Clone>(b: &mut Bencher, n: usize) {
+    b.iter(|| vec![T::default(); n]);
+}
+
+#[perfbench(types = [u8, u16])]
+fn generic_with_bencher<T: From<u8>>(b: &mut Bencher) {
+    b.iter(|| T::from(black_box(1)));
+}
+
+#[perfbench(
+    group = "settings",
+    sample_count = 10,
+    warm_up_time = 0.01,
+    measurement_time = std::time::Duration::from_millis(20)
+)]
+fn with_settings() -> u64 {
+    black_box(1)
+}
+
 perfbench::main!();

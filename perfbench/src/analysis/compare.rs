@@ -2,6 +2,7 @@
 //! confidence interval, a p-value and a verdict, all from the spread of the
 //! headline across the rounds of both runs.
 
+use super::notes::count;
 use super::recording::MAX_EARLIER_RUNS;
 use super::{metric, Recording};
 use crate::counter::event::Unit;
@@ -250,12 +251,16 @@ pub fn unfair(base: &Recording, new: &Recording) -> Option<String> {
     let fewest = base.iterations.len().min(new.iterations.len());
     if fewest < MIN_SAMPLES {
         return Some(format!(
-            "{fewest} sample(s) on one side; a change needs at least {MIN_SAMPLES} to be judged"
+            "{} on one side; a change needs at least {MIN_SAMPLES} to be judged",
+            count(fewest, "sample")
         ));
     }
     let rounds = base.round_count().min(new.round_count());
     (rounds < MIN_ROUNDS).then(|| {
-        format!("{rounds} round(s) on one side; a change needs at least {MIN_ROUNDS} to be judged")
+        format!(
+            "{} on one side; a change needs at least {MIN_ROUNDS} to be judged",
+            count(rounds, "round")
+        )
     })
 }
 
@@ -607,13 +612,13 @@ mod tests {
             "stored before it was recorded"
         );
         let why = unfair(&batch, &recording("page-faults", 1)).unwrap();
-        assert!(why.starts_with("1 sample(s) on one side"), "{why}");
+        assert!(why.starts_with("1 sample on one side"), "{why}");
         let mut one_round = batch.clone();
         one_round.rounds = vec![0; 10];
         let why = unfair(&one_round, &batch).unwrap();
         assert_eq!(
             why,
-            "1 round(s) on one side; a change needs at least 2 to be judged"
+            "1 round on one side; a change needs at least 2 to be judged"
         );
         // Refused: no change is judged, so the gate cannot fail on it.
         let c = Comparison::of(

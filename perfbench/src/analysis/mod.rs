@@ -4,6 +4,7 @@
 pub mod compare;
 pub mod derived;
 pub mod fit;
+pub mod group;
 pub mod notes;
 pub mod overhead;
 pub mod recording;
@@ -75,7 +76,9 @@ pub struct BenchResult {
     pub metrics: Vec<Metric>,
     /// Ratios of metrics where their inputs were measured: `IPC`,
     /// `branch-miss rate`, `cache-miss rate`, and each metric per byte or per
-    /// element (`wall-time/byte`) where the benchmark declared a throughput.
+    /// element (`wall-time/byte`) where the benchmark declared a throughput;
+    /// of the headlines as shown, so less the cost of measuring where
+    /// `--subtract-overhead` took it off.
     pub derived: Vec<(String, f64)>,
     /// Samples in which the kernel multiplexed the group (`time_running <
     /// time_enabled`); their counts are not scaled.
@@ -88,6 +91,8 @@ pub struct BenchResult {
     pub off_cpu_ratio: Option<f64>,
     /// The throughput the benchmark declared.
     pub throughput: Option<Throughput>,
+    /// Its group, name and argument there, where it has a group.
+    pub membership: Option<group::Membership>,
     /// In per-iteration mode, how the counters were read around each
     /// iteration; `None` in batch mode.
     pub read_path: Option<ReadPath>,
@@ -121,17 +126,21 @@ pub fn analyze(recording: &Recording, calibration: &Calibration) -> BenchResult 
         id: recording.id.clone(),
         samples: recording.iterations.len(),
         iterations: recording.iterations.iter().sum(),
-        derived: derived::derived(recording, &metrics),
+        derived: Vec::new(),
         metrics,
         multiplexed_samples: recording.multiplexed_samples,
         left_out: recording.left_out,
         off_cpu_ratio,
         throughput: recording.throughput,
+        membership: recording.membership.clone(),
         read_path: recording.read_path,
         groups: recording.groups.clone(),
         overhead: Vec::new(),
     };
     overhead::apply(&mut result, calibration);
+    // Ratios of the figures shown, less the cost of measuring where it was
+    // taken off: IPC of the routine, not of the routine and the loop.
+    result.derived = derived::derived(recording, &result.metrics);
     result
 }
 
@@ -224,6 +233,7 @@ pub(crate) mod test_support {
             left_out: 0,
             off_cpu_ratio: None,
             throughput: None,
+            membership: None,
             read_path: None,
             groups: Vec::new(),
             overhead: Vec::new(),
@@ -291,6 +301,25 @@ mod tests {
         assert_eq!(derived_value(&r, "IPC"), None);
         assert_eq!(derived_value(&r, "wall-time/byte"), Some(5.0));
         assert_eq!(derived_value(&r, "branches/byte"), Some(25.0));
+    }
+
+    #[test]
+    fn derived_figures_are_of_the_figures_shown_less_the_cost_of_measuring() {
+        let events = parse_list("page-faults").unwrap();
+        let m = Measurement {
+            samples: (1..=3)
+                .map(|i| sample(i, 40 * i, vec![17 * i], 100))
+                .collect(),
+            throughput: Some(Throughput::Elements(16)),
+        };
+        let recording = Recording::new("x", &events, &m, Environment::default());
+        let costs = [("wall-time", 4), ("page-faults", 1)];
+        let r = analyze(&recording, &Calibration::exact(&costs, true));
+        assert_eq!(r.metrics[1].estimate().point, 16.0);
+        assert_eq!(derived_value(&r, "page-faults/element"), Some(1.0));
+        assert_eq!(derived_value(&r, "wall-time/element"), Some(36.0 / 16.0));
+        let r = analyze(&recording, &Calibration::exact(&costs, false));
+        assert_eq!(derived_value(&r, "page-faults/element"), Some(17.0 / 16.0));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! A recording: everything one benchmark's run measured, in the form that
 //! is analysed, compared and stored.
 
+use super::group::Membership;
 use crate::counter::event::{Event, Scale, Unit};
 use crate::counter::group::ReadPath;
 use crate::measure::environment::Environment;
@@ -89,6 +90,9 @@ pub struct Recording {
     /// The events measured together, one pass per group, where they did not
     /// fit one group; empty otherwise.
     pub groups: Vec<Vec<String>>,
+    /// The benchmarks' group it belongs to, where it has one (its module or
+    /// `group = "…"`), with its name and argument there.
+    pub membership: Option<Membership>,
 }
 
 impl Recording {
@@ -129,6 +133,7 @@ impl Recording {
             left_out: 0,
             read_path: None,
             groups: Vec::new(),
+            membership: None,
         }
     }
 
@@ -151,6 +156,7 @@ impl Recording {
             left_out: 0,
             read_path: None,
             groups: Vec::new(),
+            membership: None,
         }
     }
 

@@ -36,40 +36,61 @@ impl From<Duration> for Measured {
     }
 }
 
-/// What the warm-up ran: how many iterations, in how long.
-pub(super) struct WarmUp {
+/// What a run of the routine without sampling did (the warm-up, or a
+/// `--profile-time` run): how many iterations, in how long.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ran {
     /// Iterations run.
     pub iterations: u64,
     /// Time taken, all costs included.
     pub elapsed: Duration,
 }
 
-impl WarmUp {
+impl Ran {
     /// Nanoseconds per iteration of `time`, never zero.
     pub fn ns_per_iter(&self, time: Duration) -> f64 {
         (time.as_nanos() as f64 / self.iterations as f64).max(1e-3)
     }
 }
 
-/// Warm-up: runs `run(n)` in doubling batches until the warm-up time is
-/// spent.
+/// Warm-up: runs `run(n)` in doubling batches until `time` is spent.
 pub(super) fn warm_up(
-    config: &Config,
+    time: Duration,
     mut run: impl FnMut(u64) -> io::Result<()>,
-) -> io::Result<WarmUp> {
+) -> io::Result<Ran> {
     let start = Instant::now();
     let (mut n, mut done) = (1u64, 0u64);
     loop {
         run(n)?;
         done += n;
-        if start.elapsed() >= config.warm_up {
+        if start.elapsed() >= time {
             break;
         }
         n = n.saturating_mul(2);
     }
-    Ok(WarmUp {
+    Ok(Ran {
         iterations: done,
         elapsed: start.elapsed(),
+    })
+}
+
+/// Runs `run(n)` for about `time`, as Criterion's profiling does: a
+/// warm-up of half of it gives the pace (its doubling batches may take up
+/// to all of it), then one batch fills what is left.
+pub(super) fn run_for(
+    time: Duration,
+    mut run: impl FnMut(u64) -> io::Result<()>,
+) -> io::Result<Ran> {
+    let warm = warm_up(time / 2, &mut run)?;
+    let left = time.saturating_sub(warm.elapsed);
+    let n = (left.as_nanos() as f64 / warm.ns_per_iter(warm.elapsed)) as u64;
+    let start = Instant::now();
+    if n > 0 {
+        run(n)?;
+    }
+    Ok(Ran {
+        iterations: warm.iterations + n,
+        elapsed: warm.elapsed + start.elapsed(),
     })
 }
 
@@ -86,7 +107,7 @@ where
     F: FnMut(u64, u64, Option<&mut CounterGroup>) -> io::Result<Measured>,
 {
     let mut counted = Duration::ZERO;
-    let warm = warm_up(config, |n| {
+    let warm = warm_up(config.warm_up, |n| {
         counted += run(n, n, Some(&mut *group))?.wall;
         Ok(())
     })?;
@@ -123,7 +144,7 @@ where
 /// outside them is made in full for every sample (the inputs of
 /// `iter_batched`, about `count · d` of them; next to nothing for `iter`):
 /// so `d · (count(count+1)/2 · inside + count² · outside)` in all.
-fn step_for(config: &Config, warm: &WarmUp, counted: Duration) -> u64 {
+fn step_for(config: &Config, warm: &Ran, counted: Duration) -> u64 {
     let count = config.sample_count.max(1) as f64;
     let inside = warm.ns_per_iter(counted.min(warm.elapsed));
     let outside = (warm.ns_per_iter(warm.elapsed) - inside).max(0.0);
@@ -157,7 +178,7 @@ pub fn measure_with_step(
     bench(&mut b);
     let samples = match b.outcome.unwrap_or(Err(MeasureError::NeverIterated))? {
         Outcome::Batch(samples) => samples,
-        Outcome::PerIter(_) => unreachable!("a batch target gives batch samples"),
+        _ => unreachable!("a batch target gives batch samples"),
     };
     Ok(Measurement {
         samples,

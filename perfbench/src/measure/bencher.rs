@@ -2,9 +2,9 @@
 
 use std::hint::black_box;
 use std::io;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use super::batch::{sample_linearly, start_counting, stop_counting, Measured};
+use super::batch::{run_for, sample_linearly, start_counting, stop_counting, Measured, Ran};
 use super::per_iter::{sample_per_iter, Bracket, PerIterMeasurement};
 use super::{Config, MeasureError, Sample, Throughput};
 use crate::counter::group::CounterGroup;
@@ -31,6 +31,9 @@ pub struct Bencher<'a> {
 pub(super) enum Target<'a> {
     /// Run the routine once, as a test.
     Once,
+    /// Run the routine for about this long, without counters, for a
+    /// profiler (`--profile-time`).
+    Profile(Duration),
     /// Measure it with these counters; with a step, sample `i` runs
     /// `i · step` iterations instead of a step chosen from the warm-up.
     Counters(&'a Config, &'a mut CounterGroup, Option<u64>),
@@ -51,6 +54,8 @@ fn repeat(body: &mut dyn FnMut(), n: u64) {
 pub(super) enum Outcome {
     Batch(Vec<Sample>),
     PerIter(PerIterMeasurement),
+    /// The routine ran without counters (test mode, `--profile-time`).
+    Ran(Ran),
 }
 
 impl Bencher<'_> {
@@ -101,13 +106,21 @@ impl Bencher<'_> {
             return;
         }
         let outcome = match &mut self.target {
-            Target::Once => run(1, 1, None).map(|_| Vec::new()),
+            Target::Once => run(1, 1, None).map(|m| {
+                Outcome::Ran(Ran {
+                    iterations: 1,
+                    elapsed: m.wall,
+                })
+            }),
+            Target::Profile(time) => {
+                run_for(*time, |n| run(n, n, None).map(drop)).map(Outcome::Ran)
+            }
             Target::Counters(config, group, step) => {
-                sample_linearly(config, group, *step, &mut run)
+                sample_linearly(config, group, *step, &mut run).map(Outcome::Batch)
             }
             Target::PerIter(..) => unreachable!("per-iteration targets use drive_per_iter"),
         };
-        self.outcome = Some(outcome.map(Outcome::Batch).map_err(MeasureError::Counters));
+        self.outcome = Some(outcome.map_err(MeasureError::Counters));
     }
 
     /// Per-iteration mode: runs warm-up and sampling through `one`, which
@@ -134,13 +147,28 @@ impl Bencher<'_> {
 
 /// Runs the routine of `bench` once, without counters: test mode.
 pub fn run_once(bench: impl FnOnce(&mut Bencher<'_>)) -> Result<(), MeasureError> {
+    run_without_counters(Target::Once, bench).map(drop)
+}
+
+/// Runs the routine of `bench` for about `time`, without counters, for a
+/// profiler to watch (`--profile-time`): what ran, in how long.
+pub fn profile(time: Duration, bench: impl FnOnce(&mut Bencher<'_>)) -> Result<Ran, MeasureError> {
+    run_without_counters(Target::Profile(time), bench)
+}
+
+/// Hands `bench` a [`Bencher`] for a target without counters.
+fn run_without_counters(
+    target: Target<'_>,
+    bench: impl FnOnce(&mut Bencher<'_>),
+) -> Result<Ran, MeasureError> {
     let mut b = Bencher {
-        target: Target::Once,
+        target,
         throughput: None,
         outcome: None,
     };
     bench(&mut b);
-    b.outcome
-        .unwrap_or(Err(MeasureError::NeverIterated))
-        .map(drop)
+    match b.outcome.unwrap_or(Err(MeasureError::NeverIterated))? {
+        Outcome::Ran(ran) => Ok(ran),
+        _ => unreachable!("targets without counters only run"),
+    }
 }

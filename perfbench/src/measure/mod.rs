@@ -18,9 +18,9 @@ use std::time::Duration;
 
 use crate::counter::group::Counts;
 
-pub use batch::{calibrate, measure, measure_with_step};
+pub use batch::{calibrate, measure, measure_with_step, Ran};
 pub use batched::BatchSize;
-pub use bencher::{run_once, Bencher};
+pub use bencher::{profile, run_once, Bencher};
 pub use per_iter::{
     calibrate_per_iter, measure_per_iter, IterationCounts, PerIterMeasurement,
     MAX_STORED_ITERATIONS,
@@ -282,6 +282,44 @@ mod tests {
         let mut runs = 0;
         run_once(|b| b.iter(|| runs += 1)).unwrap();
         assert_eq!(runs, 1);
+    }
+
+    #[test]
+    fn profiling_runs_every_form_for_about_the_time_asked() {
+        let time = Duration::from_millis(50);
+        let work = || black_box((0..black_box(200u64)).sum::<u64>());
+        let (mut runs, mut made) = ([0u64; 3], [0u64; 2]);
+        let ran = [
+            profile(time, |b| {
+                b.iter(|| {
+                    runs[0] += 1;
+                    work()
+                })
+            }),
+            profile(time, |b| {
+                let setup = || made[0] += 1;
+                b.iter_batched(setup, |()| runs[1] += work(), BatchSize::SmallInput)
+            }),
+            profile(time, |b| {
+                let setup = || made[1] += 1;
+                b.iter_batched_ref(setup, |_| runs[2] += work(), BatchSize::LargeInput)
+            }),
+        ]
+        .map(Result::unwrap);
+        // The batched routines add 19,900 (0 + … + 199) per run.
+        let runs = [runs[0], runs[1] / 19_900, runs[2] / 19_900];
+        assert_eq!(ran.map(|r| r.iterations), runs);
+        // Every run had its input (batches of one size may make a few more).
+        assert!(
+            made[0] >= runs[1] && made[1] >= runs[2],
+            "{made:?} {runs:?}"
+        );
+        for r in ran {
+            assert!(r.iterations > 1, "{r:?}");
+            assert!(r.elapsed >= time / 2 && r.elapsed < time * 5, "{r:?}");
+        }
+        let e = profile(time, |_| {}).unwrap_err();
+        assert!(matches!(e, MeasureError::NeverIterated));
     }
 
     #[test]

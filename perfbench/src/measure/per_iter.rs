@@ -214,7 +214,7 @@ where
         iterations: Vec::new(),
     };
 
-    let warm = warm_up(config, |n| b.run_enabled(n, one))?;
+    let warm = warm_up(config.warm_up, |n| b.run_enabled(n, one))?;
     let ns_per_iter = warm.ns_per_iter(warm.elapsed);
 
     let count = config.sample_count.max(1);
@@ -260,7 +260,7 @@ pub fn measure_per_iter(
     bench(&mut b);
     let mut m = match b.outcome.unwrap_or(Err(MeasureError::NeverIterated))? {
         Outcome::PerIter(m) => m,
-        Outcome::Batch(_) => unreachable!("a per-iteration target gives iterations"),
+        _ => unreachable!("a per-iteration target gives iterations"),
     };
     m.throughput = b.throughput;
     Ok(m)

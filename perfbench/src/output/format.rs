@@ -22,6 +22,20 @@ pub fn four_digits(v: f64) -> String {
     }
 }
 
+/// A whole number with commas between thousands, libtest's way:
+/// `1,234,567` (rounded; below zero is 0).
+pub fn thousands(v: f64) -> String {
+    let digits = format!("{:.0}", v.max(0.0));
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A per-iteration value with its unit: `4.512 µs`, `16`, `12.35 M`.
 /// Whole counts are shown whole, so that an exact count looks exact.
 pub fn format_value(v: f64, unit: Unit) -> String {
@@ -135,5 +149,11 @@ mod tests {
         assert_eq!(format_rate(12_345_678.0, "element"), "12.35 M elements/s");
         assert_eq!(format_rate(7.0, "element"), "7.000 elements/s");
         assert_eq!(format_rate(f64::INFINITY, "byte"), "∞");
+    }
+
+    #[test]
+    fn thousands_are_separated_by_commas() {
+        let got = [0.0, 999.0, 1000.0, 1_234_567.4, -5.0].map(thousands);
+        assert_eq!(got, ["0", "999", "1,000", "1,234,567", "0"]);
     }
 }

@@ -83,6 +83,10 @@ impl Sink {
     pub fn finish(self) -> Result<Option<PathBuf>, StoreError> {
         match self {
             Sink::Report(r) => r.finish().map(Some),
+            Sink::Table(t) => {
+                t.finish();
+                Ok(None)
+            }
             _ => Ok(None),
         }
     }

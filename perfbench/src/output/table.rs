@@ -7,10 +7,11 @@ use super::format::{count, format_value, four_digits, percent, relative_text};
 use super::{Color, RunHeader};
 use crate::analysis::compare::{Comparison, Verdict};
 use crate::analysis::derived::has_ipc;
+use crate::analysis::group::{self, Relative, Standing};
 use crate::analysis::notes::notes;
 use crate::analysis::{metric_names, Analysed, BenchResult, Metric};
 use crate::counter::event::Unit;
-use crate::counter::group;
+use crate::counter::group as counter_group;
 
 /// The table as an output of a run: a header describing the run, then a
 /// row (and a change line) per benchmark.
@@ -18,6 +19,8 @@ pub struct TableSink {
     color: bool,
     width: usize,
     table: Option<Table>,
+    /// The results so far, for the group standings at the end.
+    results: Vec<BenchResult>,
 }
 
 impl TableSink {
@@ -38,6 +41,7 @@ impl TableSink {
             color,
             width,
             table: None,
+            results: Vec::new(),
         }
     }
 
@@ -60,7 +64,10 @@ impl TableSink {
         );
         if !h.groups.is_empty() {
             let prefix = "perfbench: more events than the PMU holds at once, measured in one pass per group: ";
-            println!("{}", wrap(prefix, &group::together(&h.groups), self.width));
+            println!(
+                "{}",
+                wrap(prefix, &counter_group::together(&h.groups), self.width)
+            );
         }
         for line in self.costs_lines(h) {
             println!("{line}");
@@ -119,6 +126,9 @@ impl TableSink {
 
     /// Prints a benchmark's row and its change line.
     pub fn benchmark(&mut self, a: &Analysed) {
+        if a.result.membership.is_some() {
+            self.results.push(a.result.clone());
+        }
         let Some(table) = &self.table else { return };
         println!("{}", table.row(&a.result));
         if let Some(line) = table.interval_line(&a.result) {
@@ -132,6 +142,58 @@ impl TableSink {
             println!("{line}");
         }
     }
+
+    /// Prints each group's standing: its members side by side at each
+    /// argument, every metric against the best.
+    pub fn finish(self) {
+        let results: Vec<&BenchResult> = self.results.iter().collect();
+        for standing in group::standings(&results) {
+            println!("\n{}", standing_table(&standing));
+        }
+    }
+}
+
+/// A group's standing as a table: a row per member, a column per metric,
+/// each cell the member's estimate over the best (`1.00×` the best), or
+/// the estimate itself where the best is 0.
+pub fn standing_table(s: &Standing) -> String {
+    let at = s.arg.as_ref().map_or(String::new(), |a| format!(" at {a}"));
+    let mut lines = vec![format!(
+        "group {}{at}: each metric against the best member",
+        s.group
+    )];
+    let name_width = s
+        .members
+        .iter()
+        .map(|(m, _)| m.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let cell = s
+        .metrics
+        .iter()
+        .map(|m| m.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(7)
+        + 2;
+    let mut header = format!("  {:<name_width$}", "member");
+    for m in &s.metrics {
+        header.push_str(&format!("{m:>cell$}"));
+    }
+    lines.push(header);
+    for (member, cells) in &s.members {
+        let mut row = format!("  {member:<name_width$}");
+        for c in cells {
+            let text = match c {
+                Relative::Ratio(r) => format!("{r:.2}×"),
+                Relative::Value(v) => four_digits(*v),
+            };
+            row.push_str(&format!("{text:>cell$}"));
+        }
+        lines.push(row);
+    }
+    lines.join("\n")
 }
 
 /// `text` wrapped at spaces to `width` columns, continuation lines

@@ -8,7 +8,7 @@ use crate::analysis::{analyze, Analysed, Recording};
 use crate::counter::group::{self, Groups};
 use crate::measure::{self, Bencher, MeasureError};
 use crate::run::cli::Options;
-use crate::run::panics::catch;
+use crate::run::panics::caught;
 use crate::run::plan::Plan;
 use crate::store::Slot;
 
@@ -33,14 +33,18 @@ pub struct Rounds {
     pub took: Duration,
 }
 
-/// Measures the next round of a benchmark (its share of the run's time and
-/// samples, [`measure::Config::round`]) into `so_far`; `Err`
-/// says why it failed (a panic, or a measurement error).
+/// The routine of a benchmark: runs it with a bencher.
+pub type Routine<'a> = &'a dyn Fn(&mut Bencher<'_>);
+
+/// Measures the next round of a benchmark (its share of the time and
+/// samples of `config`, its whole measurement, [`measure::Config::round`])
+/// into `so_far`; `Err` says why it failed (a panic, or a measurement
+/// error).
 pub fn measure_round(
-    options: &Options,
+    (options, config): (&Options, &measure::Config),
     plan: &mut Plan,
     id: &str,
-    bench: fn(&mut Bencher<'_>),
+    bench: Routine<'_>,
     so_far: &mut Rounds,
 ) -> Result<(), String> {
     let started = Instant::now();
@@ -49,7 +53,7 @@ pub fn measure_round(
     // the mean of the rounds' slopes.
     let step = so_far.recording.as_ref().map(|r| r.iterations[0]);
     let index = so_far.recording.as_ref().map_or(0, Recording::round_count);
-    let config = options.config.round(index as u64);
+    let config = config.round(index as u64);
     let round = record(options, &config, plan, id, bench, step)?;
     so_far.took += started.elapsed();
     match &mut so_far.recording {
@@ -104,19 +108,15 @@ fn record(
     config: &measure::Config,
     plan: &mut Plan,
     id: &str,
-    bench: fn(&mut Bencher<'_>),
+    bench: Routine<'_>,
     step: Option<u64>,
 ) -> Result<Recording, String> {
-    let outcome = catch(|| measure_passes(options, config, &mut plan.groups, step, bench));
+    let outcome = caught(|| measure_passes(options, config, &mut plan.groups, step, bench));
     // A panic may have left a group running.
     for (group, _) in &plan.groups {
         let _ = group.disable();
     }
-    let (m, per_iter) = match outcome {
-        Ok(Ok(measured)) => measured,
-        Ok(Err(err)) => return Err(format!(": {err}")),
-        Err(panic) => return Err(format!(" {panic}")),
-    };
+    let (m, per_iter) = outcome?;
     let mut recording = Recording::new(id, &plan.events, &m, plan.environment.clone());
     recording.groups = plan.pass_names();
     if let Some(facts) = per_iter {
@@ -143,7 +143,7 @@ fn measure_passes(
     config: &measure::Config,
     groups: &mut Groups,
     step: Option<u64>,
-    bench: fn(&mut Bencher<'_>),
+    bench: Routine<'_>,
 ) -> Result<(measure::Measurement, Option<PerIterFacts>), MeasureError> {
     if options.per_iter {
         let measured = measure::measure_per_iter(config, &mut groups[0].0, bench)?;
@@ -257,11 +257,11 @@ mod tests {
         options: &Options,
         plan: &mut Plan,
         id: &str,
-        bench: fn(&mut Bencher<'_>),
+        bench: Routine<'_>,
     ) -> Result<Step, String> {
         let mut so_far = Rounds::default();
         for _ in 0..options.config.rounds() {
-            measure_round(options, plan, id, bench, &mut so_far)?;
+            measure_round((options, &options.config), plan, id, bench, &mut so_far)?;
         }
         let recording = so_far.recording.expect("rounds were measured");
         Ok(conclude(options, plan, recording, so_far.took))
@@ -281,7 +281,7 @@ mod tests {
         let options = options(&["--bench", "--quick", "--sample-count", "10"]);
         let mut plan = plan(&root);
 
-        let first = step(&options, &mut plan, "touch", touch_3).unwrap();
+        let first = step(&options, &mut plan, "touch", &touch_3).unwrap();
         let a = &first.analysed;
         let faults = a.recording.series("page-faults").unwrap();
         let exact: Vec<u64> = a.recording.iterations.iter().map(|n| 3 * n).collect();
@@ -293,7 +293,7 @@ mod tests {
         assert!(first.store_errors.is_empty());
         assert!(plan.store.path("touch", &Slot::Latest).is_file());
 
-        let second = step(&options, &mut plan, "touch", touch_4).unwrap();
+        let second = step(&options, &mut plan, "touch", &touch_4).unwrap();
         let a = &second.analysed;
         let change = a
             .comparison
@@ -316,7 +316,7 @@ mod tests {
         std::fs::create_dir_all(latest.parent().unwrap()).unwrap();
         std::fs::write(&latest, "{ not json").unwrap();
 
-        let s = step(&options, &mut plan, "touch", touch_3).unwrap();
+        let s = step(&options, &mut plan, "touch", &touch_3).unwrap();
         assert_eq!(s.analysed.comparison, None);
         assert_eq!(s.store_errors.len(), 1);
         assert!(
@@ -333,7 +333,7 @@ mod tests {
         let root = temp_root("panics");
         let options = options(&["--bench", "--quick"]);
         let mut plan = plan(&root);
-        let why = step(&options, &mut plan, "boom", |b| {
+        let why = step(&options, &mut plan, "boom", &|b| {
             b.iter(|| -> u64 { panic!("deliberate") })
         })
         .err()

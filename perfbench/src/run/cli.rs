@@ -6,17 +6,23 @@ use std::ffi::OsString;
 use std::time::Duration;
 
 use crate::analysis::compare::Thresholds;
+use crate::counter::event::close_names;
 use crate::measure::Config;
 use crate::output::Color;
+use crate::run::registry::Settings;
 use crate::store::check_baseline_name;
 
-/// Whether to measure or to run each routine once as a test.
+/// Whether to measure, to run each routine once as a test, or to run it
+/// for a profiler.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RunMode {
     /// `cargo bench` (`--bench`): measure.
     Bench,
     /// `cargo test --benches` (no `--bench`) or `--test`: run each once.
     Test,
+    /// `--profile-time S` under `cargo bench`: run each routine for about
+    /// this long, without counters, analysis or storing.
+    Profile(Duration),
 }
 
 /// How results are written to stdout.
@@ -61,8 +67,13 @@ pub struct Options {
     pub pin: bool,
     /// `--no-pin`: do not pin at all, not even on hybrid CPUs.
     pub no_pin: bool,
-    /// Warm-up, measurement time and sample count.
+    /// Warm-up, measurement time, sample count and rounds of a benchmark
+    /// whose attribute sets none of them ([`Options::config_for`] gives a
+    /// benchmark's own).
     pub config: Config,
+    /// The measurement settings the run was given (command line,
+    /// environment, `--quick`), which win over a benchmark's attribute.
+    pub timing: Timing,
     /// Output format.
     pub output_format: OutputFormat,
     /// Colour.
@@ -86,6 +97,58 @@ pub struct Options {
     pub subtract_overhead: bool,
 }
 
+/// The measurement settings given to the whole run: by the command line or
+/// the environment (`Some`), or by `--quick`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Timing {
+    /// `--quick`: shorter defaults.
+    pub quick: bool,
+    /// `--warm-up-time`.
+    pub warm_up: Option<Duration>,
+    /// `--measurement-time`.
+    pub measurement: Option<Duration>,
+    /// `--sample-count`.
+    pub sample_count: Option<u64>,
+}
+
+impl Options {
+    /// How long and how often to measure a benchmark with these attribute
+    /// settings. Each setting comes from the first of: the command line,
+    /// the environment, `--quick`, the benchmark's attribute, the default.
+    /// The attribute is the benchmark's own default; a setting given for
+    /// the run is a request for every benchmark in it.
+    pub fn config_for(&self, settings: &Settings) -> Config {
+        let t = &self.timing;
+        let own = if t.quick {
+            quick_config()
+        } else {
+            let d = Config::default();
+            Config {
+                warm_up: settings.warm_up.unwrap_or(d.warm_up),
+                measurement: settings.measurement.unwrap_or(d.measurement),
+                sample_count: settings.sample_count.unwrap_or(d.sample_count),
+                ..d
+            }
+        };
+        Config {
+            warm_up: t.warm_up.unwrap_or(own.warm_up),
+            measurement: t.measurement.unwrap_or(own.measurement),
+            sample_count: t.sample_count.unwrap_or(own.sample_count),
+            rounds: self.config.rounds,
+        }
+    }
+}
+
+/// `--quick`'s settings.
+fn quick_config() -> Config {
+    Config {
+        warm_up: Duration::from_millis(50),
+        measurement: Duration::from_millis(200),
+        sample_count: 20,
+        ..Config::default()
+    }
+}
+
 /// A flag: its long name, whether it takes a value, and what it sets.
 struct Flag {
     name: &'static str,
@@ -104,6 +167,7 @@ struct Parsed {
     warm_up: Option<Duration>,
     measurement: Option<Duration>,
     sample_count: Option<u64>,
+    profile_time: Option<Duration>,
 }
 
 impl Parsed {
@@ -134,6 +198,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "warm-up-time", value: Some("S"), help: "warm-up seconds (default 0.15)", apply: |p, v| { p.warm_up = Some(seconds(v, "--warm-up-time")?); Ok(()) } },
     Flag { name: "measurement-time", value: Some("S"), help: "measurement seconds (default 0.7)", apply: |p, v| { p.measurement = Some(seconds(v, "--measurement-time")?); Ok(()) } },
     Flag { name: "rounds", value: Some("N"), help: "measure each benchmark in N rounds interleaved with the others, sharing its time and samples (default 10)", apply: |p, v| { p.o().config.rounds = positive(v, "--rounds")?; Ok(()) } },
+    Flag { name: "profile-time", value: Some("S"), help: "run each routine for about S seconds for a profiler (perf record): no counters, analysis or storing", apply: |p, v| { p.profile_time = Some(positive_seconds(v, "--profile-time")?); Ok(()) } },
     Flag { name: "quick", value: None, help: "short run: 0.05 s warm-up, 0.2 s measurement, 20 samples", apply: |p, _| { p.quick = true; Ok(()) } },
     Flag { name: "output-format", value: Some("pretty|json|bencher"), help: "table, JSON lines, or libtest bench lines", apply: |p, v| { p.o().output_format = [OutputFormat::Pretty, OutputFormat::Json, OutputFormat::Bencher][one_of(v, "--output-format", &["pretty", "json", "bencher"])?]; Ok(()) } },
     Flag { name: "save-baseline", value: Some("NAME"), help: "also store this run as baseline NAME", apply: |p, v| { check_baseline_name(v)?; p.o().save_baseline = Some(v.into()); Ok(()) } },
@@ -153,6 +218,72 @@ const FLAGS: &[Flag] = &[
     Flag { name: "quiet", value: None, help: "", apply: |_, _| Ok(()) },
     Flag { name: "test-threads", value: Some("N"), help: "", apply: |_, v| number(v, "--test-threads").map(drop) },
 ];
+
+/// Other spellings of our flags, and whose they are: `--sample-size` is
+/// `--sample-count`. On the command line only; the environment twin is the
+/// flag's.
+const ALIASES: &[(&str, &str, &str)] = &[("sample-size", "sample-count", "Criterion's")];
+
+/// Options of Criterion and libtest that perfbench does not have, and what
+/// to do instead.
+#[rustfmt::skip]
+const FOREIGN: &[(&str, &str)] = &[
+    ("baseline-lenient", "Criterion's; --baseline NAME is lenient already: a benchmark missing from NAME is shown as new"),
+    ("confidence-level", "Criterion's; intervals are always 95 %"),
+    ("discard-baseline", "Criterion's; every run is stored as the latest, for the next to compare with"),
+    ("load-baseline", "Criterion's; perfbench always measures: compare with a stored run with --baseline NAME"),
+    ("nresamples", "Criterion's; the bootstrap always takes 1000 resamples, seeded"),
+    ("plotting-backend", "Criterion's; the report's plots are always SVG, --noplot leaves them out"),
+    ("significance-level", "Criterion's; a change is judged by its 95 % interval against --noise-threshold"),
+    ("verbose", "Criterion's; the table always shows intervals and changes, --output-format json every statistic"),
+    ("logfile", "libtest's; redirect stdout instead (--output-format json for a file a program reads)"),
+    ("shuffle", "libtest's; benchmarks run in source order, interleaved in rounds (--rounds)"),
+    ("shuffle-seed", "libtest's; benchmarks run in source order, interleaved in rounds (--rounds)"),
+];
+
+/// Criterion's one-letter options and the flags they stand for.
+const CRITERION_SHORT: &[(char, &str)] = &[
+    ('b', "baseline"),
+    ('c', "color"),
+    ('s', "save-baseline"),
+    ('v', "verbose"),
+];
+
+/// Why `--name` is no option: `unknown option `--name` (hint)`.
+fn unknown_option(name: &str) -> String {
+    format!("unknown option `--{name}` ({})", hint(name))
+}
+
+/// What to write instead of the unknown `--name`: the way to do what a
+/// Criterion or libtest option does, else the flag it is likely a typo of,
+/// else `see --help`.
+fn hint(name: &str) -> String {
+    if let Some((_, instead)) = FOREIGN.iter().find(|(n, _)| *n == name) {
+        return instead.to_string();
+    }
+    let known: Vec<&str> = FLAGS
+        .iter()
+        .map(|f| f.name)
+        .chain(ALIASES.iter().map(|a| a.0))
+        .collect();
+    match close_names(name, &known).first() {
+        Some(flag) => format!("did you mean `--{flag}`?"),
+        None => "see --help".into(),
+    }
+}
+
+/// Why `-c` is no option: perfbench has long options only (but for `-h`
+/// and libtest's `-q`); Criterion's one-letter forms get the long one.
+fn unknown_short(c: char) -> String {
+    let hint = match CRITERION_SHORT.iter().find(|(s, _)| *s == c) {
+        Some((_, long)) if FLAGS.iter().any(|f| f.name == *long) => {
+            format!("Criterion's; here it is `--{long}`")
+        }
+        Some((_, long)) => hint(long),
+        None => "see --help".into(),
+    };
+    format!("unknown option `-{c}` ({hint})")
+}
 
 fn env_name(flag: &str) -> String {
     format!("PERFBENCH_{}", flag.to_uppercase().replace('-', "_"))
@@ -185,6 +316,16 @@ fn seconds(v: &str, what: &str) -> Result<Duration, String> {
         }
         _ => Err(format!(
             "{what} takes seconds (e.g. 0.5 or 500ms), not `{v}`"
+        )),
+    }
+}
+
+/// [`seconds`], above zero.
+fn positive_seconds(v: &str, what: &str) -> Result<Duration, String> {
+    match seconds(v, what) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        _ => Err(format!(
+            "{what} takes seconds above 0 (e.g. 5 or 500ms), not `{v}`"
         )),
     }
 }
@@ -255,6 +396,7 @@ fn defaults() -> Options {
         no_pin: false,
         pin: false,
         config: Config::default(),
+        timing: Timing::default(),
         output_format: OutputFormat::Pretty,
         color: Color::Auto,
         help: false,
@@ -300,7 +442,7 @@ fn apply_arguments(p: &mut Parsed, args: impl IntoIterator<Item = OsString>) -> 
             }
             Arg::Short('h') => p.o().help = true,
             Arg::Short('q') => {}
-            Arg::Short(c) => return Err(format!("unknown option `-{c}` (see --help)")),
+            Arg::Short(c) => return Err(unknown_short(c)),
             Arg::Value(v) => {
                 let v = string(v, "FILTER")?;
                 p.o().filters.push(v);
@@ -310,12 +452,15 @@ fn apply_arguments(p: &mut Parsed, args: impl IntoIterator<Item = OsString>) -> 
     Ok(())
 }
 
-/// Applies `--name`, taking its value from `parser` where it has one.
+/// Applies `--name` (or an alias of a flag), taking its value from
+/// `parser` where it has one.
 fn apply_flag(p: &mut Parsed, parser: &mut lexopt::Parser, name: &str) -> Result<(), String> {
+    let alias = ALIASES.iter().find(|a| a.0 == name);
+    let flag_name = alias.map_or(name, |a| a.1);
     let flag = FLAGS
         .iter()
-        .find(|f| f.name == name)
-        .ok_or_else(|| format!("unknown option `--{name}` (see --help)"))?;
+        .find(|f| f.name == flag_name)
+        .ok_or_else(|| unknown_option(name))?;
     let value = match flag.value {
         Some(_) if optional(flag) => match parser.optional_value() {
             Some(v) => string(v, name)?,
@@ -324,29 +469,30 @@ fn apply_flag(p: &mut Parsed, parser: &mut lexopt::Parser, name: &str) -> Result
         Some(_) => string(parser.value().map_err(|e| e.to_string())?, name)?,
         None => String::new(),
     };
-    (flag.apply)(p, &value)
+    // Errors name the flag; say which the user's spelling stands for.
+    (flag.apply)(p, &value).map_err(|e| match alias {
+        Some(_) => format!("--{name}: {e}"),
+        None => e,
+    })
 }
 
 /// The options, with the mode and the timing settings resolved: `--quick`
 /// first, then the explicit settings over it.
 fn finish(mut p: Parsed) -> Options {
     let mut o = p.options.take().expect("options are initialised");
-    o.mode = if p.bench && !p.test {
-        RunMode::Bench
-    } else {
-        RunMode::Test
+    // As in Criterion, test mode wins over profiling.
+    o.mode = match (p.bench && !p.test, p.profile_time) {
+        (true, Some(time)) => RunMode::Profile(time),
+        (true, None) => RunMode::Bench,
+        (false, _) => RunMode::Test,
     };
-    if p.quick {
-        o.config = Config {
-            warm_up: Duration::from_millis(50),
-            measurement: Duration::from_millis(200),
-            sample_count: 20,
-            rounds: o.config.rounds,
-        };
-    }
-    o.config.warm_up = p.warm_up.unwrap_or(o.config.warm_up);
-    o.config.measurement = p.measurement.unwrap_or(o.config.measurement);
-    o.config.sample_count = p.sample_count.unwrap_or(o.config.sample_count);
+    o.timing = Timing {
+        quick: p.quick,
+        warm_up: p.warm_up,
+        measurement: p.measurement,
+        sample_count: p.sample_count,
+    };
+    o.config = o.config_for(&Settings::NONE);
     o
 }
 
@@ -369,7 +515,12 @@ pub fn usage() -> String {
             Some(v) => format!("--{} {v}", f.name),
             None => format!("--{}", f.name),
         };
-        s.push_str(&format!("  {left:<34} {}\n", f.help));
+        let aliases: String = ALIASES
+            .iter()
+            .filter(|a| a.1 == f.name)
+            .map(|(alias, _, whose)| format!("; also --{alias} ({whose})"))
+            .collect();
+        s.push_str(&format!("  {left:<34} {}{aliases}\n", f.help));
     }
     s.push_str(
         "\nEvery option has an environment twin: --warm-up-time is PERFBENCH_WARM_UP_TIME,\n\
@@ -475,6 +626,116 @@ mod tests {
             assert!(e.contains(needle), "{args:?}: {e}");
             assert!(!e.contains('\n'), "{e}");
         }
+    }
+
+    #[test]
+    fn a_close_typo_is_suggested_and_a_far_off_name_is_not() {
+        let e = parse_with(&["--sampel-count", "5"], &[]).unwrap_err();
+        assert_eq!(
+            e,
+            "unknown option `--sampel-count` (did you mean `--sample-count`?)"
+        );
+        let e = parse_with(&["--warmup-time=1"], &[]).unwrap_err();
+        assert_eq!(
+            e,
+            "unknown option `--warmup-time` (did you mean `--warm-up-time`?)"
+        );
+        // Aliases are suggested too.
+        let e = parse_with(&["--sample-sise"], &[]).unwrap_err();
+        assert!(e.ends_with("(did you mean `--sample-size`?)"), "{e}");
+        for far in ["--frobnicate", "--fast", "--xy"] {
+            let e = parse_with(&[far], &[]).unwrap_err();
+            assert_eq!(e, format!("unknown option `{far}` (see --help)"));
+        }
+    }
+
+    #[test]
+    fn criterion_and_libtest_options_we_lack_say_what_to_use_instead() {
+        for (args, hint) in [
+            (
+                &["--nresamples", "5000"][..],
+                "(Criterion's; the bootstrap always takes 1000 resamples, seeded)",
+            ),
+            (
+                &["--load-baseline", "main"],
+                "compare with a stored run with --baseline NAME)",
+            ),
+            (
+                &["--baseline-lenient", "main"],
+                "--baseline NAME is lenient already",
+            ),
+            (
+                &["--logfile", "out.txt"],
+                "(libtest's; redirect stdout instead",
+            ),
+            (
+                &["-s", "main"],
+                "(Criterion's; here it is `--save-baseline`)",
+            ),
+            (
+                &["-v"],
+                "(Criterion's; the table always shows intervals and changes",
+            ),
+        ] {
+            let e = parse_with(args, &[]).unwrap_err();
+            assert!(
+                e.starts_with(&format!("unknown option `{}` (", args[0])),
+                "{e}"
+            );
+            assert!(e.contains(hint), "{args:?}: {e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+    }
+
+    #[test]
+    fn sample_size_is_criterion_s_spelling_of_sample_count() {
+        let size = parse_with(&["--sample-size", "12"], &[]).unwrap();
+        let count = parse_with(&["--sample-count", "12"], &[]).unwrap();
+        assert_eq!(size, count);
+        assert_eq!(size.config.sample_count, 12);
+        assert_eq!(
+            parse_with(&["--sample-size=7", "--quick"], &[])
+                .unwrap()
+                .config
+                .sample_count,
+            7
+        );
+        // An error names the spelling used and the flag it stands for.
+        assert_eq!(
+            parse_with(&["--sample-size", "0"], &[]).unwrap_err(),
+            "--sample-size: --sample-count takes a whole number above 0, not `0`"
+        );
+        let help = usage();
+        let line = help
+            .lines()
+            .find(|l| l.contains("--sample-count N"))
+            .unwrap();
+        assert!(
+            line.ends_with("(default 50); also --sample-size (Criterion's)"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn profile_time_profiles_when_measuring_and_takes_seconds_above_zero() {
+        let o = parse_with(&["--bench", "--profile-time", "0.2"], &[]).unwrap();
+        assert_eq!(o.mode, RunMode::Profile(Duration::from_millis(200)));
+        let o = parse_with(&["--bench", "--profile-time=5"], &[]).unwrap();
+        assert_eq!(o.mode, RunMode::Profile(Duration::from_secs(5)));
+        // Test mode wins, as in Criterion.
+        let o = parse_with(&["--profile-time", "1"], &[]).unwrap();
+        assert_eq!(o.mode, RunMode::Test);
+        let o = parse_with(&["--bench"], &[("PERFBENCH_PROFILE_TIME", "250ms")]).unwrap();
+        assert_eq!(o.mode, RunMode::Profile(Duration::from_millis(250)));
+        for bad in ["0", "0ms", "-1", "soon", "inf", "NaN", "1e10", ""] {
+            let e = parse_with(&["--bench", "--profile-time", bad], &[]).unwrap_err();
+            assert_eq!(
+                e,
+                format!("--profile-time takes seconds above 0 (e.g. 5 or 500ms), not `{bad}`")
+            );
+        }
+        let e = parse_with(&["--bench", "--profile-time"], &[]).unwrap_err();
+        assert!(e.contains("--profile-time"), "{e}");
     }
 
     #[test]

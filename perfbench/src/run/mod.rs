@@ -3,6 +3,7 @@
 //! per-benchmark steps (measure, analyse, compare, store), outputs and a
 //! summary with the exit code.
 
+pub mod arguments;
 pub mod bench;
 pub mod cli;
 pub mod panics;
@@ -14,15 +15,16 @@ use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
+use crate::analysis::compare::Target;
 use crate::counter::group;
 use crate::kernel::pmu;
 use crate::measure::{self, run_once};
-use crate::output::format::count;
+use crate::output::format::{count, plural, thousands};
 use crate::output::html::{ReportOptions, ReportSink};
 use crate::output::table::TableSink;
 use crate::output::{event_list, RunHeader, Sink};
 use crate::run::cli::{Options, OutputFormat, RunMode};
-use crate::run::panics::catch;
+use crate::run::panics::{catch, caught};
 use crate::run::plan::Plan;
 use crate::run::registry::Entry;
 use crate::run::summary::{Summary, EXIT_FAILED, EXIT_USAGE};
@@ -72,19 +74,19 @@ pub fn run(options: &Options) -> i32 {
                 .join(", ")
         );
     }
-    match options.mode {
-        RunMode::Test => run_tests(&selection),
+    let code = match options.mode {
+        RunMode::Test => return run_tests(&selection),
+        RunMode::Profile(time) => run_profiles(&selection.run, time),
         RunMode::Bench => match run_benches(options, &selection.run) {
-            Ok(code) => {
-                say_ignored(&selection.ignored);
-                code
-            }
+            Ok(code) => code,
             Err(e) => {
                 eprintln!("perfbench: error: {e}");
-                EXIT_USAGE
+                return EXIT_USAGE;
             }
         },
-    }
+    };
+    say_ignored(&selection.ignored);
+    code
 }
 
 /// `--list`: the benchmarks a run would consider, ignored ones included
@@ -122,7 +124,7 @@ fn run_tests(selection: &registry::Selection) -> i32 {
     );
     let mut failures = Vec::new();
     for e in entries {
-        let outcome = match catch(|| run_once(e.bench.run)) {
+        let outcome = match catch(|| run_once(|b| e.run(b))) {
             Ok(Ok(())) => Ok(()),
             Ok(Err(err)) => Err(err.to_string()),
             Err(panic) => Err(panic),
@@ -157,6 +159,33 @@ fn run_tests(selection: &registry::Selection) -> i32 {
     } else {
         EXIT_FAILED
     }
+}
+
+/// `--profile-time`: runs each routine for about `time`, with no counters,
+/// analysis, storing or report, for a profiler such as `perf record` to
+/// watch; a line per benchmark says what ran. Returns the exit code.
+fn run_profiles(entries: &[Entry], time: Duration) -> i32 {
+    let mut summary = Summary::default();
+    for e in entries {
+        match caught(|| measure::profile(time, |b| e.run(b))) {
+            Ok(ran) => println!(
+                "perfbench: profiled {}: {} iteration{} in {:.2} s (no analysis, nothing stored)",
+                e.id,
+                thousands(ran.iterations as f64),
+                plural(ran.iterations as usize),
+                ran.elapsed.as_secs_f64()
+            ),
+            Err(why) => failed(&e.id, &why, &mut summary),
+        }
+    }
+    summary.print(entries.len(), &Target::PreviousRun);
+    summary.exit_code()
+}
+
+/// Names a benchmark that failed (`why` follows its id) and counts it.
+fn failed(id: &str, why: &str, summary: &mut Summary) {
+    eprintln!("perfbench: error: benchmark `{id}`{why}");
+    summary.failed.push(id.to_string());
 }
 
 /// Measures `entries` as `options` ask and returns the exit code; `Err` is
@@ -205,34 +234,44 @@ fn sinks(options: &Options, plan: &Plan) -> Vec<Sink> {
 
 /// Measures the benchmarks in rounds, each round going through all of them
 /// in turn, so that a slow spell of the machine is shared among them rather
-/// than spoiling one; after its last round a benchmark is concluded and
-/// fed to every sink. Failures and stored files that could not be used are
-/// named on stderr.
+/// than spoiling one; after its last round (its sample count may give it
+/// fewer than the others) a benchmark is concluded and fed to every sink.
+/// Failures and stored files that could not be used are named on stderr.
 fn run_steps(options: &Options, plan: &mut Plan, entries: &[Entry], sinks: &mut [Sink]) -> Summary {
-    let rounds = options.config.rounds();
+    let configs: Vec<measure::Config> = entries
+        .iter()
+        .map(|e| options.config_for(&e.bench.settings))
+        .collect();
+    let rounds = configs
+        .iter()
+        .map(measure::Config::rounds)
+        .max()
+        .unwrap_or(1);
     let mut summary = Summary::default();
     let mut warned = BTreeSet::new();
     let mut pending: Vec<Option<bench::Rounds>> =
         entries.iter().map(|_| Some(Default::default())).collect();
     for round in 1..=rounds {
-        for (i, e) in entries.iter().enumerate() {
+        for (i, (e, config)) in entries.iter().zip(&configs).enumerate() {
             let Some(so_far) = pending[i].as_mut() else {
                 continue;
             };
             let progress = Progress::show(round, rounds, i, entries.len(), &e.id);
-            let measured = bench::measure_round(options, plan, &e.id, e.bench.run, so_far);
+            let routine = |b: &mut measure::Bencher<'_>| e.run(b);
+            let measured = bench::measure_round((options, config), plan, &e.id, &routine, so_far);
             drop(progress);
             if let Err(why) = measured {
-                eprintln!("perfbench: error: benchmark `{}`{why}", e.id);
-                summary.failed.push(e.id.clone());
+                failed(&e.id, &why, &mut summary);
                 pending[i] = None;
                 continue;
             }
-            if round == rounds {
+            if round == config.rounds() {
                 let so_far = pending[i].take().expect("measured above");
-                let recording = so_far.recording.expect("a round was recorded");
+                let mut recording = so_far.recording.expect("a round was recorded");
+                recording.membership = e.membership();
                 let step = bench::conclude(options, plan, recording, so_far.took);
-                report_step(options, &e.id, step, &mut warned, &mut summary, sinks);
+                let slow = slow_warning(&e.id, step.took, config);
+                report_step(options, step, slow, (&mut warned, &mut summary), sinks);
             }
         }
     }
@@ -270,13 +309,12 @@ impl Drop for Progress {
 /// summary and feeds it to every sink.
 fn report_step(
     options: &Options,
-    id: &str,
     step: bench::Step,
-    warned: &mut BTreeSet<String>,
-    summary: &mut Summary,
+    slow: Option<String>,
+    (warned, summary): (&mut BTreeSet<String>, &mut Summary),
     sinks: &mut [Sink],
 ) {
-    if let Some(warning) = slow_warning(id, step.took, &options.config) {
+    if let Some(warning) = slow {
         eprintln!("{warning}");
     }
     if let Some(why) = step.mismatch.filter(|why| warned.insert(why.clone())) {
@@ -324,10 +362,11 @@ fn slow_warning(id: &str, took: Duration, config: &measure::Config) -> Option<St
     (took > budget * 3 && took > Duration::from_secs(2)).then(|| {
         format!(
             "perfbench: warning: `{id}` took {:.1} s for a budget of {:.1} s: at one iteration per \
-             step, {} samples need that long; lower --sample-count or raise --measurement-time",
+             step, linear sampling with {} takes that long; lower --sample-count or raise \
+             --measurement-time",
             took.as_secs_f64(),
             budget.as_secs_f64(),
-            config.sample_count
+            count(config.sample_count as usize, "sample")
         )
     })
 }
@@ -335,7 +374,6 @@ fn slow_warning(id: &str, took: Duration, config: &measure::Config) -> Option<St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::compare::Target;
     use crate::analysis::Calibration;
     use crate::measure::environment::Environment;
     use crate::measure::Bencher;
@@ -351,8 +389,8 @@ mod tests {
         b.iter(|| crate::fixtures::touch_fresh_pages(pages));
     }
 
-    static ONE: Benchmark = registered("one", false, |b| touching("one", 1, b));
-    static TWO: Benchmark = registered("two", false, |b| touching("two", 2, b));
+    static ONE: Benchmark = registered("one", false, |b, _| touching("one", 1, b));
+    static TWO: Benchmark = registered("two", false, |b, _| touching("two", 2, b));
 
     #[test]
     fn rounds_go_through_every_benchmark_in_turn() {
@@ -380,6 +418,7 @@ mod tests {
         let entries = [&ONE, &TWO].map(|bench| Entry {
             id: bench.name.into(),
             bench,
+            case: Default::default(),
         });
         let summary = run_steps(&options, &mut plan, &entries, &mut []);
         assert!(summary.failed.is_empty());

@@ -1,6 +1,7 @@
 //! Panics of benchmarks, caught and turned into a message naming where they
 //! happened, without the default hook's backtrace hint in the output.
 
+use std::fmt::Display;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Mutex;
 
@@ -33,4 +34,15 @@ pub fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
             .take()
             .unwrap_or_else(|| "panicked".into())
     })
+}
+
+/// Runs a benchmark's `f`, turning its error or panic into `Err(why)`,
+/// worded to follow the benchmark's id: `: the benchmark returned …` or
+/// ` panicked at …`.
+pub fn caught<T, E: Display>(f: impl FnOnce() -> Result<T, E>) -> Result<T, String> {
+    match catch(f) {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(err)) => Err(format!(": {err}")),
+        Err(panic) => Err(format!(" {panic}")),
+    }
 }

@@ -1,43 +1,148 @@
 //! The benchmarks `#[perfbench]` registered, their ids, and filtering.
 
+use std::time::Duration;
+
+use crate::analysis::group::Membership;
 use crate::measure::Bencher;
 
-/// One registered benchmark; `#[perfbench]` submits one per function, or one
-/// per element of `args`.
+/// One function marked `#[perfbench]`: it makes one benchmark, or one per
+/// type of `types = [...]` and argument of `args = …` ([`Case`]).
 #[doc(hidden)]
 pub struct Benchmark {
     /// `module_path!()` where the function was defined.
     pub module_path: &'static str,
     /// The function's name.
     pub name: &'static str,
-    /// The argument, written with its `Display`, for `args` benchmarks.
-    pub arg: Option<fn() -> String>,
-    /// The position of the argument in `args`, to keep their order.
-    pub arg_index: usize,
     /// Source file and line of the function, to list in source order.
     pub file: &'static str,
     /// See `file`.
     pub line: u32,
-    /// `#[ignore]`: skipped unless `--ignored` or `--include-ignored`.
-    pub ignore: bool,
-    /// Runs the benchmark function with a bencher.
-    pub run: fn(&mut Bencher<'_>),
+    /// What the attribute set besides the cases.
+    pub settings: Settings,
+    /// Its benchmarks: one, or one per type and argument, with their ids.
+    pub cases: fn() -> Vec<Case>,
+    /// Runs one of them with a bencher.
+    pub run: fn(&mut Bencher<'_>, &Case),
 }
 
 inventory::collect!(Benchmark);
 
+/// One benchmark of a function: the type and argument it runs with, by
+/// position in `types` and `args`, and as its id names them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Case {
+    /// The type of `types = [...]`, as written.
+    pub ty: Option<(usize, &'static str)>,
+    /// The argument of `args`, by its `Display` (else its `Debug`).
+    pub arg: Option<(usize, String)>,
+}
+
+impl Case {
+    /// The position of its type in `types` (0 without).
+    pub fn type_index(&self) -> usize {
+        self.ty.map_or(0, |(i, _)| i)
+    }
+
+    /// The position of its argument in `args` (0 without).
+    pub fn arg_index(&self) -> usize {
+        self.arg.as_ref().map_or(0, |(i, _)| *i)
+    }
+}
+
+/// The cases of a function with these `types` (none for a function that
+/// is not generic) and arguments (`None` without `args`): every type with
+/// every argument.
+pub fn cases(types: &[&'static str], args: Option<Vec<String>>) -> Vec<Case> {
+    let types: Vec<Option<(usize, &'static str)>> = match types {
+        [] => vec![None],
+        _ => types.iter().copied().enumerate().map(Some).collect(),
+    };
+    let args: Vec<Option<(usize, String)>> = match args {
+        None => vec![None],
+        Some(args) => args.into_iter().enumerate().map(Some).collect(),
+    };
+    types
+        .iter()
+        .flat_map(|&ty| {
+            args.iter().map(move |arg| Case {
+                ty,
+                arg: arg.clone(),
+            })
+        })
+        .collect()
+}
+
+/// What `#[perfbench(…)]` set for a function's benchmarks, besides their
+/// cases. The measurement settings give way to the run's own (command
+/// line, environment, `--quick`): see [`crate::run::cli::Options::config_for`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// `group = "name"`: the group its benchmarks are compared in, instead
+    /// of their module's.
+    pub group: Option<&'static str>,
+    /// `ignore` or `#[ignore]`: skipped unless `--ignored` or
+    /// `--include-ignored`.
+    pub ignore: bool,
+    /// `sample_count = N`.
+    pub sample_count: Option<u64>,
+    /// `warm_up_time = …`.
+    pub warm_up: Option<Duration>,
+    /// `measurement_time = …`.
+    pub measurement: Option<Duration>,
+}
+
+impl Settings {
+    /// Nothing set: what `#[perfbench]` alone gives.
+    pub const NONE: Settings = Settings {
+        group: None,
+        ignore: false,
+        sample_count: None,
+        warm_up: None,
+        measurement: None,
+    };
+}
+
 /// A registered benchmark with its id worked out.
 pub struct Entry {
-    /// `module::path::name[/arg]`, without the crate name.
+    /// `module::path::name[::<T>][/arg]`, without the crate name.
     pub id: String,
-    /// The registration.
+    /// The function's registration.
     pub bench: &'static Benchmark,
+    /// Which of its benchmarks.
+    pub case: Case,
 }
 
 impl Entry {
-    /// Where it stands in the source: file, line, then argument.
-    pub fn source_order(&self) -> (&'static str, u32, usize) {
-        (self.bench.file, self.bench.line, self.bench.arg_index)
+    /// Where it stands in the source: file, line, then type and argument.
+    pub fn source_order(&self) -> (&'static str, u32, usize, usize) {
+        let b = self.bench;
+        (
+            b.file,
+            b.line,
+            self.case.type_index(),
+            self.case.arg_index(),
+        )
+    }
+
+    /// Runs it with `b`.
+    pub fn run(&self, b: &mut Bencher<'_>) {
+        (self.bench.run)(b, &self.case)
+    }
+
+    /// The group it is compared in (its `group = "…"`, else its module
+    /// without the crate name; none in the crate's root), and its name and
+    /// argument there.
+    pub fn membership(&self) -> Option<Membership> {
+        let b = self.bench;
+        let group = b
+            .settings
+            .group
+            .or_else(|| b.module_path.split_once("::").map(|(_, m)| m))?;
+        Some(Membership {
+            group: group.to_string(),
+            member: member_name(b.name, &self.case),
+            arg: self.case.arg.as_ref().map(|(_, arg)| arg.clone()),
+        })
     }
 }
 
@@ -45,27 +150,40 @@ impl Entry {
 pub fn all() -> Vec<Entry> {
     let mut entries: Vec<Entry> = inventory::iter::<Benchmark>
         .into_iter()
-        .map(|bench| Entry {
-            id: id_of(bench.module_path, bench.name, bench.arg.map(|f| f())),
-            bench,
+        .flat_map(|bench| {
+            (bench.cases)().into_iter().map(move |case| Entry {
+                id: id_of(bench.module_path, bench.name, &case),
+                bench,
+                case,
+            })
         })
         .collect();
     entries.sort_by_key(Entry::source_order);
     entries
 }
 
-/// The id of a benchmark: its module path without the crate name, its name,
-/// and `/arg` for `args` benchmarks.
-pub fn id_of(module_path: &str, name: &str, arg: Option<String>) -> String {
+/// The id of a benchmark: its module path without the crate name, its
+/// name, `::<T>` for a type of `types`, and `/arg` for an argument of
+/// `args`.
+pub fn id_of(module_path: &str, name: &str, case: &Case) -> String {
+    let member = member_name(name, case);
     let mut id = match module_path.split_once("::") {
-        Some((_crate, rest)) => format!("{rest}::{name}"),
-        None => name.to_string(),
+        Some((_crate, rest)) => format!("{rest}::{member}"),
+        None => member,
     };
-    if let Some(arg) = arg {
+    if let Some((_, arg)) = &case.arg {
         id.push('/');
-        id.push_str(&arg);
+        id.push_str(arg);
     }
     id
+}
+
+/// A function's name with the type of `types` it runs with: `sort::<u64>`.
+fn member_name(name: &str, case: &Case) -> String {
+    match case.ty {
+        Some((_, ty)) => format!("{name}::<{ty}>"),
+        None => name.to_string(),
+    }
 }
 
 /// libtest's filter semantics: with no filter everything matches; otherwise
@@ -113,7 +231,7 @@ pub fn select(
     let total = all.len();
     let (mut run, mut ignored) = (Vec::new(), Vec::new());
     for e in all.into_iter().filter(|e| filter(&e.id)) {
-        let ignore = e.bench.ignore;
+        let ignore = e.bench.settings.ignore;
         if only_ignored && !ignore {
             continue;
         }
@@ -135,16 +253,18 @@ pub fn select(
 pub(crate) const fn registered(
     name: &'static str,
     ignore: bool,
-    run: fn(&mut Bencher<'_>),
+    run: fn(&mut Bencher<'_>, &Case),
 ) -> Benchmark {
     Benchmark {
         module_path: "tests",
         name,
-        arg: None,
-        arg_index: 0,
         file: "",
         line: 0,
-        ignore,
+        settings: Settings {
+            ignore,
+            ..Settings::NONE
+        },
+        cases: || vec![Case::default()],
         run,
     }
 }
@@ -155,17 +275,42 @@ mod tests {
 
     #[test]
     fn ids_drop_the_crate_and_append_the_arg() {
-        assert_eq!(id_of("hashing", "fib_20", None), "fib_20");
-        assert_eq!(id_of("hashing::three", "sum", None), "three::sum");
-        assert_eq!(
-            id_of("h::a::b", "crc", Some("4096".into())),
-            "a::b::crc/4096"
-        );
+        let plain = Case::default();
+        let arg = Case {
+            arg: Some((1, "4096".into())),
+            ..Case::default()
+        };
+        let typed = Case {
+            ty: Some((0, "Vec<u8>")),
+            ..arg.clone()
+        };
+        assert_eq!(id_of("hashing", "fib_20", &plain), "fib_20");
+        assert_eq!(id_of("hashing::three", "sum", &plain), "three::sum");
+        assert_eq!(id_of("h::a::b", "crc", &arg), "a::b::crc/4096");
+        assert_eq!(id_of("h", "crc", &typed), "crc::<Vec<u8>>/4096");
     }
 
-    static PLAIN: Benchmark = registered("plain", false, |_| {});
-    static SLOW: Benchmark = registered("slow", true, |_| {});
-    static OTHER: Benchmark = registered("other", false, |_| {});
+    #[test]
+    fn cases_are_every_type_with_every_argument() {
+        let ids = |types: &[&'static str], args: Option<Vec<String>>| {
+            cases(types, args)
+                .iter()
+                .map(|c| id_of("c", "f", c))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ids(&[], None), ["f"]);
+        assert_eq!(ids(&[], Some(vec!["1".into(), "2".into()])), ["f/1", "f/2"]);
+        assert_eq!(
+            ids(&["u8", "u64"], Some(vec!["1".into(), "2".into()])),
+            ["f::<u8>/1", "f::<u8>/2", "f::<u64>/1", "f::<u64>/2"]
+        );
+        let c = &cases(&["u8", "u64"], Some(vec!["1".into(), "2".into()]))[3];
+        assert_eq!((c.type_index(), c.arg_index()), (1, 1));
+    }
+
+    static PLAIN: Benchmark = registered("plain", false, |_, _| {});
+    static SLOW: Benchmark = registered("slow", true, |_, _| {});
+    static OTHER: Benchmark = registered("other", false, |_, _| {});
 
     #[test]
     fn ignored_benchmarks_are_set_aside_unless_asked_for() {
@@ -174,6 +319,7 @@ mod tests {
                 .map(|bench| Entry {
                     id: bench.name.to_string(),
                     bench,
+                    case: Case::default(),
                 })
                 .into_iter()
                 .collect::<Vec<_>>()

@@ -4,6 +4,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::analysis::compare::Comparison;
+use crate::analysis::group::Membership;
 use crate::analysis::{BenchResult, Fit, Recording, Series};
 use crate::counter::event::Unit;
 use crate::counter::group::ReadPath;
@@ -95,7 +96,7 @@ pub(crate) fn encode_recording(run: &Recording, result: &BenchResult) -> String 
             series
         })
         .collect();
-    let doc = json!({
+    let mut doc = json!({
         "schema": RESULT_SCHEMA,
         "id": run.id,
         "environment": run.environment.to_json(),
@@ -105,6 +106,9 @@ pub(crate) fn encode_recording(run: &Recording, result: &BenchResult) -> String 
         "series": series,
         "estimates": estimates_json(result),
     });
+    if let Some(m) = &run.membership {
+        doc["group"] = membership_json(m);
+    }
     serde_json::to_string_pretty(&doc).expect("JSON values serialise")
 }
 
@@ -118,14 +122,6 @@ pub(crate) fn decode_recording(text: &str) -> Result<Recording, String> {
             "has schema `{schema}`, this perfbench reads `{RESULT_SCHEMA}`; remove it or use a matching perfbench"
         ));
     }
-    let bad = |what: &str| format!("malformed `{what}`; remove or restore it");
-    let numbers = |v: &Value, what: &str| -> Result<Vec<u64>, String> {
-        v.as_array()
-            .ok_or_else(|| bad(what))?
-            .iter()
-            .map(|n| n.as_u64().ok_or_else(|| bad(what)))
-            .collect()
-    };
     let iterations = numbers(&doc["iterations"], "iterations")?;
     if iterations.is_empty() || iterations.contains(&0) {
         return Err(bad("iterations"));
@@ -150,8 +146,24 @@ pub(crate) fn decode_recording(text: &str) -> Result<Recording, String> {
                 .ok_or_else(|| bad("read_path"))?,
         ),
     };
-    let series = doc["series"]
-        .as_array()
+    let series = series_of(&doc["series"], iterations.len())?;
+    let mut recording = Recording::stored(
+        doc["id"].as_str().ok_or_else(|| bad("id"))?.to_string(),
+        Environment::from_json(&doc["environment"]).ok_or_else(|| bad("environment"))?,
+        (iterations, rounds),
+        series,
+    );
+    recording.read_path = read_path;
+    recording.membership = match &doc["group"] {
+        Value::Null => None,
+        v => Some(membership_of(v).ok_or_else(|| bad("group"))?),
+    };
+    Ok(recording)
+}
+
+/// The series of a stored result, each of `samples` totals.
+fn series_of(v: &Value, samples: usize) -> Result<Vec<Series>, String> {
+    v.as_array()
         .ok_or_else(|| bad("series"))?
         .iter()
         .map(|s| {
@@ -161,7 +173,7 @@ pub(crate) fn decode_recording(text: &str) -> Result<Recording, String> {
                 _ => return Err(bad("series.unit")),
             };
             let totals = numbers(&s["totals"], "series.totals")?;
-            if totals.len() != iterations.len() {
+            if totals.len() != samples {
                 return Err(bad("series.totals"));
             }
             Ok(Series {
@@ -176,15 +188,39 @@ pub(crate) fn decode_recording(text: &str) -> Result<Recording, String> {
                 earlier: earlier_runs(&s["earlier"]).ok_or_else(|| bad("series.earlier"))?,
             })
         })
-        .collect::<Result<Vec<_>, String>>()?;
-    let mut recording = Recording::stored(
-        doc["id"].as_str().ok_or_else(|| bad("id"))?.to_string(),
-        Environment::from_json(&doc["environment"]).ok_or_else(|| bad("environment"))?,
-        (iterations, rounds),
-        series,
-    );
-    recording.read_path = read_path;
-    Ok(recording)
+        .collect()
+}
+
+/// The error for a stored file's malformed field `what`.
+fn bad(what: &str) -> String {
+    format!("malformed `{what}`; remove or restore it")
+}
+
+/// A stored array of whole numbers, or the error naming the field `what`.
+fn numbers(v: &Value, what: &str) -> Result<Vec<u64>, String> {
+    v.as_array()
+        .ok_or_else(|| bad(what))?
+        .iter()
+        .map(|n| n.as_u64().ok_or_else(|| bad(what)))
+        .collect()
+}
+
+/// A benchmark's group as JSON: `{"name", "member", "arg"}`.
+fn membership_json(m: &Membership) -> Value {
+    json!({ "name": m.group, "member": m.member, "arg": m.arg })
+}
+
+/// The group [`membership_json`] wrote.
+fn membership_of(v: &Value) -> Option<Membership> {
+    let text = |key: &str| v[key].as_str().map(str::to_string);
+    Some(Membership {
+        group: text("name")?,
+        member: text("member")?,
+        arg: match &v["arg"] {
+            Value::Null => None,
+            _ => Some(text("arg")?),
+        },
+    })
 }
 
 /// The headlines of earlier runs a stored series keeps, where they are
@@ -244,6 +280,9 @@ pub fn bench_line(
     }
     if !r.groups.is_empty() {
         obj["groups"] = json!(r.groups);
+    }
+    if let Some(m) = &r.membership {
+        obj["group"] = membership_json(m);
     }
     if let Some(path) = r.read_path {
         obj["read_path"] = json!(path.name());

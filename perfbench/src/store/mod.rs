@@ -438,7 +438,12 @@ mod tests {
     #[test]
     fn runs_round_trip_and_write_atomically() {
         let store = Store::at(temp_root("roundtrip"));
-        let (run, result) = run_of("three::touch_16", 16);
+        let (mut run, result) = run_of("three::touch_16", 16);
+        run.membership = Some(crate::analysis::group::Membership {
+            group: "three".into(),
+            member: "touch::<u8>".into(),
+            arg: Some("(1, \"a\")".into()),
+        });
         assert_eq!(store.load(&run.id, &Slot::Latest).unwrap(), None);
         let path = store.save(&run, &Slot::Latest, &result).unwrap();
         assert!(path.starts_with(store.root()));

@@ -29,6 +29,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
+use perfbench::output::format::count;
 use serde_json::Value;
 
 /// The metrics measured in time, whose intervals are in question.
@@ -322,10 +323,12 @@ fn report(results: &[Run], gate: &Gate) {
     }
     let regressed: usize = gate.regressed.values().sum();
     println!(
-        "gate: {} of {} runs failed (exit 3); {regressed} of {} verdicts `regressed`",
-        gate.failed, gate.runs, gate.verdicts
+        "gate: {} of {} failed (exit 3); {regressed} of {} `regressed`",
+        gate.failed,
+        count(gate.runs, "run"),
+        count(gate.verdicts, "verdict")
     );
     for (key, n) in &gate.regressed {
-        println!("  regressed in {n} of {} runs: {key}", gate.runs);
+        println!("  regressed in {n} of {}: {key}", count(gate.runs, "run"));
     }
 }

@@ -36,16 +36,14 @@ pub fn workspace() -> PathBuf {
 /// `cargo test` may hold the lock of the default one), with no `PERFBENCH_*`
 /// variable of ours leaking in.
 pub fn cargo_bench_command() -> Command {
+    cargo_bench_target("fixtures")
+}
+
+/// [`cargo_bench_command`] for the bench target `target`.
+pub fn cargo_bench_target(target: &str) -> Command {
     let mut cmd = Command::new(env!("CARGO"));
     cmd.current_dir(workspace())
-        .args([
-            "bench",
-            "-q",
-            "-p",
-            "perfbench-tests",
-            "--bench",
-            "fixtures",
-        ])
+        .args(["bench", "-q", "-p", "perfbench-tests", "--bench", target])
         .env(
             "CARGO_TARGET_DIR",
             Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e"),

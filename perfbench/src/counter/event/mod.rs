@@ -407,22 +407,28 @@ fn cache_config(name: &str) -> Option<u64> {
     })
 }
 
-fn unknown_name_reason(base: &str) -> String {
-    let mut close: Vec<(usize, String)> = known_names()
-        .into_iter()
-        .map(|n| {
-            (
-                strsim::levenshtein(&base.to_lowercase(), &n.to_lowercase()),
-                n,
-            )
-        })
-        .filter(|(d, n)| *d <= (n.len() / 3).max(2))
+/// The names of `names` a typo away from `word`, closest first (at most
+/// three): within an edit distance of a third of the name's length (one
+/// for names under six characters), ignoring case, a swap of neighbours
+/// counting as one edit. The one rule behind every "did you mean" (events and options).
+pub fn close_names<'a, S: AsRef<str>>(word: &str, names: &'a [S]) -> Vec<&'a str> {
+    let word = word.to_lowercase();
+    let mut close: Vec<(usize, &str)> = names
+        .iter()
+        .map(|n| n.as_ref())
+        .map(|n| (strsim::osa_distance(&word, &n.to_lowercase()), n))
+        .filter(|&(d, n)| d <= (n.chars().count() / 3).max(1))
         .collect();
     close.sort();
-    close.truncate(3);
+    close.into_iter().take(3).map(|(_, n)| n).collect()
+}
+
+fn unknown_name_reason(base: &str) -> String {
+    let known = known_names();
+    let close = close_names(base, &known);
     let mut reason = "unknown event name".to_string();
     if !close.is_empty() {
-        let names: Vec<String> = close.into_iter().map(|(_, n)| format!("`{n}`")).collect();
+        let names: Vec<String> = close.iter().map(|n| format!("`{n}`")).collect();
         reason.push_str(&format!("; did you mean {}?", names.join(" or ")));
     }
     reason.push_str(" (`--list-events` shows every name)");
@@ -537,6 +543,11 @@ mod tests {
         let e = parse("page-fault").unwrap_err();
         assert!(e.reason.contains("`page-faults`"), "{e}");
         let e = parse("zzzzzzzzzzzz").unwrap_err();
+        assert!(!e.reason.contains("did you mean"), "{e}");
+        // A swap of neighbours is one edit; a short name takes one edit only.
+        let e = parse("sc").unwrap_err();
+        assert!(e.reason.contains("did you mean `cs`?"), "{e}");
+        let e = parse("xy").unwrap_err();
         assert!(!e.reason.contains("did you mean"), "{e}");
     }
 

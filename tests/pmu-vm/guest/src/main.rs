@@ -13,6 +13,7 @@ use std::process::{Command, Stdio};
 use perf_event_open_sys::bindings;
 use perfbench::counter::event::parse_list;
 use perfbench::counter::group::CounterGroup;
+use perfbench::output::format::count;
 
 use serde_json::Value;
 
@@ -141,8 +142,8 @@ fn spin_counts(bench: &str, mode: &[&str], read_path: Option<&str>) -> Result<St
             return Err(format!("read path {got}, expected {path}"));
         }
         details.push(format!(
-            "read path {got}, {} disturbed iteration(s) left out",
-            first["left_out_iterations"]
+            "read path {got}, {} left out",
+            disturbed(&first["left_out_iterations"])
         ));
     }
     let extra = estimates[1] - estimates[0];
@@ -166,8 +167,9 @@ fn split_into_passes(bench: &str) -> Result<String, String> {
     let groups = l["groups"].as_array().map_or(0, Vec::len);
     if groups < 2 {
         return Err(format!(
-            "{} events in {groups} group(s): {}",
-            events.split(',').count(),
+            "{} in {}: {}",
+            count(events.split(',').count(), "event"),
+            count(groups, "group"),
             l["groups"]
         ));
     }
@@ -236,6 +238,14 @@ fn stored_samples(id: &str, metric: &str) -> String {
     pairs.join(" ")
 }
 
+/// `N disturbed iterations`, from a JSON count of left-out iterations.
+fn disturbed(left_out: &Value) -> String {
+    count(
+        left_out.as_u64().unwrap_or(0) as usize,
+        "disturbed iteration",
+    )
+}
+
 /// With the calibrated cost of measuring subtracted, batch mode and
 /// per-iteration mode give the same count, to the instruction: both call the
 /// routine through the same code, whose cost calibration measures. An
@@ -255,7 +265,8 @@ fn less_overhead_both_modes_agree(bench: &str) -> Result<String, String> {
     let (p, left_out) = estimate(&["--mode", "per-iter", "--subtract-overhead"])?;
     let details = format!(
         "batch {b}, batch less overhead {bl}, per-iteration less overhead {p} instructions \
-         ({left_out} disturbed iteration(s) left out)"
+         ({} left out)",
+        disturbed(&left_out)
     );
     if bl != p {
         return Err(details);
@@ -472,10 +483,11 @@ fn rotation_is_left_out_per_iteration(bench: &str) -> Result<String, String> {
     let (left_out, kept) = (&held["left_out_iterations"], &held["samples"]);
     let details = format!(
         "read path {}, cap_user_time {}; spin_loop/2000 with 5 flexible events: \
-         {left_out} iterations disturbed and left out, {kept} kept ({} stored, {} flagged), \
+         {} left out, {kept} kept ({} stored, {} flagged), \
          {} of them counted other than {exact}: {:?}",
         held["read_path"],
         cap_user_time()?,
+        disturbed(left_out),
         totals.len(),
         held["multiplexed_samples"],
         off.len(),

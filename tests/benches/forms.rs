@@ -1,0 +1,103 @@
+//! The forms of `#[perfbench]` beyond one function per benchmark, run by
+//! tests/tests/forms.rs through `cargo bench --bench forms`. Every routine
+//! touches a known number of fresh pages, so its exact page-fault count
+//! shows which argument or type it ran with.
+
+use perfbench::fixtures::touch_fresh_pages;
+use perfbench::{perfbench, Bencher};
+
+/// Arguments from a constant slice, cloned into the function.
+const PAGES: &[usize] = &[1, 3];
+
+#[perfbench(args = PAGES)]
+fn from_const(b: &mut Bencher, pages: usize) {
+    b.iter(|| touch_fresh_pages(pages));
+}
+
+/// Arguments from a range.
+#[perfbench(args = 2..=3)]
+fn from_range(b: &mut Bencher, pages: usize) {
+    b.iter(|| touch_fresh_pages(pages));
+}
+
+/// Tuples: named by their `Debug`, `(1, 4)`.
+#[perfbench(args = [(1, 4), (2, 0)])]
+fn tuples(b: &mut Bencher, (x, y): (usize, usize)) {
+    b.iter(|| touch_fresh_pages(x + y));
+}
+
+/// An argument without `Display`: named by its `Debug`.
+#[derive(Debug, Clone, Copy)]
+enum Size {
+    Small,
+    Large,
+}
+
+#[perfbench(args = [Size::Small, Size::Large])]
+fn by_debug(b: &mut Bencher, size: Size) {
+    let pages = match size {
+        Size::Small => 2,
+        Size::Large => 5,
+    };
+    b.iter(|| touch_fresh_pages(pages));
+}
+
+/// A page count carried by a type.
+trait Pages {
+    const PAGES: usize;
+}
+
+impl Pages for u8 {
+    const PAGES: usize = 1;
+}
+
+impl Pages for u64 {
+    const PAGES: usize = 8;
+}
+
+#[perfbench(types = [u8, u64])]
+fn typed<T: Pages>(b: &mut Bencher) {
+    b.iter(|| touch_fresh_pages(T::PAGES));
+}
+
+#[perfbench(types = [u8, u64], args = [1, 2])]
+fn typed_with_args<T: Pages>(b: &mut Bencher, times: usize) {
+    b.iter(|| touch_fresh_pages(T::PAGES * times));
+}
+
+/// Its own sample count and times, which the run's settings override.
+#[perfbench(sample_count = 7, warm_up_time = 0.01, measurement_time = 0.05)]
+fn own_settings() -> u64 {
+    touch_fresh_pages(1)
+}
+
+/// A group by module: its members side by side at each argument.
+mod paging {
+    use perfbench::fixtures::touch_fresh_pages;
+    use perfbench::{perfbench, Bencher};
+
+    #[perfbench(args = [1, 2])]
+    fn single(b: &mut Bencher, n: usize) {
+        b.iter(|| touch_fresh_pages(n));
+    }
+
+    #[perfbench(args = [1, 2])]
+    fn triple(b: &mut Bencher, n: usize) {
+        b.iter(|| touch_fresh_pages(3 * n));
+    }
+}
+
+/// A group by attribute, across modules.
+#[perfbench(group = "named")]
+fn light() -> u64 {
+    touch_fresh_pages(2)
+}
+
+mod elsewhere {
+    #[perfbench::perfbench(group = "named")]
+    fn heavy() -> u64 {
+        perfbench::fixtures::touch_fresh_pages(5)
+    }
+}
+
+perfbench::main!();

@@ -1,0 +1,208 @@
+//! The forms of `#[perfbench]` through `cargo bench --bench forms`
+//! (tests/benches/forms.rs): arguments from any expression, tuples and
+//! `Debug` arguments, generic functions over `types`, and a benchmark's own
+//! settings under the run's. Each routine touches a known number of fresh
+//! pages, so its exact page-fault count proves which case ran.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::{cargo_bench_target, Run, RUNS};
+
+/// `cargo bench --bench forms -- ARGS` with extra environment variables.
+fn forms(args: &[&str], env: &[(&str, &str)]) -> Run {
+    let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut cmd = cargo_bench_target("forms");
+    cmd.arg("--").args(args).envs(env.iter().copied());
+    Run::finish(cmd.output().expect("cargo runs"))
+}
+
+/// Short times; the sample count is left to each test.
+const SHORT: &[&str] = &[
+    "--warm-up-time",
+    "0.02",
+    "--measurement-time",
+    "0.1",
+    "--events",
+    "page-faults",
+    "--output-format",
+    "json",
+];
+
+/// Each benchmark's (samples, page faults per iteration), by id.
+fn measured(args: &[&str], env: &[(&str, &str)]) -> BTreeMap<String, (u64, f64)> {
+    let all: Vec<&str> = SHORT.iter().chain(args).copied().collect();
+    let run = forms(&all, env);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.json()
+        .iter()
+        .map(|v| {
+            let faults = v["metrics"]["page-faults"]["estimate"].as_f64().unwrap();
+            let id = v["id"].as_str().unwrap().to_string();
+            (id, (v["samples"].as_u64().unwrap(), faults))
+        })
+        .collect()
+}
+
+#[test]
+fn every_form_lists_its_benchmarks_in_source_order() {
+    let run = forms(&["--list", "--format", "terse"], &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let ids: Vec<&str> = run
+        .stdout
+        .lines()
+        .map(|l| l.trim_end_matches(": benchmark"))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "from_const/1",
+            "from_const/3",
+            "from_range/2",
+            "from_range/3",
+            "tuples/(1, 4)",
+            "tuples/(2, 0)",
+            "by_debug/Small",
+            "by_debug/Large",
+            "typed::<u8>",
+            "typed::<u64>",
+            "typed_with_args::<u8>/1",
+            "typed_with_args::<u8>/2",
+            "typed_with_args::<u64>/1",
+            "typed_with_args::<u64>/2",
+            "own_settings",
+            "paging::single/1",
+            "paging::single/2",
+            "paging::triple/1",
+            "paging::triple/2",
+            "light",
+            "elsewhere::heavy",
+        ]
+    );
+}
+
+#[test]
+fn each_case_runs_with_its_own_argument_and_type() {
+    let m = measured(&["--sample-count", "10"], &[]);
+    let faults: Vec<(&str, f64)> = m.iter().map(|(id, (_, f))| (id.as_str(), *f)).collect();
+    let expected = [
+        ("by_debug/Large", 5.0),
+        ("by_debug/Small", 2.0),
+        ("elsewhere::heavy", 5.0),
+        ("from_const/1", 1.0),
+        ("from_const/3", 3.0),
+        ("from_range/2", 2.0),
+        ("from_range/3", 3.0),
+        ("light", 2.0),
+        ("own_settings", 1.0),
+        ("paging::single/1", 1.0),
+        ("paging::single/2", 2.0),
+        ("paging::triple/1", 3.0),
+        ("paging::triple/2", 6.0),
+        ("tuples/(1, 4)", 5.0),
+        ("tuples/(2, 0)", 2.0),
+        ("typed::<u64>", 8.0),
+        ("typed::<u8>", 1.0),
+        ("typed_with_args::<u64>/1", 8.0),
+        ("typed_with_args::<u64>/2", 16.0),
+        ("typed_with_args::<u8>/1", 1.0),
+        ("typed_with_args::<u8>/2", 2.0),
+    ];
+    assert_eq!(faults, expected);
+}
+
+#[test]
+fn a_benchmarks_own_settings_give_way_to_the_runs() {
+    let samples = |args: &[&str], env: &[(&str, &str)]| {
+        let m = measured(args, env);
+        (m["own_settings"].0, m["from_const/1"].0)
+    };
+    let filter = ["own_settings", "from_const/1"];
+    assert_eq!(
+        samples(&filter, &[]),
+        (7, 50),
+        "the attribute, else the default"
+    );
+    let given: Vec<&str> = ["--sample-count", "12"]
+        .iter()
+        .chain(&filter)
+        .copied()
+        .collect();
+    assert_eq!(samples(&given, &[]), (12, 12), "the command line wins");
+    let env = [("PERFBENCH_SAMPLE_COUNT", "9")];
+    assert_eq!(
+        samples(&filter, &env),
+        (9, 9),
+        "so does its environment twin"
+    );
+}
+
+#[test]
+fn groups_compare_their_members_at_each_argument() {
+    let args = ["--sample-count", "10", "paging", "light", "heavy"];
+    let all: Vec<&str> = SHORT[..6].iter().chain(&args).copied().collect();
+    let run = forms(&all, &[("COLUMNS", "100")]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // The page-fault column is the last; wall time varies.
+    let standings: Vec<(String, Vec<String>)> = run
+        .stdout
+        .split("\n\n")
+        .filter(|block| block.starts_with("group "))
+        .map(|block| {
+            let mut lines = block.lines();
+            let title = lines.next().unwrap().to_string();
+            let header = lines.next().unwrap();
+            assert!(header.ends_with("page-faults"), "{block}");
+            let rows = lines
+                .map(|l| {
+                    let words: Vec<&str> = l.split_whitespace().collect();
+                    format!("{} {}", words[0], words[words.len() - 1])
+                })
+                .collect();
+            (title, rows)
+        })
+        .collect();
+    let row = |s: &[&str]| s.iter().map(|r| r.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        standings,
+        [
+            (
+                "group paging at 1: each metric against the best member".to_string(),
+                row(&["single 1.00×", "triple 3.00×"])
+            ),
+            (
+                "group paging at 2: each metric against the best member".to_string(),
+                row(&["single 1.00×", "triple 3.00×"])
+            ),
+            (
+                "group named: each metric against the best member".to_string(),
+                row(&["light 1.00×", "heavy 2.50×"])
+            ),
+        ],
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn json_lines_name_each_benchmarks_group() {
+    let all: Vec<&str> = SHORT
+        .iter()
+        .chain(&["--sample-count", "5", "triple/2", "own_settings"])
+        .copied()
+        .collect();
+    let run = forms(&all, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines = run.json();
+    let ids: Vec<&str> = lines.iter().map(|l| l["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["own_settings", "paging::triple/2"]);
+    assert!(
+        lines[0].get("group").is_none(),
+        "no group in the crate's root"
+    );
+    assert_eq!(
+        lines[1]["group"],
+        serde_json::json!({ "name": "paging", "member": "triple", "arg": "2" })
+    );
+}

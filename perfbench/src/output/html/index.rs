@@ -339,7 +339,10 @@ fn estimate_cell(e: &Analysed, metric: &str, unit: Unit) -> String {
 /// where there is none.
 fn change_cell(e: &Analysed, metric: &str) -> String {
     let Some(c) = change_of(e, metric) else {
-        return format!("<td class=\"change\" title=\"{}\">—</td>", no_change_why(e));
+        return format!(
+            "<td class=\"num change\" title=\"{}\">—</td>",
+            no_change_why(e)
+        );
     };
     let class = verdict_class(c.verdict);
     let (relative, key) = relative_change(c);

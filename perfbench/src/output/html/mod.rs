@@ -1229,7 +1229,7 @@ mod tests {
             "{new}"
         );
         assert!(change_cell(&index, "new", "page-faults")
-            .starts_with(" class=\"change\" title=\"not in baseline main\">—<"));
+            .starts_with(" class=\"num change\" title=\"not in baseline main\">—<"));
         assert!(!summary_row(&index, "worse").contains("badge"));
         assert!(page(&store, "worse").contains("<td class=\"change regressed\""));
 

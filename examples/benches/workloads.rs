@@ -37,6 +37,20 @@ mod memory {
     }
 }
 
+/// Throughput: the sum of the branch example over 1 KiB, 64 KiB and 4 MiB
+/// of sorted bytes. `throughput = bytes` takes the bytes per iteration from
+/// the argument, so each benchmark also reports bytes per second, and the
+/// report charts that rate across the sizes.
+mod throughput {
+    use super::*;
+
+    #[perfbench(args = [1 << 10, 64 << 10, 4 << 20], throughput = bytes)]
+    fn sum_sorted_bytes(b: &mut Bencher, len: usize) {
+        let data = branch_input(len, true);
+        b.iter(|| sum_large(black_box(&data)));
+    }
+}
+
 /// The kernel at work: 16 fresh pages per iteration, exactly 16 page faults.
 #[perfbench]
 fn touch_16_pages() -> u64 {

@@ -6,6 +6,9 @@
 //   node check.mjs [--expect-text TEXT]... FILE.html...
 //
 // Prints one JSON object per page on stdout; exits 1 if any page failed.
+// Each object also holds what the page shows, as laid out (see `layout`):
+// the summary's rows and columns, the notes, and the geometry of every
+// chart, for the tests to check against the figures of the run.
 import { chromium } from "playwright-core";
 import { pathToFileURL } from "node:url";
 import { mkdtempSync } from "node:fs";
@@ -38,6 +41,76 @@ const browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir()
   ],
 });
 
+// What a page shows, read from the rendered DOM. Chart coordinates are in
+// each SVG's own units; text positions are the centres of the boxes the
+// browser laid the text out in.
+function readLayout() {
+  const text = (el) => (el ? el.innerText.trim() : null);
+  const visible = (el) => !!el && el.offsetWidth > 0 && el.offsetHeight > 0;
+  const points = (list) => Array.from({ length: list.numberOfItems }, (_, i) => {
+    const p = list.getItem(i);
+    return [p.x, p.y];
+  });
+  const table = document.getElementById("summary");
+  const summary = table && {
+    metrics: [...table.tHead.rows[0].cells].slice(1).map((th) => th.textContent.trim()),
+    rows: [...table.tBodies[0].rows].map((row) => {
+      const badge = row.cells[0].querySelector(".badge.stale");
+      return {
+        id: row.cells[0].querySelector("a, span").textContent,
+        stale: row.classList.contains("stale"),
+        stale_badge: visible(badge) ? badge.innerText.trim() : null,
+        cells: [...row.cells].slice(1).map((c) => c.innerText.trim()),
+      };
+    }),
+    width: table.getBoundingClientRect().width,
+    body_width: document.body.clientWidth,
+  };
+  const figures = [...document.querySelectorAll("figure[data-chart]")].map((f) => {
+    const svg = f.querySelector("svg");
+    const section = f.closest("section");
+    return {
+      chart: f.dataset.chart,
+      metric: f.dataset.metric,
+      axis: f.dataset.axis || null,
+      section: section ? section.id : null,
+      circles: [...svg.querySelectorAll("circle")].map((c) => [c.cx.baseVal.value, c.cy.baseVal.value]),
+      polylines: [...svg.querySelectorAll("polyline")].map((p) => points(p.points)),
+      polygons: [...svg.querySelectorAll("polygon")].map((p) => points(p.points)),
+      texts: [...svg.querySelectorAll("text")].map((t) => {
+        const b = t.getBBox();
+        return { text: t.textContent.trim(), x: b.x + b.width / 2, y: b.y + b.height / 2 };
+      }),
+    };
+  });
+  const groups = [...document.querySelectorAll("section.group")].map((s) => ({
+    id: s.id,
+    title: s.querySelector("h3").firstChild.textContent.trim(),
+    zero: text(s.querySelector(".zero-metrics")),
+  }));
+  return {
+    summary,
+    folded: text(document.getElementById("folded")),
+    stale_note: text(document.getElementById("stale")),
+    throughput: text(document.getElementById("throughput")),
+    groups,
+    figures,
+  };
+}
+
+// Clicks the summary's last sortable header; returns that column's sort
+// keys from top to bottom.
+async function sortByLastColumn(page) {
+  const headers = await page.$$("#summary th[data-col]");
+  const last = headers[headers.length - 1];
+  const col = Number(await last.getAttribute("data-col"));
+  await last.click();
+  return page.evaluate((col) => [...document.querySelectorAll("#summary tbody tr")].map((row) => {
+    const v = row.cells[col].getAttribute("data-v");
+    return v === null ? null : Number(v);
+  }), col);
+}
+
 let failed = false;
 for (const file of files) {
   const page = await browser.newPage();
@@ -67,6 +140,7 @@ for (const file of files) {
       rows: document.querySelectorAll("tbody tr").length,
     };
   }, expected);
+  const layout = await page.evaluate(readLayout);
   // A sortable table: clicking a header must not throw and must keep the rows.
   const header = await page.$("th");
   if (header) {
@@ -79,7 +153,8 @@ for (const file of files) {
   if (report.scripts_with_alert > 0) problems.push("a user-supplied script became a <script> element");
   const ok = problems.length === 0;
   failed ||= !ok;
-  console.log(JSON.stringify({ file, ok, problems, ...report }));
+  if (layout.summary) layout.summary.sorted = await sortByLastColumn(page);
+  console.log(JSON.stringify({ file, ok, problems, ...report, ...layout }));
   await page.close();
 }
 await browser.close();

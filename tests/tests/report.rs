@@ -176,3 +176,302 @@ fn noplot_writes_tables_without_plots() {
         assert!(html.contains("touch_16"), "{}", page.display());
     }
 }
+
+/// The fixtures' events here: `alignment-faults` never happens in these
+/// routines, so it is zero for every benchmark.
+const EVENTS: &str = "task-clock,page-faults,alignment-faults";
+
+/// The first item of the JSON array `list` whose `key` is `value`.
+fn item<'a>(list: &'a Value, key: &str, value: &str) -> &'a Value {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v[key] == value)
+        .unwrap_or_else(|| panic!("no {key} {value} in {list}"))
+}
+
+/// The figures of the chart of `metric` in `chart` whose section is `section`.
+fn chart<'a>(page: &'a Value, chart: &str, metric: &str, section: &str) -> &'a Value {
+    page["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["chart"] == chart && f["metric"] == metric && f["section"] == section)
+        .unwrap_or_else(|| panic!("no {chart} chart of {metric} in {section}: {page}"))
+}
+
+/// `(x, y)` pairs of a JSON array of arrays.
+fn xy(points: &Value) -> Vec<(f64, f64)> {
+    points
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p[0].as_f64().unwrap(), p[1].as_f64().unwrap()))
+        .collect()
+}
+
+/// The polylines of a chart with a vertex on two or more of its circles.
+fn joining_lines(figure: &Value) -> usize {
+    let circles = xy(&figure["circles"]);
+    figure["polylines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|line| {
+            let vertices = xy(line);
+            let through = circles
+                .iter()
+                .filter(|c| {
+                    vertices
+                        .iter()
+                        .any(|v| (c.0 - v.0).abs() < 1.0 && (c.1 - v.1).abs() < 1.0)
+                })
+                .count();
+            through >= 2
+        })
+        .count()
+}
+
+/// The id of the section of the group `title` on the index.
+fn group_id<'a>(index: &'a Value, title: &str) -> &'a str {
+    item(&index["groups"], "title", title)["id"]
+        .as_str()
+        .unwrap()
+}
+
+/// A rate as a page writes it (`1.234 GB/s`, decimal as libtest's MB/s),
+/// in bytes per second.
+fn bytes_per_second(text: &str) -> f64 {
+    let (number, unit) = text.split_once(' ').unwrap();
+    let power = ["B/s", "kB/s", "MB/s", "GB/s", "TB/s"]
+        .iter()
+        .position(|u| *u == unit)
+        .unwrap_or_else(|| panic!("unit of {text}"));
+    number.parse::<f64>().unwrap() * 1000f64.powi(power as i32)
+}
+
+#[test]
+fn the_index_and_charts_show_what_the_run_measured_in_a_browser() {
+    let home = home("charts");
+    // touch_n is measured once, then left out: an earlier run's benchmark.
+    let first = bench(&home, &["--exact", "touch_n", "--events", EVENTS]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let ids = [
+        "touch_16",
+        "touch_batched/1",
+        "touch_batched/17",
+        "text/ascii",
+        "text/emoji 🦀",
+        "text/<script>alert(1)</script>",
+    ];
+    let mut args = vec!["--output-format", "json", "--events", EVENTS, "--exact"];
+    args.extend(ids);
+    let run = bench(&home, &args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines = run.json();
+    let line = |id: &str| lines.iter().find(|l| l["id"] == id).unwrap().clone();
+
+    let report = home.join("report");
+    let page_of = |id: &str| {
+        let id_html = id.replace('<', "&lt;").replace('>', "&gt;");
+        html_files(&report)
+            .into_iter()
+            .find(|p| {
+                std::fs::read_to_string(p)
+                    .unwrap()
+                    .contains(&format!("<h1>{id_html}</h1>"))
+            })
+            .unwrap_or_else(|| panic!("no page of {id}"))
+    };
+    let pages = [
+        report.join("index.html"),
+        page_of("touch_16"),
+        page_of("text/ascii"),
+    ];
+    let Some(results) = check_in_browser(&pages, &[]) else {
+        return;
+    };
+    for r in &results {
+        assert_eq!(r["ok"], true, "{r}");
+    }
+    let (index, touch_16, ascii) = (&results[0], &results[1], &results[2]);
+    index_shows_a_row_per_benchmark(index);
+    argument_charts_fit_their_arguments(index);
+    regression_band_is_the_slope_interval(touch_16, &line("touch_16"));
+    throughput_is_the_bytes_over_the_wall_time(ascii, index, &line("text/ascii"));
+}
+
+/// One row per benchmark, the metrics as columns but the one zero
+/// everywhere, folded away and named; touch_n marked as from an earlier
+/// run; the table across the page and sortable.
+fn index_shows_a_row_per_benchmark(index: &Value) {
+    let summary = &index["summary"];
+    assert_eq!(
+        summary["metrics"],
+        serde_json::json!(["wall-time", "task-clock", "page-faults"])
+    );
+    let folded = index["folded"].as_str().unwrap();
+    assert!(folded.ends_with(": alignment-faults."), "{folded}");
+    let rows = summary["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 7, "one row per benchmark: {rows:?}");
+    let stale: Vec<&Value> = rows.iter().filter(|r| r["stale"] == true).collect();
+    assert_eq!(stale.len(), 1, "{rows:?}");
+    assert_eq!(stale[0]["id"], "touch_n");
+    assert_eq!(stale[0]["stale_badge"], "earlier run", "a visible mark");
+    let note = index["stale_note"].as_str().unwrap();
+    assert!(
+        note.starts_with("earlier run marks 1 benchmark this run did not measure"),
+        "{note}"
+    );
+    let touch_16 = item(&summary["rows"], "id", "touch_16");
+    // page-faults' estimate: the third metric, after an estimate and a
+    // change for each of the two before it.
+    assert_eq!(touch_16["cells"][4], "16 ± 0", "{touch_16}");
+    let (width, body) = (
+        summary["width"].as_f64().unwrap(),
+        summary["body_width"].as_f64().unwrap(),
+    );
+    assert!(width >= 0.95 * body, "the table takes {width} of {body} px");
+    let sorted: Vec<f64> = summary["sorted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_f64)
+        .collect();
+    assert!(
+        sorted.windows(2).all(|w| w[0] <= w[1]),
+        "ascending after a click: {sorted:?}"
+    );
+}
+
+/// touch_batched (1 and 17 pages) on a logarithmic axis, its points joined;
+/// text's categories apart; no chart of a metric zero for every argument.
+fn argument_charts_fit_their_arguments(index: &Value) {
+    let batched = group_id(index, "touch_batched");
+    let faults = chart(index, "argument", "page-faults", batched);
+    assert_eq!(faults["axis"], "log");
+    let mut points = xy(&faults["circles"]);
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    assert_eq!(points.len(), 2, "{faults}");
+    // The x axis' label 10, below the chart (the y axis may have one too).
+    let ten = faults["texts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["text"] == "10")
+        .max_by(|a, b| {
+            a["y"]
+                .as_f64()
+                .unwrap()
+                .total_cmp(&b["y"].as_f64().unwrap())
+        })
+        .unwrap_or_else(|| panic!("a tick at 10: {faults}"));
+    // On a log axis 10 lies log(10)/log(17) = 81 % of the way from 1 to 17;
+    // on a linear one 9/16 = 56 %.
+    let share = (ten["x"].as_f64().unwrap() - points[0].0) / (points[1].0 - points[0].0);
+    assert!((share - 0.8127).abs() < 0.03, "10 at {share} of the way");
+    assert_eq!(joining_lines(faults), 1, "numbers are joined");
+    // 17 faults sit higher than 1.
+    assert!(points[1].1 < points[0].1);
+
+    let text = group_id(index, "text");
+    let time = chart(index, "argument", "task-clock", text);
+    assert_eq!(time["axis"], "categorical");
+    let mut xs: Vec<f64> = xy(&time["circles"]).iter().map(|c| c.0).collect();
+    xs.sort_by(f64::total_cmp);
+    assert_eq!(xs.len(), 3, "{time}");
+    assert!(
+        ((xs[1] - xs[0]) - (xs[2] - xs[1])).abs() <= 1.0,
+        "evenly apart: {xs:?}"
+    );
+    assert_eq!(joining_lines(time), 0, "categories are not joined: {time}");
+
+    for group in [batched, text] {
+        let zero = item(&index["groups"], "id", group)["zero"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(zero.contains("alignment-faults"), "{group}: {zero}");
+    }
+    assert!(
+        !index["figures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["metric"] == "alignment-faults"),
+        "no chart of a metric zero everywhere"
+    );
+}
+
+/// The band's height where the line ends, against the line's rise, is the
+/// slope interval's width against the slope (the JSON line's figures); an
+/// exact count's band has no height.
+fn regression_band_is_the_slope_interval(page: &Value, line: &Value) {
+    let band_and_line = |metric: &str| {
+        let figure = chart(page, "regression", metric, &section_of(page, metric));
+        let bands = figure["polygons"].as_array().unwrap();
+        assert_eq!(bands.len(), 1, "{figure}");
+        let band = xy(&bands[0]);
+        let fit = figure["polylines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(xy)
+            .find(|l| l.len() == 2 && l[0] == band[0])
+            .unwrap_or_else(|| panic!("the line from the band's apex: {figure}"));
+        (band, fit)
+    };
+    let (band, fit) = band_and_line("task-clock");
+    let m = &line["metrics"]["task-clock"];
+    let (slope, low, high) = (
+        m["estimate"].as_f64().unwrap(),
+        m["ci"][0].as_f64().unwrap(),
+        m["ci"][1].as_f64().unwrap(),
+    );
+    let rise = fit[0].1 - fit[1].1;
+    let height = band[2].1 - band[1].1;
+    let expected = rise * (high - low) / slope;
+    assert!(
+        (height - expected).abs() <= 2.0,
+        "band {height} px, interval {low}..{high} of {slope} gives {expected} px"
+    );
+    assert!(
+        band[1].1 <= fit[1].1 && fit[1].1 <= band[2].1,
+        "the line inside"
+    );
+
+    let (band, _) = band_and_line("page-faults");
+    assert_eq!(band[1], band[2], "16 page faults exactly: no band");
+}
+
+/// The `metric-N` section of a page's metric.
+fn section_of(page: &Value, metric: &str) -> String {
+    item(&page["figures"], "metric", metric)["section"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// text/ascii declared 5 bytes per iteration: its page's rate is 5 bytes
+/// over the wall-time estimate, and the index charts text's rates.
+fn throughput_is_the_bytes_over_the_wall_time(page: &Value, index: &Value, line: &Value) {
+    let shown = page["throughput"].as_str().unwrap();
+    let headline = shown
+        .strip_prefix("Throughput: ")
+        .and_then(|t| t.split(" 95 % interval").next())
+        .unwrap_or_else(|| panic!("{shown}"));
+    let ns = line["metrics"]["wall-time"]["estimate"].as_f64().unwrap();
+    let expected = 5.0 * 1e9 / ns;
+    let got = bytes_per_second(headline);
+    assert!(
+        (got / expected - 1.0).abs() < 1e-3,
+        "{shown}: {got} B/s, 5 bytes in {ns} ns are {expected}"
+    );
+    assert!(shown.contains("(5 bytes per iteration"), "{shown}");
+    let rates = chart(index, "throughput", "throughput", group_id(index, "text"));
+    assert_eq!(xy(&rates["circles"]).len(), 3, "{rates}");
+    assert!(rates["texts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["text"].as_str().unwrap().ends_with("B/s")));
+}

@@ -1,20 +1,20 @@
-//! The index page: every stored benchmark in a sortable summary, the
-//! environments they ran in, and charts of each metric against the argument
-//! for benchmarks with `args`.
+//! The index page: every stored benchmark in a sortable summary, one row
+//! each with its metrics as columns, the environments they ran in, and the
+//! charts of benchmarks with `args` ([`super::arguments`]).
 
 use std::fmt::Write as _;
 
-use super::plots;
+use super::arguments::argument_charts;
 use super::text::{
-    change_cells, esc, figure, head, interval, no_change_cells, pinned, sort_key, target_html,
-    target_name_html, value, SCRIPT,
+    change_interval, esc, head, interval, pinned, relative_change, sort_key, target_html, value,
+    verdict_class, SCRIPT,
 };
-use super::{change_of, page_path};
-use crate::analysis::compare::{Target, Thresholds};
+use super::{change_of, metric_names, metric_of, page_path, zero_everywhere};
+use crate::analysis::compare::{Comparison, Target, Thresholds};
 use crate::analysis::Analysed;
 use crate::counter::event::Unit;
 use crate::measure::environment::Environment;
-use crate::output::format::plural;
+use crate::output::format::count;
 
 /// What the index shows.
 pub(super) struct Index<'a> {
@@ -24,6 +24,9 @@ pub(super) struct Index<'a> {
     pub problems: &'a [String],
     /// Whether each entry has a page.
     pub has_page: &'a [bool],
+    /// Whether each entry was measured by this run; the others show their
+    /// latest stored run.
+    pub in_run: &'a [bool],
     /// Indices of the entries: this run's in its order, then the others.
     pub order: &'a [usize],
     /// What the run compared with.
@@ -65,10 +68,12 @@ pub(super) fn render(ix: &Index) -> String {
 /// The title, how many benchmarks, and what their changes are against.
 fn intro(out: &mut String, ix: &Index) {
     let n = ix.entries.len();
+    let measured = ix.in_run.iter().filter(|&&b| b).count();
     let _ = write!(
         out,
-        "<h1>perfbench report</h1>\n<p>{n} benchmark{} stored in this output directory.",
-        plural(n)
+        "<h1>perfbench report</h1>\n<p>{} stored in this output directory, {measured} of them \
+         measured by this run.",
+        count(n, "benchmark")
     );
     let t = ix.thresholds;
     let whose = match ix.against {
@@ -136,180 +141,227 @@ fn environment_section(out: &mut String, entries: &[&Analysed]) {
     out.push_str("</tbody>\n</table>\n");
 }
 
-/// A row per benchmark and metric: estimate, interval and, where anything
-/// was compared, the change.
-fn summary_table(out: &mut String, ix: &Index) {
-    out.push_str(
-        "<h2>Summary</h2>\n<p>Per-iteration estimates (the slope of each sample's total \
-         against its iterations) with their 95 % intervals. Click a header to sort.</p>\n\
-         <p><input type=\"search\" id=\"filter\" placeholder=\"filter benchmarks\" \
-         aria-label=\"filter benchmarks\"></p>\n\
-         <table class=\"sortable\" id=\"summary\">\n<thead><tr><th>benchmark</th><th>metric</th>\
-         <th class=\"num\">estimate</th><th class=\"num\">95 % CI</th>",
-    );
-    let compared = ix.compared();
-    if compared {
-        out.push_str("<th class=\"num\">change</th><th>verdict</th>");
+/// The summary's columns: every metric of any benchmark, less those zero
+/// in every benchmark, which are folded away and named.
+struct Columns<'a> {
+    shown: Vec<(&'a str, Unit)>,
+    folded: Vec<&'a str>,
+}
+
+/// The summary's columns for `entries`.
+fn columns<'a>(entries: &[&'a Analysed]) -> Columns<'a> {
+    let (folded, shown): (Vec<_>, Vec<_>) = metric_names(entries.iter().copied())
+        .into_iter()
+        .partition(|(name, _)| zero_everywhere(entries.iter().copied(), name));
+    Columns {
+        shown,
+        folded: folded.into_iter().map(|(name, _)| name).collect(),
     }
-    out.push_str("</tr></thead>\n<tbody>\n");
-    for (e, &has_page) in ix.entries.iter().zip(ix.has_page) {
-        let id = &e.recording.id;
-        let name = if has_page {
-            format!("<a href=\"{}\">{}</a>", esc(&page_path(id)), esc(id))
-        } else {
-            esc(id)
-        };
-        for m in &e.result.metrics {
-            let s = m.estimate();
-            let width = s.ci.high - s.ci.low;
-            let _ = write!(
-                out,
-                "<tr><td class=\"id\">{name}</td><td>{}</td><td class=\"num\"{}>{}</td>\
-                 <td class=\"num\"{}>{}</td>",
-                esc(&m.name),
-                sort_key(s.point),
-                value(s.point, m.unit),
-                sort_key(width),
-                interval(s, m.unit)
-            );
+}
+
+/// A row per benchmark, a column per metric: the estimate ± half its
+/// interval and, where anything was compared, the change.
+fn summary_table(out: &mut String, ix: &Index) {
+    let cols = columns(ix.entries);
+    let compared = ix.compared();
+    summary_intro(out, ix, &cols, compared);
+    out.push_str(
+        "<p><input type=\"search\" id=\"filter\" placeholder=\"filter benchmarks\" \
+         aria-label=\"filter benchmarks\"></p>\n<table class=\"sortable\" id=\"summary\">\n",
+    );
+    summary_header(out, &cols, compared);
+    out.push_str("<tbody>\n");
+    for (i, e) in ix.entries.iter().enumerate() {
+        let stale = !ix.in_run[i];
+        let _ = write!(
+            out,
+            "<tr{}><td class=\"id\">{}</td>",
+            if stale { " class=\"stale\"" } else { "" },
+            id_cell(e, ix.has_page[i], stale)
+        );
+        for &(metric, unit) in &cols.shown {
+            out.push_str(&estimate_cell(e, metric, unit));
             if compared {
-                out.push_str(&comparison_cells(e, &m.name));
+                out.push_str(&change_cell(e, metric));
             }
-            out.push_str("</tr>\n");
         }
+        out.push_str("</tr>\n");
     }
     out.push_str("</tbody>\n</table>\n");
 }
 
-/// The change cells of a benchmark's metric, or why it has none.
-fn comparison_cells(e: &Analysed, metric: &str) -> String {
-    let Some(comparison) = &e.comparison else {
-        return no_change_cells("not compared");
-    };
-    if comparison.unfair.is_some() {
-        return no_change_cells("not compared");
-    }
-    let target = target_name_html(&comparison.against);
-    match (change_of(e, metric), &comparison.changes) {
-        (Some(c), _) => change_cells(c),
-        (None, Some(_)) if comparison.against == Target::PreviousRun => {
-            no_change_cells("not in the previous run")
-        }
-        (None, Some(_)) => no_change_cells("not in the baseline"),
-        (None, None) => no_change_cells(&format!("new: not in {target}")),
-    }
-}
-
-/// The group (before the first `/`) and argument of an id with one.
-fn split_arg(id: &str) -> Option<(&str, &str)> {
-    id.split_once('/')
-}
-
-/// The benchmarks of a group, with their arguments.
-type Members<'a> = Vec<(&'a str, &'a Analysed)>;
-
-/// Groups in the order of their first member; members in the order of this
-/// run, then by id (the order of the stored results).
-fn argument_groups<'a>(ix: &Index<'a>) -> Vec<(&'a str, Members<'a>)> {
-    let mut groups: Vec<(&str, Members)> = Vec::new();
-    for e in ix.order.iter().map(|&i| ix.entries[i]) {
-        let Some((group, arg)) = split_arg(&e.recording.id) else {
-            continue;
-        };
-        match groups.iter_mut().find(|(g, _)| *g == group) {
-            Some((_, members)) => members.push((arg, e)),
-            None => groups.push((group, vec![(arg, e)])),
-        }
-    }
-    groups
-}
-
-/// A chart per metric of each group of benchmarks with arguments.
-fn argument_charts(out: &mut String, ix: &Index) {
-    let groups = argument_groups(ix);
-    if groups.is_empty() {
-        return;
-    }
-    out.push_str("<h2>Benchmarks with arguments</h2>\n");
-    for (gi, (group, members)) in groups.iter().enumerate() {
-        group_section(out, gi, group, members);
-    }
-}
-
-/// The axis of a group's arguments: numbers where every argument is one
-/// (logarithmic over two decades or more), else categories in run order.
-fn argument_axis<'a>(
-    members: &Members,
-    names: &'a [String],
-) -> (plots::ArgAxis<'a>, Vec<f64>, &'static str) {
-    let numbers: Option<Vec<f64>> = members
-        .iter()
-        .map(|(arg, _)| arg.trim().parse::<f64>().ok().filter(|v| v.is_finite()))
-        .collect();
-    match numbers {
-        Some(xs) => {
-            let (lo, hi) = xs
-                .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
-                    (l.min(v), h.max(v))
-                });
-            let log = lo > 0.0 && hi / lo >= 100.0;
-            let how = if log {
-                "logarithmic axis"
-            } else {
-                "numeric axis"
-            };
-            (plots::ArgAxis::Numeric { log }, xs, how)
-        }
-        None => (
-            plots::ArgAxis::Categorical(names),
-            (0..members.len()).map(|i| i as f64).collect(),
-            "in the order of the run",
-        ),
-    }
-}
-
-/// One group's section: a chart of each metric against the argument.
-fn group_section(out: &mut String, gi: usize, group: &str, members: &Members) {
-    let names: Vec<String> = members.iter().map(|(arg, _)| arg.to_string()).collect();
-    let (axis, xs, how) = argument_axis(members, &names);
+/// What the summary's cells hold, the metrics folded away and what marks
+/// a benchmark this run did not measure.
+fn summary_intro(out: &mut String, ix: &Index, cols: &Columns, compared: bool) {
     let _ = write!(
         out,
-        "<section class=\"group\" id=\"group-{gi}\">\n<h3>{} <small>({} argument{}, {how})</small></h3>\n<div class=\"plots\">\n",
-        esc(group),
-        members.len(),
-        plural(members.len())
+        "<h2>Summary</h2>\n<p>One row per benchmark. Each metric: the per-iteration estimate \
+         (the slope of each sample's total against its iterations) ± half the width of its \
+         95 % interval; point at a value for the interval itself.{} Click a header to sort.</p>\n",
+        if compared {
+            " Beside it the change: in bold where it is beyond the noise, a rise (+, red) \
+             regressed and a fall (-, green) improved, as less is better for every metric; \
+             point at it for the verdict and its interval."
+        } else {
+            ""
+        }
     );
-    let mut metric_names: Vec<(&str, Unit)> = Vec::new();
-    for (_, e) in members {
-        for m in &e.result.metrics {
-            if !metric_names.iter().any(|(n, _)| *n == m.name) {
-                metric_names.push((&m.name, m.unit));
-            }
+    if !cols.folded.is_empty() {
+        let names: Vec<String> = cols.folded.iter().map(|n| esc(n)).collect();
+        let _ = writeln!(
+            out,
+            "<p class=\"note\" id=\"folded\">Not shown, as every benchmark counts exactly 0 \
+             of {} (interval [0, 0]): {}.</p>",
+            if names.len() == 1 { "it" } else { "each" },
+            names.join(", ")
+        );
+    }
+    let stale = ix.in_run.iter().filter(|&&b| !b).count();
+    if stale > 0 {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\" id=\"stale\"><span class=\"badge stale\">earlier run</span> \
+             marks {} this run did not measure (left out by a filter, or no longer in the code): \
+             {} figures are from {} latest stored run.</p>",
+            count(stale, "benchmark"),
+            if stale == 1 { "its" } else { "their" },
+            if stale == 1 { "its" } else { "each one's" },
+        );
+    }
+}
+
+/// The header: a column per metric, or where anything was compared, two
+/// under each metric's name.
+fn summary_header(out: &mut String, cols: &Columns, compared: bool) {
+    let rows = if compared { 2 } else { 1 };
+    let _ = write!(
+        out,
+        "<thead><tr><th rowspan=\"{rows}\" data-col=\"0\">benchmark</th>"
+    );
+    for (i, (metric, _)) in cols.shown.iter().enumerate() {
+        if compared {
+            let _ = write!(
+                out,
+                "<th colspan=\"2\" class=\"metric\">{}</th>",
+                esc(metric)
+            );
+        } else {
+            let _ = write!(
+                out,
+                "<th class=\"num\" data-col=\"{}\">{}</th>",
+                i + 1,
+                esc(metric)
+            );
         }
     }
-    for (metric, unit) in metric_names {
-        let points: Vec<plots::ArgPoint> = members
-            .iter()
-            .zip(&xs)
-            .filter_map(|((_, e), &x)| {
-                let m = e.result.metrics.iter().find(|m| m.name == metric)?;
-                Some(plots::ArgPoint {
-                    x,
-                    estimate: *m.estimate(),
-                })
-            })
-            .collect();
-        let caption = format!(
-            "{} of <code>{}</code> against the argument, with 95 % intervals",
-            esc(metric),
-            esc(group)
-        );
-        figure(
-            out,
-            plots::by_argument(metric, &points, &axis, unit),
-            &caption,
+    out.push_str("</tr>\n");
+    if compared {
+        out.push_str("<tr>");
+        for i in 0..cols.shown.len() {
+            let _ = write!(
+                out,
+                "<th class=\"num\" data-col=\"{}\">estimate</th><th class=\"num\" data-col=\"{}\">change</th>",
+                2 * i + 1,
+                2 * i + 2
+            );
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</thead>\n");
+}
+
+/// The benchmark's id, linked to its page where it has one, with a badge
+/// where it is not from this run or was not compared.
+fn id_cell(e: &Analysed, has_page: bool, stale: bool) -> String {
+    let id = esc(&e.recording.id);
+    let mut cell = if has_page {
+        format!("<a href=\"{}\">{id}</a>", esc(&page_path(&e.recording.id)))
+    } else {
+        format!("<span>{id}</span>")
+    };
+    if stale {
+        cell.push_str(" <span class=\"badge stale\">earlier run</span>");
+    }
+    if let Some((badge, why)) = not_compared(e.comparison.as_ref()) {
+        let _ = write!(
+            cell,
+            " <span class=\"badge\" title=\"{}\">{badge}</span>",
+            esc(&why)
         );
     }
-    out.push_str("</div>\n</section>\n");
+    cell
+}
+
+/// The badge of a benchmark that was not compared at all, and why; `None`
+/// where it was.
+fn not_compared(comparison: Option<&Comparison>) -> Option<(&'static str, String)> {
+    let Some(c) = comparison else {
+        return Some((
+            "not compared",
+            "the stored run to compare with could not be read".into(),
+        ));
+    };
+    if let Some(why) = &c.unfair {
+        return Some(("not compared", why.clone()));
+    }
+    c.changes
+        .is_none()
+        .then(|| ("new", format!("not in {}", target_text(&c.against))))
+}
+
+/// What a run was compared with, as plain text for an attribute.
+fn target_text(target: &Target) -> String {
+    match target {
+        Target::PreviousRun => "the previous run".into(),
+        Target::Baseline(name) => format!("baseline {name}"),
+    }
+}
+
+/// A metric's estimate ± half its interval, the interval on hover; `—`
+/// where the benchmark lacks the metric.
+fn estimate_cell(e: &Analysed, metric: &str, unit: Unit) -> String {
+    let Some(m) = metric_of(e, metric) else {
+        return "<td class=\"num\">—</td>".into();
+    };
+    let s = m.estimate();
+    let half = (s.ci.high - s.ci.low) / 2.0;
+    format!(
+        "<td class=\"num\"{} title=\"95 % interval {}\">{} <small>± {}</small></td>",
+        sort_key(s.point),
+        interval(s, unit),
+        value(s.point, unit),
+        value(half, unit)
+    )
+}
+
+/// A metric's change, coloured (and where it is beyond the noise, bold) by
+/// verdict, with the verdict, interval and p-value on hover; `—` with why
+/// where there is none.
+fn change_cell(e: &Analysed, metric: &str) -> String {
+    let Some(c) = change_of(e, metric) else {
+        return format!(
+            "<td class=\"num change\" title=\"{}\">—</td>",
+            no_change_why(e)
+        );
+    };
+    let class = verdict_class(c.verdict);
+    let (relative, key) = relative_change(c);
+    let verdict = c.verdict.as_str();
+    let ci = change_interval(c)
+        .map(|ci| format!(", 95 % interval {ci}"))
+        .unwrap_or_default();
+    format!(
+        "<td class=\"num change {class}\"{key} title=\"{verdict}{ci}, p = {:.3}\">{relative}</td>",
+        c.change.p_value
+    )
+}
+
+/// Why a benchmark's metric has no change, as an attribute's text.
+fn no_change_why(e: &Analysed) -> String {
+    if let Some((_, why)) = not_compared(e.comparison.as_ref()) {
+        return esc(&why);
+    }
+    let against = e.comparison.as_ref().map(|c| &c.against);
+    let target = against.map_or("the baseline".into(), target_text);
+    esc(&format!("not in {target}"))
 }

@@ -18,6 +18,7 @@
 //! analysis and, where the run compared with a named baseline, compared
 //! with it.
 
+mod arguments;
 mod index;
 mod page;
 mod plots;
@@ -27,7 +28,8 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::analysis::compare::{Comparison, MetricChange, Target, Thresholds};
-use crate::analysis::{analyze, Analysed, Calibration};
+use crate::analysis::{analyze, Analysed, Calibration, Metric};
+use crate::counter::event::Unit;
 use crate::store::{folder_name, write_atomically, Slot, Store, StoreError};
 
 /// Options of the report.
@@ -105,10 +107,15 @@ pub fn write_report(
         .map(|e| dir.join(page_path(&e.recording.id)).is_file())
         .collect();
     let order = run_order(&entries, run);
+    let in_run: Vec<bool> = entries
+        .iter()
+        .map(|e| run.iter().any(|a| a.recording.id == e.recording.id))
+        .collect();
     let html = index::render(&index::Index {
         entries: &entries,
         problems: &problems,
         has_page: &has_page,
+        in_run: &in_run,
         order: &order,
         against: &options.against,
         plots: options.plots,
@@ -208,6 +215,38 @@ fn load_stored(
     }
 }
 
+/// The metric of a benchmark by name.
+fn metric_of<'a>(e: &'a Analysed, name: &str) -> Option<&'a Metric> {
+    e.result.metrics.iter().find(|m| m.name == name)
+}
+
+/// Every metric of `entries` with its unit, in the order they first appear
+/// (wall time first).
+fn metric_names<'a>(entries: impl IntoIterator<Item = &'a Analysed>) -> Vec<(&'a str, Unit)> {
+    let mut names: Vec<(&str, Unit)> = Vec::new();
+    for e in entries {
+        for m in &e.result.metrics {
+            if !names.iter().any(|(n, _)| *n == m.name) {
+                names.push((&m.name, m.unit));
+            }
+        }
+    }
+    names
+}
+
+/// Whether `metric` is exactly zero, with an interval of `[0, 0]`, in every
+/// one of `entries` that has it: nothing to chart or compare, so the report
+/// names it once instead.
+fn zero_everywhere<'a>(entries: impl IntoIterator<Item = &'a Analysed>, metric: &str) -> bool {
+    entries
+        .into_iter()
+        .filter_map(|e| metric_of(e, metric))
+        .all(|m| {
+            let s = m.estimate();
+            s.point == 0.0 && s.ci.low == 0.0 && s.ci.high == 0.0
+        })
+}
+
 /// The change of a benchmark's metric, where it was compared.
 fn change_of<'a>(e: &'a Analysed, metric: &str) -> Option<&'a MetricChange> {
     e.comparison.as_ref()?.change(metric)
@@ -265,7 +304,7 @@ mod tests {
     use crate::counter::event::Unit;
     use crate::counter::group::Counts;
     use crate::measure::environment::Environment;
-    use crate::measure::{Measurement, Sample};
+    use crate::measure::{Measurement, Sample, Throughput};
     use crate::output::format::percent;
     use std::path::Path;
 
@@ -434,15 +473,66 @@ mod tests {
             .collect()
     }
 
-    /// The summary row of `id`'s `metric`.
-    fn summary_row<'a>(index: &'a str, id: &str, metric: &str) -> &'a str {
-        index
-            .split("<tr>")
-            .find(|row| {
-                row.contains(&format!(">{}<", esc(id)))
-                    && row.contains(&format!("<td>{metric}</td>"))
+    /// The summary table.
+    fn summary(index: &str) -> &str {
+        let table = &index[index
+            .find("<table class=\"sortable\" id=\"summary\">")
+            .unwrap()..];
+        &table[..table.find("</table>").unwrap()]
+    }
+
+    /// The summary's rows, each from its `<tr` to its `</tr>`.
+    fn summary_rows(index: &str) -> Vec<&str> {
+        let table = summary(index);
+        let body = &table[table.find("<tbody>").unwrap()..];
+        body.split("<tr").skip(1).collect()
+    }
+
+    /// The summary row of `id`.
+    fn summary_row<'a>(index: &'a str, id: &str) -> &'a str {
+        let rows: Vec<&str> = summary_rows(index)
+            .into_iter()
+            .filter(|row| row.contains(&format!(">{}<", esc(id))))
+            .collect();
+        assert_eq!(rows.len(), 1, "one row of {id}");
+        rows[0]
+    }
+
+    /// The metrics the summary has columns for, in order.
+    fn summary_metrics(index: &str) -> Vec<String> {
+        let table = summary(index);
+        let head = &table[table.find("<thead>").unwrap()..table.find("</thead>").unwrap()];
+        let first = &head[..head.find("</tr>").unwrap()];
+        first
+            .split("<th ")
+            .skip(2)
+            .map(|th| {
+                let text = &th[th.find('>').unwrap() + 1..];
+                text[..text.find('<').unwrap()].to_string()
             })
-            .unwrap_or_else(|| panic!("no row of {id} {metric}"))
+            .collect()
+    }
+
+    /// The estimate cell of `id`'s `metric`, and its change cell where the
+    /// summary has change columns.
+    fn summary_cell<'a>(index: &'a str, id: &str, metric: &str) -> (&'a str, Option<&'a str>) {
+        let metrics = summary_metrics(index);
+        let k = metrics
+            .iter()
+            .position(|m| m == metric)
+            .unwrap_or_else(|| panic!("no column of {metric} in {metrics:?}"));
+        let cells: Vec<&str> = summary_row(index, id).split("<td").skip(2).collect();
+        let per_metric = cells.len() / metrics.len();
+        assert_eq!(cells.len(), per_metric * metrics.len(), "{cells:?}");
+        (
+            cells[k * per_metric],
+            (per_metric == 2).then(|| cells[k * per_metric + 1]),
+        )
+    }
+
+    /// The change cell of `id`'s `metric`.
+    fn change_cell<'a>(index: &'a str, id: &str, metric: &str) -> &'a str {
+        summary_cell(index, id, metric).1.expect("change columns")
     }
 
     #[test]
@@ -765,13 +855,32 @@ mod tests {
             true,
             Target::PreviousRun,
         );
+        assert_eq!(summary_metrics(&index), ["wall-time", "page-faults"]);
+        assert_eq!(summary_rows(&index).len(), 3, "one row per benchmark");
         for id in ["in_run", "not_in_run", "also/1"] {
             assert!(index.contains(&format!(">{id}<")), "{id} listed");
-            // Two rows per benchmark: wall time and page faults.
-            assert!(summary_row(&index, id, "wall-time").contains("class=\"num\""));
-            assert!(summary_row(&index, id, "page-faults").contains(">16<"));
+            let (wall, change) = summary_cell(&index, id, "wall-time");
+            assert!(wall.starts_with(" class=\"num\" data-v=\"250.0"), "{wall}");
+            assert!(wall.contains(">250.0 ns <small>± "), "{wall}");
+            let (faults, _) = summary_cell(&index, id, "page-faults");
+            assert!(
+                faults.contains("title=\"95 % interval [16, 16]\">16 <small>± 0</small>"),
+                "{faults}"
+            );
+            assert!(change.unwrap().contains(">—<"), "nothing to compare with");
         }
-        assert_eq!(index.matches("<tr><td class=\"id\">").count(), 6);
+        // The benchmarks of the run, and the others, marked.
+        assert!(!summary_row(&index, "in_run").contains("earlier run"));
+        for id in ["not_in_run", "also/1"] {
+            let row = summary_row(&index, id);
+            assert!(row.starts_with(" class=\"stale\">"), "{row}");
+            assert!(row.contains("<span class=\"badge stale\">earlier run</span>"));
+        }
+        assert!(index.contains(
+            "marks 2 benchmarks this run did not measure (left out by a filter, or no longer in \
+             the code): their figures are from each one's latest stored run."
+        ));
+        assert!(index.contains("3 benchmarks stored in this output directory, 1 of them measured"));
         assert_eq!(links(&index), [page_path("in_run")]);
         assert!(!index.contains("never_stored"));
         assert!(
@@ -789,7 +898,9 @@ mod tests {
             links(&index),
             [page_path("in_run"), page_path("not_in_run")]
         );
-        assert!(!summary_row(&index, "also/1", "wall-time").contains("<a "));
+        assert!(!summary_row(&index, "also/1").contains("<a "));
+        assert!(summary_row(&index, "in_run").contains("earlier run"));
+        assert!(!summary_row(&index, "not_in_run").contains("earlier run"));
     }
 
     #[test]
@@ -844,6 +955,141 @@ mod tests {
         assert!(emoji < ascii, "categories keep the run's order");
         assert!(!index.contains("<h3>plain"), "no chart without args");
         assert_eq!(index.matches("<svg").count(), 4);
+    }
+
+    #[test]
+    fn metrics_zero_in_every_benchmark_are_folded_and_named() {
+        let tmp = Temp::new("fold");
+        let store = Store::at(&tmp.0);
+        let events = "page-faults,major-faults,alignment-faults";
+        for (id, per_iter) in [("a", [16, 0, 0]), ("b", [0, 0, 1]), ("c", [3, 0, 0])] {
+            save(
+                &store,
+                &Slot::Latest,
+                Run {
+                    id,
+                    events,
+                    per_iter: &per_iter,
+                    ..Run::default()
+                },
+            );
+        }
+        let index = report(&store, &["a", "b", "c"], true, Target::PreviousRun);
+        // Zero in two of three is not zero everywhere: it stays.
+        assert_eq!(
+            summary_metrics(&index),
+            ["wall-time", "page-faults", "alignment-faults"]
+        );
+        assert!(
+            index.contains(
+                "<p class=\"note\" id=\"folded\">Not shown, as every benchmark counts exactly \
+                 0 of it (interval [0, 0]): major-faults.</p>"
+            ),
+            "{index}"
+        );
+        assert_eq!(summary_rows(&index).len(), 3);
+        assert!(summary_cell(&index, "b", "page-faults")
+            .0
+            .contains(">0 <small>± 0</small>"));
+
+        // Nothing zero everywhere: no note.
+        let tmp = Temp::new("nofold");
+        let store = Store::at(&tmp.0);
+        save(&store, &Slot::Latest, Run::default());
+        let index = report(&store, &["x"], true, Target::PreviousRun);
+        assert!(!index.contains("id=\"folded\""));
+        assert_eq!(summary_metrics(&index), ["wall-time", "page-faults"]);
+    }
+
+    #[test]
+    fn a_group_charts_no_metric_that_is_zero_for_every_argument() {
+        let tmp = Temp::new("groupzero");
+        let store = Store::at(&tmp.0);
+        let ids = ["g/1", "g/17", "g/100"];
+        for (i, id) in ids.iter().enumerate() {
+            save(
+                &store,
+                &Slot::Latest,
+                Run {
+                    id,
+                    events: "page-faults,major-faults,minor-faults",
+                    per_iter: &[i as u64 + 1, 0, 0],
+                    ..Run::default()
+                },
+            );
+        }
+        let index = report(&store, &ids, true, Target::PreviousRun);
+        let section = &index[index.find("<section class=\"group\"").unwrap()..];
+        assert!(section.starts_with(
+            "<section class=\"group\" id=\"group-0\" data-axis=\"log\">\n\
+             <h3>g <small>(3 arguments, logarithmic axis)</small></h3>\n\
+             <p class=\"note zero-metrics\">Zero for every argument, so not charted: \
+             major-faults, minor-faults.</p>"
+        ));
+        assert_eq!(
+            attributes(section, "data-metric"),
+            ["wall-time", "page-faults"]
+        );
+        assert_eq!(section.matches("<svg").count(), 2);
+    }
+
+    /// `id`'s benchmark of the run, as it declared `throughput`.
+    fn with_throughput(store: &Store, id: &str, throughput: Throughput) -> Analysed {
+        let mut a = analysed(store, id, &Target::PreviousRun).unwrap();
+        a.recording.throughput = Some(throughput);
+        a.result = analyze(&a.recording, &Calibration::default());
+        a
+    }
+
+    #[test]
+    fn a_declared_throughput_is_headlined_and_charted_across_arguments() {
+        let tmp = Temp::new("throughput");
+        let store = Store::at(&tmp.0);
+        let ids = ["copy/64", "copy/4096", "plain"];
+        for id in ids {
+            save(
+                &store,
+                &Slot::Latest,
+                Run {
+                    id,
+                    noisy: false,
+                    ..Run::default()
+                },
+            );
+        }
+        let run = [
+            with_throughput(&store, "copy/64", Throughput::Bytes(64)),
+            with_throughput(&store, "copy/4096", Throughput::Bytes(4096)),
+            analysed(&store, "plain", &Target::PreviousRun).unwrap(),
+        ];
+        let options = ReportOptions {
+            plots: true,
+            against: Target::PreviousRun,
+            thresholds: Thresholds::default(),
+        };
+        let index = write_report(&store, &run, &options).unwrap();
+        let index = std::fs::read_to_string(index).unwrap();
+        // Exactly 250 ns per iteration: 4096 bytes in it are 16.384e9 B/s.
+        assert!(
+            page(&store, "copy/4096").contains(
+                "<p class=\"throughput\" id=\"throughput\"><b>Throughput: 16.38 GB/s</b> \
+                 <small>95 % interval [16.38 GB/s, 16.38 GB/s]</small> (4096 bytes per \
+                 iteration over the wall-time estimate).</p>"
+            ),
+            "{}",
+            page(&store, "copy/4096")
+        );
+        assert!(page(&store, "copy/64").contains("<b>Throughput: 256.0 MB/s</b>"));
+        assert!(!page(&store, "plain").contains("Throughput"));
+        let section = &index[index.find("<section class=\"group\"").unwrap()..];
+        assert_eq!(
+            attributes(section, "data-chart")[0],
+            "throughput",
+            "the throughput first"
+        );
+        assert!(section.contains("throughput (bytes/s)"));
+        assert!(section.contains("GB/s"), "rates on its axis");
+        assert!(section.contains("bytes per second of wall time, with 95 % intervals</figcaption>"));
     }
 
     #[test]
@@ -955,25 +1201,36 @@ mod tests {
             true,
             Target::Baseline("main".into()),
         );
-        let worse = summary_row(&index, "worse", "page-faults");
+        let worse = change_cell(&index, "worse", "page-faults");
         assert!(
-            worse.contains("<td class=\"change regressed\" data-v=\"0.0625\">+6.25%"),
+            worse.starts_with(
+                " class=\"num change regressed\" data-v=\"0.0625\" title=\"regressed, 95 % \
+                 interval [+6.25%, +6.25%], p = 0.000\">+6.25%</td>"
+            ),
             "{worse}"
         );
+        let better = change_cell(&index, "better", "page-faults");
         assert!(
-            worse.contains("<td class=\"verdict regressed\">regressed"),
-            "{worse}"
-        );
-        let better = summary_row(&index, "better", "page-faults");
-        assert!(
-            better.contains("<td class=\"change improved\" data-v=\"-0.0625\">-6.25%"),
+            better.starts_with(" class=\"num change improved\" data-v=\"-0.0625\""),
             "{better}"
         );
-        let same = summary_row(&index, "same", "page-faults");
-        assert!(same.contains("class=\"change no-change\""), "{same}");
+        assert!(better.contains(" title=\"improved, 95 % interval [-6.25%, -6.25%]"));
+        assert!(better.contains(">-6.25%</td>"), "{better}");
+        let same = change_cell(&index, "same", "page-faults");
+        assert!(
+            same.starts_with(" class=\"num change no-change\""),
+            "{same}"
+        );
         // Identical wall times: no change either.
-        assert!(summary_row(&index, "worse", "wall-time").contains("class=\"change no-change\""));
-        assert!(summary_row(&index, "new", "page-faults").contains("new: not in <code>main</code>"));
+        assert!(change_cell(&index, "worse", "wall-time").contains("change no-change"));
+        let new = summary_row(&index, "new");
+        assert!(
+            new.contains("<span class=\"badge\" title=\"not in baseline main\">new</span>"),
+            "{new}"
+        );
+        assert!(change_cell(&index, "new", "page-faults")
+            .starts_with(" class=\"num change\" title=\"not in baseline main\">—<"));
+        assert!(!summary_row(&index, "worse").contains("badge"));
         assert!(page(&store, "worse").contains("<td class=\"change regressed\""));
 
         // Against the previous run, the run's benchmarks have their changes
@@ -998,19 +1255,21 @@ mod tests {
             },
         );
         let index = report(&store, &["worse"], true, Target::PreviousRun);
-        assert!(index.contains("<th class=\"num\">change</th>"));
-        let worse = summary_row(&index, "worse", "page-faults");
+        assert!(index.contains("<th class=\"num\" data-col=\"2\">change</th>"));
+        let worse = change_cell(&index, "worse", "page-faults");
         assert!(
-            worse.contains("<td class=\"change regressed\" data-v=\"0.0625\">"),
+            worse.starts_with(" class=\"num change regressed\" data-v=\"0.0625\""),
             "{worse}"
         );
-        let better = summary_row(&index, "better", "page-faults");
+        let better = change_cell(&index, "better", "page-faults");
+        assert!(better.contains(" title=\"improved, 95 % interval [-6.25%, -6.25%]"));
+        assert!(better.contains(">-6.25%</td>"), "{better}");
+        assert!(summary_row(&index, "better").contains("earlier run"));
+        let same = summary_row(&index, "same");
         assert!(
-            better.contains("<td class=\"change improved\" data-v=\"-0.0625\">-6.25%"),
-            "{better}"
+            same.contains("<span class=\"badge\" title=\"not in the previous run\">new</span>"),
+            "{same}"
         );
-        let same = summary_row(&index, "same", "page-faults");
-        assert!(same.contains("new: not in the previous run"), "{same}");
         assert!(
             index.contains("Changes of the benchmarks of this run are against the previous run")
         );

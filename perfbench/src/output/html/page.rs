@@ -11,15 +11,18 @@ use super::text::{
     change_cells, esc, figure, head, interval, pinned, target_html, target_name_html, value,
 };
 use crate::analysis::compare::{MetricChange, Target};
+use crate::analysis::derived::{declared_work, rate};
 use crate::analysis::notes::notes;
 use crate::analysis::{Analysed, Fit, Metric, Recording};
-use crate::output::format::{count, four_digits};
+use crate::output::format::{count, format_rate, four_digits};
+use crate::stats::{Estimate, Interval};
 
 /// The page of `e`.
 pub(super) fn render(e: &Analysed, plots: bool) -> String {
     let mut out = String::with_capacity(256 * 1024);
     head(&mut out, &format!("{} — perfbench", e.recording.id));
     about(&mut out, e);
+    throughput_headline(&mut out, e);
     comparison_note(&mut out, e);
     out.push_str("<p>Metrics: ");
     let links: Vec<String> = e
@@ -65,6 +68,28 @@ fn about(out: &mut String, e: &Analysed) {
     for note in notes(&e.result) {
         let _ = writeln!(out, "<p class=\"problem\">Note: {}.</p>", esc(&note));
     }
+}
+
+/// The declared throughput per second of wall time, with its interval.
+fn throughput_headline(out: &mut String, e: &Analysed) {
+    let Some(r) = rate(&e.result) else {
+        return;
+    };
+    let s = r.per_second;
+    let per_iteration = declared_work(e.result.throughput).map_or(String::new(), |w| {
+        format!(
+            " ({} per iteration over the wall-time estimate)",
+            count(w.amount() as usize, w.noun())
+        )
+    });
+    let _ = writeln!(
+        out,
+        "<p class=\"throughput\" id=\"throughput\"><b>Throughput: {}</b> \
+         <small>95 % interval [{}, {}]</small>{per_iteration}.</p>",
+        format_rate(s.point, r.work),
+        format_rate(s.ci.low, r.work),
+        format_rate(s.ci.high, r.work),
+    );
 }
 
 /// What the benchmark was compared with, or why it was not.
@@ -181,32 +206,48 @@ fn metric_plots(out: &mut String, e: &Analysed, m: &Metric) {
         _ => "Distribution of the per-iteration values (total ÷ iterations of each sample)."
             .to_string(),
     };
+    let data = [("chart", "distribution"), ("metric", m.name.as_str())];
     figure(
         out,
         plots::distribution(&sets, m.unit),
         &format!("<span class=\"distribution\">{caption}</span>"),
+        &data,
     );
-    // The line fits the samples as measured: a subtracted cost of measuring
-    // is still in them.
-    let slope = e
-        .result
-        .overhead
-        .iter()
-        .find(|o| o.metric == m.name)
-        .map_or(m.stats.slope.point, |o| o.raw_estimate);
+    let data = [("chart", "regression"), ("metric", m.name.as_str())];
     figure(
         out,
         plots::regression(
             &run.iterations,
             &series.totals,
-            slope,
+            &as_measured(e, m),
             m.stats.intercept,
             m.unit,
         ),
-        "Batch regression: each sample's total against its iterations, and the fitted line \
-         whose slope is the estimate.",
+        "Batch regression: each sample's total against its iterations, the fitted line \
+         whose slope is the estimate, and the band its 95 % interval spans.",
+        &data,
     );
     out.push_str("</div>\n");
+}
+
+/// The headline of `m` with its interval as the samples were measured: a
+/// cost of measuring that `--subtract-overhead` took off is still in them,
+/// so it is added back to draw the line through them.
+fn as_measured(e: &Analysed, m: &Metric) -> Estimate {
+    let s = *m.estimate();
+    let taken_off = e
+        .result
+        .overhead
+        .iter()
+        .find(|o| o.metric == m.name)
+        .map_or(0.0, |o| o.raw_estimate - s.point);
+    Estimate {
+        point: s.point + taken_off,
+        ci: Interval {
+            low: s.ci.low + taken_off,
+            high: s.ci.high + taken_off,
+        },
+    }
 }
 
 /// A row of a statistics table: name, value, interval.

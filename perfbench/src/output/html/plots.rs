@@ -18,7 +18,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::counter::event::Unit;
-use crate::output::format::{format_value, plural};
+use crate::measure::Throughput;
+use crate::output::format::{format_rate, format_value, plural};
 use crate::stats::kde::{bandwidth, density};
 use crate::stats::Estimate;
 
@@ -298,21 +299,27 @@ fn draw_sample_ticks(chart: &mut Chart, set: &Values, top: f64) -> DrawResult {
     Ok(())
 }
 
-/// The batch regression: each sample's iterations against its total, and
-/// the fitted line `intercept + slope · iterations`.
+/// The colour of a fitted line's confidence band.
+const BAND: RGBColor = RGBColor(240, 150, 150);
+
+/// The batch regression: each sample's iterations against its total, the
+/// fitted line `intercept + slope · iterations`, and the band between the
+/// lines of the slope interval's two ends.
 pub fn regression(
     iterations: &[u64],
     totals: &[u64],
-    slope: f64,
+    slope: &Estimate,
     intercept: f64,
     unit: Unit,
 ) -> Result<String, String> {
     let max_x = iterations.iter().copied().max().unwrap_or(1) as f64;
-    let line = |x: f64| intercept + slope * x;
+    let line = |slope: f64, x: f64| intercept + slope * x;
+    let ends = [slope.point, slope.ci.low, slope.ci.high].map(|s| line(s, max_x));
     let ys = totals
         .iter()
         .map(|&t| t as f64)
-        .chain([line(0.0), line(max_x)]);
+        .chain([intercept])
+        .chain(ends);
     let (y0, y1) = y_range(ys);
     svg((460, 270), |root| {
         let mut chart = ChartBuilder::on(root)
@@ -332,6 +339,9 @@ pub fn regression(
             .label_style((FONT, 13))
             .axis_desc_style((FONT, 13))
             .draw()?;
+        if ends.iter().all(|y| y.is_finite()) && intercept.is_finite() {
+            draw_band(&mut chart, slope, intercept, max_x)?;
+        }
         chart
             .draw_series(
                 iterations
@@ -341,17 +351,31 @@ pub fn regression(
             )?
             .label("samples")
             .legend(|(x, y)| Circle::new((x + 8, y), 3, NEW.filled()));
-        if line(0.0).is_finite() && line(max_x).is_finite() {
+        if ends[0].is_finite() && intercept.is_finite() {
             chart
                 .draw_series(std::iter::once(PathElement::new(
-                    vec![(0.0, line(0.0)), (max_x, line(max_x))],
+                    vec![(0.0, intercept), (max_x, ends[0])],
                     FIT.stroke_width(2),
                 )))?
-                .label(format!("fit: {} per iteration", tick(slope, unit)))
+                .label(format!("fit: {} per iteration", tick(slope.point, unit)))
                 .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], FIT.stroke_width(2)));
         }
         legend(&mut chart, SeriesLabelPosition::UpperLeft)
     })
+}
+
+/// The wedge between the lines of the slope interval's ends, which meet at
+/// the intercept.
+fn draw_band(chart: &mut Chart, slope: &Estimate, intercept: f64, max_x: f64) -> DrawResult {
+    let at = |s: f64| (max_x, intercept + s * max_x);
+    chart
+        .draw_series(std::iter::once(Polygon::new(
+            vec![(0.0, intercept), at(slope.ci.high), at(slope.ci.low)],
+            BAND.mix(0.45).filled(),
+        )))?
+        .label("95 % interval of the slope")
+        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], BAND.filled()));
+    Ok(())
 }
 
 /// How the arguments of a group lie on the x axis.
@@ -381,13 +405,34 @@ struct XAxis<'a> {
     format: Box<Labels<'a>>,
 }
 
-/// A metric's estimate against the argument of the benchmarks of a group,
-/// with the confidence intervals as bars.
+/// What the values of an argument chart are, for its tick labels.
+#[derive(Clone, Copy)]
+pub enum Measure {
+    /// A metric's per-iteration values, in its unit.
+    Metric(Unit),
+    /// A declared throughput per second, of bytes or elements.
+    Rate(Throughput),
+}
+
+impl Measure {
+    /// A tick label for `v`, empty if it is not finite.
+    fn label(self, v: f64) -> String {
+        match self {
+            Measure::Metric(unit) => tick(v, unit),
+            Measure::Rate(_) if !v.is_finite() => String::new(),
+            Measure::Rate(work) => format_rate(v, work),
+        }
+    }
+}
+
+/// Estimates against the argument of the benchmarks of a group, with the
+/// confidence intervals as bars; numbers joined from left to right,
+/// categories standing apart.
 pub fn by_argument(
     title: &str,
     points: &[ArgPoint],
     axis: &ArgAxis,
-    unit: Unit,
+    measure: Measure,
 ) -> Result<String, String> {
     let ys = points
         .iter()
@@ -405,8 +450,10 @@ pub fn by_argument(
         })
         .collect();
     let x = x_axis(axis, &points, log);
+    let joined = matches!(axis, ArgAxis::Numeric { .. });
     svg((380, 250), |root| {
-        args_chart(root, title, x, &points, y, unit)
+        let mut chart = args_chart(root, title, x, y, measure)?;
+        draw_arg_points(&mut chart, &points, joined, y)
     })
 }
 
@@ -471,20 +518,19 @@ fn plain(v: f64) -> String {
     }
 }
 
-/// Draws an argument chart: axes, then the points.
-fn args_chart(
-    root: &Plot,
+/// An argument chart's axes.
+fn args_chart<'a, 'b>(
+    root: &'a Plot<'b>,
     title: &str,
     x: XAxis,
-    points: &[ArgPoint],
     (y0, y1): (f64, f64),
-    unit: Unit,
-) -> DrawResult {
+    measure: Measure,
+) -> Result<Chart<'a, 'b>, Box<dyn Error>> {
     let mut chart = ChartBuilder::on(root)
         .caption(title, (FONT, 14))
         .margin(10)
         .x_label_area_size(30)
-        .y_label_area_size(72)
+        .y_label_area_size(84)
         .build_cartesian_2d(x.range, y0..y1)?;
     chart
         .configure_mesh()
@@ -492,40 +538,47 @@ fn args_chart(
         .x_labels(x.labels)
         .y_labels(5)
         .x_label_formatter(&*x.format)
-        .y_label_formatter(&|v| tick(*v, unit))
+        // A tick meant for zero can come out a rounding error off it.
+        .y_label_formatter(&|v| {
+            let v = if v.abs() < (y1 - y0) * 1e-9 { 0.0 } else { *v };
+            measure.label(v)
+        })
         .label_style((FONT, 12))
         .draw()?;
-    draw_arg_points(&mut chart, points)
+    Ok(chart)
 }
 
-/// The estimates from left to right, joined by a line, with their
-/// intervals as bars.
-fn draw_arg_points(chart: &mut Chart, points: &[ArgPoint]) -> DrawResult {
-    let mut xs: Vec<f64> = points
-        .iter()
-        .map(|p| p.x)
-        .filter(|x| x.is_finite())
-        .collect();
-    xs.sort_unstable_by(f64::total_cmp);
-    xs.dedup();
-    let sorted: Vec<&ArgPoint> = xs
-        .iter()
-        .flat_map(|&x| points.iter().filter(move |p| p.x == x))
-        .collect();
-    chart.draw_series(LineSeries::new(
-        sorted
-            .iter()
-            .filter(|p| p.estimate.point.is_finite())
-            .map(|p| (p.x, p.estimate.point)),
-        NEW.mix(0.6).stroke_width(1),
-    ))?;
+/// The estimates from left to right, joined by a line where `joined`, with
+/// their intervals as bars; an open end of an interval reaches the edge of
+/// the y range `(y0, y1)`.
+fn draw_arg_points(
+    chart: &mut Chart,
+    points: &[ArgPoint],
+    joined: bool,
+    (y0, y1): (f64, f64),
+) -> DrawResult {
+    let mut sorted: Vec<&ArgPoint> = points.iter().filter(|p| p.x.is_finite()).collect();
+    sorted.sort_by(|a, b| a.x.total_cmp(&b.x));
+    if joined {
+        chart.draw_series(LineSeries::new(
+            sorted
+                .iter()
+                .filter(|p| p.estimate.point.is_finite())
+                .map(|p| (p.x, p.estimate.point)),
+            NEW.mix(0.6).stroke_width(1),
+        ))?;
+    }
     chart.draw_series(
         sorted
             .iter()
-            .filter(|p| p.estimate.ci.low.is_finite() && p.estimate.ci.high.is_finite())
+            .filter(|p| !p.estimate.ci.low.is_nan() && !p.estimate.ci.high.is_nan())
             .map(|p| {
+                let clip = |v: f64| v.clamp(y0, y1);
                 PathElement::new(
-                    vec![(p.x, p.estimate.ci.low), (p.x, p.estimate.ci.high)],
+                    vec![
+                        (p.x, clip(p.estimate.ci.low)),
+                        (p.x, clip(p.estimate.ci.high)),
+                    ],
                     NEW.stroke_width(2),
                 )
             }),
@@ -543,6 +596,71 @@ fn draw_arg_points(chart: &mut Chart, points: &[ArgPoint]) -> DrawResult {
 mod tests {
     use super::*;
     use crate::stats::Interval;
+
+    fn exact(v: f64) -> Estimate {
+        Estimate {
+            point: v,
+            ci: Interval { low: v, high: v },
+        }
+    }
+
+    fn around(point: f64, low: f64, high: f64) -> Estimate {
+        Estimate {
+            point,
+            ci: Interval { low, high },
+        }
+    }
+
+    /// The vertices of every `<tag points="…">` element of `svg`.
+    fn shapes(svg: &str, tag: &str) -> Vec<Vec<(i32, i32)>> {
+        svg.split(&format!("<{tag} "))
+            .skip(1)
+            .map(|element| {
+                let points = element.split("points=\"").nth(1).unwrap();
+                points[..points.find('"').unwrap()]
+                    .split_whitespace()
+                    .map(|xy| {
+                        let (x, y) = xy.split_once(',').unwrap();
+                        (x.parse().unwrap(), y.parse().unwrap())
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The centres of the circles of `svg`.
+    fn circles(svg: &str) -> Vec<(i32, i32)> {
+        let attr = |element: &str, name: &str| -> i32 {
+            let v = element.split(&format!(" {name}=\"")).nth(1).unwrap();
+            v[..v.find('"').unwrap()].parse().unwrap()
+        };
+        svg.split("<circle")
+            .skip(1)
+            .map(|c| (attr(c, "cx"), attr(c, "cy")))
+            .collect()
+    }
+
+    /// The vertical bars of `lines` through `c`.
+    fn bar_through(lines: &[Vec<(i32, i32)>], c: (i32, i32)) -> Vec<&Vec<(i32, i32)>> {
+        lines
+            .iter()
+            .filter(|l| {
+                l.len() == 2
+                    && l[0].0 == c.0
+                    && l[1].0 == c.0
+                    && l[0].1.min(l[1].1) <= c.1
+                    && c.1 <= l[0].1.max(l[1].1)
+            })
+            .collect()
+    }
+
+    /// The polylines through two or more of `points`.
+    fn joining(svg: &str, points: &[(i32, i32)]) -> usize {
+        shapes(svg, "polyline")
+            .iter()
+            .filter(|line| line.iter().filter(|v| points.contains(v)).count() >= 2)
+            .count()
+    }
 
     fn numbers_are_finite(svg: &str) {
         for bad in ["NaN", "inf"] {
@@ -609,7 +727,14 @@ mod tests {
 
     #[test]
     fn the_regression_has_its_points_and_line() {
-        let svg = regression(&[1, 2, 3], &[10, 20, 30], 10.0, 0.0, Unit::Nanoseconds).unwrap();
+        let svg = regression(
+            &[1, 2, 3],
+            &[10, 20, 30],
+            &exact(10.0),
+            0.0,
+            Unit::Nanoseconds,
+        )
+        .unwrap();
         numbers_are_finite(&svg);
         assert_eq!(
             svg.matches("<circle").count(),
@@ -618,62 +743,137 @@ mod tests {
         );
         assert!(svg.contains("fit: 10.00 ns per iteration"), "{svg}");
         // One sample size only, and a zero total: still a drawable plot.
-        let svg = regression(&[5, 5], &[0, 0], 0.0, 0.0, Unit::Count).unwrap();
+        let svg = regression(&[5, 5], &[0, 0], &exact(0.0), 0.0, Unit::Count).unwrap();
         numbers_are_finite(&svg);
     }
 
     #[test]
-    fn argument_charts_take_numbers_or_categories() {
-        let e = |v: f64| Estimate {
-            point: v,
-            ci: Interval {
-                low: v - 1.0,
-                high: v + 1.0,
-            },
+    fn the_regression_band_spans_the_slope_interval_from_the_intercept() {
+        let iterations = [10, 20, 30, 40];
+        let totals = [1000, 2000, 3000, 4000];
+        let svg = regression(
+            &iterations,
+            &totals,
+            &around(100.0, 80.0, 120.0),
+            0.0,
+            Unit::Nanoseconds,
+        )
+        .unwrap();
+        assert!(svg.contains("95 % interval of the slope"), "the legend");
+        let bands = shapes(&svg, "polygon");
+        assert_eq!(bands.len(), 1, "{svg}");
+        let band = &bands[0];
+        let fit = shapes(&svg, "polyline")
+            .into_iter()
+            .find(|l| l.len() == 2 && l[0] == band[0])
+            .expect("the fitted line starts where the band does");
+        let (left, right) = (fit[0], fit[1]);
+        // The band's far side spans 80..120 per iteration at 40 iterations:
+        // 40 % of the line's rise, evenly about it.
+        let (high, low) = (band[1], band[2]);
+        assert_eq!((high.0, low.0), (right.0, right.0));
+        let rise = f64::from(left.1 - right.1);
+        assert!(
+            (f64::from(low.1 - high.1) - 0.4 * rise).abs() <= 2.0,
+            "{band:?} {fit:?}"
+        );
+        assert!(
+            ((right.1 - high.1) - (low.1 - right.1)).abs() <= 1,
+            "{band:?}"
+        );
+
+        // An exact slope: a band of no height.
+        let svg = regression(&iterations, &totals, &exact(100.0), 0.0, Unit::Count).unwrap();
+        let band = &shapes(&svg, "polygon")[0];
+        assert_eq!(band[1], band[2]);
+    }
+
+    #[test]
+    fn numbers_are_joined_on_a_log_axis_and_categories_stand_apart() {
+        let points = |xs: &[f64]| -> Vec<ArgPoint> {
+            xs.iter()
+                .enumerate()
+                .map(|(i, &x)| ArgPoint {
+                    x,
+                    estimate: around(
+                        10.0 * (i + 1) as f64,
+                        10.0 * i as f64,
+                        10.0 * (i + 2) as f64,
+                    ),
+                })
+                .collect()
         };
-        let points = [
-            ArgPoint {
-                x: 64.0,
-                estimate: e(10.0),
-            },
-            ArgPoint {
-                x: 4096.0,
-                estimate: e(20.0),
-            },
-            ArgPoint {
-                x: 65536.0,
-                estimate: e(40.0),
-            },
-        ];
+        let count = Measure::Metric(Unit::Count);
         let svg = by_argument(
             "page-faults",
-            &points,
+            &points(&[64.0, 4096.0, 65536.0]),
             &ArgAxis::Numeric { log: true },
-            Unit::Count,
+            count,
         )
         .unwrap();
         numbers_are_finite(&svg);
-        assert!(svg.contains(">\n1000\n<") || svg.contains("1000"), "{svg}");
-        let names = ["ascii".to_string(), "<b>".to_string()];
-        let points = [
-            ArgPoint {
-                x: 0.0,
-                estimate: e(3.0),
-            },
-            ArgPoint {
-                x: 1.0,
-                estimate: e(3.0),
-            },
-        ];
+        let at = circles(&svg);
+        assert_eq!(at.len(), 3);
+        // log10: 1.81, 3.61, 4.82; the middle lies 60 % of the way across,
+        // where a linear axis would put it at 6 %.
+        let share = f64::from(at[1].0 - at[0].0) / f64::from(at[2].0 - at[0].0);
+        assert!((share - 0.6).abs() < 0.02, "{at:?}");
+        assert!(svg.contains("\n1000\n"), "a power of ten labelled: {svg}");
+        assert_eq!(joining(&svg, &at), 1, "one line through the numbers");
+
+        let names = ["ascii".to_string(), "<b>".to_string(), "c".to_string()];
         let svg = by_argument(
             "wall-time",
-            &points,
+            &points(&[0.0, 1.0, 2.0]),
             &ArgAxis::Categorical(&names),
-            Unit::Nanoseconds,
+            Measure::Metric(Unit::Nanoseconds),
         )
         .unwrap();
         numbers_are_finite(&svg);
         assert!(svg.contains("ascii") && svg.contains("&lt;b&gt;"), "{svg}");
         assert!(!svg.contains("<b>"));
+        let at = circles(&svg);
+        assert_eq!(at.len(), 3);
+        assert_eq!(joining(&svg, &at), 0, "categories are not joined: {svg}");
+        // Each still has its interval as a bar through it.
+        let lines = shapes(&svg, "polyline");
+        for c in &at {
+            assert_eq!(bar_through(&lines, *c).len(), 1, "{c:?} {svg}");
+        }
+    }
+
+    #[test]
+    fn rates_label_their_axis_and_an_open_interval_reaches_the_top() {
+        let gib = 1024.0 * 1024.0 * 1024.0;
+        let points = [
+            ArgPoint {
+                x: 1.0,
+                estimate: around(gib, 0.5 * gib, 2.0 * gib),
+            },
+            ArgPoint {
+                x: 100.0,
+                estimate: around(3.0 * gib, 2.0 * gib, f64::INFINITY),
+            },
+        ];
+        let svg = by_argument(
+            "throughput (bytes/s)",
+            &points,
+            &ArgAxis::Numeric { log: true },
+            Measure::Rate(Throughput::Bytes(1)),
+        )
+        .unwrap();
+        numbers_are_finite(&svg);
+        assert!(svg.contains(" GB/s\n"), "{svg}");
+        let at = circles(&svg);
+        let lines = shapes(&svg, "polyline");
+        let bar = bar_through(&lines, at[1])[0];
+        // The y axis is the longest vertical line; its top, the chart's.
+        let axis_top = lines
+            .iter()
+            .filter(|l| l.len() == 2 && l[0].0 == l[1].0)
+            .max_by_key(|l| (l[0].1 - l[1].1).abs())
+            .map(|l| l[0].1.min(l[1].1))
+            .unwrap();
+        assert_eq!(bar[0].1.min(bar[1].1), axis_top, "{bar:?}");
     }
 }

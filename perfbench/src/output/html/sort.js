@@ -1,8 +1,12 @@
 (function () {
   var tables = document.querySelectorAll("table.sortable");
   Array.prototype.forEach.call(tables, function (table) {
-    var headers = table.tHead.rows[0].cells;
-    Array.prototype.forEach.call(headers, function (th, col) {
+    /* A header sorts by the column its data-col names: with a metric's name
+       spanning its estimate and change, the header rows do not line up with
+       the body's cells. */
+    var headers = table.tHead.querySelectorAll("th[data-col]");
+    Array.prototype.forEach.call(headers, function (th) {
+      var col = parseInt(th.getAttribute("data-col"), 10);
       th.tabIndex = 0;
       var sort = function () {
         var body = table.tBodies[0];

@@ -84,35 +84,35 @@ pub(super) fn target_name_html(target: &Target) -> String {
     }
 }
 
+/// The relative change of a metric (`+6.25%`, or `from 0`) and its sort
+/// key.
+pub(super) fn relative_change(c: &MetricChange) -> (String, String) {
+    match c.change.relative {
+        Some(r) => (percent(r), sort_key(r)),
+        None => ("from 0".to_string(), String::new()),
+    }
+}
+
+/// The interval of a change, `[+1.00%, +2.00%]`, where it has one.
+pub(super) fn change_interval(c: &MetricChange) -> Option<String> {
+    c.change
+        .ci
+        .map(|ci| format!("[{}, {}]", percent(ci.low), percent(ci.high)))
+}
+
 /// The change cells of a metric: the relative change with its interval, and
 /// the verdict with the p-value.
 pub(super) fn change_cells(c: &MetricChange) -> String {
     let class = verdict_class(c.verdict);
-    let ch = &c.change;
-    let (relative, key) = match ch.relative {
-        Some(r) => (percent(r), sort_key(r)),
-        None => ("from 0".to_string(), String::new()),
-    };
-    let ci = ch
-        .ci
-        .map(|ci| {
-            format!(
-                " <small>[{}, {}]</small>",
-                percent(ci.low),
-                percent(ci.high)
-            )
-        })
+    let (relative, key) = relative_change(c);
+    let ci = change_interval(c)
+        .map(|ci| format!(" <small>{ci}</small>"))
         .unwrap_or_default();
     format!(
         "<td class=\"change {class}\"{key}>{relative}{ci}</td><td class=\"verdict {class}\">{} <small>p = {:.3}</small></td>",
         c.verdict.as_str(),
-        ch.p_value
+        c.change.p_value
     )
-}
-
-/// The empty change cells of a metric, with why there is no change.
-pub(super) fn no_change_cells(why: &str) -> String {
-    format!("<td class=\"change\">—</td><td class=\"verdict\">{why}</td>")
 }
 
 /// Where the thread was pinned.
@@ -132,13 +132,23 @@ pub(super) fn head(out: &mut String, title: &str) {
     );
 }
 
-/// A plot in a figure, or a note of why it is missing.
-pub(super) fn figure(out: &mut String, svg: Result<String, String>, caption: &str) {
+/// A plot in a figure carrying `data` as `data-*` attributes (what it
+/// shows, for readers of the page's DOM), or a note of why it is missing.
+pub(super) fn figure(
+    out: &mut String,
+    svg: Result<String, String>,
+    caption: &str,
+    data: &[(&str, &str)],
+) {
     match svg {
         Ok(svg) => {
+            out.push_str("<figure");
+            for (name, v) in data {
+                let _ = write!(out, " data-{name}=\"{}\"", esc(v));
+            }
             let _ = write!(
                 out,
-                "<figure>\n{svg}<figcaption>{caption}</figcaption>\n</figure>\n"
+                ">\n{svg}<figcaption>{caption}</figcaption>\n</figure>\n"
             );
         }
         Err(e) => {

@@ -1,0 +1,287 @@
+//! The index's charts of benchmarks with `args`: per group, each metric
+//! against the argument (numbers on a linear or logarithmic axis,
+//! categories apart), the declared throughput against the argument, and a
+//! line naming the metrics that are zero for every argument.
+
+use std::fmt::Write as _;
+
+use super::index::Index;
+use super::plots::{self, ArgAxis, ArgPoint, Measure};
+use super::text::{esc, figure};
+use super::{metric_names, metric_of, zero_everywhere};
+use crate::analysis::derived::rate;
+use crate::analysis::Analysed;
+use crate::output::format::{count, plural};
+
+/// The benchmarks of a group, with their arguments.
+type Members<'a> = Vec<(&'a str, &'a Analysed)>;
+
+/// How a group's arguments lie on the x axis.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Axis {
+    /// Numbers spanning more than [`LOG_SPAN`]: powers of ten equally apart.
+    Log,
+    /// Numbers of a narrower span, or not all above zero.
+    Linear,
+    /// Not all numbers: categories in the order of the run, not joined.
+    Categorical,
+}
+
+/// Numbers whose largest is more than this many times their smallest get a
+/// logarithmic axis, so that the small ones do not sit on top of each other.
+const LOG_SPAN: f64 = 10.0;
+
+/// The axis of `args`, and each argument's x on it: its number, or its
+/// position among the categories.
+fn choose_axis(args: &[&str]) -> (Axis, Vec<f64>) {
+    let numbers: Option<Vec<f64>> = args
+        .iter()
+        .map(|arg| arg.trim().parse::<f64>().ok().filter(|v| v.is_finite()))
+        .collect();
+    let Some(xs) = numbers else {
+        return (
+            Axis::Categorical,
+            (0..args.len()).map(|i| i as f64).collect(),
+        );
+    };
+    let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let axis = if lo > 0.0 && hi > LOG_SPAN * lo {
+        Axis::Log
+    } else {
+        Axis::Linear
+    };
+    (axis, xs)
+}
+
+impl Axis {
+    /// The axis as the plots take it.
+    fn plot<'a>(self, names: &'a [String]) -> ArgAxis<'a> {
+        match self {
+            Axis::Log => ArgAxis::Numeric { log: true },
+            Axis::Linear => ArgAxis::Numeric { log: false },
+            Axis::Categorical => ArgAxis::Categorical(names),
+        }
+    }
+
+    /// Its name in a `data-axis` attribute.
+    fn name(self) -> &'static str {
+        match self {
+            Axis::Log => "log",
+            Axis::Linear => "linear",
+            Axis::Categorical => "categorical",
+        }
+    }
+
+    /// How a heading describes it.
+    fn describe(self) -> &'static str {
+        match self {
+            Axis::Log => "logarithmic axis",
+            Axis::Linear => "numeric axis",
+            Axis::Categorical => "in the order of the run",
+        }
+    }
+}
+
+/// The group (before the first `/`) and argument of an id with one.
+fn split_arg(id: &str) -> Option<(&str, &str)> {
+    id.split_once('/')
+}
+
+/// Groups in the order of their first member; members in the order of this
+/// run, then by id (the order of the stored results).
+fn argument_groups<'a>(ix: &Index<'a>) -> Vec<(&'a str, Members<'a>)> {
+    let mut groups: Vec<(&str, Members)> = Vec::new();
+    for e in ix.order.iter().map(|&i| ix.entries[i]) {
+        let Some((group, arg)) = split_arg(&e.recording.id) else {
+            continue;
+        };
+        match groups.iter_mut().find(|(g, _)| *g == group) {
+            Some((_, members)) => members.push((arg, e)),
+            None => groups.push((group, vec![(arg, e)])),
+        }
+    }
+    groups
+}
+
+/// The charts of each group of benchmarks with arguments.
+pub(super) fn argument_charts(out: &mut String, ix: &Index) {
+    let groups = argument_groups(ix);
+    if groups.is_empty() {
+        return;
+    }
+    out.push_str("<h2>Benchmarks with arguments</h2>\n");
+    for (gi, (group, members)) in groups.iter().enumerate() {
+        group_section(out, gi, group, members);
+    }
+}
+
+/// A group's arguments on their axis, for its charts.
+struct Arguments<'a> {
+    group: &'a str,
+    members: &'a Members<'a>,
+    axis: Axis,
+    xs: Vec<f64>,
+    names: Vec<String>,
+}
+
+/// One group's section: the throughput and each metric against the
+/// argument, and the metrics zero for every argument in one line.
+fn group_section(out: &mut String, gi: usize, group: &str, members: &Members) {
+    let names: Vec<String> = members.iter().map(|(arg, _)| arg.to_string()).collect();
+    let args: Vec<&str> = members.iter().map(|(arg, _)| *arg).collect();
+    let (axis, xs) = choose_axis(&args);
+    let _ = write!(
+        out,
+        "<section class=\"group\" id=\"group-{gi}\" data-axis=\"{}\">\n\
+         <h3>{} <small>({}, {})</small></h3>\n",
+        axis.name(),
+        esc(group),
+        count(members.len(), "argument"),
+        axis.describe()
+    );
+    let a = Arguments {
+        group,
+        members,
+        axis,
+        xs,
+        names,
+    };
+    let benchmarks = || members.iter().map(|(_, e)| *e);
+    let (zero, charted): (Vec<_>, Vec<_>) = metric_names(benchmarks())
+        .into_iter()
+        .partition(|(name, _)| zero_everywhere(benchmarks(), name));
+    if !zero.is_empty() {
+        let zero: Vec<String> = zero.iter().map(|(n, _)| esc(n)).collect();
+        let _ = writeln!(
+            out,
+            "<p class=\"note zero-metrics\">Zero for every argument, so not charted: {}.</p>",
+            zero.join(", ")
+        );
+    }
+    out.push_str("<div class=\"plots\">\n");
+    throughput_chart(out, &a);
+    for (metric, unit) in charted {
+        metric_chart(out, &a, metric, Measure::Metric(unit));
+    }
+    out.push_str("</div>\n</section>\n");
+}
+
+/// A metric's estimates against the argument.
+fn metric_chart(out: &mut String, a: &Arguments, metric: &str, measure: Measure) {
+    let points: Vec<ArgPoint> = a
+        .members
+        .iter()
+        .zip(&a.xs)
+        .filter_map(|((_, e), &x)| {
+            Some(ArgPoint {
+                x,
+                estimate: *metric_of(e, metric)?.estimate(),
+            })
+        })
+        .collect();
+    let caption = format!(
+        "{} of <code>{}</code> against the argument, with 95 % intervals",
+        esc(metric),
+        esc(a.group)
+    );
+    let svg = plots::by_argument(metric, &points, &a.axis.plot(&a.names), measure);
+    let data = [
+        ("chart", "argument"),
+        ("metric", metric),
+        ("axis", a.axis.name()),
+    ];
+    figure(out, svg, &caption, &data);
+}
+
+/// The declared throughput per second against the argument, where the
+/// group's benchmarks declared one (of the kind the first declared).
+fn throughput_chart(out: &mut String, a: &Arguments) {
+    let rates: Vec<_> = a.members.iter().map(|(_, e)| rate(&e.result)).collect();
+    let Some(work) = rates.iter().flatten().map(|r| r.work).next() else {
+        return;
+    };
+    let per = work.noun();
+    let points: Vec<ArgPoint> = rates
+        .iter()
+        .zip(&a.xs)
+        .filter_map(|(r, &x)| {
+            let r = r.filter(|r| r.work.noun() == per)?;
+            Some(ArgPoint {
+                x,
+                estimate: r.per_second,
+            })
+        })
+        .collect();
+    let title = format!("throughput ({per}s/s)");
+    let caption = format!(
+        "Throughput of <code>{}</code> against the argument: {per}s per second of wall \
+         time, with 95 % intervals{}",
+        esc(a.group),
+        missing_rates(points.len(), a.members.len())
+    );
+    let svg = plots::by_argument(&title, &points, &a.axis.plot(&a.names), Measure::Rate(work));
+    let data = [
+        ("chart", "throughput"),
+        ("metric", "throughput"),
+        ("axis", a.axis.name()),
+    ];
+    figure(out, svg, &caption, &data);
+}
+
+/// Why a throughput chart has fewer points than the group has arguments.
+fn missing_rates(drawn: usize, members: usize) -> String {
+    let missing = members - drawn;
+    if missing == 0 {
+        return String::new();
+    }
+    format!(
+        " ({missing} argument{} without one: not measured by this run, which is what \
+         declares it, or of another kind)",
+        plural(missing)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_spanning_more_than_ten_times_get_a_log_axis() {
+        assert_eq!(
+            choose_axis(&["32768", "268435456"]),
+            (Axis::Log, vec![32768.0, 268435456.0])
+        );
+        assert_eq!(choose_axis(&["1", "17"]).0, Axis::Log);
+        assert_eq!(choose_axis(&["1", "11"]).0, Axis::Log);
+        // Ten times exactly, or less: linear.
+        assert_eq!(choose_axis(&["1", "10"]), (Axis::Linear, vec![1.0, 10.0]));
+        assert_eq!(choose_axis(&["64", "128", "256"]).0, Axis::Linear);
+        // Zero or negatives have no logarithm.
+        assert_eq!(choose_axis(&["0", "1000"]).0, Axis::Linear);
+        assert_eq!(choose_axis(&["-5", "5000"]).0, Axis::Linear);
+        assert_eq!(choose_axis(&[" 2.5", "1e3"]).0, Axis::Log);
+        assert_eq!(choose_axis(&["7"]).0, Axis::Linear);
+    }
+
+    #[test]
+    fn anything_not_a_number_makes_every_argument_a_category_in_order() {
+        assert_eq!(
+            choose_axis(&["sorted", "shuffled"]),
+            (Axis::Categorical, vec![0.0, 1.0])
+        );
+        assert_eq!(
+            choose_axis(&["1", "2", "large"]),
+            (Axis::Categorical, vec![0.0, 1.0, 2.0])
+        );
+        assert_eq!(choose_axis(&["inf", "1"]).0, Axis::Categorical);
+        assert_eq!(choose_axis(&["NaN", "1"]).0, Axis::Categorical);
+    }
+
+    #[test]
+    fn a_throughput_chart_says_how_many_arguments_it_lacks() {
+        assert_eq!(missing_rates(3, 3), "");
+        assert!(missing_rates(2, 3).starts_with(" (1 argument without one:"));
+        assert!(missing_rates(0, 2).starts_with(" (2 arguments without one:"));
+    }
+}

@@ -1,6 +1,7 @@
 //! How figures are written for people: values with units, percentages,
 //! changes with their intervals.
 
+use crate::analysis::group::Relative;
 pub use crate::analysis::notes::{count, plural};
 use crate::counter::event::Unit;
 use crate::measure::Throughput;
@@ -99,6 +100,15 @@ pub fn percent(r: f64) -> String {
 /// A relative change, or `from 0` for a change from zero.
 pub fn relative_text(relative: Option<f64>) -> String {
     relative.map_or("from 0".into(), percent)
+}
+
+/// A member's standing in its group: `2.50×` the best member, or the
+/// value itself where the best is 0.
+pub fn relative_to_best(r: Relative) -> String {
+    match r {
+        Relative::Ratio(r) => format!("{r:.2}×"),
+        Relative::Value(v) => four_digits(v),
+    }
 }
 
 /// A change with its interval and p-value, for summaries:

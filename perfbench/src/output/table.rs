@@ -3,11 +3,13 @@
 
 use std::io::IsTerminal;
 
-use super::format::{count, format_rate, format_value, four_digits, percent, relative_text};
+use super::format::{
+    count, format_rate, format_value, four_digits, percent, relative_text, relative_to_best,
+};
 use super::{Color, RunHeader};
 use crate::analysis::compare::{Comparison, Verdict};
 use crate::analysis::derived::{declared_work, has_ipc, per_unit_name, rate};
-use crate::analysis::group::{self, Relative, Standing};
+use crate::analysis::group::{self, Standing};
 use crate::analysis::notes::notes;
 use crate::analysis::{derived_value, metric_names, Analysed, BenchResult, Metric, WALL_TIME};
 use crate::counter::event::Unit;
@@ -187,12 +189,8 @@ pub fn standing_table(s: &Standing) -> String {
     lines.push(header);
     for (member, cells) in &s.members {
         let mut row = format!("  {member:<name_width$}");
-        for c in cells {
-            let text = match c {
-                Relative::Ratio(r) => format!("{r:.2}×"),
-                Relative::Value(v) => four_digits(*v),
-            };
-            row.push_str(&format!("{text:>cell$}"));
+        for &c in cells {
+            row.push_str(&format!("{:>cell$}", relative_to_best(c)));
         }
         lines.push(row);
     }

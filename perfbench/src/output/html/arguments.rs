@@ -1,20 +1,25 @@
-//! The index's charts of benchmarks with `args`: per group, each metric
-//! against the argument (numbers on a linear or logarithmic axis,
-//! categories apart), the declared throughput against the argument, and a
-//! line naming the metrics that are zero for every argument.
+//! The charts of benchmarks with `args`: per family, each metric against
+//! the argument (numbers on a linear or logarithmic axis, categories
+//! apart), the declared throughput against the argument, and a line naming
+//! the metrics that are zero for every argument. The index has a family
+//! per function, drawn as one line; a group page one with a line per
+//! member ([`Line`]).
 
 use std::fmt::Write as _;
 
 use super::index::Index;
-use super::plots::{self, ArgAxis, ArgPoint, Measure};
+use plotters::style::RGBColor;
+
+use super::plots::{self, ArgAxis, ArgPoint, ArgSeries, Measure};
 use super::text::{esc, figure};
-use super::{metric_names, metric_of, zero_everywhere};
+use super::{metric_of, metrics_to_draw};
 use crate::analysis::derived::rate;
 use crate::analysis::Analysed;
 use crate::output::format::{count, plural};
+use crate::stats::Estimate;
 
-/// The benchmarks of a group, with their arguments.
-type Members<'a> = Vec<(&'a str, &'a Analysed)>;
+/// The benchmarks of a family, with their arguments.
+pub(super) type Members<'a> = Vec<(&'a str, &'a Analysed)>;
 
 /// How a group's arguments lie on the x axis.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -111,81 +116,140 @@ pub(super) fn argument_charts(out: &mut String, ix: &Index) {
         return;
     }
     out.push_str("<h2>Benchmarks with arguments</h2>\n");
-    for (gi, (group, members)) in groups.iter().enumerate() {
+    for (gi, (group, members)) in groups.into_iter().enumerate() {
         group_section(out, gi, group, members);
     }
 }
 
-/// A group's arguments on their axis, for its charts.
-struct Arguments<'a> {
+/// One line of a family's charts: a function's benchmarks with their
+/// arguments.
+pub(super) struct Line<'a> {
+    /// Its legend text where a chart has several lines.
+    pub label: String,
+    /// Its colour.
+    pub color: RGBColor,
+    /// Its benchmarks, each with its argument.
+    pub members: Members<'a>,
+}
+
+/// A family's arguments on their axis, for its charts.
+pub(super) struct Arguments<'a> {
+    /// What the charts' captions name.
     group: &'a str,
-    members: &'a Members<'a>,
+    lines: &'a [Line<'a>],
     axis: Axis,
-    xs: Vec<f64>,
+    /// Every argument of the lines, once, in the order they first appear.
     names: Vec<String>,
+    /// The x of each of `names`.
+    xs: Vec<f64>,
+}
+
+impl<'a> Arguments<'a> {
+    /// The arguments of `lines` (named `group` in captions) on their axis.
+    pub fn of(group: &'a str, lines: &'a [Line<'a>]) -> Arguments<'a> {
+        let mut names: Vec<String> = Vec::new();
+        for (arg, _) in lines.iter().flat_map(|l| &l.members) {
+            if !names.iter().any(|n| n == arg) {
+                names.push(arg.to_string());
+            }
+        }
+        let args: Vec<&str> = names.iter().map(String::as_str).collect();
+        let (axis, xs) = choose_axis(&args);
+        Arguments {
+            group,
+            lines,
+            axis,
+            names,
+            xs,
+        }
+    }
+
+    /// How many arguments, and how their axis lies, for a heading.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}, {}",
+            count(self.names.len(), "argument"),
+            self.axis.describe()
+        )
+    }
+
+    /// Its axis' name in a `data-axis` attribute.
+    pub fn axis_name(&self) -> &'static str {
+        self.axis.name()
+    }
+
+    /// The x of the argument `arg`.
+    fn x_of(&self, arg: &str) -> f64 {
+        let i = self.names.iter().position(|n| n == arg);
+        i.map_or(f64::NAN, |i| self.xs[i])
+    }
+
+    /// A line per line of the family, each with a point per member that
+    /// `value` gives a value for.
+    fn series(&self, value: impl Fn(&Analysed) -> Option<Estimate>) -> Vec<ArgSeries<'_>> {
+        self.lines
+            .iter()
+            .map(|l| ArgSeries {
+                label: &l.label,
+                color: l.color,
+                points: l
+                    .members
+                    .iter()
+                    .filter_map(|(arg, e)| {
+                        Some(ArgPoint {
+                            x: self.x_of(arg),
+                            estimate: value(e)?,
+                        })
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
 }
 
 /// One group's section: the throughput and each metric against the
 /// argument, and the metrics zero for every argument in one line.
-fn group_section(out: &mut String, gi: usize, group: &str, members: &Members) {
-    let names: Vec<String> = members.iter().map(|(arg, _)| arg.to_string()).collect();
-    let args: Vec<&str> = members.iter().map(|(arg, _)| *arg).collect();
-    let (axis, xs) = choose_axis(&args);
+fn group_section(out: &mut String, gi: usize, group: &str, members: Members) {
+    let lines = [Line {
+        label: group.to_string(),
+        color: plots::NEW,
+        members,
+    }];
+    let a = Arguments::of(group, &lines);
     let _ = write!(
         out,
         "<section class=\"group\" id=\"group-{gi}\" data-axis=\"{}\">\n\
-         <h3>{} <small>({}, {})</small></h3>\n",
-        axis.name(),
+         <h3>{} <small>({})</small></h3>\n",
+        a.axis_name(),
         esc(group),
-        count(members.len(), "argument"),
-        axis.describe()
+        a.describe()
     );
-    let a = Arguments {
-        group,
-        members,
-        axis,
-        xs,
-        names,
-    };
-    let benchmarks = || members.iter().map(|(_, e)| *e);
-    let (zero, charted): (Vec<_>, Vec<_>) = metric_names(benchmarks())
-        .into_iter()
-        .partition(|(name, _)| zero_everywhere(benchmarks(), name));
-    if !zero.is_empty() {
-        let zero: Vec<String> = zero.iter().map(|(n, _)| esc(n)).collect();
-        let _ = writeln!(
-            out,
-            "<p class=\"note zero-metrics\">Zero for every argument, so not charted: {}.</p>",
-            zero.join(", ")
-        );
-    }
+    family_charts(out, &a);
+    out.push_str("</section>\n");
+}
+
+/// A family's charts: the throughput and each metric against the
+/// argument, after a line naming the metrics zero for every argument.
+pub(super) fn family_charts(out: &mut String, a: &Arguments) {
+    let benchmarks = || a.lines.iter().flat_map(|l| &l.members).map(|(_, e)| *e);
+    let charted = metrics_to_draw(out, benchmarks, "argument", "charted");
     out.push_str("<div class=\"plots\">\n");
-    throughput_chart(out, &a);
+    throughput_chart(out, a);
     for (metric, unit) in charted {
-        metric_chart(out, &a, metric, Measure::Metric(unit));
+        metric_chart(out, a, metric, Measure::Metric(unit));
     }
-    out.push_str("</div>\n</section>\n");
+    out.push_str("</div>\n");
 }
 
 /// A metric's estimates against the argument.
 fn metric_chart(out: &mut String, a: &Arguments, metric: &str, measure: Measure) {
-    let points: Vec<ArgPoint> = a
-        .members
-        .iter()
-        .zip(&a.xs)
-        .filter_map(|((_, e), &x)| {
-            Some(ArgPoint {
-                x,
-                estimate: *metric_of(e, metric)?.estimate(),
-            })
-        })
-        .collect();
+    let series = a.series(|e| Some(*metric_of(e, metric)?.estimate()));
     let caption = format!(
         "{} of <code>{}</code> against the argument, with 95 % intervals",
         esc(metric),
         esc(a.group)
     );
-    let svg = plots::by_argument(metric, &points, &a.axis.plot(&a.names), measure);
+    let svg = plots::by_argument(metric, &series, &a.axis.plot(&a.names), measure);
     let data = [
         ("chart", "argument"),
         ("metric", metric),
@@ -195,32 +259,26 @@ fn metric_chart(out: &mut String, a: &Arguments, metric: &str, measure: Measure)
 }
 
 /// The declared throughput per second against the argument, where the
-/// group's benchmarks declared one (of the kind the first declared).
+/// family's benchmarks declared one (of the kind the first declared).
 fn throughput_chart(out: &mut String, a: &Arguments) {
-    let rates: Vec<_> = a.members.iter().map(|(_, e)| rate(&e.result)).collect();
-    let Some(work) = rates.iter().flatten().map(|r| r.work).next() else {
+    let benchmarks = || a.lines.iter().flat_map(|l| &l.members).map(|(_, e)| *e);
+    let Some(work) = benchmarks().find_map(|e| rate(&e.result)).map(|r| r.work) else {
         return;
     };
     let per = work.noun();
-    let points: Vec<ArgPoint> = rates
-        .iter()
-        .zip(&a.xs)
-        .filter_map(|(r, &x)| {
-            let r = r.filter(|r| r.work.noun() == per)?;
-            Some(ArgPoint {
-                x,
-                estimate: r.per_second,
-            })
-        })
-        .collect();
+    let series = a.series(|e| {
+        let r = rate(&e.result).filter(|r| r.work.noun() == per)?;
+        Some(r.per_second)
+    });
+    let drawn = series.iter().map(|s| s.points.len()).sum();
     let title = format!("throughput ({per}s/s)");
     let caption = format!(
         "Throughput of <code>{}</code> against the argument: {per}s per second of wall \
          time, with 95 % intervals{}",
         esc(a.group),
-        missing_rates(points.len(), a.members.len())
+        missing_rates(drawn, benchmarks().count())
     );
-    let svg = plots::by_argument(&title, &points, &a.axis.plot(&a.names), Measure::Rate(work));
+    let svg = plots::by_argument(&title, &series, &a.axis.plot(&a.names), Measure::Rate(work));
     let data = [
         ("chart", "throughput"),
         ("metric", "throughput"),

@@ -24,6 +24,7 @@ mod page;
 mod plots;
 mod text;
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -245,6 +246,32 @@ fn zero_everywhere<'a>(entries: impl IntoIterator<Item = &'a Analysed>, metric: 
             let s = m.estimate();
             s.point == 0.0 && s.ci.low == 0.0 && s.ci.high == 0.0
         })
+}
+
+/// The metrics of the benchmarks `entries` gives, with their units, less
+/// those zero in every one of them ([`zero_everywhere`]), which one note
+/// names instead: "Zero for every `each`, so not `drawn`: …".
+fn metrics_to_draw<'a, I>(
+    out: &mut String,
+    entries: impl Fn() -> I,
+    each: &str,
+    drawn: &str,
+) -> Vec<(&'a str, Unit)>
+where
+    I: Iterator<Item = &'a Analysed>,
+{
+    let (zero, shown): (Vec<_>, Vec<_>) = metric_names(entries())
+        .into_iter()
+        .partition(|(name, _)| zero_everywhere(entries(), name));
+    if !zero.is_empty() {
+        let zero: Vec<String> = zero.iter().map(|(n, _)| text::esc(n)).collect();
+        let _ = writeln!(
+            out,
+            "<p class=\"note zero-metrics\">Zero for every {each}, so not {drawn}: {}.</p>",
+            zero.join(", ")
+        );
+    }
+    shown
 }
 
 /// The change of a benchmark's metric, where it was compared.

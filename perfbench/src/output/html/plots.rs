@@ -106,6 +106,15 @@ fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, at: SeriesLabelPosition) -> Dra
     Ok(())
 }
 
+/// Names `label` in the legend with a swatch of `color`.
+fn legend_entry(chart: &mut Chart, label: &str, color: RGBColor) -> DrawResult {
+    chart
+        .draw_series(std::iter::empty::<Circle<(f64, f64), u32>>())?
+        .label(label)
+        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], color.filled()));
+    Ok(())
+}
+
 /// One set of per-iteration values in a distribution plot.
 pub struct Values<'a> {
     /// Legend text.
@@ -195,12 +204,13 @@ fn layout(sets: &[Values]) -> Layout {
 /// sets when there are several.
 pub fn distribution(sets: &[Values], unit: Unit) -> Result<String, String> {
     let Layout { x, shapes, top } = layout(sets);
-    svg((460, 270), |root| {
+    let (height, headroom) = distribution_frame(sets.len());
+    svg((460, height), |root| {
         let mut chart = ChartBuilder::on(root)
             .margin(10)
             .x_label_area_size(36)
             .y_label_area_size(24)
-            .build_cartesian_2d(x.0..x.1, 0.0..top * 1.2)?;
+            .build_cartesian_2d(x.0..x.1, 0.0..top * headroom)?;
         chart
             .configure_mesh()
             .light_line_style(TRANSPARENT)
@@ -215,13 +225,7 @@ pub fn distribution(sets: &[Values], unit: Unit) -> Result<String, String> {
             .draw()?;
         // The legend in the order of the sets.
         for set in sets {
-            let color = set.color;
-            chart
-                .draw_series(std::iter::empty::<Circle<(f64, f64), u32>>())?
-                .label(set.label)
-                .legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 5), (x + 16, y + 5)], color.filled())
-                });
+            legend_entry(&mut chart, set.label, set.color)?;
         }
         // The first set (this run) is drawn last, on top.
         for (i, (set, shape)) in sets.iter().zip(&shapes).enumerate().rev() {
@@ -233,6 +237,23 @@ pub fn distribution(sets: &[Values], unit: Unit) -> Result<String, String> {
         }
         Ok(())
     })
+}
+
+/// A distribution plot's height in pixels, and the top of its y range over
+/// the highest density: room for the values written above the spikes of
+/// `sets` sets, each a row higher, and where there are several, a band
+/// above them for the legend, so that it hides no spike.
+fn distribution_frame(sets: usize) -> (u32, f64) {
+    // The data's share of a plot 270 px high, less margins and x labels.
+    const DATA_PX: u32 = 214;
+    let labels = (1.04 + 0.08 * sets as f64).max(1.2);
+    if sets < 2 {
+        return (270, labels);
+    }
+    // The legend's rows of 13 px text, with its padding.
+    let legend_px = 14 + 18 * sets as u32;
+    let share = f64::from(DATA_PX + legend_px) / f64::from(DATA_PX);
+    (270 + legend_px, labels * share)
 }
 
 /// A density as a filled curve, or a single value as a marked spike with
@@ -390,6 +411,7 @@ pub enum ArgAxis<'a> {
 }
 
 /// One benchmark of a group: the argument's x and the metric's estimate.
+#[derive(Clone, Copy)]
 pub struct ArgPoint {
     /// The argument as a number, or the index of its category.
     pub x: f64,
@@ -425,35 +447,61 @@ impl Measure {
     }
 }
 
-/// Estimates against the argument of the benchmarks of a group, with the
-/// confidence intervals as bars; numbers joined from left to right,
-/// categories standing apart.
+/// One line of an argument chart: the estimates of one function's
+/// benchmarks against their arguments.
+pub struct ArgSeries<'a> {
+    /// Legend text, shown where the chart has more than one line.
+    pub label: &'a str,
+    /// Its colour.
+    pub color: RGBColor,
+    /// Its estimates.
+    pub points: Vec<ArgPoint>,
+}
+
+/// Estimates against the argument, a line per series (with a legend where
+/// there are several), the confidence intervals as bars; numbers joined
+/// from left to right, categories standing apart.
 pub fn by_argument(
     title: &str,
-    points: &[ArgPoint],
+    series: &[ArgSeries],
     axis: &ArgAxis,
     measure: Measure,
 ) -> Result<String, String> {
-    let ys = points
-        .iter()
-        .flat_map(|p| [p.estimate.point, p.estimate.ci.low, p.estimate.ci.high]);
-    let y = y_range(ys);
+    let all = || series.iter().flat_map(|s| &s.points);
+    let y = y_range(all().flat_map(|p| [p.estimate.point, p.estimate.ci.low, p.estimate.ci.high]));
     let log = matches!(axis, ArgAxis::Numeric { log: true })
-        && points.iter().all(|p| p.x > 0.0 && p.x.is_finite());
+        && all().all(|p| p.x > 0.0 && p.x.is_finite());
     // A logarithmic axis is a linear one over log10 of the arguments, with
     // labels at the powers of ten.
-    let points: Vec<ArgPoint> = points
-        .iter()
-        .map(|p| ArgPoint {
-            x: if log { p.x.log10() } else { p.x },
-            estimate: p.estimate,
-        })
-        .collect();
-    let x = x_axis(axis, &points, log);
+    let on_axis = |points: &[ArgPoint]| -> Vec<ArgPoint> {
+        points
+            .iter()
+            .map(|p| ArgPoint {
+                x: if log { p.x.log10() } else { p.x },
+                estimate: p.estimate,
+            })
+            .collect()
+    };
+    let lines: Vec<Vec<ArgPoint>> = series.iter().map(|s| on_axis(&s.points)).collect();
+    let x = x_axis(axis, &lines.concat(), log);
     let joined = matches!(axis, ArgAxis::Numeric { .. });
-    svg((380, 250), |root| {
+    let size = if series.len() > 1 {
+        (460, 290)
+    } else {
+        (380, 250)
+    };
+    svg(size, |root| {
         let mut chart = args_chart(root, title, x, y, measure)?;
-        draw_arg_points(&mut chart, &points, joined, y)
+        for (s, points) in series.iter().zip(&lines) {
+            draw_arg_points(&mut chart, points, joined, y, s.color)?;
+        }
+        if series.len() > 1 {
+            for s in series {
+                legend_entry(&mut chart, s.label, s.color)?;
+            }
+            legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
+        }
+        Ok(())
     })
 }
 
@@ -548,14 +596,15 @@ fn args_chart<'a, 'b>(
     Ok(chart)
 }
 
-/// The estimates from left to right, joined by a line where `joined`, with
-/// their intervals as bars; an open end of an interval reaches the edge of
+/// The estimates from left to right in `color`, joined by a line where
+/// `joined`, with their intervals as bars; an open end of an interval reaches the edge of
 /// the y range `(y0, y1)`.
 fn draw_arg_points(
     chart: &mut Chart,
     points: &[ArgPoint],
     joined: bool,
     (y0, y1): (f64, f64),
+    color: RGBColor,
 ) -> DrawResult {
     let mut sorted: Vec<&ArgPoint> = points.iter().filter(|p| p.x.is_finite()).collect();
     sorted.sort_by(|a, b| a.x.total_cmp(&b.x));
@@ -565,7 +614,7 @@ fn draw_arg_points(
                 .iter()
                 .filter(|p| p.estimate.point.is_finite())
                 .map(|p| (p.x, p.estimate.point)),
-            NEW.mix(0.6).stroke_width(1),
+            color.mix(0.6).stroke_width(1),
         ))?;
     }
     chart.draw_series(
@@ -579,7 +628,7 @@ fn draw_arg_points(
                         (p.x, clip(p.estimate.ci.low)),
                         (p.x, clip(p.estimate.ci.high)),
                     ],
-                    NEW.stroke_width(2),
+                    color.stroke_width(2),
                 )
             }),
     )?;
@@ -587,13 +636,13 @@ fn draw_arg_points(
         sorted
             .iter()
             .filter(|p| p.estimate.point.is_finite())
-            .map(|p| Circle::new((p.x, p.estimate.point), 3, NEW.filled())),
+            .map(|p| Circle::new((p.x, p.estimate.point), 3, color.filled())),
     )?;
     Ok(())
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::stats::Interval;
 
@@ -612,7 +661,7 @@ mod tests {
     }
 
     /// The vertices of every `<tag points="…">` element of `svg`.
-    fn shapes(svg: &str, tag: &str) -> Vec<Vec<(i32, i32)>> {
+    pub(in crate::output::html) fn shapes(svg: &str, tag: &str) -> Vec<Vec<(i32, i32)>> {
         svg.split(&format!("<{tag} "))
             .skip(1)
             .map(|element| {
@@ -629,7 +678,7 @@ mod tests {
     }
 
     /// The centres of the circles of `svg`.
-    fn circles(svg: &str) -> Vec<(i32, i32)> {
+    pub(in crate::output::html) fn circles(svg: &str) -> Vec<(i32, i32)> {
         let attr = |element: &str, name: &str| -> i32 {
             let v = element.split(&format!(" {name}=\"")).nth(1).unwrap();
             v[..v.find('"').unwrap()].parse().unwrap()
@@ -655,11 +704,20 @@ mod tests {
     }
 
     /// The polylines through two or more of `points`.
-    fn joining(svg: &str, points: &[(i32, i32)]) -> usize {
+    pub(in crate::output::html) fn joining(svg: &str, points: &[(i32, i32)]) -> usize {
         shapes(svg, "polyline")
             .iter()
-            .filter(|line| line.iter().filter(|v| points.contains(v)).count() >= 2)
+            .filter(|line| points.iter().filter(|p| line.contains(p)).count() >= 2)
             .count()
+    }
+
+    /// `points` as the one line of a chart.
+    fn alone(points: Vec<ArgPoint>) -> Vec<ArgSeries<'static>> {
+        vec![ArgSeries {
+            label: "",
+            color: NEW,
+            points,
+        }]
     }
 
     fn numbers_are_finite(svg: &str) {
@@ -806,7 +864,7 @@ mod tests {
         let count = Measure::Metric(Unit::Count);
         let svg = by_argument(
             "page-faults",
-            &points(&[64.0, 4096.0, 65536.0]),
+            &alone(points(&[64.0, 4096.0, 65536.0])),
             &ArgAxis::Numeric { log: true },
             count,
         )
@@ -824,7 +882,7 @@ mod tests {
         let names = ["ascii".to_string(), "<b>".to_string(), "c".to_string()];
         let svg = by_argument(
             "wall-time",
-            &points(&[0.0, 1.0, 2.0]),
+            &alone(points(&[0.0, 1.0, 2.0])),
             &ArgAxis::Categorical(&names),
             Measure::Metric(Unit::Nanoseconds),
         )
@@ -843,6 +901,65 @@ mod tests {
     }
 
     #[test]
+    fn several_lines_each_join_their_own_points_in_their_colour_with_a_legend() {
+        let line = |label: &'static str, i: usize, per: f64| ArgSeries {
+            label,
+            color: [NEW, BASE][i],
+            points: [1.0, 2.0, 4.0]
+                .iter()
+                .map(|&x| ArgPoint {
+                    x,
+                    estimate: around(per * x, per * x - 0.5, per * x + 0.5),
+                })
+                .collect(),
+        };
+        let series = [line("single", 0, 1.0), line("<triple>", 1, 3.0)];
+        let svg = by_argument(
+            "page-faults",
+            &series,
+            &ArgAxis::Numeric { log: false },
+            Measure::Metric(Unit::Count),
+        )
+        .unwrap();
+        numbers_are_finite(&svg);
+        let at = circles(&svg);
+        assert_eq!(at.len(), 6, "three points a line, no mark in the legend");
+        let (single, triple) = at.split_at(3);
+        assert_eq!(joining(&svg, single), 1);
+        assert_eq!(joining(&svg, triple), 1);
+        assert_eq!(
+            joining(&svg, &at),
+            2,
+            "no line from one member to the other"
+        );
+        assert!(
+            svg.contains("single") && svg.contains("&lt;triple&gt;"),
+            "{svg}"
+        );
+        let fill = |c: RGBColor| format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
+        assert_eq!(svg.matches(&fill(BASE)).count(), 3 + 1, "points and swatch");
+
+        // Categories: no line at all, the legend still.
+        let names = ["1".to_string(), "2".to_string(), "4".to_string()];
+        let series = series.map(|mut s| {
+            s.points
+                .iter_mut()
+                .enumerate()
+                .for_each(|(i, p)| p.x = i as f64);
+            s
+        });
+        let svg = by_argument(
+            "page-faults",
+            &series,
+            &ArgAxis::Categorical(&names),
+            Measure::Metric(Unit::Count),
+        )
+        .unwrap();
+        assert_eq!(joining(&svg, &circles(&svg)), 0);
+        assert!(svg.contains("&lt;triple&gt;"));
+    }
+
+    #[test]
     fn rates_label_their_axis_and_an_open_interval_reaches_the_top() {
         let gib = 1024.0 * 1024.0 * 1024.0;
         let points = [
@@ -857,7 +974,7 @@ mod tests {
         ];
         let svg = by_argument(
             "throughput (bytes/s)",
-            &points,
+            &alone(points.into()),
             &ArgAxis::Numeric { log: true },
             Measure::Rate(Throughput::Bytes(1)),
         )

@@ -111,14 +111,20 @@ fn standing((group, arg): (&str, Option<&str>), members: &[&BenchResult]) -> Opt
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::analysis::{analyze, Calibration, Recording, Series};
     use crate::counter::event::Unit;
 
-    /// A member whose iterations take exactly `ns` nanoseconds and `faults`
-    /// page faults.
-    fn member(group: &str, name: &str, arg: Option<&str>, (ns, faults): (u64, u64)) -> BenchResult {
+    /// The recording of a member whose iterations take exactly `ns`
+    /// nanoseconds and `faults` page faults, in 10 samples of 1 to 10
+    /// iterations.
+    pub(crate) fn recording(
+        group: &str,
+        name: &str,
+        arg: Option<&str>,
+        (ns, faults): (u64, u64),
+    ) -> Recording {
         let iterations: Vec<u64> = (1..=10).collect();
         let series = |name: &str, unit, per: u64| Series {
             name: name.into(),
@@ -129,8 +135,12 @@ mod tests {
             earlier: Vec::new(),
         };
         let rounds = (0..10).map(|i| i / 5).collect();
+        let id = match arg {
+            Some(arg) => format!("{group}::{name}/{arg}"),
+            None => format!("{group}::{name}"),
+        };
         let mut recording = Recording::stored(
-            format!("{group}::{name}"),
+            id,
             Default::default(),
             (iterations.clone(), rounds),
             vec![
@@ -143,7 +153,12 @@ mod tests {
             member: name.into(),
             arg: arg.map(Into::into),
         });
-        analyze(&recording, &Calibration::default())
+        recording
+    }
+
+    /// [`recording`]'s result.
+    fn member(group: &str, name: &str, arg: Option<&str>, costs: (u64, u64)) -> BenchResult {
+        analyze(&recording(group, name, arg, costs), &Calibration::default())
     }
 
     #[test]

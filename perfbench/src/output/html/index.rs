@@ -5,11 +5,14 @@
 use std::fmt::Write as _;
 
 use super::arguments::argument_charts;
+use super::group::Group;
 use super::text::{
     change_interval, esc, head, interval, pinned, relative_change, sort_key, target_html, value,
     verdict_class, SCRIPT,
 };
-use super::{change_of, metric_names, metric_of, page_path, zero_everywhere};
+use super::{
+    change_of, group_link, group_page_path, metric_names, metric_of, page_path, zero_everywhere,
+};
 use crate::analysis::compare::{Comparison, Target, Thresholds};
 use crate::analysis::Analysed;
 use crate::counter::event::Unit;
@@ -29,6 +32,8 @@ pub(super) struct Index<'a> {
     pub in_run: &'a [bool],
     /// Indices of the entries: this run's in its order, then the others.
     pub order: &'a [usize],
+    /// The groups with a page.
+    pub groups: &'a [Group<'a>],
     /// What the run compared with.
     pub against: &'a Target,
     /// Whether to draw charts.
@@ -38,6 +43,12 @@ pub(super) struct Index<'a> {
 }
 
 impl Index<'_> {
+    /// The group of `e`, where it has a page.
+    fn group_of(&self, e: &Analysed) -> Option<&str> {
+        let name = e.result.membership.as_ref()?.group.as_str();
+        self.groups.iter().find(|g| g.name == name).map(|g| g.name)
+    }
+
     /// Whether any benchmark was compared, so that the summary has change
     /// columns.
     fn compared(&self) -> bool {
@@ -58,6 +69,7 @@ pub(super) fn render(ix: &Index) -> String {
         }
     }
     summary_table(&mut out, ix);
+    groups_section(&mut out, ix);
     if ix.plots {
         argument_charts(&mut out, ix);
     }
@@ -177,7 +189,7 @@ fn summary_table(out: &mut String, ix: &Index) {
             out,
             "<tr{}><td class=\"id\">{}</td>",
             if stale { " class=\"stale\"" } else { "" },
-            id_cell(e, ix.has_page[i], stale)
+            id_cell(e, ix.has_page[i], stale, ix.group_of(e))
         );
         for &(metric, unit) in &cols.shown {
             out.push_str(&estimate_cell(e, metric, unit));
@@ -270,15 +282,19 @@ fn summary_header(out: &mut String, cols: &Columns, compared: bool) {
     out.push_str("</thead>\n");
 }
 
-/// The benchmark's id, linked to its page where it has one, with a badge
-/// where it is not from this run or was not compared.
-fn id_cell(e: &Analysed, has_page: bool, stale: bool) -> String {
+/// The benchmark's id, linked to its page where it has one, then its
+/// group linked to the group's page where that has one, with a badge where
+/// it is not from this run or was not compared.
+fn id_cell(e: &Analysed, has_page: bool, stale: bool, group: Option<&str>) -> String {
     let id = esc(&e.recording.id);
     let mut cell = if has_page {
         format!("<a href=\"{}\">{id}</a>", esc(&page_path(&e.recording.id)))
     } else {
         format!("<span>{id}</span>")
     };
+    if let Some(g) = group {
+        let _ = write!(cell, " {}", group_link(g, ""));
+    }
     if stale {
         cell.push_str(" <span class=\"badge stale\">earlier run</span>");
     }
@@ -290,6 +306,30 @@ fn id_cell(e: &Analysed, has_page: bool, stale: bool) -> String {
         );
     }
     cell
+}
+
+/// The groups of two members or more, each linked to its page.
+fn groups_section(out: &mut String, ix: &Index) {
+    if ix.groups.is_empty() {
+        return;
+    }
+    out.push_str(
+        "<h2>Groups</h2>\n<p>Each group's page sets its members side by side: at each \
+         argument every metric against the best member, and the distributions of their \
+         values.</p>\n<ul id=\"groups\">\n",
+    );
+    for g in ix.groups {
+        let members: Vec<String> = g.members.iter().map(|m| esc(m)).collect();
+        let _ = writeln!(
+            out,
+            "<li><a href=\"{}\">{}</a> <small>({}: {})</small></li>",
+            esc(&group_page_path(g.name)),
+            esc(g.name),
+            count(g.members.len(), "member"),
+            members.join(", ")
+        );
+    }
+    out.push_str("</ul>\n");
 }
 
 /// The badge of a benchmark that was not compared at all, and why; `None`
@@ -319,7 +359,7 @@ fn target_text(target: &Target) -> String {
 
 /// A metric's estimate ± half its interval, the interval on hover; `—`
 /// where the benchmark lacks the metric.
-fn estimate_cell(e: &Analysed, metric: &str, unit: Unit) -> String {
+pub(super) fn estimate_cell(e: &Analysed, metric: &str, unit: Unit) -> String {
     let Some(m) = metric_of(e, metric) else {
         return "<td class=\"num\">—</td>".into();
     };

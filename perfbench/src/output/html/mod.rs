@@ -1,7 +1,8 @@
 //! The HTML report: `report/index.html` under the output directory, with a
 //! sortable summary of every stored benchmark and metric, the environment,
 //! charts of each metric against the argument for benchmarks with `args`,
-//! and a page per benchmark of the run (`report/bench/<folder>.html`).
+//! a page per benchmark of the run (`report/bench/<folder>.html`) and a
+//! page per group of two members or more (`report/group/<folder>.html`).
 //!
 //! The report is self-contained: the style sheet (`style.css`) and the
 //! sorting script (`sort.js`) are inline, the plots are inline SVG, and
@@ -19,13 +20,14 @@
 //! with it.
 
 mod arguments;
+mod group;
 mod index;
 mod page;
 mod plots;
 mod text;
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::analysis::compare::{Comparison, MetricChange, Target, Thresholds};
@@ -75,10 +77,11 @@ impl ReportSink {
     }
 }
 
-/// Writes `<store root>/report/index.html` and one page per benchmark of
-/// `run` (the benchmarks of this run, analysed), with the index listing
-/// them and every other benchmark stored under the root (each folder's
-/// `latest.json`). Returns the path of `index.html`.
+/// Writes `<store root>/report/index.html`, one page per benchmark of
+/// `run` (the benchmarks of this run, analysed) and one per group of two
+/// members or more, with the index listing them and every other benchmark
+/// stored under the root (each folder's `latest.json`). Returns the path of
+/// `index.html`.
 ///
 /// A stored result that cannot be read is named in the index instead of
 /// failing the report; a file of the report that cannot be written is the
@@ -94,37 +97,57 @@ pub fn write_report(
     entries.sort_by(|a, b| a.recording.id.cmp(&b.recording.id));
     // Two arguments with the same Display make one id, stored once: one row.
     entries.dedup_by(|a, b| a.recording.id == b.recording.id);
-    let written = par_map(run, |a| {
-        let path = dir.join(page_path(&a.recording.id));
-        write_atomically(&path, page::render(a, options.plots).as_bytes())
-    });
-    for result in written {
-        result?;
-    }
+    let order = run_order(&entries, run);
+    let groups = group::groups(&entries, &order);
+    write_pages(&dir, run, &groups, options.plots)?;
     // A page written by an earlier run still shows that benchmark's latest
     // run (it changes only when the benchmark runs), so it is linked too.
     let has_page: Vec<bool> = entries
         .iter()
         .map(|e| dir.join(page_path(&e.recording.id)).is_file())
         .collect();
-    let order = run_order(&entries, run);
     let in_run: Vec<bool> = entries
         .iter()
         .map(|e| run.iter().any(|a| a.recording.id == e.recording.id))
         .collect();
-    let html = index::render(&index::Index {
+    let ix = index::Index {
         entries: &entries,
         problems: &problems,
         has_page: &has_page,
         in_run: &in_run,
         order: &order,
+        groups: &groups,
         against: &options.against,
         plots: options.plots,
         thresholds: options.thresholds,
-    });
+    };
+    for written in par_map(&groups, |g| {
+        let path = dir.join(group_page_path(g.name));
+        write_atomically(&path, group::render(&ix, g).as_bytes())
+    }) {
+        written?;
+    }
+    let html = index::render(&ix);
     let path = dir.join("index.html");
     write_atomically(&path, html.as_bytes())?;
     Ok(path)
+}
+
+/// Writes the page of each benchmark of `run` under `dir`, linked to its
+/// group's page where that is one of `groups`.
+fn write_pages(
+    dir: &Path,
+    run: &[Analysed],
+    groups: &[group::Group],
+    plots: bool,
+) -> Result<(), StoreError> {
+    let written = par_map(run, |a| {
+        let path = dir.join(page_path(&a.recording.id));
+        let group = a.result.membership.as_ref().map(|m| m.group.as_str());
+        let group = group.filter(|g| groups.iter().any(|known| known.name == *g));
+        write_atomically(&path, page::render(a, plots, group).as_bytes())
+    });
+    written.into_iter().collect()
 }
 
 /// The positions in `entries` (sorted by id) of the run's benchmarks in the
@@ -284,6 +307,21 @@ fn page_path(id: &str) -> String {
     format!("bench/{}.html", folder_name(id))
 }
 
+/// The page of a group, relative to `report/`.
+fn group_page_path(group: &str) -> String {
+    format!("group/{}.html", folder_name(group))
+}
+
+/// A link to the page of `group` from a page `up` (`""` or `"../"`) below
+/// `report/`.
+fn group_link(group: &str, up: &str) -> String {
+    format!(
+        "<a class=\"group-link\" href=\"{up}{}\">group {}</a>",
+        text::esc(&group_page_path(group)),
+        text::esc(group)
+    )
+}
+
 /// `f` over `items` on every available core, in order.
 fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism()
@@ -339,10 +377,10 @@ mod tests {
     const ESCAPED: &str = "&lt;script&gt;alert(1)&lt;/script&gt;";
 
     /// A fresh folder under the system's temporary folder, removed on drop.
-    struct Temp(PathBuf);
+    pub(super) struct Temp(pub PathBuf);
 
     impl Temp {
-        fn new(name: &str) -> Temp {
+        pub(super) fn new(name: &str) -> Temp {
             static NEXT: AtomicUsize = AtomicUsize::new(0);
             let dir = std::env::temp_dir().join(format!(
                 "perfbench-html-{name}-{}-{}",

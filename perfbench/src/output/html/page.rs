@@ -5,11 +5,11 @@
 
 use std::fmt::Write as _;
 
-use super::change_of;
 use super::plots;
 use super::text::{
     change_cells, esc, figure, head, interval, pinned, target_html, target_name_html, value,
 };
+use super::{change_of, group_link};
 use crate::analysis::compare::{MetricChange, Target};
 use crate::analysis::derived::{declared_work, rate};
 use crate::analysis::notes::notes;
@@ -17,10 +17,11 @@ use crate::analysis::{Analysed, Fit, Metric, Recording};
 use crate::output::format::{count, format_rate, four_digits};
 use crate::stats::{Estimate, Interval};
 
-/// The page of `e`.
-pub(super) fn render(e: &Analysed, plots: bool) -> String {
+/// The page of `e`; `group` names its group where that has a page.
+pub(super) fn render(e: &Analysed, plots: bool, group: Option<&str>) -> String {
     let mut out = String::with_capacity(256 * 1024);
     head(&mut out, &format!("{} — perfbench", e.recording.id));
+    nav(&mut out, group);
     about(&mut out, e);
     throughput_headline(&mut out, e);
     comparison_note(&mut out, e);
@@ -42,6 +43,15 @@ pub(super) fn render(e: &Analysed, plots: bool) -> String {
     out
 }
 
+/// Links to the index and, where it has a page, to the benchmark's group.
+fn nav(out: &mut String, group: Option<&str>) {
+    out.push_str("<nav><a href=\"../index.html\">← all benchmarks</a>");
+    if let Some(g) = group {
+        let _ = write!(out, " · {}", group_link(g, "../"));
+    }
+    out.push_str("</nav>\n");
+}
+
 /// The title and how the benchmark was measured, and where.
 fn about(out: &mut String, e: &Analysed) {
     let run = &e.recording;
@@ -49,8 +59,7 @@ fn about(out: &mut String, e: &Analysed) {
     let iterations: u64 = run.iterations.iter().sum();
     let _ = write!(
         out,
-        "<nav><a href=\"../index.html\">← all benchmarks</a></nav>\n<h1>{}</h1>\n\
-         <p>{}, {} in all. {}, kernel {}, {}.</p>\n",
+        "<h1>{}</h1>\n<p>{}, {} in all. {}, kernel {}, {}.</p>\n",
         esc(&run.id),
         count(run.iterations.len(), "sample"),
         count(iterations as usize, "iteration"),
@@ -134,7 +143,7 @@ fn comparison_note(out: &mut String, e: &Analysed) {
 }
 
 /// Per-iteration values of a series of `run`.
-fn per_iteration(run: &Recording, totals: &[u64]) -> Vec<f64> {
+pub(super) fn per_iteration(run: &Recording, totals: &[u64]) -> Vec<f64> {
     run.iterations
         .iter()
         .zip(totals)

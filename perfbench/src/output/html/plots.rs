@@ -30,6 +30,23 @@ pub const BASE: RGBColor = RGBColor(220, 110, 20);
 /// The colour of fitted lines.
 const FIT: RGBColor = RGBColor(200, 30, 40);
 
+/// The colours of a group's members, this run's and the baseline's first.
+const MEMBERS: [RGBColor; 8] = [
+    NEW,
+    BASE,
+    RGBColor(40, 150, 60),
+    RGBColor(140, 80, 190),
+    RGBColor(140, 90, 60),
+    RGBColor(220, 90, 170),
+    RGBColor(110, 110, 110),
+    RGBColor(20, 170, 190),
+];
+
+/// The colour of a group's `i`th member; after eight, they repeat.
+pub fn member_color(i: usize) -> RGBColor {
+    MEMBERS[i % MEMBERS.len()]
+}
+
 const FONT: &str = "sans-serif";
 
 type Plot<'a> = DrawingArea<SVGBackend<'a>, Shift>;
@@ -904,7 +921,7 @@ pub(super) mod tests {
     fn several_lines_each_join_their_own_points_in_their_colour_with_a_legend() {
         let line = |label: &'static str, i: usize, per: f64| ArgSeries {
             label,
-            color: [NEW, BASE][i],
+            color: member_color(i),
             points: [1.0, 2.0, 4.0]
                 .iter()
                 .map(|&x| ArgPoint {

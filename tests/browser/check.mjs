@@ -7,8 +7,9 @@
 //
 // Prints one JSON object per page on stdout; exits 1 if any page failed.
 // Each object also holds what the page shows, as laid out (see `layout`):
-// the summary's rows and columns, the notes, and the geometry of every
-// chart, for the tests to check against the figures of the run.
+// the summary's rows and columns, the notes, a group page's standings, the
+// links to group pages, and the geometry of every chart, for the tests to
+// check against the figures of the run.
 import { chromium } from "playwright-core";
 import { pathToFileURL } from "node:url";
 import { mkdtempSync } from "node:fs";
@@ -51,18 +52,21 @@ function readLayout() {
     const p = list.getItem(i);
     return [p.x, p.y];
   });
+  // A row of a table whose first cell names a benchmark (under `key`),
+  // maybe marked as from an earlier run.
+  const rowOf = (row, key) => {
+    const badge = row.cells[0].querySelector(".badge.stale");
+    return {
+      [key]: row.cells[0].querySelector("a, span").textContent,
+      stale: row.classList.contains("stale"),
+      stale_badge: visible(badge) ? badge.innerText.trim() : null,
+      cells: [...row.cells].slice(1).map((c) => c.innerText.trim()),
+    };
+  };
   const table = document.getElementById("summary");
   const summary = table && {
     metrics: [...table.tHead.rows[0].cells].slice(1).map((th) => th.textContent.trim()),
-    rows: [...table.tBodies[0].rows].map((row) => {
-      const badge = row.cells[0].querySelector(".badge.stale");
-      return {
-        id: row.cells[0].querySelector("a, span").textContent,
-        stale: row.classList.contains("stale"),
-        stale_badge: visible(badge) ? badge.innerText.trim() : null,
-        cells: [...row.cells].slice(1).map((c) => c.innerText.trim()),
-      };
-    }),
+    rows: [...table.tBodies[0].rows].map((row) => rowOf(row, "id")),
     width: table.getBoundingClientRect().width,
     body_width: document.body.clientWidth,
   };
@@ -73,6 +77,7 @@ function readLayout() {
       chart: f.dataset.chart,
       metric: f.dataset.metric,
       axis: f.dataset.axis || null,
+      arg: f.dataset.arg ?? null,
       section: section ? section.id : null,
       circles: [...svg.querySelectorAll("circle")].map((c) => [c.cx.baseVal.value, c.cy.baseVal.value]),
       polylines: [...svg.querySelectorAll("polyline")].map((p) => points(p.points)),
@@ -83,6 +88,23 @@ function readLayout() {
       }),
     };
   });
+  // A group page's standings: a table per argument, a row per member.
+  const standings = [...document.querySelectorAll("table.standing")].map((t) => {
+    const section = t.closest("section");
+    return {
+      section: section ? section.id : null,
+      arg: section ? section.dataset.arg ?? null : null,
+      metrics: [...t.tHead.rows[0].cells].slice(1).map((th) => th.textContent.trim()),
+      rows: [...t.tBodies[0].rows].map((row) => rowOf(row, "member")),
+    };
+  });
+  // Links to group pages: the index's list, and those in rows and navs.
+  const group_links = [...document.querySelectorAll("#groups a, a.group-link")].map((a) => ({
+    text: a.textContent.trim(),
+    href: a.getAttribute("href"),
+    row: a.closest("tr") ? a.closest("tr").cells[0].querySelector("a, span").textContent : null,
+    listed: !!a.closest("#groups"),
+  }));
   const groups = [...document.querySelectorAll("section.group")].map((s) => ({
     id: s.id,
     title: s.querySelector("h3").firstChild.textContent.trim(),
@@ -95,6 +117,8 @@ function readLayout() {
     throughput: text(document.getElementById("throughput")),
     groups,
     figures,
+    standings,
+    group_links,
   };
 }
 

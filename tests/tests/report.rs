@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{bench_with_env, workspace, Run, QUICK};
+use common::{bench_target_with_env, bench_with_env, workspace, Run, QUICK};
 use serde_json::Value;
 
 const HOSTILE: &str = "<script>alert(1)</script>";
@@ -24,6 +24,20 @@ fn home(name: &str) -> PathBuf {
 fn bench(home: &Path, args: &[&str]) -> Run {
     let all: Vec<&str> = QUICK.iter().chain(args).copied().collect();
     bench_with_env(&all, &[("PERFBENCH_HOME", home.to_str().unwrap())])
+}
+
+/// `cargo bench --bench forms` (tests/benches/forms.rs) with short times,
+/// counting page faults, its results under `home`.
+fn forms(home: &Path, args: &[&str]) -> Run {
+    let all: Vec<&str> = QUICK
+        .iter()
+        .chain(&["--events", "page-faults"])
+        .chain(args)
+        .copied()
+        .collect();
+    let run = bench_target_with_env("forms", &all, &[("PERFBENCH_HOME", home.to_str().unwrap())]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run
 }
 
 /// Every HTML file under `dir`, recursively.
@@ -474,4 +488,191 @@ fn throughput_is_the_bytes_over_the_wall_time(page: &Value, index: &Value, line:
         .unwrap()
         .iter()
         .any(|t| t["text"].as_str().unwrap().ends_with("B/s")));
+}
+
+/// The texts of a chart, as the browser laid them out.
+fn texts(figure: &Value) -> Vec<&str> {
+    figure["texts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["text"].as_str().unwrap())
+        .collect()
+}
+
+/// The x of the text `text` in a chart.
+fn text_x(figure: &Value, text: &str) -> f64 {
+    item(&figure["texts"], "text", text)["x"].as_f64().unwrap()
+}
+
+#[test]
+fn a_group_page_sets_its_members_side_by_side_in_a_browser() {
+    let home = home("groups");
+    // paging::triple is measured first, then left out: an earlier run's
+    // member (1 and 3 page faults per iteration at argument 1, exactly).
+    forms(&home, &["--exact", "paging::triple/1", "paging::triple/2"]);
+    forms(
+        &home,
+        &[
+            "--exact",
+            "paging::single/1",
+            "paging::single/2",
+            "light",
+            "elsewhere::heavy",
+        ],
+    );
+    let report = home.join("report");
+    let mut groups: Vec<String> = std::fs::read_dir(report.join("group"))
+        .unwrap()
+        .map(|f| f.unwrap().file_name().into_string().unwrap())
+        .collect();
+    groups.sort();
+    assert_eq!(groups, ["named.html", "paging.html"]);
+    let pages = [
+        report.join("index.html"),
+        report.join("group/paging.html"),
+        report.join("group/named.html"),
+        html_files(&report.join("bench"))
+            .into_iter()
+            .find(|p| p.to_str().unwrap().contains("paging.single_1"))
+            .unwrap(),
+    ];
+    let Some(results) = check_in_browser(&pages, &[]) else {
+        return;
+    };
+    for r in &results {
+        assert_eq!(r["ok"], true, "{r}");
+    }
+    groups_are_linked(&results[0], &results[3]);
+    paging_stands_at_each_argument(&results[1]);
+    paging_is_charted_across_its_arguments(&results[1]);
+    let named = &results[2];
+    let standing = &named["standings"][0];
+    assert_eq!(standing["arg"], Value::Null, "{named}");
+    let cells = |member: &str| item(&standing["rows"], "member", member)["cells"].clone();
+    assert_eq!(cells("light")[3], "1.00×", "{standing}");
+    assert_eq!(cells("heavy")[2], "5 ± 0");
+    assert_eq!(cells("heavy")[3], "2.50×", "5 page faults against 2");
+    assert!(
+        named["figures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["chart"] == "distribution"),
+        "no arguments, so no chart across them: {named}"
+    );
+}
+
+/// The index lists both groups and names the group in each member's row;
+/// a member's page links to its group.
+fn groups_are_linked(index: &Value, single: &Value) {
+    let links = index["group_links"].as_array().unwrap();
+    let listed: Vec<(&str, &str)> = links
+        .iter()
+        .filter(|l| l["listed"] == true)
+        .map(|l| (l["text"].as_str().unwrap(), l["href"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("paging", "group/paging.html"),
+            ("named", "group/named.html")
+        ]
+    );
+    let in_rows: Vec<(&str, &str)> = links
+        .iter()
+        .filter(|l| l["listed"] == false)
+        .map(|l| (l["row"].as_str().unwrap(), l["text"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        in_rows,
+        [
+            ("elsewhere::heavy", "group named"),
+            ("light", "group named"),
+            ("paging::single/1", "group paging"),
+            ("paging::single/2", "group paging"),
+            ("paging::triple/1", "group paging"),
+            ("paging::triple/2", "group paging"),
+        ]
+    );
+    let nav = &single["group_links"][0];
+    assert_eq!(nav["href"], "../group/paging.html", "{single}");
+}
+
+/// At argument 1: a standing with the run's single and the earlier run's
+/// triple, 3.00x single's exact page faults; a distribution per metric with
+/// a set per member, triple's spike to the right of single's.
+fn paging_stands_at_each_argument(page: &Value) {
+    let standings = page["standings"].as_array().unwrap();
+    assert_eq!(standings.len(), 2, "{page}");
+    let at_1 = item(&page["standings"], "arg", "1");
+    assert_eq!(
+        at_1["metrics"],
+        serde_json::json!(["wall-time", "page-faults"])
+    );
+    let rows = at_1["rows"].as_array().unwrap();
+    let members: Vec<&str> = rows.iter().map(|r| r["member"].as_str().unwrap()).collect();
+    assert_eq!(members, ["single", "triple"]);
+    assert_eq!(rows[0]["stale"], false);
+    assert_eq!(rows[1]["stale_badge"], "earlier run", "{at_1}");
+    // member | wall-time estimate, x best | page-faults estimate, x best
+    assert_eq!(rows[0]["cells"][2], "1 ± 0");
+    assert_eq!(rows[0]["cells"][3], "1.00×");
+    assert_eq!(rows[1]["cells"][2], "3 ± 0");
+    assert_eq!(rows[1]["cells"][3], "3.00×");
+    let at_2 = item(&page["standings"], "arg", "2");
+    assert_eq!(
+        at_2["rows"][1]["cells"][3], "3.00×",
+        "6 page faults against 2"
+    );
+
+    let section = at_1["section"].as_str().unwrap();
+    let drawn: Vec<&Value> = page["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["chart"] == "distribution" && f["section"] == section)
+        .collect();
+    assert_eq!(drawn.len(), 2, "one per metric: {drawn:?}");
+    for figure in &drawn {
+        assert_eq!(figure["arg"], "1");
+        let texts = texts(figure);
+        for label in ["single", "triple (earlier run)"] {
+            assert_eq!(
+                texts.iter().filter(|t| **t == label).count(),
+                1,
+                "{label} in the legend: {texts:?}"
+            );
+        }
+    }
+    let faults = drawn.iter().find(|f| f["metric"] == "page-faults").unwrap();
+    assert!(
+        text_x(faults, "10 samples: 3") > text_x(faults, "10 samples: 1"),
+        "{faults}"
+    );
+}
+
+/// Across the arguments: a chart per metric, page faults with a line per
+/// member through its two points.
+fn paging_is_charted_across_its_arguments(page: &Value) {
+    let charts: Vec<&Value> = page["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["section"] == "family")
+        .collect();
+    let metrics: Vec<&str> = charts
+        .iter()
+        .map(|f| f["metric"].as_str().unwrap())
+        .collect();
+    assert_eq!(metrics, ["wall-time", "page-faults"]);
+    let faults = chart(page, "argument", "page-faults", "family");
+    assert_eq!(faults["axis"], "linear", "1 and 2");
+    assert_eq!(xy(&faults["circles"]).len(), 4, "{faults}");
+    assert_eq!(joining_lines(faults), 2, "a line per member: {faults}");
+    let texts = texts(faults);
+    assert!(
+        texts.contains(&"single") && texts.contains(&"triple (earlier run)"),
+        "the legend: {texts:?}"
+    );
 }

@@ -7,7 +7,7 @@ use super::format::{count, format_rate, format_value, four_digits, percent, rela
 use super::{Color, RunHeader};
 use crate::analysis::compare::{Comparison, Verdict};
 use crate::analysis::derived::{declared_work, has_ipc, per_unit_name, rate};
-use crate::analysis::group::{self, Relative, Standing};
+use crate::analysis::group::{self, Cell, Relative, Standing};
 use crate::analysis::notes::notes;
 use crate::analysis::{derived_value, metric_names, Analysed, BenchResult, Metric, WALL_TIME};
 use crate::counter::event::Unit;
@@ -188,15 +188,29 @@ pub fn standing_table(s: &Standing) -> String {
     for (member, cells) in &s.members {
         let mut row = format!("  {member:<name_width$}");
         for c in cells {
-            let text = match c {
-                Relative::Ratio(r) => format!("{r:.2}×"),
-                Relative::Value(v) => four_digits(*v),
-            };
-            row.push_str(&format!("{text:>cell$}"));
+            row.push_str(&format!("{:>cell$}", standing_cell(c)));
         }
         lines.push(row);
     }
+    let unsettled = s.members.iter().flat_map(|(_, c)| c).any(|c| !c.best && !c.apart);
+    if unsettled {
+        lines.push("  ≈: its 95 % interval overlaps the best's: this run does not tell them apart".into());
+    }
     lines.join("\n")
+}
+
+/// A cell of a standing: `2.31×`, or the value where the best is 0; `≈`
+/// before one that this run does not tell apart from the best.
+fn standing_cell(c: &Cell) -> String {
+    let text = match c.relative {
+        Relative::Ratio(r) => format!("{r:.2}×"),
+        Relative::Value(v) => four_digits(v),
+    };
+    if c.best || c.apart {
+        text
+    } else {
+        format!("≈{text}")
+    }
 }
 
 /// `text` wrapped at spaces to `width` columns, continuation lines

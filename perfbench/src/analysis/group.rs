@@ -104,9 +104,10 @@ fn standing((group, arg): (&str, Option<&str>), members: &[&BenchResult]) -> Opt
     let rows = members
         .iter()
         .map(|a| {
-            let cells = metrics.iter().zip(&best).filter_map(|(name, best)| {
-                Some(cell(&estimate(a, name)?, best))
-            });
+            let cells = metrics
+                .iter()
+                .zip(&best)
+                .filter_map(|(name, best)| Some(cell(&estimate(a, name)?, best)));
             let member = a.membership.as_ref().map(|m| m.member.clone());
             (member.unwrap_or_default(), cells.collect())
         })
@@ -195,11 +196,17 @@ mod tests {
             [
                 (
                     "std".to_string(),
-                    vec![exact(Relative::Ratio(1.0), true), exact(Relative::Value(0.0), true)]
+                    vec![
+                        exact(Relative::Ratio(1.0), true),
+                        exact(Relative::Value(0.0), true)
+                    ]
                 ),
                 (
                     "radix".to_string(),
-                    vec![exact(Relative::Ratio(2.5), false), exact(Relative::Value(3.0), false)]
+                    vec![
+                        exact(Relative::Ratio(2.5), false),
+                        exact(Relative::Value(3.0), false)
+                    ]
                 ),
             ]
         );
@@ -208,11 +215,17 @@ mod tests {
             [
                 (
                     "std".to_string(),
-                    vec![exact(Relative::Ratio(1.25), false), exact(Relative::Ratio(1.0), true)]
+                    vec![
+                        exact(Relative::Ratio(1.25), false),
+                        exact(Relative::Ratio(1.0), true)
+                    ]
                 ),
                 (
                     "radix".to_string(),
-                    vec![exact(Relative::Ratio(1.0), true), exact(Relative::Ratio(2.0), false)]
+                    vec![
+                        exact(Relative::Ratio(1.0), true),
+                        exact(Relative::Ratio(2.0), false)
+                    ]
                 ),
             ]
         );

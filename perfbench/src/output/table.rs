@@ -192,9 +192,15 @@ pub fn standing_table(s: &Standing) -> String {
         }
         lines.push(row);
     }
-    let unsettled = s.members.iter().flat_map(|(_, c)| c).any(|c| !c.best && !c.apart);
+    let unsettled = s
+        .members
+        .iter()
+        .flat_map(|(_, c)| c)
+        .any(|c| !c.best && !c.apart);
     if unsettled {
-        lines.push("  ≈: its 95 % interval overlaps the best's: this run does not tell them apart".into());
+        lines.push(
+            "  ≈: its 95 % interval overlaps the best's: this run does not tell them apart".into(),
+        );
     }
     lines.join("\n")
 }

@@ -316,6 +316,59 @@ fn batched_exact_instructions(bench: &str) -> Result<String, String> {
     Ok(details.join(", "))
 }
 
+/// A benchmark's own `events` and `mode` in its attribute, in a run of the
+/// default events in batch mode: it alone is counted per iteration with its
+/// one event, exactly; and `iter_custom`, whose counters bracket the
+/// routine's own loop, counts the loop exactly too.
+fn attribute_setup_and_iter_custom(bench: &str) -> Result<String, String> {
+    let mut command = Command::new(bench);
+    command
+        .args([
+            "--bench",
+            "--exact",
+            "spin_own_setup",
+            "spin_custom",
+            "spin_loop/1000",
+        ])
+        .args(["--output-format", "json"])
+        .args(QUICK)
+        .env("PERFBENCH_HOME", "/tmp/perfbench");
+    let (lines, _) = run(&mut command)?;
+    let own = line(&lines, "spin_own_setup")?;
+    let metrics: Vec<&String> = own["metrics"]
+        .as_object()
+        .map(|m| m.keys().collect())
+        .unwrap_or_default();
+    if own["mode"] != "per-iter" || metrics != ["instructions", "wall-time"] {
+        return Err(format!(
+            "spin_own_setup: mode {} with {metrics:?}",
+            own["mode"]
+        ));
+    }
+    let others = line(&lines, "spin_loop/1000")?;
+    if others["mode"] != "batch" || others["metrics"].get("cycles").is_none() {
+        return Err(format!("spin_loop/1000 not in the run's setup: {others}"));
+    }
+    let mut details = Vec::new();
+    for id in ["spin_own_setup", "spin_custom"] {
+        let at = |key: &str| figure(&lines, id, "instructions", key);
+        let (estimate, min, max) = (at("estimate")?, at("min")?, at("max")?);
+        let ci = &line(&lines, id)?["metrics"]["instructions"]["ci"];
+        details.push(format!("{id}: {estimate} instructions [{min}, {max}]"));
+        if ci[0] != ci[1] || !(2000.0..2200.0).contains(&estimate) {
+            return Err(format!(
+                "{id}: interval {ci}, expected exact in [2000, 2200): {details:?}"
+            ));
+        }
+    }
+    if line(&lines, "spin_own_setup")?["metrics"]["instructions"]["min"]
+        != line(&lines, "spin_own_setup")?["metrics"]["instructions"]["max"]
+    {
+        return Err(format!("spin_own_setup: iterations differ: {details:?}"));
+    }
+    Ok(details.join("; "))
+}
+
 /// The environment record names the CPU from `/proc/cpuinfo`'s implementer
 /// and part (arm64 has no model name), the PMU, and user-space reads as on;
 /// the NMI watchdog is on but holds no counter (no pseudo-NMIs), so the run
@@ -585,6 +638,10 @@ fn main() {
     check(
         "rotation_is_left_out_per_iteration",
         rotation_is_left_out_per_iteration(&bench),
+    );
+    check(
+        "attribute_setup_and_iter_custom",
+        attribute_setup_and_iter_custom(&bench),
     );
     check("environment_record", environment_record(&bench));
     check("list_events_aliases", list_events(&bench));

@@ -218,7 +218,7 @@ pub fn standing_table(s: &Standing) -> String {
 fn standing_cell(c: &Cell) -> String {
     let text = match c.relative {
         Relative::Ratio(r) => format!("{r:.2}×"),
-        Relative::Value(v) if v == 0.0 => "0".into(),
+        Relative::Value(0.0) => "0".into(),
         Relative::Value(v) => four_digits(v),
     };
     if c.best || c.apart {

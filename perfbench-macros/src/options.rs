@@ -154,32 +154,35 @@ fn parse_throughput(meta: &ParseNestedMeta<'_>) -> syn::Result<Ident> {
 
 /// The value of `group = "name"`: a name that is not empty.
 fn parse_group(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
-    let name: LitStr = meta.value()?.parse().map_err(|e| {
-        Error::new(
-            e.span(),
-            "`group` takes a name in quotes: `group = \"sorting\"`",
-        )
-    })?;
-    if name.value().trim().is_empty() {
-        return Err(Error::new(name.span(), "`group` needs a name"));
-    }
-    Ok(name)
+    text_value(
+        meta,
+        "`group` takes a name in quotes: `group = \"sorting\"`",
+        "`group` needs a name",
+    )
 }
 
 /// The value of `events = "…"`: a list that is not empty. The events are
 /// parsed when the run starts, where an unknown one is an error naming the
 /// benchmark.
 fn parse_events(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
-    let list: LitStr = meta.value()?.parse().map_err(|e| {
-        Error::new(
-            e.span(),
-            "`events` takes a list in quotes, as `--events` does: `events = \"instructions,page-faults\"`",
-        )
-    })?;
-    if list.value().trim().is_empty() {
-        return Err(Error::new(list.span(), "`events` needs at least one event"));
+    text_value(
+        meta,
+        "`events` takes a list in quotes, as `--events` does: `events = \"instructions,page-faults\"`",
+        "`events` needs at least one event",
+    )
+}
+
+/// A key's value in quotes that is not blank; `form` is the error where
+/// it is not in quotes, `blank` where it is blank.
+fn text_value(meta: &ParseNestedMeta<'_>, form: &str, blank: &str) -> syn::Result<LitStr> {
+    let text: LitStr = meta
+        .value()?
+        .parse()
+        .map_err(|e| Error::new(e.span(), form))?;
+    if text.value().trim().is_empty() {
+        return Err(Error::new(text.span(), blank));
     }
-    Ok(list)
+    Ok(text)
 }
 
 /// The value of `mode = "batch" | "per-iter"`, as `--mode` takes it.

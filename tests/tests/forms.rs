@@ -8,7 +8,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{bench_target_with_env, Run};
+use common::{bench_target_with_env, Run, QUICK};
 
 /// `cargo bench --bench forms -- ARGS` with extra environment variables.
 fn forms(args: &[&str], env: &[(&str, &str)]) -> Run {
@@ -229,14 +229,6 @@ fn iter_custom_reports_the_routines_own_time_with_counts_around_it() {
 
 /// Each benchmark's mode and metrics, by id.
 fn setups(args: &[&str]) -> BTreeMap<String, (String, Vec<String>)> {
-    let base = [
-        "--sample-count",
-        "10",
-        "--warm-up-time",
-        "0.02",
-        "--measurement-time",
-        "0.1",
-    ];
     let json = [
         "--output-format",
         "json",
@@ -244,7 +236,7 @@ fn setups(args: &[&str]) -> BTreeMap<String, (String, Vec<String>)> {
         "own_setup",
         "from_const/1",
     ];
-    let all: Vec<&str> = base.iter().chain(args).chain(&json).copied().collect();
+    let all: Vec<&str> = QUICK.iter().chain(args).chain(&json).copied().collect();
     let run = forms(&all, &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     run.json()

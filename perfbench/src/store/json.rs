@@ -4,6 +4,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::analysis::compare::Comparison;
+use crate::analysis::derived::rate;
 use crate::analysis::group::Membership;
 use crate::analysis::{BenchResult, Fit, Recording, Series};
 use crate::counter::event::Unit;
@@ -311,6 +312,13 @@ pub fn bench_line(
             Throughput::Bytes(n) => json!({ "bytes": n }),
             Throughput::Elements(n) => json!({ "elements": n }),
         };
+        if let Some(rate) = rate(r) {
+            let e = rate.per_second;
+            // An interval open above (wall time down to 0) has no finite end.
+            let high = e.ci.high.is_finite().then_some(e.ci.high);
+            obj["throughput"]["per_second"] = json!(e.point);
+            obj["throughput"]["per_second_ci"] = json!([e.ci.low, high]);
+        }
     }
     Value::to_string(&obj)
 }

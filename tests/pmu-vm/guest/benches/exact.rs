@@ -79,4 +79,11 @@ fn spin_own_setup(b: &mut Bencher) {
     b.iter(|| spin(black_box(1000)));
 }
 
+/// The loop with 1000 rounds on one and on two threads at once: counts are
+/// totals over the threads, so two threads count exactly twice one's.
+#[perfbench(threads = [1, 2])]
+fn spin_threads(b: &mut Bencher) {
+    b.iter_shared(|| spin(black_box(1000)));
+}
+
 perfbench::main!();

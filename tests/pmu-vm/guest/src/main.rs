@@ -369,6 +369,38 @@ fn attribute_setup_and_iter_custom(bench: &str) -> Result<String, String> {
     Ok(details.join("; "))
 }
 
+/// `threads = [1, 2]`: the inherited counters total the threads, so two
+/// threads count twice one thread's instructions per iteration. One thread
+/// counts exactly; two to within 0.1 %, not exactly: the threads meet
+/// inside the counted window (the last to finish releases the others), and
+/// how long the others spin-wait there varies from sample to sample.
+fn threads_total(bench: &str) -> Result<String, String> {
+    let (lines, _) = run(&mut bench_command(
+        bench,
+        &["spin_threads"],
+        "instructions",
+        &[],
+    ))?;
+    let mut figures = Vec::new();
+    for id in ["spin_threads/threads=1", "spin_threads/threads=2"] {
+        let estimate = figure(&lines, id, "instructions", "estimate")?;
+        let ci = &line(&lines, id)?["metrics"]["instructions"]["ci"];
+        figures.push((estimate, ci.clone()));
+    }
+    let [(one, one_ci), (two, two_ci)] = [figures[0].clone(), figures[1].clone()];
+    let details = format!(
+        "1 thread: {one} {one_ci}, 2 threads: {two} {two_ci}, ratio {}",
+        two / one
+    );
+    if one_ci[0] != one_ci[1] || !(2000.0..2100.0).contains(&one) {
+        return Err(format!("one thread not exact in [2000, 2100): {details}"));
+    }
+    if (two / (2.0 * one) - 1.0).abs() > 1e-3 {
+        return Err(format!("two threads not twice one within 0.1 %: {details}"));
+    }
+    Ok(details)
+}
+
 /// The environment record names the CPU from `/proc/cpuinfo`'s implementer
 /// and part (arm64 has no model name), the PMU, and user-space reads as on;
 /// the NMI watchdog is on but holds no counter (no pseudo-NMIs), so the run
@@ -643,6 +675,7 @@ fn main() {
         "attribute_setup_and_iter_custom",
         attribute_setup_and_iter_custom(&bench),
     );
+    check("threads_total", threads_total(&bench));
     check("environment_record", environment_record(&bench));
     check("list_events_aliases", list_events(&bench));
     let mut failed = 0;

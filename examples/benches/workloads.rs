@@ -63,6 +63,30 @@ fn multiply_add_1000() -> u64 {
     arithmetic(black_box(1000))
 }
 
+/// Two ways to sort the same data: a module is a group, so after the run
+/// the table compares them side by side at each size (`1.00×` the best).
+mod sort {
+    use super::*;
+
+    const SIZES: &[usize] = &[1_000, 100_000];
+
+    #[perfbench(args = SIZES)]
+    fn stable(b: &mut Bencher, n: usize) {
+        let data = pseudo_random(n, 7);
+        b.iter_batched_ref(|| data.clone(), |v| v.sort(), BatchSize::LargeInput);
+    }
+
+    #[perfbench(args = SIZES)]
+    fn unstable(b: &mut Bencher, n: usize) {
+        let data = pseudo_random(n, 7);
+        b.iter_batched_ref(
+            || data.clone(),
+            |v| v.sort_unstable(),
+            BatchSize::LargeInput,
+        );
+    }
+}
+
 /// A setup a thousand times dearer than the routine. `iter_batched` keeps it
 /// out of every figure, whatever the batch size: `mix_batched/*` measures
 /// what `mix_plain` does.

@@ -1,9 +1,9 @@
 //! The code `#[perfbench]` generates: the function, then its registration.
 //!
 //! A function registers once, however many benchmarks it makes: the
-//! registration's `cases` function lists them (one per type of `types`
-//! and argument of `args`, with their ids), and its `run` function runs
-//! one of them with a `Bencher`.
+//! registration's `cases` function lists them (one per type of `types`,
+//! argument of `args` and count of `threads`, with their ids), and its
+//! `run` function runs one of them with a `Bencher`.
 
 use proc_macro2::{TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
@@ -73,7 +73,8 @@ impl Generated<'_> {
     }
 
     /// The body of `cases`: the types' names and the arguments' ids, each
-    /// argument written with its `Display`, or its `Debug` where it has none.
+    /// argument written with its `Display`, or its `Debug` where it has none,
+    /// each case on every thread count of `threads`.
     fn cases(&self) -> TokenStream {
         let types = self.types().iter().map(type_name);
         let id = quote!((&&::perfbench::__private::ArgId(&arg)).arg_id());
@@ -96,10 +97,15 @@ impl Generated<'_> {
             },
             _ => quote!(::core::option::Option::None),
         };
+        let cases = quote!(::perfbench::__private::cases(&[#(#types),*], #args));
+        let cases = match &self.options.threads {
+            Some(threads) => quote!(::perfbench::__private::with_threads(#cases, &[#(#threads),*])),
+            None => cases,
+        };
         quote! {
             #[allow(unused_imports)]
             use ::perfbench::__private::{ViaDebug as _, ViaDisplay as _};
-            ::perfbench::__private::cases(&[#(#types),*], #args)
+            #cases
         }
     }
 
@@ -132,7 +138,8 @@ impl Generated<'_> {
         let name = self.name;
         let turbofish = ty.map(|ty| quote!(::<#ty>));
         match self.form {
-            Form::Plain => quote!(#prelude b.iter(#name #turbofish)),
+            // A function is `Fn + Sync`: the threads of `threads` share it.
+            Form::Plain => quote!(#prelude b.iter_shared(#name #turbofish)),
             Form::Bencher => quote!(#prelude #name #turbofish(b)),
             Form::WithArg { ty: arg_ty, args } => {
                 let arg = self.argument(arg_ty, args);

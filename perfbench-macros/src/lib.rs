@@ -26,6 +26,13 @@ use syn::{Error, ItemFn};
 ///   (tuples: `name/(1, 2)`).
 /// - `types = [u8, u64]` on `fn name<T>(…)`: one benchmark per type, ids
 ///   `name::<u8>` (with `args`: `name::<u8>/64`).
+/// - `threads = [1, 2, 4]`: one benchmark per thread count, ids
+///   `name/threads=4` (with `args`: `name/64/threads=4`), each running the
+///   routine on that many threads at once to show contention: the plain
+///   form's body, or the routine given to `b.iter_shared(…)` (`Fn + Sync`,
+///   shared by the threads; the other `iter` methods take routines for one
+///   thread). An iteration is one call on each thread: counts are totals
+///   over the threads, wall time is the iteration's. Batch mode only.
 /// - `group = "name"`: the group its benchmarks are compared in after the
 ///   run (else their module's).
 /// - `sample_count = N`, `warm_up_time = S`, `measurement_time = S` (seconds,

@@ -1,5 +1,5 @@
 //! The keys of `#[perfbench(…)]`: what the benchmarks are (`args`,
-//! `types`), how they are grouped and declared (`group`, `throughput`,
+//! `types`, `threads`), how they are grouped and declared (`group`, `throughput`,
 //! `ignore`), and their own measurement settings (`sample_count`,
 //! `warm_up_time`, `measurement_time`, `events`, `mode`).
 
@@ -11,8 +11,8 @@ use syn::spanned::Spanned;
 use syn::{Error, Expr, ExprArray, Ident, Lit, LitStr, Token, Type};
 
 /// The keys the attribute takes, as the unknown-key error lists them.
-const KEYS: &str = "`args`, `types`, `group`, `throughput`, `ignore`, `sample_count`, \
-                    `warm_up_time`, `measurement_time`, `events` or `mode`";
+const KEYS: &str = "`args`, `types`, `threads`, `group`, `throughput`, `ignore`, \
+                    `sample_count`, `warm_up_time`, `measurement_time`, `events` or `mode`";
 
 /// What the attribute's keys asked for.
 #[derive(Default)]
@@ -21,6 +21,8 @@ pub(crate) struct Options {
     pub(crate) args: Option<(Span, Args)>,
     /// The `types = [...]` key and its types.
     pub(crate) types: Option<(Span, Vec<Type>)>,
+    /// `threads = [...]`: the thread counts to run the routine on at once.
+    pub(crate) threads: Option<Vec<usize>>,
     /// `bytes` or `elements`.
     pub(crate) throughput: Option<Ident>,
     /// `ignore`, or `#[ignore]` on the function: skipped unless asked for.
@@ -70,6 +72,7 @@ impl Options {
         match key.as_str() {
             "args" => self.args = Some((span, parse_args(&meta)?)),
             "types" => self.types = Some((span, parse_types(&meta)?)),
+            "threads" => self.threads = Some(parse_threads(&meta)?),
             "throughput" => self.throughput = Some(parse_throughput(&meta)?),
             "ignore" => self.ignore = parse_flag(&meta, "ignore")?,
             "group" => self.group = Some(parse_group(&meta)?),
@@ -88,6 +91,7 @@ impl Options {
         match key {
             "args" => self.args.is_some(),
             "types" => self.types.is_some(),
+            "threads" => self.threads.is_some(),
             "throughput" => self.throughput.is_some(),
             "ignore" => self.ignore,
             "group" => self.group.is_some(),
@@ -139,6 +143,42 @@ fn parse_types(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<Type>> {
     Ok(types.into_iter().collect())
 }
 
+/// The value of `threads = [1, 2, 4]`: thread counts written out, each a
+/// whole number above 0, none twice (their benchmarks would share an id).
+fn parse_threads(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<usize>> {
+    let value: Expr = meta.value()?.parse()?;
+    let list = match &value {
+        Expr::Array(list) if !list.elems.is_empty() => list,
+        _ => {
+            return Err(Error::new(
+                value.span(),
+                "`threads` takes a list of thread counts: `threads = [1, 2, 4]`",
+            ))
+        }
+    };
+    let mut counts = Vec::new();
+    for count in &list.elems {
+        let n = match literal(count) {
+            Some(Lit::Int(n)) => n.base10_parse::<usize>().ok().filter(|&n| n > 0),
+            _ => None,
+        };
+        let n = n.ok_or_else(|| {
+            Error::new(
+                count.span(),
+                "a thread count is a whole number above 0, written out",
+            )
+        })?;
+        if counts.contains(&n) {
+            return Err(Error::new(
+                count.span(),
+                format!("thread count {n} is listed twice"),
+            ));
+        }
+        counts.push(n);
+    }
+    Ok(counts)
+}
+
 /// The value of `throughput = bytes | elements`, kept as an ident so that
 /// errors about it, and the generated call, point at it.
 fn parse_throughput(meta: &ParseNestedMeta<'_>) -> syn::Result<Ident> {
@@ -154,32 +194,35 @@ fn parse_throughput(meta: &ParseNestedMeta<'_>) -> syn::Result<Ident> {
 
 /// The value of `group = "name"`: a name that is not empty.
 fn parse_group(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
-    let name: LitStr = meta.value()?.parse().map_err(|e| {
-        Error::new(
-            e.span(),
-            "`group` takes a name in quotes: `group = \"sorting\"`",
-        )
-    })?;
-    if name.value().trim().is_empty() {
-        return Err(Error::new(name.span(), "`group` needs a name"));
-    }
-    Ok(name)
+    text_value(
+        meta,
+        "`group` takes a name in quotes: `group = \"sorting\"`",
+        "`group` needs a name",
+    )
 }
 
 /// The value of `events = "…"`: a list that is not empty. The events are
 /// parsed when the run starts, where an unknown one is an error naming the
 /// benchmark.
 fn parse_events(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
-    let list: LitStr = meta.value()?.parse().map_err(|e| {
-        Error::new(
-            e.span(),
-            "`events` takes a list in quotes, as `--events` does: `events = \"instructions,page-faults\"`",
-        )
-    })?;
-    if list.value().trim().is_empty() {
-        return Err(Error::new(list.span(), "`events` needs at least one event"));
+    text_value(
+        meta,
+        "`events` takes a list in quotes, as `--events` does: `events = \"instructions,page-faults\"`",
+        "`events` needs at least one event",
+    )
+}
+
+/// A key's value in quotes that is not blank; `form` is the error where
+/// it is not in quotes, `blank` where it is blank.
+fn text_value(meta: &ParseNestedMeta<'_>, form: &str, blank: &str) -> syn::Result<LitStr> {
+    let text: LitStr = meta
+        .value()?
+        .parse()
+        .map_err(|e| Error::new(e.span(), form))?;
+    if text.value().trim().is_empty() {
+        return Err(Error::new(text.span(), blank));
     }
-    Ok(list)
+    Ok(text)
 }
 
 /// The value of `mode = "batch" | "per-iter"`, as `--mode` takes it.

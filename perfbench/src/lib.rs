@@ -85,6 +85,6 @@ macro_rules! main {
 pub mod __private {
     pub use crate::measure::Bencher;
     pub use crate::run::arguments::{nth_arg, Amount, ArgId, IntoArg, ViaDebug, ViaDisplay};
-    pub use crate::run::registry::{cases, Benchmark, Case, Settings};
+    pub use crate::run::registry::{cases, with_threads, Benchmark, Case, Settings};
     pub use inventory;
 }

@@ -96,6 +96,19 @@ fn custom_timing(b: &mut Bencher) {
     });
 }
 
+/// On 1, 2 and 4 threads at once: 2 fresh pages a call, so 2, 4 and 8 page
+/// faults per iteration, the totals over the threads.
+#[perfbench(threads = [1, 2, 4])]
+fn threaded() -> u64 {
+    touch_fresh_pages(2)
+}
+
+/// `iter_shared` with `args`: every thread touches `pages` pages a call.
+#[perfbench(args = [1, 3], threads = [2])]
+fn threaded_args(b: &mut Bencher, pages: usize) {
+    b.iter_shared(|| touch_fresh_pages(pages));
+}
+
 /// A group by module: its members side by side at each argument.
 mod paging {
     use perfbench::fixtures::touch_fresh_pages;

@@ -206,8 +206,8 @@ fn the_report_shows_allocation_counts() {
     let index = std::fs::read_to_string(home.join("report/index.html")).unwrap();
     for name in ["allocs", "alloc-bytes"] {
         assert!(
-            index.contains(&format!("<td>{name}</td>")),
-            "{name} not in the summary"
+            index.contains(&format!(">{name}</th>")),
+            "{name} is no column of the index"
         );
     }
     let page = std::fs::read_to_string(home.join("report/bench/three_boxes.html")).unwrap();

@@ -526,6 +526,16 @@ fn arguments_keep_their_display_in_ids_and_give_throughput() {
         ]
     );
     assert_eq!(lines[1]["throughput"]["bytes"], "emoji 🦀".len());
+    // Bytes per second: the work over the wall-time estimate, in JSON too.
+    for v in &lines {
+        let bytes = v["throughput"]["bytes"].as_f64().unwrap();
+        let ns = v["metrics"]["wall-time"]["estimate"].as_f64().unwrap();
+        let per_second = v["throughput"]["per_second"].as_f64().unwrap();
+        let expected = bytes * 1e9 / ns;
+        assert!((per_second / expected - 1.0).abs() < 1e-12, "{v}");
+        let ci = &v["throughput"]["per_second_ci"];
+        assert!(ci[0].as_f64().unwrap() <= per_second, "{v}");
+    }
 }
 
 #[test]

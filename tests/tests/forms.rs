@@ -1,14 +1,15 @@
 //! The forms of `#[perfbench]` through `cargo bench --bench forms`
 //! (tests/benches/forms.rs): arguments from any expression, tuples and
-//! `Debug` arguments, generic functions over `types`, and a benchmark's own
-//! settings under the run's. Each routine touches a known number of fresh
+//! `Debug` arguments, generic functions over `types`, routines on several
+//! threads at once (`threads`), and a benchmark's own settings under the
+//! run's. Each routine touches a known number of fresh
 //! pages, so its exact page-fault count proves which case ran.
 
 mod common;
 
 use std::collections::BTreeMap;
 
-use common::{bench_target_with_env, Run};
+use common::{bench_target_with_env, Run, QUICK};
 
 /// `cargo bench --bench forms -- ARGS` with extra environment variables.
 fn forms(args: &[&str], env: &[(&str, &str)]) -> Run {
@@ -27,10 +28,15 @@ const SHORT: &[&str] = &[
     "json",
 ];
 
+/// [`forms`] with the [`SHORT`] settings before `args`.
+fn short(args: &[&str], env: &[(&str, &str)]) -> Run {
+    let all: Vec<&str> = SHORT.iter().chain(args).copied().collect();
+    forms(&all, env)
+}
+
 /// Each benchmark's (samples, page faults per iteration), by id.
 fn measured(args: &[&str], env: &[(&str, &str)]) -> BTreeMap<String, (u64, f64)> {
-    let all: Vec<&str> = SHORT.iter().chain(args).copied().collect();
-    let run = forms(&all, env);
+    let run = short(args, env);
     assert_eq!(run.code, 0, "{}", run.stderr);
     run.json()
         .iter()
@@ -72,6 +78,11 @@ fn every_form_lists_its_benchmarks_in_source_order() {
             "own_setup",
             "unknown_event",
             "custom_timing",
+            "threaded/threads=1",
+            "threaded/threads=2",
+            "threaded/threads=4",
+            "threaded_args/1/threads=2",
+            "threaded_args/3/threads=2",
             "paging::single/1",
             "paging::single/2",
             "paging::triple/1",
@@ -102,6 +113,11 @@ fn each_case_runs_with_its_own_argument_and_type() {
         ("paging::single/2", 2.0),
         ("paging::triple/1", 3.0),
         ("paging::triple/2", 6.0),
+        ("threaded/threads=1", 2.0),
+        ("threaded/threads=2", 4.0),
+        ("threaded/threads=4", 8.0),
+        ("threaded_args/1/threads=2", 2.0),
+        ("threaded_args/3/threads=2", 6.0),
         ("tuples/(1, 4)", 5.0),
         ("tuples/(2, 0)", 2.0),
         ("typed::<u64>", 8.0),
@@ -147,7 +163,7 @@ fn groups_compare_their_members_at_each_argument() {
     let all: Vec<&str> = SHORT[..6].iter().chain(&args).copied().collect();
     let run = forms(&all, &[("COLUMNS", "100")]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    // The page-fault column is the last; wall time varies.
+    // A column per member, a row per metric; only page faults are exact.
     let standings: Vec<(String, Vec<String>)> = run
         .stdout
         .split("\n\n")
@@ -155,13 +171,15 @@ fn groups_compare_their_members_at_each_argument() {
         .map(|block| {
             let mut lines = block.lines();
             let title = lines.next().unwrap().to_string();
-            let header = lines.next().unwrap();
-            assert!(header.ends_with("page-faults"), "{block}");
-            let rows = lines
-                .map(|l| {
-                    let words: Vec<&str> = l.split_whitespace().collect();
-                    format!("{} {}", words[0], words[words.len() - 1])
-                })
+            let members: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+            let faults = lines
+                .find(|l| l.trim_start().starts_with("page-faults "))
+                .unwrap_or_else(|| panic!("no page-faults row: {block}"));
+            let cells = faults.split_whitespace().skip(1);
+            let rows = members
+                .iter()
+                .zip(cells)
+                .map(|(m, c)| format!("{m} {c}"))
                 .collect();
             (title, rows)
         })
@@ -190,12 +208,7 @@ fn groups_compare_their_members_at_each_argument() {
 
 #[test]
 fn json_lines_name_each_benchmarks_group() {
-    let all: Vec<&str> = SHORT
-        .iter()
-        .chain(&["--sample-count", "5", "triple/2", "own_settings"])
-        .copied()
-        .collect();
-    let run = forms(&all, &[]);
+    let run = short(&["--sample-count", "5", "triple/2", "own_settings"], &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines = run.json();
     let ids: Vec<&str> = lines.iter().map(|l| l["id"].as_str().unwrap()).collect();
@@ -212,12 +225,7 @@ fn json_lines_name_each_benchmarks_group() {
 
 #[test]
 fn iter_custom_reports_the_routines_own_time_with_counts_around_it() {
-    let all: Vec<&str> = SHORT
-        .iter()
-        .chain(&["--sample-count", "10", "custom_timing"])
-        .copied()
-        .collect();
-    let run = forms(&all, &[]);
+    let run = short(&["--sample-count", "10", "custom_timing"], &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let v = &run.json()[0];
     assert_eq!(v["metrics"]["wall-time"]["estimate"], 1000.0, "{v}");
@@ -227,14 +235,6 @@ fn iter_custom_reports_the_routines_own_time_with_counts_around_it() {
 
 /// Each benchmark's mode and metrics, by id.
 fn setups(args: &[&str]) -> BTreeMap<String, (String, Vec<String>)> {
-    let base = [
-        "--sample-count",
-        "10",
-        "--warm-up-time",
-        "0.02",
-        "--measurement-time",
-        "0.1",
-    ];
     let json = [
         "--output-format",
         "json",
@@ -242,7 +242,7 @@ fn setups(args: &[&str]) -> BTreeMap<String, (String, Vec<String>)> {
         "own_setup",
         "from_const/1",
     ];
-    let all: Vec<&str> = base.iter().chain(args).chain(&json).copied().collect();
+    let all: Vec<&str> = QUICK.iter().chain(args).chain(&json).copied().collect();
     let run = forms(&all, &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     run.json()
@@ -300,4 +300,77 @@ fn a_benchmarks_unknown_event_is_an_error_naming_it() {
         run.stderr
     );
     assert!(run.stdout.is_empty(), "nothing measured: {}", run.stdout);
+}
+
+#[test]
+fn threads_count_totals_over_the_threads_and_say_so() {
+    let run = short(&["--sample-count", "10", "threaded/"], &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines = run.json();
+    let got: Vec<(&str, Option<u64>, f64)> = lines
+        .iter()
+        .map(|v| {
+            let faults = v["metrics"]["page-faults"]["estimate"].as_f64().unwrap();
+            (v["id"].as_str().unwrap(), v["threads"].as_u64(), faults)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("threaded/threads=1", None, 2.0),
+            ("threaded/threads=2", Some(2), 4.0),
+            ("threaded/threads=4", Some(4), 8.0),
+        ]
+    );
+    for v in &lines {
+        let ci = &v["metrics"]["page-faults"]["ci"];
+        assert_eq!(ci[0], ci[1], "an exact count: {v}");
+    }
+}
+
+#[test]
+fn a_pinned_run_warns_once_and_the_table_says_what_an_iteration_is() {
+    let args = [
+        "--sample-count",
+        "10",
+        "--cpu",
+        "0",
+        "threaded/threads=2",
+        "threaded/threads=4",
+    ];
+    let all: Vec<&str> = SHORT[..6].iter().chain(&args).copied().collect();
+    let run = forms(&all, &[("COLUMNS", "300")]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let warning = "perfbench: warning: pinned to CPU 0, so the threads of benchmarks with \
+                   `threads` (up to 4) share that one CPU and take turns rather than run at \
+                   once; `--no-pin` lets them spread";
+    assert_eq!(run.stderr.matches(warning).count(), 1, "{}", run.stderr);
+    for n in [2, 4] {
+        let note = format!(
+            "{n} threads: an iteration is one call on each of them at once; counts are totals \
+             over the threads, wall time is the iteration's"
+        );
+        assert_eq!(run.stdout.matches(&note).count(), 1, "{}", run.stdout);
+    }
+}
+
+#[test]
+fn per_iteration_mode_refuses_threads_naming_each_benchmark() {
+    let run = short(
+        &["--sample-count", "10", "--mode", "per-iter", "threaded/"],
+        &[],
+    );
+    assert_eq!(run.code, 101, "{}", run.stderr);
+    for n in [2, 4] {
+        let line = format!(
+            "perfbench: error: benchmark `threaded/threads={n}`: per-iteration mode counts the \
+             measuring thread only, not {n} threads: measure benchmarks with `threads` in batch \
+             mode (`--skip threads=` leaves them out)\n"
+        );
+        assert_eq!(run.stderr.matches(&line).count(), 1, "{}", run.stderr);
+    }
+    let lines = run.json();
+    assert_eq!(lines.len(), 1, "one thread is measured");
+    assert_eq!(lines[0]["id"], "threaded/threads=1");
+    assert_eq!(lines[0]["metrics"]["page-faults"]["estimate"], 2.0);
 }

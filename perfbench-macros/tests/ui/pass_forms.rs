@@ -141,4 +141,20 @@ fn custom_timing(b: &mut Bencher) {
     });
 }
 
+#[perfbench(threads = [1, 2, 4])]
+fn threaded_plain() -> u64 {
+    black_box(2) * black_box(3)
+}
+
+#[perfbench(args = [8, 64], threads = [2])]
+fn threaded_shared(b: &mut Bencher, len: usize) {
+    let hits = std::sync::atomic::AtomicUsize::new(0);
+    b.iter_shared(|| hits.fetch_add(black_box(len), std::sync::atomic::Ordering::Relaxed));
+}
+
+#[perfbench(types = [u8, String], threads = [3])]
+fn threaded_generic<T: Default>() -> T {
+    T::default()
+}
+
 perfbench::main!();

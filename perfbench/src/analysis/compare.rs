@@ -221,10 +221,12 @@ pub const MIN_SAMPLES: usize = 3;
 pub const MIN_ROUNDS: usize = 2;
 
 /// Why `new` cannot be fairly compared with `base`, if it cannot: measured
-/// in another mode (batch or per iteration), with other events (so in other
-/// counter groups, at other privilege levels), or with too few samples or
-/// rounds to tell a change from noise. A run on another CPU model or kernel
-/// is still compared, with a warning (`Environment::mismatch`).
+/// in another mode (batch or per iteration), on another number of threads
+/// (an iteration of `threads` is a call on each, its counts their totals),
+/// with other events (so in other counter groups, at other privilege
+/// levels), or with too few samples or rounds to tell a change from noise.
+/// A run on another CPU model or kernel is still compared, with a warning
+/// (`Environment::mismatch`).
 pub fn unfair(base: &Recording, new: &Recording) -> Option<String> {
     let mode = |r: &Recording| match r.read_path {
         Some(_) => "per-iteration mode",
@@ -235,6 +237,13 @@ pub fn unfair(base: &Recording, new: &Recording) -> Option<String> {
             "measured in {}, this run in {}",
             mode(base),
             mode(new)
+        ));
+    }
+    if base.threads != new.threads {
+        return Some(format!(
+            "measured on {}, this run on {}",
+            count(base.threads, "thread"),
+            count(new.threads, "thread")
         ));
     }
     let names = |r: &Recording| r.series.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
@@ -594,6 +603,12 @@ mod tests {
             why,
             "measured in batch mode, this run in per-iteration mode"
         );
+        // One id, another thread count: a `threads=4` argument of `args`
+        // gives the id a count of `threads` gives.
+        let mut threaded = batch.clone();
+        threaded.threads = 4;
+        let why = unfair(&batch, &threaded).unwrap();
+        assert_eq!(why, "measured on 1 thread, this run on 4 threads");
         let why = unfair(&recording("page-faults,task-clock", 10), &batch).unwrap();
         assert!(why.starts_with("measured with other events"), "{why}");
         let mut user_only = batch.clone();

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::BenchResult;
+use crate::stats::Estimate;
 
 /// Where a benchmark stands among the others of its group.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,6 +27,19 @@ pub enum Relative {
     Value(f64),
 }
 
+/// A member's metric in a standing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cell {
+    /// Its estimate against the best's.
+    pub relative: Relative,
+    /// Whether it is the best (the lowest estimate; ties are all best).
+    pub best: bool,
+    /// Whether its interval lies wholly above the best's, so that it is
+    /// told apart from the best; where not, the difference shown is not
+    /// established by this run.
+    pub apart: bool,
+}
+
 /// The members of one group at one argument, each metric against the best.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Standing {
@@ -37,7 +51,7 @@ pub struct Standing {
     /// member's order.
     pub metrics: Vec<String>,
     /// Each member, in the order given, with one cell per metric.
-    pub members: Vec<(String, Vec<Relative>)>,
+    pub members: Vec<(String, Vec<Cell>)>,
 }
 
 /// The standings of the groups among `results`, in order of their first
@@ -70,7 +84,7 @@ fn standing((group, arg): (&str, Option<&str>), members: &[&BenchResult]) -> Opt
         a.metrics
             .iter()
             .find(|m| m.name == name)
-            .map(|m| m.estimate().point)
+            .map(|m| *m.estimate())
     };
     let metrics: Vec<String> = members[0]
         .metrics
@@ -78,26 +92,22 @@ fn standing((group, arg): (&str, Option<&str>), members: &[&BenchResult]) -> Opt
         .map(|m| m.name.clone())
         .filter(|name| members.iter().all(|a| estimate(a, name).is_some()))
         .collect();
-    let best: Vec<f64> = metrics
+    let best: Vec<Estimate> = metrics
         .iter()
-        .map(|name| {
+        .filter_map(|name| {
             members
                 .iter()
                 .filter_map(|a| estimate(a, name))
-                .fold(f64::INFINITY, f64::min)
+                .min_by(|x, y| x.point.total_cmp(&y.point))
         })
         .collect();
     let rows = members
         .iter()
         .map(|a| {
-            let cells = metrics.iter().zip(&best).map(|(name, &best)| {
-                let value = estimate(a, name).unwrap_or(f64::NAN);
-                if best > 0.0 {
-                    Relative::Ratio(value / best)
-                } else {
-                    Relative::Value(value)
-                }
-            });
+            let cells = metrics
+                .iter()
+                .zip(&best)
+                .filter_map(|(name, best)| Some(cell(&estimate(a, name)?, best)));
             let member = a.membership.as_ref().map(|m| m.member.clone());
             (member.unwrap_or_default(), cells.collect())
         })
@@ -108,6 +118,19 @@ fn standing((group, arg): (&str, Option<&str>), members: &[&BenchResult]) -> Opt
         metrics,
         members: rows,
     })
+}
+
+/// A member's estimate `e` against the best's.
+fn cell(e: &Estimate, best: &Estimate) -> Cell {
+    Cell {
+        relative: if best.point > 0.0 {
+            Relative::Ratio(e.point / best.point)
+        } else {
+            Relative::Value(e.point)
+        },
+        best: e.point == best.point,
+        apart: e.ci.low > best.ci.high,
+    }
 }
 
 #[cfg(test)]
@@ -178,16 +201,27 @@ pub(crate) mod tests {
             ("sort", Some("100"))
         );
         assert_eq!(s[0].metrics, ["wall-time", "page-faults"]);
+        let exact = |relative, best| Cell {
+            relative,
+            best,
+            apart: !best,
+        };
         assert_eq!(
             s[0].members,
             [
                 (
                     "std".to_string(),
-                    vec![Relative::Ratio(1.0), Relative::Value(0.0)]
+                    vec![
+                        exact(Relative::Ratio(1.0), true),
+                        exact(Relative::Value(0.0), true)
+                    ]
                 ),
                 (
                     "radix".to_string(),
-                    vec![Relative::Ratio(2.5), Relative::Value(3.0)]
+                    vec![
+                        exact(Relative::Ratio(2.5), false),
+                        exact(Relative::Value(3.0), false)
+                    ]
                 ),
             ]
         );
@@ -196,13 +230,35 @@ pub(crate) mod tests {
             [
                 (
                     "std".to_string(),
-                    vec![Relative::Ratio(1.25), Relative::Ratio(1.0)]
+                    vec![
+                        exact(Relative::Ratio(1.25), false),
+                        exact(Relative::Ratio(1.0), true)
+                    ]
                 ),
                 (
                     "radix".to_string(),
-                    vec![Relative::Ratio(1.0), Relative::Ratio(2.0)]
+                    vec![
+                        exact(Relative::Ratio(1.0), true),
+                        exact(Relative::Ratio(2.0), false)
+                    ]
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn a_member_is_told_apart_from_the_best_only_beyond_both_intervals() {
+        let e = |point, low, high| Estimate {
+            point,
+            ci: crate::stats::Interval { low, high },
+        };
+        let best = e(100.0, 90.0, 110.0);
+        let overlapping = cell(&e(105.0, 95.0, 115.0), &best);
+        assert_eq!((overlapping.best, overlapping.apart), (false, false));
+        assert_eq!(overlapping.relative, Relative::Ratio(1.05));
+        let beyond = cell(&e(130.0, 111.0, 150.0), &best);
+        assert_eq!((beyond.best, beyond.apart), (false, true));
+        let itself = cell(&best, &best);
+        assert_eq!((itself.best, itself.apart), (true, false));
     }
 }

@@ -86,8 +86,8 @@ pub struct BenchResult {
     /// In per-iteration mode, iterations the kernel disturbed and that were
     /// left out ([`Recording::left_out`]).
     pub left_out: usize,
-    /// Wall time over task-clock where the thread was clearly off the CPU
-    /// ([`notes::off_cpu_ratio`]).
+    /// Wall time (times the threads) over task-clock where the threads were
+    /// clearly off the CPU ([`notes::off_cpu_ratio`]).
     pub off_cpu_ratio: Option<f64>,
     /// The throughput the benchmark declared.
     pub throughput: Option<Throughput>,
@@ -102,6 +102,8 @@ pub struct BenchResult {
     /// The measurement's own cost per iteration and the raw estimate, per
     /// metric; with `--subtract-overhead` it was taken off `metrics`.
     pub overhead: Vec<Overhead>,
+    /// The threads the routine ran on at once ([`Recording::threads`]).
+    pub threads: usize,
 }
 
 /// One benchmark's run, analysed and compared: what every output is fed.
@@ -121,7 +123,7 @@ pub struct Analysed {
 /// taken off where `calibration` says so).
 pub fn analyze(recording: &Recording, calibration: &Calibration) -> BenchResult {
     let metrics = metrics_of(recording);
-    let off_cpu_ratio = notes::off_cpu_ratio(&metrics);
+    let off_cpu_ratio = notes::off_cpu_ratio(&metrics, recording.threads);
     let mut result = BenchResult {
         id: recording.id.clone(),
         samples: recording.iterations.len(),
@@ -136,6 +138,7 @@ pub fn analyze(recording: &Recording, calibration: &Calibration) -> BenchResult 
         read_path: recording.read_path,
         groups: recording.groups.clone(),
         overhead: Vec::new(),
+        threads: recording.threads,
     };
     overhead::apply(&mut result, calibration);
     // Ratios of the figures shown, less the cost of measuring where it was
@@ -237,6 +240,7 @@ pub(crate) mod test_support {
             read_path: None,
             groups: Vec::new(),
             overhead: Vec::new(),
+            threads: 1,
         }
     }
 }

@@ -10,8 +10,10 @@ pub const OFF_CPU_RATIO: f64 = 1.25;
 /// Wall time over task-clock, where the thread was clearly off the CPU
 /// while the routine ran: the lower bound of wall time's interval is
 /// [`OFF_CPU_RATIO`] times the upper bound of task-clock's or more.
-/// `None` where task-clock was not measured.
-pub fn off_cpu_ratio(metrics: &[Metric]) -> Option<f64> {
+/// `None` where task-clock was not measured. With `threads` running at
+/// once, task-clock is their total, and the wall time is counted once per
+/// thread: `threads` busy threads give a ratio of 1.
+pub fn off_cpu_ratio(metrics: &[Metric], threads: usize) -> Option<f64> {
     let find = |name: &str| {
         metrics
             .iter()
@@ -19,8 +21,9 @@ pub fn off_cpu_ratio(metrics: &[Metric]) -> Option<f64> {
             .map(Metric::estimate)
     };
     let (wall, task) = (find(WALL_TIME)?, find("task-clock")?);
-    (task.point > 0.0 && wall.ci.low >= OFF_CPU_RATIO * task.ci.high)
-        .then(|| wall.point / task.point)
+    let threads = threads as f64;
+    (task.point > 0.0 && threads * wall.ci.low >= OFF_CPU_RATIO * task.ci.high)
+        .then(|| threads * wall.point / task.point)
 }
 
 /// `s` for a count other than one: `1 benchmark`, `2 benchmarks`.
@@ -43,10 +46,18 @@ pub fn count(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", plural(n))
 }
 
-/// The caveats of `r`, one sentence each: counters multiplexed, samples
-/// that no line fits, a thread off the CPU.
+/// The caveats of `r`, one sentence each: what an iteration is on several
+/// threads, counters multiplexed, samples that no line fits, a thread off
+/// the CPU.
 pub fn notes(r: &BenchResult) -> Vec<String> {
     let mut notes = Vec::new();
+    if r.threads > 1 {
+        notes.push(format!(
+            "{} threads: an iteration is one call on each of them at once; counts are totals \
+             over the threads, wall time is the iteration's",
+            r.threads
+        ));
+    }
     if r.multiplexed_samples > 0 {
         notes.push(format!(
             "the kernel multiplexed the counters in {} of {}; counts are not scaled",
@@ -78,10 +89,18 @@ pub fn notes(r: &BenchResult) -> Vec<String> {
         ));
     }
     if let Some(ratio) = r.off_cpu_ratio {
-        notes.push(format!(
-            "wall time is {ratio:.1}× task-clock: the thread was off the CPU for part of each \
-             iteration, because the CPU was shared or the routine waits (sleep, I/O, locks)"
-        ));
+        notes.push(match r.threads {
+            1 => format!(
+                "wall time is {ratio:.1}× task-clock: the thread was off the CPU for part of \
+                 each iteration, because the CPU was shared or the routine waits (sleep, I/O, \
+                 locks)"
+            ),
+            n => format!(
+                "wall time × {n} threads is {ratio:.1}× task-clock: the threads were off the \
+                 CPU for part of each iteration, because they shared CPUs or the routine waits \
+                 (sleep, I/O, locks)"
+            ),
+        });
     }
     notes
 }
@@ -109,6 +128,30 @@ mod tests {
         assert_eq!(
             notes(&r),
             ["the kernel multiplexed the counters in 10 of 10 samples; counts are not scaled"]
+        );
+    }
+
+    #[test]
+    fn threads_say_what_an_iteration_is_and_count_wall_time_once_each() {
+        let metrics = [
+            ("wall-time", Unit::Nanoseconds, 100.0),
+            ("task-clock", Unit::Nanoseconds, 200.0),
+        ];
+        let mut r = exact_result("spin/threads=4", &metrics);
+        assert_eq!(off_cpu_ratio(&r.metrics, 1), None, "on the CPU throughout");
+        // 4 threads busy for 100 ns each would count 400 ns of task-clock.
+        assert_eq!(off_cpu_ratio(&r.metrics, 4), Some(2.0));
+        r.threads = 4;
+        r.off_cpu_ratio = Some(2.0);
+        assert_eq!(
+            notes(&r),
+            [
+                "4 threads: an iteration is one call on each of them at once; counts are totals \
+                 over the threads, wall time is the iteration's",
+                "wall time × 4 threads is 2.0× task-clock: the threads were off the CPU for part \
+                 of each iteration, because they shared CPUs or the routine waits (sleep, I/O, \
+                 locks)"
+            ]
         );
     }
 }

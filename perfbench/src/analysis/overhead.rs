@@ -2,7 +2,7 @@
 //! with every result, and subtracted where asked, like from like and with
 //! its uncertainty.
 
-use super::{BenchResult, Fit, Recording};
+use super::{BenchResult, Fit, Recording, WALL_TIME};
 use crate::counter::event::Unit;
 use crate::stats::{median_of_sorted, Estimate, Interval, Statistics};
 
@@ -75,6 +75,25 @@ struct Costs {
     median: Estimate,
 }
 
+impl Costs {
+    /// The costs of `calls` loops at once, for a metric that adds up what
+    /// each counts.
+    fn times(self, calls: usize) -> Costs {
+        let k = calls as f64;
+        let scale = |e: Estimate| Estimate {
+            point: k * e.point,
+            ci: Interval {
+                low: k * e.ci.low,
+                high: k * e.ci.high,
+            },
+        };
+        Costs {
+            location: scale(self.location),
+            median: scale(self.median),
+        }
+    }
+}
+
 /// The cost per sample of each metric in `short`, a batch recording of an
 /// empty routine in small samples: the median over samples of each total
 /// less its iterations' share at `empty`'s slope (the loop's cost).
@@ -120,12 +139,19 @@ pub fn less(x: Estimate, c: Estimate) -> Estimate {
 /// Records the calibrated cost with `result` so that outputs show it, and
 /// where asked takes it off every location statistic, keeping the raw
 /// headline.
+///
+/// Calibration runs one thread. On several (`threads`), each runs the loop
+/// around the routine: the counts, totals over the threads, carry its cost
+/// once per thread, while the wall time carries it once, the threads
+/// looping at the same time (where each has a CPU of its own).
 pub(crate) fn apply(result: &mut BenchResult, calibration: &Calibration) {
+    let threads = result.threads;
     for m in &mut result.metrics {
         let Some((_, empty)) = calibration.empty.iter().find(|(n, _)| *n == m.name) else {
             continue;
         };
-        let costs = calibration.costs(empty);
+        let loops = if m.name == WALL_TIME { 1 } else { threads };
+        let costs = calibration.costs(empty).times(loops);
         result.overhead.push(Overhead {
             metric: m.name.clone(),
             per_iteration: costs.location.point,
@@ -252,6 +278,28 @@ mod tests {
             "recorded, not subtracted"
         );
         assert_eq!(kept.overhead[0].per_iteration, 4.0);
+    }
+
+    #[test]
+    fn on_threads_counts_carry_the_loop_once_per_thread_and_wall_time_once() {
+        let c = Calibration::exact(&[("wall-time", 4), ("instructions", 6)], true);
+        let mut r = exact_result(
+            "x/threads=3",
+            &[
+                ("wall-time", Unit::Nanoseconds, 10.0),
+                ("instructions", Unit::Count, 100.0),
+            ],
+        );
+        r.threads = 3;
+        apply(&mut r, &c);
+        let taken: Vec<(&str, f64)> = r
+            .overhead
+            .iter()
+            .map(|o| (o.metric.as_str(), o.per_iteration))
+            .collect();
+        assert_eq!(taken, [("wall-time", 4.0), ("instructions", 18.0)]);
+        let slopes: Vec<f64> = r.metrics.iter().map(|m| m.stats.slope.point).collect();
+        assert_eq!(slopes, [6.0, 82.0]);
     }
 
     #[test]

@@ -93,6 +93,10 @@ pub struct Recording {
     /// The benchmarks' group it belongs to, where it has one (its module or
     /// `group = "…"`), with its name and argument there.
     pub membership: Option<Membership>,
+    /// The threads the routine ran on at once (`threads = [...]`), 1 for
+    /// most: an iteration is one call on each, and the counts are totals
+    /// over them.
+    pub threads: usize,
 }
 
 impl Recording {
@@ -134,6 +138,7 @@ impl Recording {
             read_path: None,
             groups: Vec::new(),
             membership: None,
+            threads: 1,
         }
     }
 
@@ -157,6 +162,7 @@ impl Recording {
             read_path: None,
             groups: Vec::new(),
             membership: None,
+            threads: 1,
         }
     }
 

@@ -170,19 +170,16 @@ pub fn measure_with_step(
     step: Option<u64>,
     bench: impl FnOnce(&mut Bencher<'_>),
 ) -> Result<Measurement, MeasureError> {
-    let mut b = Bencher {
-        target: Target::Counters(config, group, step),
-        throughput: None,
-        outcome: None,
-    };
+    let mut b = Bencher::new(Target::Counters(config, group, step));
     bench(&mut b);
+    let throughput = b.total_throughput();
     let samples = match b.outcome.unwrap_or(Err(MeasureError::NeverIterated))? {
         Outcome::Batch(samples) => samples,
         _ => unreachable!("a batch target gives batch samples"),
     };
     Ok(Measurement {
         samples,
-        throughput: b.throughput,
+        throughput,
     })
 }
 

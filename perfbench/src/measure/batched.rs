@@ -122,6 +122,9 @@ impl Bencher<'_> {
         S: FnMut() -> I,
         R: FnMut(I) -> O,
     {
+        if self.refuses_threads("iter_batched") {
+            return;
+        }
         if let Target::PerIter(..) = self.target {
             self.drive_per_iter(|b| {
                 let input = setup();
@@ -158,6 +161,9 @@ impl Bencher<'_> {
         S: FnMut() -> I,
         R: FnMut(&mut I) -> O,
     {
+        if self.refuses_threads("iter_batched_ref") {
+            return;
+        }
         if let Target::PerIter(..) = self.target {
             self.drive_per_iter(|b| {
                 let mut input = setup();

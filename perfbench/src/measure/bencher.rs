@@ -24,6 +24,9 @@ use crate::counter::group::CounterGroup;
 pub struct Bencher<'a> {
     pub(super) target: Target<'a>,
     pub(super) throughput: Option<Throughput>,
+    /// The threads [`iter_shared`](Self::iter_shared) runs the routine on
+    /// at once (`threads = [...]`); 1 unless set.
+    pub(super) threads: usize,
     pub(super) outcome: Option<Result<Outcome, MeasureError>>,
 }
 
@@ -44,7 +47,7 @@ pub(super) enum Target<'a> {
 /// Runs `body` `n` times: not inlined and not generic, so the loop is the
 /// same machine code around every routine.
 #[inline(never)]
-fn repeat(body: &mut dyn FnMut(), n: u64) {
+pub(super) fn repeat(body: &mut dyn FnMut(), n: u64) {
     for _ in 0..n {
         body();
     }
@@ -58,12 +61,31 @@ pub(super) enum Outcome {
     Ran(Ran),
 }
 
+impl<'a> Bencher<'a> {
+    /// A bencher for `target`, on one thread, that has measured nothing yet.
+    pub(super) fn new(target: Target<'a>) -> Self {
+        Bencher {
+            target,
+            throughput: None,
+            threads: 1,
+            outcome: None,
+        }
+    }
+}
+
 impl Bencher<'_> {
     /// Measures `routine`; its return value is passed through [`black_box`]
     /// and dropped inside the measurement: with the counting allocator
     /// installed, freeing it counts among the `deallocs` (outputs of
     /// [`iter_batched`](Self::iter_batched) are dropped outside).
+    ///
+    /// With `threads = [...]` above one thread, use
+    /// [`iter_shared`](Self::iter_shared): `iter` runs its routine on one
+    /// thread and fails the benchmark.
     pub fn iter<O, R: FnMut() -> O>(&mut self, mut routine: R) {
+        if self.refuses_threads("iter") {
+            return;
+        }
         // Every mode calls the same body through the same non-inlined,
         // non-generic code: what calibration measures around an empty body
         // is then the very machine code around the routine, and the cost
@@ -111,6 +133,9 @@ impl Bencher<'_> {
     /// }
     /// ```
     pub fn iter_custom<R: FnMut(u64) -> Duration>(&mut self, mut routine: R) {
+        if self.refuses_threads("iter_custom") {
+            return;
+        }
         if let Target::PerIter(..) = self.target {
             self.drive_per_iter(|b| b.bracket_timed(|| routine(1)));
             return;
@@ -198,11 +223,7 @@ fn run_without_counters(
     target: Target<'_>,
     bench: impl FnOnce(&mut Bencher<'_>),
 ) -> Result<Ran, MeasureError> {
-    let mut b = Bencher {
-        target,
-        throughput: None,
-        outcome: None,
-    };
+    let mut b = Bencher::new(target);
     bench(&mut b);
     match b.outcome.unwrap_or(Err(MeasureError::NeverIterated))? {
         Outcome::Ran(ran) => Ok(ran),

@@ -12,6 +12,7 @@ mod bencher;
 pub mod environment;
 mod per_iter;
 mod pin;
+mod threads;
 
 use std::io;
 use std::time::Duration;
@@ -120,6 +121,16 @@ impl Throughput {
             Throughput::Bytes(n) | Throughput::Elements(n) => n,
         }
     }
+
+    /// The work of `calls` calls: with `threads`, an iteration calls the
+    /// routine once on each thread.
+    pub(crate) fn times(self, calls: usize) -> Throughput {
+        let calls = u64::try_from(calls).unwrap_or(u64::MAX);
+        match self {
+            Throughput::Bytes(n) => Throughput::Bytes(n.saturating_mul(calls)),
+            Throughput::Elements(n) => Throughput::Elements(n.saturating_mul(calls)),
+        }
+    }
 }
 
 /// One sample: `iterations` runs of the routine between one enable and one
@@ -152,6 +163,20 @@ pub enum MeasureError {
     IteratedTwice,
     /// Starting, stopping or reading the counters failed.
     Counters(io::Error),
+    /// `threads` asked for this many threads, but the benchmark gave its
+    /// routine to this method, which runs it on one (`iter_shared` shares
+    /// it).
+    OneThreadRoutine {
+        /// The method, `iter` or another.
+        method: &'static str,
+        /// The threads asked for.
+        threads: usize,
+    },
+    /// `threads` asked for this many threads in per-iteration mode, which
+    /// reads the counters of the measuring thread only.
+    PerIterThreads(usize),
+    /// A thread of `threads` could not be started.
+    Spawn(io::Error),
 }
 
 impl std::fmt::Display for MeasureError {
@@ -164,6 +189,19 @@ impl std::fmt::Display for MeasureError {
                 write!(f, "the benchmark called `Bencher::iter` more than once")
             }
             MeasureError::Counters(e) => write!(f, "reading the counters failed: {e}"),
+            MeasureError::OneThreadRoutine { method, threads } => write!(
+                f,
+                "`threads` asks for {threads} threads, but `Bencher::{method}` runs its routine \
+                 on one: give the routine to `Bencher::iter_shared`, which the threads share \
+                 (it must be `Fn + Sync`)"
+            ),
+            MeasureError::PerIterThreads(threads) => write!(
+                f,
+                "per-iteration mode counts the measuring thread only, not {threads} threads: \
+                 measure benchmarks with `threads` in batch mode (`--skip threads=` leaves \
+                 them out)"
+            ),
+            MeasureError::Spawn(e) => write!(f, "cannot start a thread of `threads`: {e}"),
         }
     }
 }
@@ -199,7 +237,8 @@ mod tests {
     use crate::kernel::sys;
     use std::hint::black_box;
 
-    fn quick() -> Config {
+    /// A short measurement of 10 samples in one round.
+    pub(super) fn quick() -> Config {
         Config {
             warm_up: Duration::from_millis(20),
             measurement: Duration::from_millis(60),

@@ -262,11 +262,7 @@ pub fn measure_per_iter(
     group: &mut CounterGroup,
     bench: impl FnOnce(&mut Bencher<'_>),
 ) -> Result<PerIterMeasurement, MeasureError> {
-    let mut b = Bencher {
-        target: Target::PerIter(config, group),
-        throughput: None,
-        outcome: None,
-    };
+    let mut b = Bencher::new(Target::PerIter(config, group));
     bench(&mut b);
     let mut m = match b.outcome.unwrap_or(Err(MeasureError::NeverIterated))? {
         Outcome::PerIter(m) => m,

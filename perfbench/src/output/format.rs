@@ -1,7 +1,7 @@
 //! How figures are written for people: values with units, percentages,
 //! changes with their intervals.
 
-use crate::analysis::group::Relative;
+use crate::analysis::group::{Cell, Relative};
 pub use crate::analysis::notes::{count, plural};
 use crate::counter::event::Unit;
 use crate::measure::Throughput;
@@ -102,12 +102,18 @@ pub fn relative_text(relative: Option<f64>) -> String {
     relative.map_or("from 0".into(), percent)
 }
 
-/// A member's standing in its group: `2.50×` the best member, or the
-/// value itself where the best is 0.
-pub fn relative_to_best(r: Relative) -> String {
-    match r {
+/// A cell of a standing: `2.31×`, or the value where the best is 0; `≈`
+/// before one that this run does not tell apart from the best.
+pub fn standing_cell(c: &Cell) -> String {
+    let text = match c.relative {
         Relative::Ratio(r) => format!("{r:.2}×"),
+        Relative::Value(0.0) => "0".into(),
         Relative::Value(v) => four_digits(v),
+    };
+    if c.best || c.apart {
+        text
+    } else {
+        format!("≈{text}")
     }
 }
 

@@ -4,12 +4,12 @@
 use std::io::IsTerminal;
 
 use super::format::{
-    count, format_rate, format_value, four_digits, percent, relative_text, relative_to_best,
+    count, format_rate, format_value, four_digits, percent, relative_text, standing_cell,
 };
 use super::{Color, RunHeader};
 use crate::analysis::compare::{Comparison, Verdict};
 use crate::analysis::derived::{declared_work, has_ipc, per_unit_name, rate};
-use crate::analysis::group::{self, Standing};
+use crate::analysis::group::{self, Relative, Standing};
 use crate::analysis::notes::notes;
 use crate::analysis::{derived_value, metric_names, Analysed, BenchResult, Metric, WALL_TIME};
 use crate::counter::event::Unit;
@@ -158,41 +158,59 @@ impl TableSink {
     }
 }
 
-/// A group's standing as a table: a row per member, a column per metric,
-/// each cell the member's estimate over the best (`1.00×` the best), or
-/// the estimate itself where the best is 0.
+/// A group's standing as a table: a column per member and a row per
+/// metric (metric names are long, members few), each cell the member's
+/// estimate over the best's (`1.00×` the best), or the estimate itself
+/// where the best is 0. Metrics that are 0 for every member are named in
+/// one line instead.
 pub fn standing_table(s: &Standing) -> String {
     let at = s.arg.as_ref().map_or(String::new(), |a| format!(" at {a}"));
     let mut lines = vec![format!(
         "group {}{at}: each metric against the best member",
         s.group
     )];
-    let name_width = s
-        .members
+    let all_zero = |k: usize| {
+        s.members
+            .iter()
+            .all(|(_, cells)| cells[k].relative == Relative::Value(0.0))
+    };
+    let (zero, shown): (Vec<usize>, Vec<usize>) = (0..s.metrics.len()).partition(|&k| all_zero(k));
+    let name_width = shown
         .iter()
-        .map(|(m, _)| m.chars().count())
+        .map(|&k| s.metrics[k].chars().count())
         .max()
-        .unwrap_or(0)
-        .max(6);
-    let cell = s
-        .metrics
-        .iter()
-        .map(|m| m.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(7)
-        + 2;
-    let mut header = format!("  {:<name_width$}", "member");
-    for m in &s.metrics {
-        header.push_str(&format!("{m:>cell$}"));
+        .unwrap_or(0);
+    // Room for `≈` and the longest value `four_digits` writes (`7.736e-4`).
+    let cell = |m: &str| m.chars().count().max(VALUE_WIDTH + 1) + 2;
+    let mut header = format!("  {:name_width$}", "");
+    for (member, _) in &s.members {
+        header.push_str(&format!("{member:>w$}", w = cell(member)));
     }
     lines.push(header);
-    for (member, cells) in &s.members {
-        let mut row = format!("  {member:<name_width$}");
-        for &c in cells {
-            row.push_str(&format!("{:>cell$}", relative_to_best(c)));
+    for &k in &shown {
+        let mut row = format!("  {:<name_width$}", s.metrics[k]);
+        for (member, cells) in &s.members {
+            row.push_str(&format!(
+                "{:>w$}",
+                standing_cell(&cells[k]),
+                w = cell(member)
+            ));
         }
         lines.push(row);
+    }
+    if !zero.is_empty() {
+        let names: Vec<&str> = zero.iter().map(|&k| s.metrics[k].as_str()).collect();
+        lines.push(format!("  0 for every member: {}", names.join(", ")));
+    }
+    let unsettled = s
+        .members
+        .iter()
+        .flat_map(|(_, c)| c)
+        .any(|c| !c.best && !c.apart);
+    if unsettled {
+        lines.push(
+            "  ≈: its 95 % interval overlaps the best's: this run does not tell them apart".into(),
+        );
     }
     lines.join("\n")
 }
@@ -521,6 +539,7 @@ fn mark(v: Verdict) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::group::Cell;
 
     #[test]
     fn notes_wrap_at_spaces_within_the_width() {
@@ -614,6 +633,54 @@ mod tests {
             "  throughput: [200.0 Melem/s 250.0 Melem/s 500.0 Melem/s],\n    \
              page-faults/element 0.0200"
         );
+    }
+
+    #[test]
+    fn a_standing_has_a_column_per_member_and_folds_metrics_zero_for_all() {
+        let cell = |relative, best, apart| Cell {
+            relative,
+            best,
+            apart,
+        };
+        let s = Standing {
+            group: "sort".into(),
+            arg: Some("1000".into()),
+            metrics: vec![
+                "wall-time".into(),
+                "page-faults".into(),
+                "context-switches".into(),
+            ],
+            members: vec![
+                (
+                    "stable".into(),
+                    vec![
+                        cell(Relative::Ratio(1.46), false, false),
+                        cell(Relative::Value(0.0), true, false),
+                        cell(Relative::Value(0.0), true, false),
+                    ],
+                ),
+                (
+                    "unstable".into(),
+                    vec![
+                        cell(Relative::Ratio(1.0), true, false),
+                        cell(Relative::Value(0.0), true, false),
+                        cell(Relative::Value(0.25), false, true),
+                    ],
+                ),
+            ],
+        };
+        let text = standing_table(&s);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "group sort at 1000: each metric against the best member"
+        );
+        let words = |l: &str| l.split_whitespace().map(String::from).collect::<Vec<_>>();
+        assert_eq!(words(lines[1]), ["stable", "unstable"]);
+        assert_eq!(words(lines[2]), ["wall-time", "≈1.46×", "1.00×"]);
+        assert_eq!(words(lines[3]), ["context-switches", "0", "0.2500"]);
+        assert_eq!(lines[4], "  0 for every member: page-faults");
+        assert!(lines[5].starts_with("  ≈: "), "{text}");
     }
 
     #[test]

@@ -198,6 +198,10 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
     let jobs = jobs(options, entries, &routines);
     let wants: Vec<(plan::Want, &str)> = jobs.iter().map(|j| (j.want.clone(), j.id)).collect();
     let mut plan = plan::prepare(options, &wants)?;
+    let most_threads = entries.iter().map(|e| e.case.threads()).max();
+    if let Some(warning) = pinned_threads_warning(plan.cpu(), most_threads.unwrap_or(1)) {
+        eprintln!("{warning}");
+    }
     let mut sinks = sinks(options, &plan);
     let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
     let header = RunHeader {
@@ -295,6 +299,7 @@ fn run_steps(
                 let so_far = pending[i].take().expect("measured above");
                 let mut recording = so_far.recording.expect("a round was recorded");
                 recording.membership = e.membership();
+                recording.threads = e.case.threads();
                 let step = bench::conclude((options, &job.want), plan, recording, so_far.took);
                 let slow = slow_warning(&e.id, step.took, &job.config);
                 report_step(options, step, slow, (&mut warned, &mut summary), sinks);
@@ -397,6 +402,18 @@ fn slow_warning(id: &str, took: Duration, config: &measure::Config) -> Option<St
     })
 }
 
+/// A pinned run pins the threads of `threads = [...]` too (they inherit
+/// the measuring thread's affinity): where one benchmark asks for more
+/// than one, say once that they take turns on the one CPU.
+fn pinned_threads_warning(cpu: Option<usize>, most_threads: usize) -> Option<String> {
+    let cpu = cpu.filter(|_| most_threads > 1)?;
+    Some(format!(
+        "perfbench: warning: pinned to CPU {cpu}, so the threads of benchmarks with `threads` \
+         (up to {most_threads}) share that one CPU and take turns rather than run at once; \
+         `--no-pin` lets them spread"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -490,6 +507,16 @@ mod tests {
             (few(10).rounds(), few(9).rounds(), few(1).rounds()),
             (2, 1, 1)
         );
+    }
+
+    #[test]
+    fn a_pinned_run_warns_that_threads_share_its_cpu() {
+        assert_eq!(pinned_threads_warning(None, 4), None, "not pinned");
+        assert_eq!(pinned_threads_warning(Some(1), 1), None, "one thread");
+        let w = pinned_threads_warning(Some(1), 4).unwrap();
+        assert!(w.starts_with("perfbench: warning: pinned to CPU 1"), "{w}");
+        assert!(w.contains("(up to 4) share that one CPU"), "{w}");
+        assert!(!w.contains('\n'), "{w}");
     }
 
     #[test]

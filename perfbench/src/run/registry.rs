@@ -27,14 +27,17 @@ pub struct Benchmark {
 
 inventory::collect!(Benchmark);
 
-/// One benchmark of a function: the type and argument it runs with, by
-/// position in `types` and `args`, and as its id names them.
+/// One benchmark of a function: the type, argument and thread count it
+/// runs with, by position in `types`, `args` and `threads`, and as its id
+/// names them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Case {
     /// The type of `types = [...]`, as written.
     pub ty: Option<(usize, &'static str)>,
     /// The argument of `args`, by its `Display` (else its `Debug`).
     pub arg: Option<(usize, String)>,
+    /// The thread count of `threads = [...]`.
+    pub threads: Option<(usize, usize)>,
 }
 
 impl Case {
@@ -46,6 +49,20 @@ impl Case {
     /// The position of its argument in `args` (0 without).
     pub fn arg_index(&self) -> usize {
         self.arg.as_ref().map_or(0, |(i, _)| *i)
+    }
+
+    /// The threads its routine runs on at once: its count of `threads`,
+    /// else 1.
+    pub fn threads(&self) -> usize {
+        self.threads.map_or(1, |(_, n)| n)
+    }
+
+    /// What its id adds to the function's name: `/arg` for an argument of
+    /// `args`, `/threads=N` for a count of `threads` (`/64/threads=4`).
+    fn suffix(&self) -> String {
+        let arg = self.arg.iter().map(|(_, arg)| format!("/{arg}"));
+        let threads = self.threads.iter().map(|(_, n)| format!("/threads={n}"));
+        arg.chain(threads).collect()
     }
 }
 
@@ -67,6 +84,21 @@ pub fn cases(types: &[&'static str], args: Option<Vec<String>>) -> Vec<Case> {
             args.iter().map(move |arg| Case {
                 ty,
                 arg: arg.clone(),
+                threads: None,
+            })
+        })
+        .collect()
+}
+
+/// The cases of a function with `threads = [...]`: each of `cases` on each
+/// thread count, in the order given.
+pub fn with_threads(cases: Vec<Case>, threads: &[usize]) -> Vec<Case> {
+    cases
+        .into_iter()
+        .flat_map(|case| {
+            threads.iter().copied().enumerate().map(move |t| Case {
+                threads: Some(t),
+                ..case.clone()
             })
         })
         .collect()
@@ -110,7 +142,8 @@ impl Settings {
 
 /// A registered benchmark with its id worked out.
 pub struct Entry {
-    /// `module::path::name[::<T>][/arg]`, without the crate name.
+    /// `module::path::name[::<T>][/arg][/threads=N]`, without the crate
+    /// name.
     pub id: String,
     /// The function's registration.
     pub bench: &'static Benchmark,
@@ -119,25 +152,26 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// Where it stands in the source: file, line, then type and argument.
-    pub fn source_order(&self) -> (&'static str, u32, usize, usize) {
+    /// Where it stands in the source: file, line, then type, argument and
+    /// thread count.
+    pub fn source_order(&self) -> (&'static str, u32, usize, usize, usize) {
         let b = self.bench;
-        (
-            b.file,
-            b.line,
-            self.case.type_index(),
-            self.case.arg_index(),
-        )
+        let c = &self.case;
+        let threads = c.threads.map_or(0, |(i, _)| i);
+        (b.file, b.line, c.type_index(), c.arg_index(), threads)
     }
 
-    /// Runs it with `b`.
+    /// Runs it with `b`, on its threads.
     pub fn run(&self, b: &mut Bencher<'_>) {
+        b.set_threads(self.case.threads());
         (self.bench.run)(b, &self.case)
     }
 
     /// The group it is compared in (its `group = "…"`, else its module
     /// without the crate name; none in the crate's root), and its name and
-    /// argument there.
+    /// argument there: members are compared at equal arguments and thread
+    /// counts, so the thread count is part of the argument (`64/threads=4`,
+    /// or `threads=4` alone), as its id ends.
     pub fn membership(&self) -> Option<Membership> {
         let b = self.bench;
         let group = b
@@ -147,7 +181,7 @@ impl Entry {
         Some(Membership {
             group: group.to_string(),
             member: member_name(b.name, &self.case),
-            arg: self.case.arg.as_ref().map(|(_, arg)| arg.clone()),
+            arg: self.case.suffix().strip_prefix('/').map(str::to_string),
         })
     }
 }
@@ -169,19 +203,15 @@ pub fn all() -> Vec<Entry> {
 }
 
 /// The id of a benchmark: its module path without the crate name, its
-/// name, `::<T>` for a type of `types`, and `/arg` for an argument of
-/// `args`.
+/// name, `::<T>` for a type of `types`, `/arg` for an argument of `args`
+/// and `/threads=N` for a count of `threads`.
 pub fn id_of(module_path: &str, name: &str, case: &Case) -> String {
     let member = member_name(name, case);
-    let mut id = match module_path.split_once("::") {
+    let id = match module_path.split_once("::") {
         Some((_crate, rest)) => format!("{rest}::{member}"),
         None => member,
     };
-    if let Some((_, arg)) = &case.arg {
-        id.push('/');
-        id.push_str(arg);
-    }
-    id
+    id + &case.suffix()
 }
 
 /// A function's name with the type of `types` it runs with: `sort::<u64>`.
@@ -312,6 +342,59 @@ mod tests {
         );
         let c = &cases(&["u8", "u64"], Some(vec!["1".into(), "2".into()]))[3];
         assert_eq!((c.type_index(), c.arg_index()), (1, 1));
+    }
+
+    #[test]
+    fn thread_counts_end_the_id_and_join_the_argument_of_a_group() {
+        let args = Some(vec!["64".to_string(), "4096".to_string()]);
+        let cases = with_threads(cases(&[], args), &[1, 4]);
+        let ids: Vec<String> = cases.iter().map(|c| id_of("h::m", "crc", c)).collect();
+        assert_eq!(
+            ids,
+            [
+                "m::crc/64/threads=1",
+                "m::crc/64/threads=4",
+                "m::crc/4096/threads=1",
+                "m::crc/4096/threads=4"
+            ]
+        );
+        let threads: Vec<usize> = cases.iter().map(Case::threads).collect();
+        assert_eq!(threads, [1, 4, 1, 4]);
+        assert_eq!(Case::default().threads(), 1);
+        let entry = |case: &Case| Entry {
+            id: id_of("h::m", "crc", case),
+            bench: &IN_MODULE,
+            case: case.clone(),
+        };
+        assert_eq!(entry(&cases[3]).source_order(), ("", 0, 0, 1, 1));
+        let arg = |case: &Case| entry(case).membership().unwrap().arg;
+        assert_eq!(arg(&cases[1]).as_deref(), Some("64/threads=4"));
+        let alone = with_threads(vec![Case::default()], &[2]);
+        assert_eq!(id_of("h::m", "spin", &alone[0]), "m::spin/threads=2");
+        assert_eq!(arg(&alone[0]).as_deref(), Some("threads=2"));
+        assert_eq!(arg(&Case::default()), None);
+    }
+
+    static IN_MODULE: Benchmark = Benchmark {
+        module_path: "h::m",
+        ..registered("crc", false, |_, _| {})
+    };
+
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    static SHARED: Benchmark = registered("shared", false, |b, _| {
+        b.iter_shared(|| CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    });
+
+    #[test]
+    fn a_benchmark_runs_on_the_threads_of_its_case() {
+        let case = with_threads(vec![Case::default()], &[3]).remove(0);
+        let e = Entry {
+            id: id_of("tests", "shared", &case),
+            bench: &SHARED,
+            case,
+        };
+        crate::measure::run_once(|b| e.run(b)).unwrap();
+        assert_eq!(CALLS.load(std::sync::atomic::Ordering::Relaxed), 3);
     }
 
     static PLAIN: Benchmark = registered("plain", false, |_, _| {});

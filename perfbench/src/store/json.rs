@@ -4,6 +4,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::analysis::compare::Comparison;
+use crate::analysis::derived::rate;
 use crate::analysis::group::Membership;
 use crate::analysis::{BenchResult, Fit, Recording, Series};
 use crate::counter::event::Unit;
@@ -109,6 +110,9 @@ pub(crate) fn encode_recording(run: &Recording, result: &BenchResult) -> String 
     if let Some(m) = &run.membership {
         doc["group"] = membership_json(m);
     }
+    if run.threads > 1 {
+        doc["threads"] = json!(run.threads);
+    }
     serde_json::to_string_pretty(&doc).expect("JSON values serialise")
 }
 
@@ -157,6 +161,15 @@ pub(crate) fn decode_recording(text: &str) -> Result<Recording, String> {
     recording.membership = match &doc["group"] {
         Value::Null => None,
         v => Some(membership_of(v).ok_or_else(|| bad("group"))?),
+    };
+    // Files of one thread, and those from before `threads`, have none.
+    recording.threads = match &doc["threads"] {
+        Value::Null => 1,
+        v => v
+            .as_u64()
+            .filter(|&n| n >= 1)
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| bad("threads"))?,
     };
     Ok(recording)
 }
@@ -284,6 +297,9 @@ pub fn bench_line(
     if let Some(m) = &r.membership {
         obj["group"] = membership_json(m);
     }
+    if r.threads > 1 {
+        obj["threads"] = json!(r.threads);
+    }
     if let Some(path) = r.read_path {
         obj["read_path"] = json!(path.name());
         obj["left_out_iterations"] = json!(r.left_out);
@@ -311,6 +327,13 @@ pub fn bench_line(
             Throughput::Bytes(n) => json!({ "bytes": n }),
             Throughput::Elements(n) => json!({ "elements": n }),
         };
+        if let Some(rate) = rate(r) {
+            let e = rate.per_second;
+            // An interval open above (wall time down to 0) has no finite end.
+            let high = e.ci.high.is_finite().then_some(e.ci.high);
+            obj["throughput"]["per_second"] = json!(e.point);
+            obj["throughput"]["per_second_ci"] = json!([e.ci.low, high]);
+        }
     }
     Value::to_string(&obj)
 }
@@ -344,5 +367,16 @@ mod tests {
         assert_eq!(v["cpu"], 1);
         assert_eq!(v["environment"]["cpu"], 1);
         assert_eq!(v["environment"]["cpu_model"], "unknown");
+        assert_eq!(v.get("threads"), None, "one thread");
+    }
+
+    #[test]
+    fn json_lines_give_the_threads_of_a_threaded_benchmark() {
+        let mut r = result("x/threads=4", &[("page-faults", Unit::Count, 8.0)]);
+        r.threads = 4;
+        let line = bench_line(&r, &Environment::default(), None);
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["threads"], 4);
+        assert_eq!(v["metrics"]["page-faults"]["estimate"], 8.0);
     }
 }

@@ -480,6 +480,31 @@ mod tests {
     }
 
     #[test]
+    fn thread_counts_are_stored_and_read_back() {
+        let store = Store::at(temp_root("threads"));
+        let (mut run, result) = run_of("t", 2);
+        let path = store.save(&run, &Slot::Latest, &result).unwrap();
+        let one = std::fs::read_to_string(&path).unwrap();
+        assert!(!one.contains("threads"), "one thread, as before `threads`");
+        assert_eq!(store.load("t", &Slot::Latest).unwrap().unwrap().threads, 1);
+        run.threads = 4;
+        store.save(&run, &Slot::Latest, &result).unwrap();
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(doc["threads"], 4);
+        assert_eq!(store.load("t", &Slot::Latest).unwrap().unwrap().threads, 4);
+        for bad in ["0", "-2", "2.5", "\"4\""] {
+            let text = one.replace(
+                "\"id\": \"t\"",
+                &format!("\"threads\": {bad}, \"id\": \"t\""),
+            );
+            std::fs::write(&path, text).unwrap();
+            let e = store.load("t", &Slot::Latest).unwrap_err();
+            assert!(e.to_string().contains("malformed `threads`"), "{bad}: {e}");
+        }
+        let _ = std::fs::remove_dir_all(store.root());
+    }
+
+    #[test]
     fn damaged_or_foreign_files_are_named_and_kept() {
         let store = Store::at(temp_root("damaged"));
         let (run, result) = run_of("x", 1);

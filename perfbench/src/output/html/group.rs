@@ -16,10 +16,10 @@ use super::page::per_iteration;
 use super::plots::{self, member_color};
 use super::text::{esc, figure, head, sort_key};
 use super::{metric_names, metrics_to_draw, page_path};
-use crate::analysis::group::{standings, Relative, Standing};
+use crate::analysis::group::{standings, Cell, Relative, Standing};
 use crate::analysis::{Analysed, BenchResult};
 use crate::counter::event::Unit;
-use crate::output::format::{count, relative_to_best};
+use crate::output::format::{count, standing_cell};
 
 /// A group of benchmarks with two members or more.
 pub(super) struct Group<'a> {
@@ -284,14 +284,23 @@ fn standing_table(out: &mut String, here: &[&Member], standing: Option<&Standing
         let _ = write!(out, "<tr{stale}><td class=\"id\">{}</td>", member_cell(m));
         for &(metric, unit, k) in &columns {
             out.push_str(&estimate_cell(m.e, metric, unit));
-            let relative = standing.and_then(|s| s.members.get(row)?.1.get(k).copied());
-            if let Some(r) = relative {
-                out.push_str(&ratio_cell(r));
+            let cell = standing.and_then(|s| s.members.get(row)?.1.get(k).copied());
+            if let Some(c) = cell {
+                out.push_str(&ratio_cell(c));
             }
         }
         out.push_str("</tr>\n");
     }
     out.push_str("</tbody>\n</table>\n");
+    let cells = || {
+        standing
+            .into_iter()
+            .flat_map(|s| &s.members)
+            .flat_map(|(_, c)| c)
+    };
+    if cells().any(|c| !c.best && !c.apart) {
+        let _ = writeln!(out, "<p class=\"note unsettled\">{UNSETTLED}.</p>");
+    }
 }
 
 /// A member's name, linked to its benchmark's page where it has one, marked
@@ -312,22 +321,28 @@ fn member_cell(m: &Member) -> String {
     cell
 }
 
-/// A metric's estimate over the best member's, bold for the best.
-fn ratio_cell(r: Relative) -> String {
-    let (class, key) = match r {
-        Relative::Ratio(v) if v == 1.0 => (" best", sort_key(v)),
-        Relative::Ratio(v) => ("", sort_key(v)),
-        Relative::Value(_) => ("", String::new()),
+/// A metric's estimate over the best member's, bold for the best, marked
+/// `≈` where this run does not tell it apart from the best.
+fn ratio_cell(c: Cell) -> String {
+    let class = if c.best { " best" } else { "" };
+    let (key, title) = match c.relative {
+        Relative::Ratio(v) => (sort_key(v), "its estimate over the best member's"),
+        Relative::Value(_) => (String::new(), "the best member's is 0: its estimate itself"),
     };
-    let title = match r {
-        Relative::Ratio(_) => "its estimate over the best member's",
-        Relative::Value(_) => "the best member's is 0: its estimate itself",
+    let unsettled = if c.best || c.apart {
+        String::new()
+    } else {
+        format!("; {UNSETTLED}")
     };
     format!(
-        "<td class=\"num ratio{class}\"{key} title=\"{title}\">{}</td>",
-        relative_to_best(r)
+        "<td class=\"num ratio{class}\"{key} title=\"{title}{unsettled}\">{}</td>",
+        esc(&standing_cell(&c))
     )
 }
+
+/// What `≈` before a ratio means.
+const UNSETTLED: &str = "≈: its 95 % interval overlaps the best's: this run does not tell \
+                         them apart";
 
 /// Per metric, the members' per-iteration values on common axes, as each
 /// benchmark's page draws its own; metrics zero for every member are named
@@ -589,6 +604,33 @@ mod tests {
             page.contains("&lt;u&gt; (earlier run)\n</text>"),
             "in the legends"
         );
+    }
+
+    #[test]
+    fn a_member_the_run_does_not_tell_from_the_best_is_marked() {
+        let tmp = Temp::new("group-unsettled");
+        let mut noisy = recording("g", "noisy", None, 1);
+        // 150 ns per iteration in one round and 450 in the other, where the
+        // other member takes 250 in both.
+        let iterations = noisy.iterations.clone();
+        for (k, t) in noisy.series[0].totals.iter_mut().enumerate() {
+            *t = iterations[k] * if noisy.rounds[k] == 0 { 150 } else { 450 };
+        }
+        let noisy = Analysed {
+            result: analyze(&noisy, &Calibration::default()),
+            recording: noisy,
+            comparison: None,
+            baseline: None,
+        };
+        report(&tmp, &[member("g", "exact", None, 1), noisy], false);
+        let page = read(&tmp, "group/g.html");
+        let rows = standing_rows(&page);
+        assert!(rows[1][2].starts_with('≈'), "{:?}", rows[1]);
+        assert_eq!(rows[1][4], "1.00×", "exactly as many page faults");
+        assert!(page.contains(
+            "<p class=\"note unsettled\">≈: its 95 % interval overlaps the best's: this run \
+             does not tell them apart.</p>"
+        ));
     }
 
     #[test]

@@ -58,4 +58,32 @@ fn spin_batched(b: &mut Bencher, size: &str) {
     b.iter_batched(setup, spin, size);
 }
 
+/// The loop with 1000 rounds, timed by the routine itself
+/// (`iter_custom`): the counters bracket each call, so the estimate is the
+/// loop's, exactly, and the clock reads land in the intercept.
+#[perfbench]
+fn spin_custom(b: &mut Bencher) {
+    b.iter_custom(|n| {
+        let start = std::time::Instant::now();
+        for _ in 0..n {
+            spin(black_box(1000));
+        }
+        start.elapsed()
+    });
+}
+
+/// The loop with 1000 rounds, measured with its own events and mode
+/// whatever the run's are (unless `--events` or `--mode` say otherwise).
+#[perfbench(events = "instructions", mode = "per-iter")]
+fn spin_own_setup(b: &mut Bencher) {
+    b.iter(|| spin(black_box(1000)));
+}
+
+/// The loop with 1000 rounds on one and on two threads at once: counts are
+/// totals over the threads, so two threads count exactly twice one's.
+#[perfbench(threads = [1, 2])]
+fn spin_threads(b: &mut Bencher) {
+    b.iter_shared(|| spin(black_box(1000)));
+}
+
 perfbench::main!();

@@ -316,6 +316,91 @@ fn batched_exact_instructions(bench: &str) -> Result<String, String> {
     Ok(details.join(", "))
 }
 
+/// A benchmark's own `events` and `mode` in its attribute, in a run of the
+/// default events in batch mode: it alone is counted per iteration with its
+/// one event, exactly; and `iter_custom`, whose counters bracket the
+/// routine's own loop, counts the loop exactly too.
+fn attribute_setup_and_iter_custom(bench: &str) -> Result<String, String> {
+    let mut command = Command::new(bench);
+    command
+        .args([
+            "--bench",
+            "--exact",
+            "spin_own_setup",
+            "spin_custom",
+            "spin_loop/1000",
+        ])
+        .args(["--output-format", "json"])
+        .args(QUICK)
+        .env("PERFBENCH_HOME", "/tmp/perfbench");
+    let (lines, _) = run(&mut command)?;
+    let own = line(&lines, "spin_own_setup")?;
+    let metrics: Vec<&String> = own["metrics"]
+        .as_object()
+        .map(|m| m.keys().collect())
+        .unwrap_or_default();
+    if own["mode"] != "per-iter" || metrics != ["instructions", "wall-time"] {
+        return Err(format!(
+            "spin_own_setup: mode {} with {metrics:?}",
+            own["mode"]
+        ));
+    }
+    let others = line(&lines, "spin_loop/1000")?;
+    if others["mode"] != "batch" || others["metrics"].get("cycles").is_none() {
+        return Err(format!("spin_loop/1000 not in the run's setup: {others}"));
+    }
+    let mut details = Vec::new();
+    for id in ["spin_own_setup", "spin_custom"] {
+        let at = |key: &str| figure(&lines, id, "instructions", key);
+        let (estimate, min, max) = (at("estimate")?, at("min")?, at("max")?);
+        let ci = &line(&lines, id)?["metrics"]["instructions"]["ci"];
+        details.push(format!("{id}: {estimate} instructions [{min}, {max}]"));
+        if ci[0] != ci[1] || !(2000.0..2200.0).contains(&estimate) {
+            return Err(format!(
+                "{id}: interval {ci}, expected exact in [2000, 2200): {details:?}"
+            ));
+        }
+    }
+    if line(&lines, "spin_own_setup")?["metrics"]["instructions"]["min"]
+        != line(&lines, "spin_own_setup")?["metrics"]["instructions"]["max"]
+    {
+        return Err(format!("spin_own_setup: iterations differ: {details:?}"));
+    }
+    Ok(details.join("; "))
+}
+
+/// `threads = [1, 2]`: the inherited counters total the threads, so two
+/// threads count twice one thread's instructions per iteration. One thread
+/// counts exactly; two to within 0.1 %, not exactly: the threads meet
+/// inside the counted window (the last to finish releases the others), and
+/// how long the others spin-wait there varies from sample to sample.
+fn threads_total(bench: &str) -> Result<String, String> {
+    let (lines, _) = run(&mut bench_command(
+        bench,
+        &["spin_threads"],
+        "instructions",
+        &[],
+    ))?;
+    let mut figures = Vec::new();
+    for id in ["spin_threads/threads=1", "spin_threads/threads=2"] {
+        let estimate = figure(&lines, id, "instructions", "estimate")?;
+        let ci = &line(&lines, id)?["metrics"]["instructions"]["ci"];
+        figures.push((estimate, ci.clone()));
+    }
+    let [(one, one_ci), (two, two_ci)] = [figures[0].clone(), figures[1].clone()];
+    let details = format!(
+        "1 thread: {one} {one_ci}, 2 threads: {two} {two_ci}, ratio {}",
+        two / one
+    );
+    if one_ci[0] != one_ci[1] || !(2000.0..2100.0).contains(&one) {
+        return Err(format!("one thread not exact in [2000, 2100): {details}"));
+    }
+    if (two / (2.0 * one) - 1.0).abs() > 1e-3 {
+        return Err(format!("two threads not twice one within 0.1 %: {details}"));
+    }
+    Ok(details)
+}
+
 /// The environment record names the CPU from `/proc/cpuinfo`'s implementer
 /// and part (arm64 has no model name), the PMU, and user-space reads as on;
 /// the NMI watchdog is on but holds no counter (no pseudo-NMIs), so the run
@@ -586,6 +671,11 @@ fn main() {
         "rotation_is_left_out_per_iteration",
         rotation_is_left_out_per_iteration(&bench),
     );
+    check(
+        "attribute_setup_and_iter_custom",
+        attribute_setup_and_iter_custom(&bench),
+    );
+    check("threads_total", threads_total(&bench));
     check("environment_record", environment_record(&bench));
     check("list_events_aliases", list_events(&bench));
     let mut failed = 0;

@@ -15,7 +15,7 @@ use super::index::{estimate_cell, Index};
 use super::page::per_iteration;
 use super::plots::{self, member_color};
 use super::text::{esc, figure, head, sort_key};
-use super::{metric_names, metrics_to_draw, page_path};
+use super::{metrics_to_draw, page_path};
 use crate::analysis::group::{standings, Cell, Relative, Standing};
 use crate::analysis::{Analysed, BenchResult};
 use crate::counter::event::Unit;
@@ -236,18 +236,24 @@ fn argument_section(
             esc(here[0].name)
         );
     }
-    standing_table(out, here, standing);
+    // Metrics 0 for every member here are named once, as the table folds them.
+    let shown = metrics_to_draw(out, || here.iter().map(|m| m.e), "member", "shown");
+    standing_table(out, here, &shown, standing);
     if draw {
-        distributions(out, arg, here);
+        distributions(out, arg, here, &shown);
     }
     out.push_str("</section>\n");
 }
 
-/// A row per member, per metric its headline (± half its interval, the
-/// interval on hover) and, where there is a standing, its ratio to the
-/// best.
-fn standing_table(out: &mut String, here: &[&Member], standing: Option<&Standing>) {
-    let units = metric_names(here.iter().map(|m| m.e));
+/// A row per member, per metric of `units` its headline (± half its
+/// interval, the interval on hover) and, where there is a standing, its
+/// ratio to the best.
+fn standing_table(
+    out: &mut String,
+    here: &[&Member],
+    units: &[(&str, Unit)],
+    standing: Option<&Standing>,
+) {
     // Each column's metric and unit, and its place in the standing.
     let columns: Vec<(&str, Unit, usize)> = match standing {
         Some(s) => s
@@ -344,14 +350,12 @@ fn ratio_cell(c: Cell) -> String {
 const UNSETTLED: &str = "≈: its 95 % interval overlaps the best's: this run does not tell \
                          them apart";
 
-/// Per metric, the members' per-iteration values on common axes, as each
-/// benchmark's page draws its own; metrics zero for every member are named
-/// instead.
-fn distributions(out: &mut String, arg: Option<&str>, here: &[&Member]) {
-    let drawn = metrics_to_draw(out, || here.iter().map(|m| m.e), "member", "drawn");
+/// Per metric of `drawn`, the members' per-iteration values on common
+/// axes, as each benchmark's page draws its own.
+fn distributions(out: &mut String, arg: Option<&str>, here: &[&Member], drawn: &[(&str, Unit)]) {
     let labels: Vec<String> = here.iter().map(|m| m.label()).collect();
     out.push_str("<div class=\"plots\">\n");
-    for (metric, unit) in drawn {
+    for &(metric, unit) in drawn {
         let values: Vec<(usize, Vec<f64>)> = here
             .iter()
             .enumerate()
@@ -631,6 +635,31 @@ mod tests {
             "<p class=\"note unsettled\">≈: its 95 % interval overlaps the best's: this run \
              does not tell them apart.</p>"
         ));
+    }
+
+    #[test]
+    fn a_metric_zero_for_every_member_is_named_once_not_shown() {
+        let tmp = Temp::new("group-zero");
+        let run = [member("g", "a", None, 0), member("g", "b", None, 0)];
+        report(&tmp, &run, true);
+        let page = read(&tmp, "group/g.html");
+        assert_eq!(
+            page.matches("<p class=\"note zero-metrics\">").count(),
+            1,
+            "{page}"
+        );
+        assert!(page.contains(
+            "<p class=\"note zero-metrics\">Zero for every member, so not shown: \
+             page-faults.</p>\n<table class=\"standing\">"
+        ));
+        let rows = standing_rows(&page);
+        assert_eq!(
+            rows[0],
+            ["a", "200.0 ns ± 0.000 ns", "1.00×"],
+            "wall time only"
+        );
+        assert_eq!(figures(&page, "distribution").len(), 1);
+        assert!(!page.contains("data-metric=\"page-faults\""));
     }
 
     #[test]

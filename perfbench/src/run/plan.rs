@@ -3,6 +3,7 @@
 //! what they are compared with, the environment, and the measurement's own
 //! cost.
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use crate::analysis::compare::Target;
@@ -224,8 +225,11 @@ fn user_only_note(names: &[String]) -> String {
 }
 
 /// Whether hardware counters open here.
+///
+/// Probed once: the note and every setup of the default set ask.
 fn hardware_counters() -> bool {
-    group::probe(&event::parse("cycles").expect("cycles parses")).is_ok()
+    static HARDWARE: OnceLock<bool> = OnceLock::new();
+    *HARDWARE.get_or_init(|| group::probe(&event::parse("cycles").expect("cycles parses")).is_ok())
 }
 
 /// The note for a run of the default set where hardware counters are

@@ -12,6 +12,7 @@ mod bencher;
 pub mod environment;
 mod per_iter;
 mod pin;
+mod sampling;
 mod threads;
 
 use std::io;
@@ -19,7 +20,7 @@ use std::time::Duration;
 
 use crate::counter::group::Counts;
 
-pub use batch::{calibrate, measure, measure_with_step, Ran};
+pub use batch::{calibrate, measure, measure_round, Planning, Ran};
 pub use batched::BatchSize;
 pub use bencher::{profile, run_once, Bencher};
 pub use per_iter::{
@@ -27,6 +28,7 @@ pub use per_iter::{
     MAX_STORED_ITERATIONS,
 };
 pub use pin::ThreadPin;
+pub use sampling::{Costs, SamplingPlan, Shape, FEWEST_SAMPLES, MAX_SAMPLES};
 
 /// How long and how often to measure.
 #[derive(Clone, Debug, PartialEq)]
@@ -276,9 +278,11 @@ mod tests {
         let mut second =
             CounterGroup::open(&parse_list("minor-faults,task-clock").unwrap()).unwrap();
         let bench = |b: &mut Bencher<'_>| b.iter(|| touch_fresh_pages(4));
-        let mut m = measure(&quick(), &mut first, bench).unwrap();
-        let step = m.samples[0].iterations;
-        let later = measure_with_step(&quick(), &mut second, Some(step), bench).unwrap();
+        let mut quiet = |_: &SamplingPlan, _: &Costs| {};
+        let (mut m, plan) =
+            measure_round(&quick(), &mut first, Planning::Choose(&mut quiet), bench).unwrap();
+        let planned = Planning::Round(plan, 0);
+        let (later, _) = measure_round(&quick(), &mut second, planned, bench).unwrap();
         assert_eq!(
             later
                 .samples

@@ -1,5 +1,5 @@
-//! Batch mode: warm-up, then linear sampling, each sample one enable, `n`
-//! iterations, one disable and one group read.
+//! Batch mode: warm-up, then the samples of the sampling plan, each sample
+//! one enable, `n` iterations, one disable and one group read.
 
 use std::io;
 use std::time::{Duration, Instant};

@@ -1,10 +1,12 @@
-//! The measurement loop: warm-up, linear sampling, and the [`Bencher`] a
-//! benchmark drives it with.
+//! The measurement loop: warm-up, the sampling plan, the samples, and the
+//! [`Bencher`] a benchmark drives it with.
 //!
 //! In batch mode each sample enables the counter group, runs the routine `n`
-//! times, disables the group and reads it once. Sample `i` runs `i · d`
-//! iterations, so the slope of total against iterations is the per-iteration
-//! cost and the fixed cost of toggling and reading lands in the intercept.
+//! times, disables the group and reads it once. With linear sampling sample
+//! `i` runs `i · d` iterations, so the slope of total against iterations is
+//! the per-iteration cost and the fixed cost of toggling and reading lands
+//! in the intercept; a routine too slow for that within the budget is
+//! sampled flat, or in fewer samples ([`SamplingPlan`]).
 
 mod batch;
 mod batched;
@@ -37,7 +39,7 @@ pub struct Config {
     pub warm_up: Duration,
     /// Target time for all samples together.
     pub measurement: Duration,
-    /// Number of samples; sample `i` runs `i · d` iterations.
+    /// Number of samples asked for; the [`SamplingPlan`] may take fewer.
     pub sample_count: u64,
     /// Rounds a run measures each benchmark in, interleaved with the other
     /// benchmarks; the times and samples above, and the iterations

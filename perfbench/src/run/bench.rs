@@ -85,9 +85,10 @@ pub fn measure_round(plan: &mut Plan, job: &Job<'_>, so_far: &mut Rounds) -> Res
 }
 
 /// The warning, before measuring, for a benchmark whose plan takes fewer
-/// samples than `config` asks, because even one iteration per sample did
-/// not fit its budget: what one iteration costs, what the plan does and
-/// how long it takes, and the time that would take every sample.
+/// samples than `config` asks: more than a benchmark keeps, or more than
+/// fit its budget even at one iteration each. It says what one iteration
+/// costs, what the plan does and how long it takes, and what would fit
+/// them all.
 pub fn fewer_samples_warning(
     id: &str,
     config: &measure::Config,
@@ -98,20 +99,35 @@ pub fn fewer_samples_warning(
         return None;
     }
     let time = |ns: f64| format_value(ns, Unit::Nanoseconds);
-    let budget = (config.warm_up + config.measurement).as_nanos() as f64;
-    let per_sample = costs.inside + costs.outside + costs.per_sample;
-    let all = config.sample_count.min(measure::MAX_SAMPLES) as f64 * per_sample;
+    let asked = count(config.sample_count as usize, "sample");
+    let (why, remedy) = if plan.samples == measure::MAX_SAMPLES {
+        let why = format!(
+            "{asked} are more than the {} a benchmark keeps",
+            plan.samples
+        );
+        (why, String::new())
+    } else {
+        let budget = (config.warm_up + config.measurement).as_nanos() as f64;
+        let one_each = config.sample_count.min(measure::MAX_SAMPLES) as f64
+            * (costs.inside + costs.outside + costs.per_sample);
+        let why = format!(
+            "{asked} of one iteration do not fit its budget of {} (warm-up and measurement time)",
+            time(budget)
+        );
+        let needed = (one_each / 1e9).max(config.measurement.as_secs_f64());
+        (
+            why,
+            format!("; --measurement-time {needed:.1} fits them all"),
+        )
+    };
     Some(format!(
-        "perfbench: warning: `{id}` takes about {} an iteration, so {} of one iteration do not \
-         fit its budget of {} (warm-up and measurement time): measuring {} of one iteration in \
-         {} instead, about {}; --measurement-time {:.1} fits them all",
+        "perfbench: warning: `{id}` takes about {} an iteration, and {why}: measuring {} of {} \
+         in {} instead, about {}{remedy}",
         time(costs.inside),
-        count(config.sample_count as usize, "sample"),
-        time(budget),
         count(plan.samples as usize, "sample"),
+        count(plan.step as usize, "iteration"),
         count(plan.rounds as usize, "round"),
         time(plan.duration(costs).as_nanos() as f64),
-        (all / 1e9).max(config.measurement.as_secs_f64()),
     ))
 }
 
@@ -378,6 +394,49 @@ mod tests {
         assert_eq!(change.verdict, Verdict::Regressed);
         assert_eq!(a.baseline.as_ref().unwrap().id, "touch");
         std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn fewer_samples_than_asked_are_warned_of_with_the_plan_and_the_remedy() {
+        use crate::measure::Shape;
+        let config = measure::Config {
+            warm_up: Duration::from_millis(50),
+            measurement: Duration::from_millis(200),
+            ..measure::Config::default()
+        };
+        let plan = |samples, step, rounds| SamplingPlan {
+            shape: Shape::Flat,
+            step,
+            samples,
+            rounds,
+        };
+        let costs = |inside, per_sample| Costs {
+            inside,
+            outside: 0.0,
+            per_sample,
+        };
+        let slow = costs(300e6, 0.0);
+        assert_eq!(
+            fewer_samples_warning("x", &config, &plan(50, 1, 10), &slow),
+            None
+        );
+        assert_eq!(
+            fewer_samples_warning("x", &config, &plan(3, 1, 1), &slow).unwrap(),
+            "perfbench: warning: `x` takes about 300.0 ms an iteration, and 50 samples of one \
+             iteration do not fit its budget of 250.0 ms (warm-up and measurement time): \
+             measuring 3 samples of 1 iteration in 1 round instead, about 900.0 ms; \
+             --measurement-time 15.0 fits them all"
+        );
+        let huge = measure::Config {
+            sample_count: 1_000_000,
+            ..config
+        };
+        assert_eq!(
+            fewer_samples_warning("x", &huge, &plan(100_000, 20, 10), &costs(5.0, 2000.0)).unwrap(),
+            "perfbench: warning: `x` takes about 5.000 ns an iteration, and 1000000 samples are \
+             more than the 100000 a benchmark keeps: measuring 100000 samples of 20 iterations \
+             in 10 rounds instead, about 210.0 ms"
+        );
     }
 
     #[test]

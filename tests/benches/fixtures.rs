@@ -51,6 +51,13 @@ fn oracle(b: &mut Bencher, name: &str) {
     b.iter(routine);
 }
 
+/// 300 ms an iteration: slower than short budgets, so the run plans fewer
+/// samples and warns before measuring.
+#[perfbench]
+fn sleeps_300ms(b: &mut Bencher) {
+    b.iter(|| std::thread::sleep(std::time::Duration::from_millis(300)));
+}
+
 /// Ignored with libtest's attribute: measured only when asked for, with
 /// exactly 2 page faults per iteration.
 #[perfbench]

@@ -379,6 +379,7 @@ fn list_prints_ids_in_source_order() {
         "oracle/sleep_4: benchmark",
         "oracle/thread: benchmark",
         "oracle/compute: benchmark",
+        "sleeps_300ms: benchmark",
         "ignored_attribute: benchmark",
         "ignored_key: benchmark",
     ];
@@ -411,7 +412,7 @@ fn ignored_benchmarks_are_skipped_and_named_unless_asked_for() {
         "test touch_16 ... ok",
         "test ignored_attribute ... ignored",
         "test ignored_key ... ignored",
-        "test result: ok. 1 passed; 0 failed; 2 ignored; 0 measured; 13 filtered out",
+        "test result: ok. 1 passed; 0 failed; 2 ignored; 0 measured; 14 filtered out",
     ] {
         assert!(run.stdout.contains(line), "no `{line}` in:\n{}", run.stdout);
     }
@@ -477,7 +478,7 @@ fn test_mode_runs_each_routine_once_like_libtest() {
     );
     assert!(run
         .stdout
-        .contains("test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 14 filtered out"));
+        .contains("test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 15 filtered out"));
     let run = bench(&["--test", "panics"]);
     assert_eq!(run.code, 101);
     assert!(
@@ -856,4 +857,99 @@ fn list_events_shows_dynamic_pmus() {
         !line.contains("not countable"),
         "msr/tsc/ counts per task here: {line}"
     );
+}
+
+/// The fixtures binary with `--bench ARGS`, stderr merged into stdout in
+/// the order written.
+fn bench_binary_merged(args: &[&str]) -> Run {
+    let binary = fixtures_binary();
+    let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
+    Run::finish(
+        Command::new("sh")
+            .args(["-c", "exec \"$0\" --bench \"$@\" 2>&1"])
+            .arg(binary)
+            .args(args)
+            .output()
+            .expect("runs"),
+    )
+}
+
+/// The samples a fewer-samples warning says the plan takes: the number
+/// after `measuring`.
+fn planned_samples(warning: &str) -> u64 {
+    let (_, after) = warning.split_once(": measuring ").expect("the plan");
+    after.split(' ').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_routine_slower_than_its_budget_is_warned_of_before_measuring_and_runs_the_fewest_samples() {
+    // 300 ms an iteration against 0.05 s + 0.2 s: not one sample of the 50
+    // fits, so the plan takes the fewest, 3 samples of one iteration in one
+    // round: with the warm-up's one, 4 iterations, about 1.2 s.
+    let run = bench_binary_merged(&[
+        "--exact",
+        "sleeps_300ms",
+        "--warm-up-time",
+        "0.05",
+        "--measurement-time",
+        "0.2",
+        "--events",
+        "task-clock",
+        "--output-format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let warning = lines
+        .iter()
+        .position(|l| l.starts_with("perfbench: warning: `sleeps_300ms` takes about 30"))
+        .unwrap_or_else(|| panic!("no warning in:\n{}", run.stdout));
+    let result = lines.iter().position(|l| l.starts_with('{')).unwrap();
+    assert!(warning < result, "{}", run.stdout);
+    let said = lines[warning];
+    assert!(
+        said.contains(
+            "ms an iteration, and 50 samples of one iteration do not fit its budget of 250.0 ms \
+             (warm-up and measurement time): measuring 3 samples of 1 iteration in 1 round \
+             instead, about"
+        ),
+        "{said}"
+    );
+    assert!(said.contains("; --measurement-time 15."), "{said}");
+    assert_eq!(planned_samples(said), 3);
+    let v: Value = serde_json::from_str(lines[result]).unwrap();
+    assert_eq!(
+        (v["samples"].as_u64(), v["iterations"].as_u64()),
+        (Some(3), Some(3))
+    );
+}
+
+#[test]
+fn a_million_samples_of_a_fast_routine_take_what_the_plan_says() {
+    let run = bench_binary_merged(&[
+        "--exact",
+        "text/ascii",
+        "--sample-count",
+        "1000000",
+        "--events",
+        "task-clock",
+        "--output-format",
+        "json",
+        "--noplot",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    // Capped at 100,000 samples, or fewer where toggling the counters
+    // 100,000 times would not fit 0.85 s; either way said before measuring.
+    let warning = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("perfbench: warning: `text/ascii`"))
+        .unwrap_or_else(|| panic!("no warning in:\n{}", run.stdout));
+    let planned = planned_samples(warning);
+    assert!(planned <= 100_000, "{warning}");
+    let v: Value =
+        serde_json::from_str(run.stdout.lines().find(|l| l.starts_with('{')).unwrap()).unwrap();
+    assert_eq!(v["samples"].as_u64(), Some(planned), "{}", run.stdout);
+    // Flat: every sample ran as many iterations.
+    assert_eq!(v["iterations"].as_u64().unwrap() % planned, 0, "{v}");
 }

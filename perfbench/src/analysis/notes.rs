@@ -73,6 +73,13 @@ pub fn notes(r: &BenchResult) -> Vec<String> {
             count(r.samples + r.left_out, "iteration")
         ));
     }
+    if r.samples < 3 && r.metrics.iter().all(|m| m.rounds.rounds.len() < 2) {
+        notes.push(format!(
+            "{} in one round: too few to show the spread, so the intervals say little; \
+             more samples (--sample-count) or time (--measurement-time) tell more",
+            count(r.samples, "sample")
+        ));
+    }
     let poor: Vec<String> = r
         .metrics
         .iter()
@@ -110,6 +117,25 @@ mod tests {
     use super::*;
     use crate::analysis::test_support::exact_result;
     use crate::counter::event::Unit;
+
+    #[test]
+    fn one_or_two_samples_in_one_round_are_said_to_be_too_few() {
+        let mut r = exact_result("slow", &[("instructions", Unit::Count, 7.0)]);
+        r.samples = 2;
+        assert_eq!(
+            notes(&r),
+            [
+                "2 samples in one round: too few to show the spread, so the intervals say \
+              little; more samples (--sample-count) or time (--measurement-time) tell more"
+            ]
+        );
+        r.samples = 3;
+        assert!(notes(&r).is_empty());
+        // Rounds give the interval, however few samples each has.
+        r.samples = 2;
+        r.metrics[0].rounds.rounds = vec![7.0, 7.0];
+        assert!(notes(&r).is_empty());
+    }
 
     #[test]
     fn left_out_and_kept_disturbed_iterations_are_told_apart() {

@@ -1,10 +1,11 @@
-//! Batch mode: warm-up, then linear sampling, each sample one enable, `n`
-//! iterations, one disable and one group read.
+//! Batch mode: warm-up, then the samples of the sampling plan, each sample
+//! one enable, `n` iterations, one disable and one group read.
 
 use std::io;
 use std::time::{Duration, Instant};
 
 use super::bencher::{Bencher, Outcome, Target};
+use super::sampling::{Costs, SamplingPlan};
 use super::{Config, MeasureError, Measurement, Sample};
 use crate::counter::group::{CounterGroup, Counts};
 
@@ -53,7 +54,8 @@ impl Ran {
     }
 }
 
-/// Warm-up: runs `run(n)` in doubling batches until `time` is spent.
+/// Warm-up: runs `run(n)` in doubling batches until `time` is spent (at
+/// least one iteration, however long it takes).
 pub(super) fn warm_up(
     time: Duration,
     mut run: impl FnMut(u64) -> io::Result<()>,
@@ -94,31 +96,64 @@ pub(super) fn run_for(
     })
 }
 
-/// Warm-up, then linear sampling: sample `i` runs `i · d` iterations, `d`
-/// chosen from the warm-up to fill the measurement time ([`step_for`]), or
-/// `step`.
-pub(super) fn sample_linearly<F>(
+/// How a measurement gets its [`SamplingPlan`].
+pub enum Planning<'a> {
+    /// Choose it from the warm-up of the first round of the benchmark
+    /// (whose whole config the measurement is given), and show it to the
+    /// callback before the first sample.
+    Choose(&'a mut dyn FnMut(&SamplingPlan, &Costs)),
+    /// Measure round `index` (from 0) of this plan: later rounds and later
+    /// passes take the first's plan, so that their samples line up.
+    Round(SamplingPlan, u64),
+}
+
+impl Planning<'_> {
+    /// The round this measures.
+    fn index(&self) -> u64 {
+        match self {
+            Planning::Choose(_) => 0,
+            Planning::Round(_, index) => *index,
+        }
+    }
+}
+
+/// Warm-up, then the samples of one round of the plan: chosen from the
+/// warm-up, or given.
+pub(super) fn sample_planned<F>(
     config: &Config,
     group: &mut CounterGroup,
-    step: Option<u64>,
+    planning: &mut Planning<'_>,
     run: &mut F,
-) -> io::Result<Vec<Sample>>
+) -> io::Result<(Vec<Sample>, SamplingPlan)>
 where
     F: FnMut(u64, u64, Option<&mut CounterGroup>) -> io::Result<Measured>,
 {
+    let time = match planning {
+        Planning::Choose(_) => config.round(0).warm_up,
+        Planning::Round(plan, index) => plan.round(config, *index).warm_up,
+    };
     let mut counted = Duration::ZERO;
-    let warm = warm_up(config.warm_up, |n| {
+    let warm = warm_up(time, |n| {
         counted += run(n, n, Some(&mut *group))?.wall;
         Ok(())
     })?;
-    let count = config.sample_count.max(1);
-    let d = step.unwrap_or_else(|| step_for(config, &warm, counted));
-
-    let mut samples = Vec::with_capacity(count as usize);
+    let index = planning.index();
+    let plan = match planning {
+        Planning::Round(plan, _) => *plan,
+        Planning::Choose(announce) => {
+            let costs = costs_of(&warm, counted, group)?;
+            let plan = SamplingPlan::choose(config, &costs);
+            announce(&plan, &costs);
+            plan
+        }
+    };
+    let count = plan.round_samples(index);
+    let largest = plan.iterations(count);
+    let mut samples = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
     let mut last = group.read()?;
     for i in 1..=count {
-        let iterations = i * d;
-        let measured = run(iterations, count * d, Some(&mut *group))?;
+        let iterations = plan.iterations(i);
+        let measured = run(iterations, largest, Some(&mut *group))?;
         // A runner that read the group around its windows itself needs no
         // read here.
         let counts = match measured.counts {
@@ -136,51 +171,65 @@ where
             counts,
         });
     }
-    Ok(samples)
+    Ok((samples, plan))
 }
 
-/// The step `d` that fills the measurement time. Sample `i` spends
-/// `i · d` iterations' time inside its counted windows, while what runs
-/// outside them is made in full for every sample (the inputs of
-/// `iter_batched`, about `count · d` of them; next to nothing for `iter`):
-/// so `d · (count(count+1)/2 · inside + count² · outside)` in all.
-fn step_for(config: &Config, warm: &Ran, counted: Duration) -> u64 {
-    let count = config.sample_count.max(1) as f64;
+/// What the warm-up found a sample to cost: inside the counted windows per
+/// iteration, outside them per iteration (inputs made for them), and per
+/// sample, which a few toggles and reads of the group time.
+fn costs_of(warm: &Ran, counted: Duration, group: &mut CounterGroup) -> io::Result<Costs> {
     let inside = warm.ns_per_iter(counted.min(warm.elapsed));
     let outside = (warm.ns_per_iter(warm.elapsed) - inside).max(0.0);
-    let per_step = count * (count + 1.0) / 2.0 * inside + count * count * outside;
-    ((config.measurement.as_nanos() as f64 / per_step).ceil() as u64).max(1)
+    // The fastest of a few: a toggle that waited for the CPU says nothing
+    // of what the samples cost.
+    let mut per_sample = f64::INFINITY;
+    for _ in 0..5 {
+        let start = Instant::now();
+        group.enable()?;
+        group.disable()?;
+        group.read()?;
+        per_sample = per_sample.min(start.elapsed().as_nanos() as f64);
+    }
+    Ok(Costs {
+        inside,
+        outside,
+        per_sample,
+    })
 }
 
-/// Measures the benchmark `bench` with the counters of `group`.
+/// Measures the benchmark `bench` with the counters of `group`: the first
+/// round of `config` (all of it where [`Config::rounds`] is 1), with a
+/// sampling plan chosen from the warm-up.
 pub fn measure(
     config: &Config,
     group: &mut CounterGroup,
     bench: impl FnOnce(&mut Bencher<'_>),
 ) -> Result<Measurement, MeasureError> {
-    measure_with_step(config, group, None, bench)
+    let mut quiet = |_: &SamplingPlan, _: &Costs| {};
+    measure_round(config, group, Planning::Choose(&mut quiet), bench).map(|(m, _)| m)
 }
 
-/// [`measure`] with the sampling step fixed: sample `i` runs `i · step`
-/// iterations. Passes over the same benchmark with other counter groups use
-/// the first pass's step, so that their samples line up one to one.
-pub fn measure_with_step(
-    config: &Config,
-    group: &mut CounterGroup,
-    step: Option<u64>,
+/// Measures one round of the benchmark `bench`, whose whole config is
+/// `config`, with the counters of `group`, as `planning` says; returns the
+/// samples and the plan they followed.
+pub fn measure_round<'a>(
+    config: &'a Config,
+    group: &'a mut CounterGroup,
+    planning: Planning<'a>,
     bench: impl FnOnce(&mut Bencher<'_>),
-) -> Result<Measurement, MeasureError> {
-    let mut b = Bencher::new(Target::Counters(config, group, step));
+) -> Result<(Measurement, SamplingPlan), MeasureError> {
+    let mut b = Bencher::new(Target::Counters(config, group, planning));
     bench(&mut b);
     let throughput = b.total_throughput();
-    let samples = match b.outcome.unwrap_or(Err(MeasureError::NeverIterated))? {
-        Outcome::Batch(samples) => samples,
+    let (samples, plan) = match b.outcome.unwrap_or(Err(MeasureError::NeverIterated))? {
+        Outcome::Batch(samples, plan) => (samples, plan),
         _ => unreachable!("a batch target gives batch samples"),
     };
-    Ok(Measurement {
+    let m = Measurement {
         samples,
         throughput,
-    })
+    };
+    Ok((m, plan))
 }
 
 /// Measures an empty routine in batch mode: the intercept of the

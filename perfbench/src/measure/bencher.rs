@@ -4,8 +4,11 @@ use std::hint::black_box;
 use std::io;
 use std::time::{Duration, Instant};
 
-use super::batch::{run_for, sample_linearly, start_counting, stop_counting, Measured, Ran};
+use super::batch::{
+    run_for, sample_planned, start_counting, stop_counting, Measured, Planning, Ran,
+};
 use super::per_iter::{sample_per_iter, Bracket, PerIterMeasurement};
+use super::sampling::SamplingPlan;
 use super::{Config, MeasureError, Sample, Throughput};
 use crate::counter::group::CounterGroup;
 
@@ -37,9 +40,9 @@ pub(super) enum Target<'a> {
     /// Run the routine for about this long, without counters, for a
     /// profiler (`--profile-time`).
     Profile(Duration),
-    /// Measure it with these counters; with a step, sample `i` runs
-    /// `i · step` iterations instead of a step chosen from the warm-up.
-    Counters(&'a Config, &'a mut CounterGroup, Option<u64>),
+    /// Measure a round of the benchmark whose whole config this is, with
+    /// these counters, as planned.
+    Counters(&'a Config, &'a mut CounterGroup, Planning<'a>),
     /// Measure each iteration on its own with these counters.
     PerIter(&'a Config, &'a mut CounterGroup),
 }
@@ -55,7 +58,7 @@ pub(super) fn repeat(body: &mut dyn FnMut(), n: u64) {
 
 /// What an `iter` method produced, by mode.
 pub(super) enum Outcome {
-    Batch(Vec<Sample>),
+    Batch(Vec<Sample>, SamplingPlan),
     PerIter(PerIterMeasurement),
     /// The routine ran without counters (test mode, `--profile-time`).
     Ran(Ran),
@@ -177,8 +180,9 @@ impl Bencher<'_> {
             Target::Profile(time) => {
                 run_for(*time, |n| run(n, n, None).map(drop)).map(Outcome::Ran)
             }
-            Target::Counters(config, group, step) => {
-                sample_linearly(config, group, *step, &mut run).map(Outcome::Batch)
+            Target::Counters(config, group, planning) => {
+                sample_planned(config, group, planning, &mut run)
+                    .map(|(samples, plan)| Outcome::Batch(samples, plan))
             }
             Target::PerIter(..) => unreachable!("per-iteration targets use drive_per_iter"),
         };

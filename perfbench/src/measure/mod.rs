@@ -1,10 +1,12 @@
-//! The measurement loop: warm-up, linear sampling, and the [`Bencher`] a
-//! benchmark drives it with.
+//! The measurement loop: warm-up, the sampling plan, the samples, and the
+//! [`Bencher`] a benchmark drives it with.
 //!
 //! In batch mode each sample enables the counter group, runs the routine `n`
-//! times, disables the group and reads it once. Sample `i` runs `i · d`
-//! iterations, so the slope of total against iterations is the per-iteration
-//! cost and the fixed cost of toggling and reading lands in the intercept.
+//! times, disables the group and reads it once. With linear sampling sample
+//! `i` runs `i · d` iterations, so the slope of total against iterations is
+//! the per-iteration cost and the fixed cost of toggling and reading lands
+//! in the intercept; a routine too slow for that within the budget is
+//! sampled flat, or in fewer samples ([`SamplingPlan`]).
 
 mod batch;
 mod batched;
@@ -12,6 +14,7 @@ mod bencher;
 pub mod environment;
 mod per_iter;
 mod pin;
+mod sampling;
 mod threads;
 
 use std::io;
@@ -19,7 +22,7 @@ use std::time::Duration;
 
 use crate::counter::group::Counts;
 
-pub use batch::{calibrate, measure, measure_with_step, Ran};
+pub use batch::{calibrate, measure, measure_round, Planning, Ran};
 pub use batched::BatchSize;
 pub use bencher::{profile, run_once, Bencher};
 pub use per_iter::{
@@ -27,6 +30,7 @@ pub use per_iter::{
     MAX_STORED_ITERATIONS,
 };
 pub use pin::ThreadPin;
+pub use sampling::{Costs, SamplingPlan, Shape, FEWEST_SAMPLES, MAX_SAMPLES};
 
 /// How long and how often to measure.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,7 +39,7 @@ pub struct Config {
     pub warm_up: Duration,
     /// Target time for all samples together.
     pub measurement: Duration,
-    /// Number of samples; sample `i` runs `i · d` iterations.
+    /// Number of samples asked for; the [`SamplingPlan`] may take fewer.
     pub sample_count: u64,
     /// Rounds a run measures each benchmark in, interleaved with the other
     /// benchmarks; the times and samples above, and the iterations
@@ -276,9 +280,11 @@ mod tests {
         let mut second =
             CounterGroup::open(&parse_list("minor-faults,task-clock").unwrap()).unwrap();
         let bench = |b: &mut Bencher<'_>| b.iter(|| touch_fresh_pages(4));
-        let mut m = measure(&quick(), &mut first, bench).unwrap();
-        let step = m.samples[0].iterations;
-        let later = measure_with_step(&quick(), &mut second, Some(step), bench).unwrap();
+        let mut quiet = |_: &SamplingPlan, _: &Costs| {};
+        let (mut m, plan) =
+            measure_round(&quick(), &mut first, Planning::Choose(&mut quiet), bench).unwrap();
+        let planned = Planning::Round(plan, 0);
+        let (later, _) = measure_round(&quick(), &mut second, planned, bench).unwrap();
         assert_eq!(
             later
                 .samples

@@ -4,10 +4,13 @@
 use std::time::{Duration, Instant};
 
 use crate::analysis::compare::{carry_earlier, Comparison};
+use crate::analysis::notes::count;
 use crate::analysis::{analyze, Analysed, Recording};
+use crate::counter::event::Unit;
 use crate::counter::group::{self, Groups};
 use crate::measure::environment::Environment;
-use crate::measure::{self, Bencher, MeasureError};
+use crate::measure::{self, Bencher, Costs, MeasureError, Planning, SamplingPlan};
+use crate::output::format::format_value;
 use crate::run::cli::Options;
 use crate::run::panics::caught;
 use crate::run::plan::{Plan, Setup, Want};
@@ -32,6 +35,16 @@ pub struct Rounds {
     pub recording: Option<Recording>,
     /// How long they took.
     pub took: Duration,
+    /// The sampling plan its first round chose, in batch mode.
+    pub plan: Option<SamplingPlan>,
+}
+
+impl Rounds {
+    /// The rounds the benchmark of `config` takes: as its plan says, once
+    /// the first round chose one.
+    pub fn count(&self, config: &measure::Config) -> u64 {
+        self.plan.map_or_else(|| config.rounds(), |p| p.rounds)
+    }
 }
 
 /// The routine of a benchmark: runs it with a bencher.
@@ -51,24 +64,71 @@ pub struct Job<'a> {
 }
 
 /// Measures the next round of `job` (its share of the time and samples of
-/// its config, [`measure::Config::round`]) into `so_far`; `Err` says why it
-/// failed (a panic, or a measurement error).
+/// its sampling plan, which the first round chooses) into `so_far`; `Err`
+/// says why it failed (a panic, or a measurement error).
 pub fn measure_round(plan: &mut Plan, job: &Job<'_>, so_far: &mut Rounds) -> Result<(), String> {
     let started = Instant::now();
-    // Later rounds take the first round's step, so that rounds of as many
+    let index = so_far.recording.as_ref().map_or(0, Recording::round_count) as u64;
+    // Later rounds take the first round's plan, so that rounds of as many
     // samples run the same iterations: then the slope of all samples is
     // the mean of the rounds' slopes.
-    let step = so_far.recording.as_ref().map(|r| r.iterations[0]);
-    let index = so_far.recording.as_ref().map_or(0, Recording::round_count);
-    let config = job.config.round(index as u64);
+    let planned = so_far.plan.map(|p| (p, index));
     let environment = plan.environment.clone();
-    let round = record(&config, plan.setup_for(&job.want), job, step, environment)?;
+    let (round, sampling) = record(plan.setup_for(&job.want), job, planned, environment)?;
     so_far.took += started.elapsed();
+    so_far.plan = so_far.plan.or(sampling);
     match &mut so_far.recording {
         Some(recording) => recording.append_round(round),
         None => so_far.recording = Some(round),
     }
     Ok(())
+}
+
+/// The warning, before measuring, for a benchmark whose plan takes fewer
+/// samples than `config` asks: more than a benchmark keeps, or more than
+/// fit its budget even at one iteration each. It says what one iteration
+/// costs, what the plan does and how long it takes, and what would fit
+/// them all.
+pub fn fewer_samples_warning(
+    id: &str,
+    config: &measure::Config,
+    plan: &SamplingPlan,
+    costs: &Costs,
+) -> Option<String> {
+    if !plan.fewer_than(config) {
+        return None;
+    }
+    let time = |ns: f64| format_value(ns, Unit::Nanoseconds);
+    let asked = count(config.sample_count as usize, "sample");
+    let (why, remedy) = if plan.samples == measure::MAX_SAMPLES {
+        let why = format!(
+            "{asked} are more than the {} a benchmark keeps",
+            plan.samples
+        );
+        (why, String::new())
+    } else {
+        let budget = (config.warm_up + config.measurement).as_nanos() as f64;
+        let one_each = config.sample_count.min(measure::MAX_SAMPLES) as f64
+            * (costs.inside + costs.outside + costs.per_sample);
+        let why = format!(
+            "{asked} of one iteration do not fit its budget of {} (warm-up and measurement time)",
+            time(budget)
+        );
+        let needed = (one_each / 1e9).max(config.measurement.as_secs_f64());
+        (
+            why,
+            format!("; --measurement-time {needed:.1} fits them all"),
+        )
+    };
+    Some(format!(
+        "perfbench: warning: `{id}` takes about {} an iteration, and {why}: measuring {} of {} \
+         in {} instead, about {}{remedy}",
+        time(costs.inside),
+        count(plan.samples as usize, "sample"),
+        count(plan.step as usize, "iteration"),
+        count(plan.rounds as usize, "round"),
+        time(plan.duration(costs).as_nanos() as f64),
+    ))
 }
 
 /// The step after the last round of a benchmark measured with the setup
@@ -116,22 +176,20 @@ pub fn conclude(
 }
 
 /// Measures one round of the benchmark, one pass per counter group, and
-/// records it.
+/// records it; returns the sampling plan too, in batch mode.
 fn record(
-    config: &measure::Config,
     setup: &mut Setup,
     job: &Job<'_>,
-    step: Option<u64>,
+    planned: Option<(SamplingPlan, u64)>,
     environment: Environment,
-) -> Result<Recording, String> {
+) -> Result<(Recording, Option<SamplingPlan>), String> {
     let per_iter = setup.per_iter;
-    let outcome =
-        caught(|| measure_passes(config, (&mut setup.groups, per_iter), step, job.routine));
+    let outcome = caught(|| measure_passes(job, (&mut setup.groups, per_iter), planned));
     // A panic may have left a group running.
     for (group, _) in &setup.groups {
         let _ = group.disable();
     }
-    let (m, per_iter) = outcome?;
+    let (m, per_iter, sampling) = outcome?;
     let mut recording = Recording::new(job.id, &setup.events, &m, environment);
     recording.groups = setup.pass_names();
     if let Some(facts) = per_iter {
@@ -139,7 +197,7 @@ fn record(
         recording.multiplexed_samples = facts.multiplexed;
         recording.left_out = facts.left_out;
     }
-    Ok(recording)
+    Ok((recording, sampling))
 }
 
 /// How per-iteration mode read the counters, and what the kernel disturbed.
@@ -151,33 +209,55 @@ struct PerIterFacts {
     left_out: usize,
 }
 
-/// Measures one round of a benchmark in the mode asked for, one pass per
-/// group; batch passes take `step` where given, else the first pass's.
+/// What one round measured: the samples, how per-iteration mode read
+/// them, and the sampling plan of batch mode.
+type Measured = (
+    measure::Measurement,
+    Option<PerIterFacts>,
+    Option<SamplingPlan>,
+);
+
+/// Measures one round of `job` in the mode asked for, one pass per group.
+/// In batch mode the first pass of the first round chooses the plan (and
+/// warns before sampling where it takes fewer samples than asked); the
+/// others follow it, `planned` with the round to measure.
 fn measure_passes(
-    config: &measure::Config,
+    job: &Job<'_>,
     (groups, per_iter): (&mut Groups, bool),
-    step: Option<u64>,
-    bench: Routine<'_>,
-) -> Result<(measure::Measurement, Option<PerIterFacts>), MeasureError> {
+    planned: Option<(SamplingPlan, u64)>,
+) -> Result<Measured, MeasureError> {
+    let config = &job.config;
     if per_iter {
-        let measured = measure::measure_per_iter(config, &mut groups[0].0, bench)?;
+        let index = planned.map_or(0, |(_, index)| index);
+        let round = config.round(index);
+        let measured = measure::measure_per_iter(&round, &mut groups[0].0, job.routine)?;
         let (pm, left_out) = measured.without_disturbed();
         let facts = PerIterFacts {
             read_path: pm.read_path,
             multiplexed: pm.multiplexed(),
             left_out,
         };
-        return Ok((pm.as_measurement(), Some(facts)));
+        return Ok((pm.as_measurement(), Some(facts), None));
     }
+    let mut warn = |plan: &SamplingPlan, costs: &Costs| {
+        if let Some(warning) = fewer_samples_warning(job.id, config, plan, costs) {
+            eprintln!("{warning}");
+        }
+    };
+    let planning = match planned {
+        Some((plan, index)) => Planning::Round(plan, index),
+        None => Planning::Choose(&mut warn),
+    };
     let mut passes = groups.iter_mut();
     let (first, _) = passes.next().expect("at least one group");
-    let mut m = measure::measure_with_step(config, first, step, bench)?;
-    // Later passes take the first pass's step, so their samples line up.
-    let step = m.samples.first().map(|s| s.iterations);
+    let (mut m, plan) = measure::measure_round(config, first, planning, job.routine)?;
+    let index = planned.map_or(0, |(_, index)| index);
+    // Later passes take the first pass's plan, so their samples line up.
     for (group, _) in passes {
-        m.merge_pass(&measure::measure_with_step(config, group, step, bench)?);
+        let planning = Planning::Round(plan, index);
+        m.merge_pass(&measure::measure_round(config, group, planning, job.routine)?.0);
     }
-    Ok((m, None))
+    Ok((m, None, Some(plan)))
 }
 
 /// Compares the step's recording with `base`, the stored run the plan
@@ -267,7 +347,9 @@ mod tests {
             want: (None, false),
         };
         let mut so_far = Rounds::default();
-        for _ in 0..options.config.rounds() {
+        measure_round(plan, &job, &mut so_far)?;
+        while so_far.recording.as_ref().unwrap().round_count() < so_far.count(&job.config) as usize
+        {
             measure_round(plan, &job, &mut so_far)?;
         }
         let recording = so_far.recording.expect("rounds were measured");
@@ -312,6 +394,49 @@ mod tests {
         assert_eq!(change.verdict, Verdict::Regressed);
         assert_eq!(a.baseline.as_ref().unwrap().id, "touch");
         std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn fewer_samples_than_asked_are_warned_of_with_the_plan_and_the_remedy() {
+        use crate::measure::Shape;
+        let config = measure::Config {
+            warm_up: Duration::from_millis(50),
+            measurement: Duration::from_millis(200),
+            ..measure::Config::default()
+        };
+        let plan = |samples, step, rounds| SamplingPlan {
+            shape: Shape::Flat,
+            step,
+            samples,
+            rounds,
+        };
+        let costs = |inside, per_sample| Costs {
+            inside,
+            outside: 0.0,
+            per_sample,
+        };
+        let slow = costs(300e6, 0.0);
+        assert_eq!(
+            fewer_samples_warning("x", &config, &plan(50, 1, 10), &slow),
+            None
+        );
+        assert_eq!(
+            fewer_samples_warning("x", &config, &plan(3, 1, 1), &slow).unwrap(),
+            "perfbench: warning: `x` takes about 300.0 ms an iteration, and 50 samples of one \
+             iteration do not fit its budget of 250.0 ms (warm-up and measurement time): \
+             measuring 3 samples of 1 iteration in 1 round instead, about 900.0 ms; \
+             --measurement-time 15.0 fits them all"
+        );
+        let huge = measure::Config {
+            sample_count: 1_000_000,
+            ..config
+        };
+        assert_eq!(
+            fewer_samples_warning("x", &huge, &plan(100_000, 20, 10), &costs(5.0, 2000.0)).unwrap(),
+            "perfbench: warning: `x` takes about 5.000 ns an iteration, and 1000000 samples are \
+             more than the 100000 a benchmark keeps: measuring 100000 samples of 20 iterations \
+             in 10 rounds instead, about 210.0 ms"
+        );
     }
 
     #[test]

@@ -295,14 +295,13 @@ fn run_steps(
                 pending[i] = None;
                 continue;
             }
-            if round == job.config.rounds() {
+            if round == so_far.count(&job.config) {
                 let so_far = pending[i].take().expect("measured above");
                 let mut recording = so_far.recording.expect("a round was recorded");
                 recording.membership = e.membership();
                 recording.threads = e.case.threads();
                 let step = bench::conclude((options, &job.want), plan, recording, so_far.took);
-                let slow = slow_warning(&e.id, step.took, &job.config);
-                report_step(options, step, slow, (&mut warned, &mut summary), sinks);
+                report_step(options, step, (&mut warned, &mut summary), sinks);
             }
         }
     }
@@ -341,13 +340,9 @@ impl Drop for Progress {
 fn report_step(
     options: &Options,
     step: bench::Step,
-    slow: Option<String>,
     (warned, summary): (&mut BTreeSet<String>, &mut Summary),
     sinks: &mut [Sink],
 ) {
-    if let Some(warning) = slow {
-        eprintln!("{warning}");
-    }
     if let Some(why) = step.mismatch.filter(|why| warned.insert(why.clone())) {
         eprintln!(
             "perfbench: warning: comparing with results from {why}: changes may come from that alone"
@@ -384,22 +379,6 @@ fn finish(plan: Plan, sinks: Vec<Sink>, mut summary: Summary, total: usize) -> R
     }
     summary.print(total, &target);
     Ok(summary.exit_code())
-}
-
-/// Linear sampling runs at least `n(n+1)/2` iterations; for a slow routine
-/// that can far exceed the time asked for. Say so, with the remedy.
-fn slow_warning(id: &str, took: Duration, config: &measure::Config) -> Option<String> {
-    let budget = config.warm_up + config.measurement;
-    (took > budget * 3 && took > Duration::from_secs(2)).then(|| {
-        format!(
-            "perfbench: warning: `{id}` took {:.1} s for a budget of {:.1} s: at one iteration per \
-             step, linear sampling with {} takes that long; lower --sample-count or raise \
-             --measurement-time",
-            took.as_secs_f64(),
-            budget.as_secs_f64(),
-            count(config.sample_count as usize, "sample")
-        )
-    })
 }
 
 /// A pinned run pins the threads of `threads = [...]` too (they inherit
@@ -517,18 +496,5 @@ mod tests {
         assert!(w.starts_with("perfbench: warning: pinned to CPU 1"), "{w}");
         assert!(w.contains("(up to 4) share that one CPU"), "{w}");
         assert!(!w.contains('\n'), "{w}");
-    }
-
-    #[test]
-    fn slow_benchmarks_get_a_warning_with_the_remedy() {
-        let config = measure::Config::default(); // 0.85 s in all
-        assert_eq!(slow_warning("x", Duration::from_secs(1), &config), None);
-        assert_eq!(
-            slow_warning("x", Duration::from_millis(2500), &config),
-            None
-        );
-        let w = slow_warning("x", Duration::from_secs(9), &config).unwrap();
-        assert!(w.contains("`x` took 9.0 s for a budget of 0.8 s"), "{w}");
-        assert!(w.contains("--sample-count"), "{w}");
     }
 }

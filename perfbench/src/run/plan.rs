@@ -361,8 +361,10 @@ fn calibrate(
         // Samples of one, two, … empty iterations show the cost per sample
         // undisturbed by long runs of the loop; the loop run just before
         // warmed everything up.
+        // No measurement time makes the step 1; the millisecond of warm-up
+        // is the budget that lets the plan keep them linear.
         let short = measure::Config {
-            warm_up: Duration::ZERO,
+            warm_up: Duration::from_millis(1),
             measurement: Duration::ZERO,
             ..config.clone()
         };

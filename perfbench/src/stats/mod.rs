@@ -441,7 +441,7 @@ mod tests {
     }
 
     #[test]
-    fn one_or_two_samples_give_point_intervals() {
+    fn one_sample_or_a_line_through_two_give_point_intervals() {
         let b = Bootstrap::default();
         let s = analyze_metric(&[10], &[25], &b);
         assert!(no_nan(&s));
@@ -464,8 +464,13 @@ mod tests {
         assert!(estimates(&s)
             .iter()
             .all(|e| e.ci.low == e.point && e.ci.high == e.point));
+        // Two samples of as many iterations: per iteration 1 and 3, mean 2,
+        // s² = 2, se = 1, and Student's t of one degree of freedom: wide,
+        // never the zero width of an exact count.
         let s = analyze_metric(&[3, 3], &[3, 9], &b);
-        assert!(no_nan(&s) && s.slope == Estimate::exact(2.0));
+        assert!(no_nan(&s) && s.slope.point == 2.0);
+        assert!(close(s.slope.ci.high - 2.0, 12.7062047, 1e-6), "{s:?}");
+        assert!(close(2.0 - s.slope.ci.low, 12.7062047, 1e-6), "{s:?}");
     }
 
     #[test]

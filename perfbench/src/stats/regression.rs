@@ -43,7 +43,9 @@ pub(super) fn regression(x: &[u64], y: &[u64], slope: f64, confidence: f64) -> (
         if y.iter().all(|&v| v == y[0]) {
             return (Estimate::exact(slope), 1.0);
         }
-        if n < 3 {
+        // Two samples give Student's t one degree of freedom: a wide
+        // interval, but an honest one; one gives none.
+        if n < 2 {
             return (Estimate::exact(slope), 0.0);
         }
         let (_, var) = mean_var(&per_iteration(x, y));

@@ -25,16 +25,25 @@ pub struct TableSink {
     results: Vec<BenchResult>,
 }
 
+/// Whether to colour: as asked, or with `auto` on a terminal unless
+/// `NO_COLOR` is set to a value that is not empty (no-color.org: an empty
+/// one is ignored).
+fn colored(color: Color, terminal: bool, no_color: Option<std::ffi::OsString>) -> bool {
+    match color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => terminal && !no_color.is_some_and(|v| !v.is_empty()),
+    }
+}
+
 impl TableSink {
     /// A table coloured as asked, as wide as `$COLUMNS` (80 without it).
     pub fn new(color: Color) -> TableSink {
-        let color = match color {
-            Color::Always => true,
-            Color::Never => false,
-            Color::Auto => {
-                std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-            }
-        };
+        let color = colored(
+            color,
+            std::io::stdout().is_terminal(),
+            std::env::var_os("NO_COLOR"),
+        );
         let width = std::env::var("COLUMNS")
             .ok()
             .and_then(|c| c.parse().ok())
@@ -540,6 +549,17 @@ fn mark(v: Verdict) -> &'static str {
 mod tests {
     use super::*;
     use crate::analysis::group::Cell;
+
+    #[test]
+    fn no_color_set_and_not_empty_turns_colour_off() {
+        let set = |v: &str| Some(std::ffi::OsString::from(v));
+        assert!(colored(Color::Auto, true, None));
+        assert!(colored(Color::Auto, true, set("")), "empty is ignored");
+        assert!(!colored(Color::Auto, true, set("1")));
+        assert!(!colored(Color::Auto, false, None), "not a terminal");
+        assert!(colored(Color::Always, false, set("1")));
+        assert!(!colored(Color::Never, true, None));
+    }
 
     #[test]
     fn notes_wrap_at_spaces_within_the_width() {

@@ -31,8 +31,22 @@ use crate::run::summary::{Summary, EXIT_FAILED, EXIT_USAGE};
 
 /// Runs the benchmarks of this binary as the command line asks and exits.
 pub fn main() -> ! {
-    let code = match cli::parse(std::env::args_os().skip(1), |var| std::env::var(var).ok()) {
-        Ok(options) => run(&options),
+    let names: Vec<String> = std::env::vars_os()
+        .filter_map(|(name, _)| name.into_string().ok())
+        .collect();
+    for warning in cli::unknown_variables(&names) {
+        eprintln!("perfbench: warning: {warning}");
+    }
+    let code = match cli::parse(std::env::args_os().skip(1), |var| {
+        // Not UTF-8: passed on mangled, for the error to name the variable.
+        std::env::var_os(var).map(|v| v.to_string_lossy().into_owned())
+    }) {
+        Ok(options) => {
+            for warning in &options.warnings {
+                eprintln!("perfbench: warning: {warning}");
+            }
+            run(&options)
+        }
         Err(e) => {
             eprintln!("perfbench: error: {e}");
             EXIT_USAGE

@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 
 use super::format::{
-    count, format_rate, format_value, four_digits, percent, relative_text, standing_cell,
+    count, format_rate, format_value, four_digits, percent, printable, relative_text, standing_cell,
 };
 use super::{Color, RunHeader};
 use crate::analysis::compare::{Comparison, Verdict};
@@ -173,10 +173,13 @@ impl TableSink {
 /// where the best is 0. Metrics that are 0 for every member are named in
 /// one line instead.
 pub fn standing_table(s: &Standing) -> String {
-    let at = s.arg.as_ref().map_or(String::new(), |a| format!(" at {a}"));
+    let at = s
+        .arg
+        .as_ref()
+        .map_or(String::new(), |a| format!(" at {}", printable(a)));
     let mut lines = vec![format!(
         "group {}{at}: each metric against the best member",
-        s.group
+        printable(&s.group)
     )];
     let all_zero = |k: usize| {
         s.members
@@ -312,7 +315,7 @@ impl Table {
         }
         let id_width = ids
             .iter()
-            .map(|i| i.chars().count())
+            .map(|i| printable(i).chars().count())
             .max()
             .unwrap_or(0)
             .max(9);
@@ -466,14 +469,15 @@ impl Table {
             names.push("IPC".into());
             values.push(ipc.map_or("-".into(), |v| format!("{v:.2}")));
         }
+        let printed = printable(&r.id);
         let id = if self.color {
-            format!("\x1b[1m{}\x1b[0m", r.id)
+            format!("\x1b[1m{printed}\x1b[0m")
         } else {
-            r.id.clone()
+            printed.to_string()
         };
         // A benchmark measured with its own events has its own columns.
         let mut s = if self.wide && names == self.headers {
-            let pad = self.id_width.saturating_sub(r.id.chars().count());
+            let pad = self.id_width.saturating_sub(printed.chars().count());
             let mut line = format!("{id}{}", " ".repeat(pad));
             for v in &values {
                 line.push_str(&format!("{v:>w$}", w = self.cell));

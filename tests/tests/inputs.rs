@@ -17,23 +17,12 @@ fn inputs(args: &[&str], env: &[(&str, &str)]) -> Run {
 
 /// [`inputs`] measuring page faults only, quickly, with `args` after.
 fn measured(args: &[&str], env: &[(&str, &str)]) -> Run {
-    let all: Vec<&str> = QUICK
-        .iter()
-        .chain(&["--events", "page-faults"])
-        .chain(args)
-        .copied()
-        .collect();
-    inputs(&all, env)
+    inputs(&common::quick_page_faults(args), env)
 }
 
 /// A fresh folder for one test's stored results.
 fn home(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("inputs")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::fresh_dir("inputs", name)
 }
 
 /// The lines perfbench wrote on stderr, without those cargo adds when the

@@ -235,7 +235,7 @@ fn mentions(tokens: TokenStream, param: Option<&Ident>) -> bool {
 
 /// A type as its benchmark id shows it: as written, with spaces only
 /// between words and after commas (`Vec<u8>`, `&'static str`, `(u8, u16)`).
-fn type_name(ty: &Type) -> String {
+pub(crate) fn type_name(ty: &Type) -> String {
     let written = ty.to_token_stream().to_string();
     let word = |c: char| c.is_alphanumeric() || c == '_' || c == '\'';
     let chars: Vec<char> = written.chars().collect();

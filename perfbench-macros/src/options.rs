@@ -10,9 +10,18 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Error, Expr, ExprArray, Ident, Lit, LitStr, Token, Type};
 
+use crate::expand::type_name;
+
 /// The keys the attribute takes, as the unknown-key error lists them.
 const KEYS: &str = "`args`, `types`, `threads`, `group`, `throughput`, `ignore`, \
                     `sample_count`, `warm_up_time`, `measurement_time`, `events` or `mode`";
+
+/// The most samples a benchmark may take, as perfbench's
+/// `run::cli::MAX_SAMPLE_COUNT` (this crate cannot use perfbench's).
+const MAX_SAMPLE_COUNT: u64 = 1_000_000;
+
+/// The longest time, in seconds, as perfbench's `run::cli::MAX_SECONDS`.
+const MAX_SECONDS: f64 = 86_400.0;
 
 /// What the attribute's keys asked for.
 #[derive(Default)]
@@ -122,7 +131,12 @@ fn parse_args(meta: &ParseNestedMeta<'_>) -> syn::Result<Args> {
             value.span(),
             "`args` needs at least one argument",
         )),
-        Expr::Array(array) => Ok(Args::List(array.elems.into_iter().collect())),
+        Expr::Array(array) => {
+            let args: Vec<Expr> = array.elems.into_iter().collect();
+            let lit = |arg: &Expr| literal(arg).map(|lit| lit.to_token_stream().to_string());
+            twice(&args, lit, "argument")?;
+            Ok(Args::List(args))
+        }
         Expr::Lit(_) => Err(Error::new(
             value.span(),
             "`args` takes a list (`args = [1, 2, 3]`) or an expression that iterates over the arguments (`args = SIZES`)",
@@ -140,7 +154,30 @@ fn parse_types(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<Type>> {
     if types.is_empty() {
         return Err(meta.error("`types` needs at least one type: `types = [u8, u64]`"));
     }
-    Ok(types.into_iter().collect())
+    let types: Vec<Type> = types.into_iter().collect();
+    twice(&types, |ty| Some(type_name(ty)), "type")?;
+    Ok(types)
+}
+
+/// An error at the second of two items of a list that read alike as
+/// `written` gives them (`None` for an item it cannot tell): their
+/// benchmarks would share an id.
+fn twice<T: ToTokens>(
+    items: &[T],
+    written: impl Fn(&T) -> Option<String>,
+    what: &str,
+) -> syn::Result<()> {
+    let names: Vec<Option<String>> = items.iter().map(written).collect();
+    for (i, item) in items.iter().enumerate() {
+        let Some(name) = &names[i] else { continue };
+        if names[..i].contains(&names[i]) {
+            return Err(Error::new_spanned(
+                item,
+                format!("{what} `{name}` is listed twice: its benchmarks would share an id"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The value of `threads = [1, 2, 4]`: thread counts written out, each a
@@ -244,13 +281,13 @@ fn parse_sample_count(meta: &ParseNestedMeta<'_>) -> syn::Result<TokenStream> {
     let value: Expr = meta.value()?.parse()?;
     if let Some(Lit::Int(n)) = literal(&value) {
         match n.base10_parse::<u64>() {
-            Ok(0) | Err(_) => {
+            Ok(n @ 1..=MAX_SAMPLE_COUNT) => return Ok(quote_spanned!(value.span()=> #n)),
+            _ => {
                 return Err(Error::new(
                     n.span(),
-                    "`sample_count` takes a whole number above 0",
+                    "`sample_count` takes a whole number from 1 to 1,000,000",
                 ))
             }
-            Ok(n) => return Ok(quote_spanned!(value.span()=> #n)),
         }
     }
     Ok(quote_spanned!(value.span()=> #value))
@@ -278,13 +315,13 @@ fn parse_duration(meta: &ParseNestedMeta<'_>) -> syn::Result<TokenStream> {
         }
     };
     match seconds {
-        Ok(s) if s.is_finite() && (0.0..1e9).contains(&s) => {
+        Ok(s) if s.is_finite() && (0.0..=MAX_SECONDS).contains(&s) => {
             let nanos = (s * 1e9).round() as u64;
             Ok(quote!(::core::time::Duration::from_nanos(#nanos)))
         }
         _ => Err(Error::new(
             value.span(),
-            "a time is seconds (`0.5`) or a `Duration` (`Duration::from_millis(500)`)",
+            "a time is seconds from 0 to 86400 (`0.5`) or a `Duration` (`Duration::from_millis(500)`)",
         )),
     }
 }

@@ -39,11 +39,11 @@ fn batched(b: &mut Bencher) {
     );
 }
 
-/// `PERFBENCH_ALLOC_BOXES` (default 3, at most 8) boxes per iteration: the
+/// `FIXTURE_ALLOC_BOXES` (default 3, at most 8) boxes per iteration: the
 /// baseline test changes the allocations between runs without rebuilding.
 #[perfbench]
 fn boxes_n(b: &mut Bencher) {
-    let n = std::env::var("PERFBENCH_ALLOC_BOXES").map_or(3, |n| n.parse().expect("a number"));
+    let n = std::env::var("FIXTURE_ALLOC_BOXES").map_or(3, |n| n.parse().expect("a number"));
     b.iter(|| boxes_of_64(black_box(n)));
 }
 

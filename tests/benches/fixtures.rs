@@ -25,12 +25,11 @@ fn panics(b: &mut Bencher) {
     b.iter(|| -> u64 { panic!("deliberate failure in a fixture") });
 }
 
-/// `PERFBENCH_FIXTURE_PAGES` (default 16) page faults per iteration: the
+/// `FIXTURE_PAGES` (default 16) page faults per iteration: the
 /// baseline tests change the workload between runs without rebuilding.
 #[perfbench]
 fn touch_n(b: &mut Bencher) {
-    let pages =
-        std::env::var("PERFBENCH_FIXTURE_PAGES").map_or(16, |p| p.parse().expect("a number"));
+    let pages = std::env::var("FIXTURE_PAGES").map_or(16, |p| p.parse().expect("a number"));
     b.iter(|| touch_fresh_pages(black_box(pages)));
 }
 

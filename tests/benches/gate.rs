@@ -1,5 +1,5 @@
 //! The suite the regression gate is judged on (`src/bin/coverage.rs`):
-//! routines of different kinds whose work is `PERFBENCH_GATE_WORK` percent
+//! routines of different kinds whose work is `FIXTURE_GATE_WORK` percent
 //! (default 100) of their usual, so that a run can be made exactly 25 %
 //! dearer without rebuilding.
 
@@ -7,10 +7,10 @@ use perfbench::fixtures::touch_fresh_pages;
 use perfbench::{black_box, perfbench, Bencher};
 use perfbench_tests::compute;
 
-/// `base` scaled by `PERFBENCH_GATE_WORK` percent.
+/// `base` scaled by `FIXTURE_GATE_WORK` percent.
 fn work(base: u64) -> u64 {
     let percent: u64 =
-        std::env::var("PERFBENCH_GATE_WORK").map_or(100, |p| p.parse().expect("a percentage"));
+        std::env::var("FIXTURE_GATE_WORK").map_or(100, |p| p.parse().expect("a percentage"));
     base * percent / 100
 }
 

@@ -29,7 +29,7 @@ fn bench(home: &Path, boxes: u32, args: &[&str]) -> Run {
     let boxes = boxes.to_string();
     let env = [
         ("PERFBENCH_HOME", home.to_str().expect("a UTF-8 path")),
-        ("PERFBENCH_ALLOC_BOXES", &boxes),
+        ("FIXTURE_ALLOC_BOXES", &boxes),
     ];
     bench_target_with_env("alloc", &all, &env)
 }

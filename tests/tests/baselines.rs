@@ -24,13 +24,7 @@ fn bench(home: &Path, pages: u32, args: &[&str]) -> Run {
     let all: Vec<&str> = QUICK.iter().chain(args).copied().collect();
     let pages = pages.to_string();
     let home = home.to_str().expect("a UTF-8 path");
-    bench_with_env(
-        &all,
-        &[
-            ("PERFBENCH_HOME", home),
-            ("PERFBENCH_FIXTURE_PAGES", &pages),
-        ],
-    )
+    bench_with_env(&all, &[("PERFBENCH_HOME", home), ("FIXTURE_PAGES", &pages)])
 }
 
 /// Page faults only, and times so noisy-tolerant that only counts decide

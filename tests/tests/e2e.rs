@@ -644,7 +644,7 @@ fn bad_options_are_one_line_errors() {
         (&["--frobnicate"][..], "unknown option `--frobnicate`"),
         (
             &["--sample-count", "zero"],
-            "--sample-count takes a whole number above 0, not `zero`",
+            "--sample-count takes a whole number from 1 to 1,000,000, not `zero`",
         ),
         (
             &["--cpu", "100000", "--events", "page-faults", "touch_16"],
@@ -664,7 +664,7 @@ fn bad_options_are_one_line_errors() {
         ),
         (
             &["--profile-time", "0", "touch_16"],
-            "--profile-time takes seconds above 0 (e.g. 5 or 500ms), not `0`",
+            "--profile-time takes seconds above 0, up to 86400 (e.g. 5 or 500ms), not `0`",
         ),
     ] {
         let run = bench_binary(args);

@@ -1,7 +1,7 @@
 //! libtest's bench lines (`--output-format bencher`), for tools that read
 //! them.
 
-use super::format::thousands;
+use super::format::{printable, thousands};
 use crate::analysis::derived::rate;
 use crate::analysis::BenchResult;
 use crate::measure::Throughput;
@@ -16,7 +16,7 @@ pub fn bencher_line(r: &BenchResult) -> String {
     let wall = &r.metrics[0];
     let mut line = format!(
         "test {} ... bench: {:>11} ns/iter (+/- {})",
-        r.id,
+        printable(&r.id),
         thousands(wall.estimate().point),
         thousands(wall.stats.max - wall.stats.min)
     );

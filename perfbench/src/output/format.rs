@@ -7,6 +7,26 @@ use crate::counter::event::Unit;
 use crate::measure::Throughput;
 use crate::stats::Change;
 
+/// `s` as it may be printed: each control character (newline, ESC, NUL,
+/// DEL, …) written as Rust writes it in a string (`\n`, `\u{1b}`, `\0`),
+/// so that a user's text can neither break a line nor reach the terminal
+/// as a command. Every id, filter and name a user gave is printed through
+/// this.
+pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return s.into();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
+}
+
 /// A number with four significant digits, as a table shows it.
 pub fn four_digits(v: f64) -> String {
     let a = v.abs();
@@ -164,6 +184,16 @@ mod tests {
             ]
         );
         assert_eq!(format_rate(4.2e7, Throughput::Elements(3)), "42.00 Melem/s");
+    }
+
+    #[test]
+    fn control_characters_are_written_as_escapes() {
+        assert_eq!(printable("sort/64"), "sort/64");
+        assert_eq!(printable("emoji 🦀 \\ tab"), "emoji 🦀 \\ tab");
+        assert_eq!(
+            printable("a\nb\x1b[31mc\0d\x7fe\u{9b}f\r\t"),
+            "a\\nb\\u{1b}[31mc\\0d\\u{7f}e\\u{9b}f\\r\\t"
+        );
     }
 
     #[test]

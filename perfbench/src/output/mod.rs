@@ -18,7 +18,7 @@ use crate::store::{self, StoreError};
 /// Whether to colour the output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Color {
-    /// When stdout is a terminal and `NO_COLOR` is unset.
+    /// When stdout is a terminal and `NO_COLOR` is unset or empty.
     Auto,
     /// Always.
     Always,

@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 
 use super::format::{
-    count, format_rate, format_value, four_digits, percent, relative_text, standing_cell,
+    count, format_rate, format_value, four_digits, percent, printable, relative_text, standing_cell,
 };
 use super::{Color, RunHeader};
 use crate::analysis::compare::{Comparison, Verdict};
@@ -25,16 +25,25 @@ pub struct TableSink {
     results: Vec<BenchResult>,
 }
 
+/// Whether to colour: as asked, or with `auto` on a terminal unless
+/// `NO_COLOR` is set to a value that is not empty (no-color.org: an empty
+/// one is ignored).
+fn colored(color: Color, terminal: bool, no_color: Option<std::ffi::OsString>) -> bool {
+    match color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => terminal && !no_color.is_some_and(|v| !v.is_empty()),
+    }
+}
+
 impl TableSink {
     /// A table coloured as asked, as wide as `$COLUMNS` (80 without it).
     pub fn new(color: Color) -> TableSink {
-        let color = match color {
-            Color::Always => true,
-            Color::Never => false,
-            Color::Auto => {
-                std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-            }
-        };
+        let color = colored(
+            color,
+            std::io::stdout().is_terminal(),
+            std::env::var_os("NO_COLOR"),
+        );
         let width = std::env::var("COLUMNS")
             .ok()
             .and_then(|c| c.parse().ok())
@@ -164,10 +173,13 @@ impl TableSink {
 /// where the best is 0. Metrics that are 0 for every member are named in
 /// one line instead.
 pub fn standing_table(s: &Standing) -> String {
-    let at = s.arg.as_ref().map_or(String::new(), |a| format!(" at {a}"));
+    let at = s
+        .arg
+        .as_ref()
+        .map_or(String::new(), |a| format!(" at {}", printable(a)));
     let mut lines = vec![format!(
         "group {}{at}: each metric against the best member",
-        s.group
+        printable(&s.group)
     )];
     let all_zero = |k: usize| {
         s.members
@@ -303,7 +315,7 @@ impl Table {
         }
         let id_width = ids
             .iter()
-            .map(|i| i.chars().count())
+            .map(|i| printable(i).chars().count())
             .max()
             .unwrap_or(0)
             .max(9);
@@ -457,14 +469,15 @@ impl Table {
             names.push("IPC".into());
             values.push(ipc.map_or("-".into(), |v| format!("{v:.2}")));
         }
+        let printed = printable(&r.id);
         let id = if self.color {
-            format!("\x1b[1m{}\x1b[0m", r.id)
+            format!("\x1b[1m{printed}\x1b[0m")
         } else {
-            r.id.clone()
+            printed.to_string()
         };
         // A benchmark measured with its own events has its own columns.
         let mut s = if self.wide && names == self.headers {
-            let pad = self.id_width.saturating_sub(r.id.chars().count());
+            let pad = self.id_width.saturating_sub(printed.chars().count());
             let mut line = format!("{id}{}", " ".repeat(pad));
             for v in &values {
                 line.push_str(&format!("{v:>w$}", w = self.cell));
@@ -540,6 +553,17 @@ fn mark(v: Verdict) -> &'static str {
 mod tests {
     use super::*;
     use crate::analysis::group::Cell;
+
+    #[test]
+    fn no_color_set_and_not_empty_turns_colour_off() {
+        let set = |v: &str| Some(std::ffi::OsString::from(v));
+        assert!(colored(Color::Auto, true, None));
+        assert!(colored(Color::Auto, true, set("")), "empty is ignored");
+        assert!(!colored(Color::Auto, true, set("1")));
+        assert!(!colored(Color::Auto, false, None), "not a terminal");
+        assert!(colored(Color::Always, false, set("1")));
+        assert!(!colored(Color::Never, true, None));
+    }
 
     #[test]
     fn notes_wrap_at_spaces_within_the_width() {

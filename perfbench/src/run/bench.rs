@@ -10,7 +10,7 @@ use crate::counter::event::Unit;
 use crate::counter::group::{self, Groups};
 use crate::measure::environment::Environment;
 use crate::measure::{self, Bencher, Costs, MeasureError, Planning, SamplingPlan};
-use crate::output::format::format_value;
+use crate::output::format::{format_value, printable};
 use crate::run::cli::Options;
 use crate::run::panics::caught;
 use crate::run::plan::{Plan, Setup, Want};
@@ -121,8 +121,9 @@ pub fn fewer_samples_warning(
         )
     };
     Some(format!(
-        "perfbench: warning: `{id}` takes about {} an iteration, and {why}: measuring {} of {} \
+        "perfbench: warning: `{}` takes about {} an iteration, and {why}: measuring {} of {} \
          in {} instead, about {}{remedy}",
+        printable(id),
         time(costs.inside),
         count(plan.samples as usize, "sample"),
         count(plan.step as usize, "iteration"),

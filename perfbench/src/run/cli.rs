@@ -6,8 +6,9 @@ use std::ffi::OsString;
 use std::time::Duration;
 
 use crate::analysis::compare::Thresholds;
-use crate::counter::event::close_names;
+use crate::counter::event::{close_names, parse_list};
 use crate::measure::Config;
+use crate::output::format::{printable, thousands};
 use crate::output::Color;
 use crate::run::registry::Settings;
 use crate::store::check_baseline_name;
@@ -95,6 +96,9 @@ pub struct Options {
     pub per_iter: bool,
     /// `--subtract-overhead`: report values less the calibrated overhead.
     pub subtract_overhead: bool,
+    /// What the environment set that the command line overrides and that
+    /// would have been an error on its own, one line each.
+    pub warnings: Vec<String>,
 }
 
 /// The measurement settings given to the whole run: by the command line or
@@ -202,16 +206,16 @@ const FLAGS: &[Flag] = &[
     Flag { name: "format", value: Some("pretty|terse"), help: "format of --list", apply: |p, v| { p.o().terse = one_of(v, "--format", &["pretty", "terse"])? == 1; Ok(()) } },
     Flag { name: "ignored", value: None, help: "run only the ignored benchmarks (#[ignore])", apply: |p, _| { p.o().ignored = true; Ok(()) } },
     Flag { name: "include-ignored", value: None, help: "run the ignored benchmarks too", apply: |p, _| { p.o().include_ignored = true; Ok(()) } },
-    Flag { name: "events", value: Some("SPEC"), help: "comma-separated events, perf's spelling", apply: |p, v| { p.o().events = Some(v.into()); Ok(()) } },
+    Flag { name: "events", value: Some("SPEC"), help: "comma-separated events, perf's spelling", apply: |p, v| { p.o().events = Some(events(v)?); Ok(()) } },
     Flag { name: "list-events", value: None, help: "list the events this machine can count", apply: |p, _| { p.o().list_events = true; Ok(()) } },
     Flag { name: "cpu", value: Some("N"), help: "pin the measuring thread to CPU N", apply: |p, v| { p.o().cpu = Some(number(v, "--cpu")?); Ok(()) } },
     Flag { name: "cpu-type", value: Some("core|atom"), help: "on hybrid CPUs, pin to a core of this type", apply: |p, v| { p.o().cpu_type = Some(v.into()); Ok(()) } },
     Flag { name: "pin", value: None, help: "pin the measuring thread (and the threads it spawns) to the CPU it starts on", apply: |p, _| { p.o().pin = true; Ok(()) } },
     Flag { name: "no-pin", value: None, help: "do not pin the measuring thread, not even on hybrid CPUs", apply: |p, _| { p.o().no_pin = true; Ok(()) } },
-    Flag { name: "sample-count", value: Some("N"), help: "samples per benchmark (default 50)", apply: |p, v| { p.sample_count = Some(positive(v, "--sample-count")?); Ok(()) } },
+    Flag { name: "sample-count", value: Some("N"), help: "samples per benchmark (default 50)", apply: |p, v| { p.sample_count = Some(whole(v, "--sample-count", MAX_SAMPLE_COUNT)?); Ok(()) } },
     Flag { name: "warm-up-time", value: Some("S"), help: "warm-up seconds (default 0.15)", apply: |p, v| { p.warm_up = Some(seconds(v, "--warm-up-time")?); Ok(()) } },
     Flag { name: "measurement-time", value: Some("S"), help: "measurement seconds (default 0.7)", apply: |p, v| { p.measurement = Some(seconds(v, "--measurement-time")?); Ok(()) } },
-    Flag { name: "rounds", value: Some("N"), help: "measure each benchmark in N rounds interleaved with the others, sharing its time and samples (default 10)", apply: |p, v| { p.o().config.rounds = positive(v, "--rounds")?; Ok(()) } },
+    Flag { name: "rounds", value: Some("N"), help: "measure each benchmark in N rounds interleaved with the others, sharing its time and samples (default 10)", apply: |p, v| { p.o().config.rounds = whole(v, "--rounds", MAX_ROUNDS)?; Ok(()) } },
     Flag { name: "profile-time", value: Some("S"), help: "run each routine for about S seconds for a profiler (perf record): no counters, analysis or storing", apply: |p, v| { p.profile_time = Some(positive_seconds(v, "--profile-time")?); Ok(()) } },
     Flag { name: "quick", value: None, help: "short run: 0.05 s warm-up, 0.2 s measurement, 20 samples", apply: |p, _| { p.quick = true; Ok(()) } },
     Flag { name: "output-format", value: Some("pretty|json|bencher"), help: "table, JSON lines, or libtest bench lines", apply: |p, v| { p.o().output_format = [OutputFormat::Pretty, OutputFormat::Json, OutputFormat::Bencher][one_of(v, "--output-format", &["pretty", "json", "bencher"])?]; Ok(()) } },
@@ -309,14 +313,32 @@ fn number(v: &str, what: &str) -> Result<usize, String> {
         .map_err(|_| format!("{what} takes a whole number, not `{v}`"))
 }
 
-fn positive(v: &str, what: &str) -> Result<u64, String> {
+/// The most samples a benchmark may take: more would not fit in memory on
+/// a small machine, and no statistic needs them.
+pub const MAX_SAMPLE_COUNT: u64 = 1_000_000;
+
+/// The most rounds a run may take (each round keeps at least 5 samples).
+pub const MAX_ROUNDS: u64 = 10_000;
+
+/// The longest time any time option takes: a day, in seconds.
+pub const MAX_SECONDS: u64 = 86_400;
+
+/// The largest percentage a threshold takes.
+pub const MAX_PERCENT: f64 = 1_000.0;
+
+/// A whole number from 1 to `max`.
+fn whole(v: &str, what: &str, max: u64) -> Result<u64, String> {
     match v.trim().parse::<u64>() {
-        Ok(n) if n > 0 => Ok(n),
-        _ => Err(format!("{what} takes a whole number above 0, not `{v}`")),
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "{what} takes a whole number from 1 to {}, not `{v}`",
+            thousands(max as f64)
+        )),
     }
 }
 
-/// Seconds as a decimal number, or with an `s` or `ms` suffix.
+/// Seconds as a decimal number, or with an `s` or `ms` suffix, at most a
+/// day.
 fn seconds(v: &str, what: &str) -> Result<Duration, String> {
     let t = v.trim();
     let (num, scale) = if let Some(ms) = t.strip_suffix("ms") {
@@ -325,11 +347,11 @@ fn seconds(v: &str, what: &str) -> Result<Duration, String> {
         (t.strip_suffix('s').unwrap_or(t), 1.0)
     };
     match num.trim().parse::<f64>() {
-        Ok(s) if s.is_finite() && s >= 0.0 && s * scale < 1e9 => {
+        Ok(s) if s.is_finite() && s >= 0.0 && s * scale <= MAX_SECONDS as f64 => {
             Ok(Duration::from_secs_f64(s * scale))
         }
         _ => Err(format!(
-            "{what} takes seconds (e.g. 0.5 or 500ms), not `{v}`"
+            "{what} takes seconds from 0 to {MAX_SECONDS} (e.g. 0.5 or 500ms), not `{v}`"
         )),
     }
 }
@@ -339,7 +361,7 @@ fn positive_seconds(v: &str, what: &str) -> Result<Duration, String> {
     match seconds(v, what) {
         Ok(d) if !d.is_zero() => Ok(d),
         _ => Err(format!(
-            "{what} takes seconds above 0 (e.g. 5 or 500ms), not `{v}`"
+            "{what} takes seconds above 0, up to {MAX_SECONDS} (e.g. 5 or 500ms), not `{v}`"
         )),
     }
 }
@@ -347,11 +369,45 @@ fn positive_seconds(v: &str, what: &str) -> Result<Duration, String> {
 /// A percentage (`5`, `2.5`, `5%`) as a fraction.
 fn percent(v: &str, what: &str) -> Result<f64, String> {
     match v.trim().trim_end_matches('%').parse::<f64>() {
-        Ok(p) if p.is_finite() && p >= 0.0 => Ok(p / 100.0),
+        Ok(p) if p.is_finite() && (0.0..=MAX_PERCENT).contains(&p) => Ok(p / 100.0),
         _ => Err(format!(
-            "{what} takes a percentage such as 5 or 2.5%, not `{v}`"
+            "{what} takes a percentage from 0 to {MAX_PERCENT}, such as 5 or 2.5%, not `{v}`"
         )),
     }
+}
+
+/// `--events`, checked now, so that a wrong spelling is an error naming
+/// where it came from even in a run that measures nothing.
+fn events(v: &str) -> Result<String, String> {
+    parse_list(v).map_err(|e| format!("--events: {e}"))?;
+    Ok(v.into())
+}
+
+/// The limits of a benchmark's own settings (its attribute's values the
+/// macro could not check), as the command line's: an error naming the
+/// function `path` and the key.
+pub fn check_settings(path: &str, s: &Settings) -> Result<(), String> {
+    if let Some(n) = s
+        .sample_count
+        .filter(|n| !(1..=MAX_SAMPLE_COUNT).contains(n))
+    {
+        return Err(format!(
+            "`{path}`: sample_count takes a whole number from 1 to {}, not {n}",
+            thousands(MAX_SAMPLE_COUNT as f64)
+        ));
+    }
+    for (key, time) in [
+        ("warm_up_time", s.warm_up),
+        ("measurement_time", s.measurement),
+    ] {
+        if let Some(t) = time.filter(|t| t.as_secs_f64() > MAX_SECONDS as f64) {
+            return Err(format!(
+                "`{path}`: {key} takes seconds from 0 to {MAX_SECONDS}, not {}",
+                t.as_secs_f64()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether a flag's value may be left out (`--fail-on-regression[=PCT]`).
@@ -369,16 +425,18 @@ fn one_of(v: &str, what: &str, choices: &[&str]) -> Result<usize, String> {
 
 /// A switch's value in the environment: 1 or 0 (also true/false, yes/no,
 /// on/off).
-fn boolean(v: &str, var: &str) -> Result<bool, String> {
+fn boolean(v: &str) -> Result<bool, String> {
     match v.trim().to_ascii_lowercase().as_str() {
         "1" | "true" | "yes" | "on" => Ok(true),
         "0" | "false" | "no" | "off" | "" => Ok(false),
-        _ => Err(format!("{var} takes 1 or 0, not `{v}`")),
+        _ => Err(format!("a switch takes 1 or 0, not `{v}`")),
     }
 }
 
 /// Parses `args` (without the program name) and the `PERFBENCH_*` variables
-/// `env` gives; the command line wins.
+/// `env` gives; the command line wins. A variable whose value is wrong is
+/// an error naming it, unless the command line gives its flag: then it is
+/// a warning in [`Options::warnings`].
 pub fn parse(
     args: impl IntoIterator<Item = OsString>,
     env: impl Fn(&str) -> Option<String>,
@@ -387,9 +445,54 @@ pub fn parse(
         options: Some(defaults()),
         ..Parsed::default()
     };
-    apply_environment(&mut p, env)?;
-    apply_arguments(&mut p, args)?;
-    Ok(finish(p))
+    let wrong = apply_environment(&mut p, env);
+    let given = apply_arguments(&mut p, args)?;
+    let mut warnings = Vec::new();
+    for (flag, error) in wrong {
+        if !given.contains(&flag) {
+            return Err(error);
+        }
+        warnings.push(format!("{error} (ignored: --{flag} is given)"));
+    }
+    let mut o = finish(p);
+    o.warnings = warnings;
+    Ok(o)
+}
+
+/// Variables perfbench reads that are no flag's twin.
+const OTHER_VARIABLES: &[&str] = &[
+    "PERFBENCH_HOME",
+    "PERFBENCH_WRITE_GOLDEN",
+    "PERFBENCH_PMU_VM_CACHE",
+];
+
+/// A warning for each of `names` that looks like ours (`PERFBENCH_…`) but
+/// that perfbench does not read, with the nearest variable it does.
+pub fn unknown_variables<S: AsRef<str>>(names: &[S]) -> Vec<String> {
+    // Compared without the prefix they share, which would make any two
+    // look close.
+    let known: Vec<String> = FLAGS
+        .iter()
+        .filter(|f| !f.help.is_empty())
+        .map(|f| env_name(f.name))
+        .chain(OTHER_VARIABLES.iter().map(|v| v.to_string()))
+        .map(|v| v["PERFBENCH_".len()..].to_string())
+        .collect();
+    names
+        .iter()
+        .filter_map(|n| n.as_ref().strip_prefix("PERFBENCH_"))
+        .filter(|rest| !known.iter().any(|k| k == rest))
+        .map(|rest| {
+            let hint = match close_names(rest, &known).first() {
+                Some(var) => format!("did you mean `PERFBENCH_{var}`?"),
+                None => "`--help` lists the options; each has a PERFBENCH_ twin".into(),
+            };
+            format!(
+                "unknown variable `PERFBENCH_{}` is ignored ({hint})",
+                printable(rest)
+            )
+        })
+        .collect()
 }
 
 /// The options when nothing asks otherwise.
@@ -421,38 +524,56 @@ fn defaults() -> Options {
         noplot: false,
         per_iter: false,
         subtract_overhead: false,
+        warnings: Vec::new(),
     }
 }
 
 /// Applies the `PERFBENCH_*` twin of every flag that `env` sets: switches
-/// take 1 or 0, `PERFBENCH_FAIL_ON_REGRESSION` also a percentage.
-fn apply_environment(p: &mut Parsed, env: impl Fn(&str) -> Option<String>) -> Result<(), String> {
+/// take 1 or 0, `PERFBENCH_FAIL_ON_REGRESSION` also a percentage. Returns
+/// the flags whose variable is wrong, each with its error.
+fn apply_environment(
+    p: &mut Parsed,
+    env: impl Fn(&str) -> Option<String>,
+) -> Vec<(&'static str, String)> {
+    let mut wrong = Vec::new();
     for flag in FLAGS.iter().filter(|f| !f.help.is_empty()) {
         let var = env_name(flag.name);
         let Some(value) = env(&var) else { continue };
-        match flag.value {
-            Some(_) if optional(flag) => match value.trim().to_ascii_lowercase().as_str() {
-                "0" | "false" | "no" | "off" => {}
-                "" | "1" | "true" | "yes" | "on" => (flag.apply)(p, "")?,
-                _ => (flag.apply)(p, &value).map_err(|e| format!("{var}: {e}"))?,
-            },
-            Some(_) => (flag.apply)(p, &value).map_err(|e| format!("{var}: {e}"))?,
-            None if boolean(&value, &var)? => (flag.apply)(p, "")?,
-            None => {}
+        if let Err(e) = apply_variable(p, flag, &value) {
+            wrong.push((flag.name, format!("{var}: {e}")));
         }
     }
-    Ok(())
+    wrong
+}
+
+/// Applies `flag`'s variable, set to `value`.
+fn apply_variable(p: &mut Parsed, flag: &Flag, value: &str) -> Result<(), String> {
+    match flag.value {
+        Some(_) if optional(flag) => match value.trim().to_ascii_lowercase().as_str() {
+            "0" | "false" | "no" | "off" => Ok(()),
+            "" | "1" | "true" | "yes" | "on" => (flag.apply)(p, ""),
+            _ => (flag.apply)(p, value),
+        },
+        Some(_) => (flag.apply)(p, value),
+        None if boolean(value)? => (flag.apply)(p, ""),
+        None => Ok(()),
+    }
 }
 
 /// Applies the command line: flags, `-h`, libtest's `-q`, and filters.
-fn apply_arguments(p: &mut Parsed, args: impl IntoIterator<Item = OsString>) -> Result<(), String> {
+/// Returns the flags it gave (by their names, not their aliases).
+fn apply_arguments(
+    p: &mut Parsed,
+    args: impl IntoIterator<Item = OsString>,
+) -> Result<Vec<&'static str>, String> {
     use lexopt::Arg;
+    let mut given = Vec::new();
     let mut parser = lexopt::Parser::from_args(args);
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
         match arg {
             Arg::Long(name) => {
                 let name = name.to_string();
-                apply_flag(p, &mut parser, &name)?;
+                given.push(apply_flag(p, &mut parser, &name)?);
             }
             Arg::Short('h') => p.o().help = true,
             Arg::Short('q') => {}
@@ -463,12 +584,16 @@ fn apply_arguments(p: &mut Parsed, args: impl IntoIterator<Item = OsString>) -> 
             }
         }
     }
-    Ok(())
+    Ok(given)
 }
 
 /// Applies `--name` (or an alias of a flag), taking its value from
-/// `parser` where it has one.
-fn apply_flag(p: &mut Parsed, parser: &mut lexopt::Parser, name: &str) -> Result<(), String> {
+/// `parser` where it has one; returns the flag's name.
+fn apply_flag(
+    p: &mut Parsed,
+    parser: &mut lexopt::Parser,
+    name: &str,
+) -> Result<&'static str, String> {
     let alias = ALIASES.iter().find(|a| a.0 == name);
     let flag_name = alias.map_or(name, |a| a.1);
     let flag = FLAGS
@@ -487,7 +612,8 @@ fn apply_flag(p: &mut Parsed, parser: &mut lexopt::Parser, name: &str) -> Result
     (flag.apply)(p, &value).map_err(|e| match alias {
         Some(_) => format!("--{name}: {e}"),
         None => e,
-    })
+    })?;
+    Ok(flag.name)
 }
 
 /// The options, with the mode and the timing settings resolved: `--quick`
@@ -645,6 +771,138 @@ mod tests {
     }
 
     #[test]
+    fn numbers_out_of_range_are_one_line_errors_naming_the_flag() {
+        let count = "takes a whole number from 1 to 1,000,000";
+        let seconds = "takes seconds from 0 to 86400 (e.g. 0.5 or 500ms)";
+        let pct = "takes a percentage from 0 to 1000, such as 5 or 2.5%";
+        for (flag, bad, says) in [
+            ("--sample-count", "1000000000", count),
+            ("--sample-count", "18446744073709551615", count),
+            ("--sample-count", "18446744073709551616", count),
+            ("--sample-count", "-1", count),
+            ("--rounds", "10001", "takes a whole number from 1 to 10,000"),
+            ("--warm-up-time", "86401", seconds),
+            ("--warm-up-time", "1e300", seconds),
+            ("--measurement-time", "inf", seconds),
+            ("--measurement-time", "NaN", seconds),
+            ("--measurement-time", "-0.5", seconds),
+            ("--measurement-time", "86400001ms", seconds),
+            ("--noise-threshold", "1001", pct),
+            ("--count-noise-threshold", "1e308", pct),
+            ("--count-noise-threshold", "-1", pct),
+            ("--fail-on-regression", "NaN", pct),
+        ] {
+            let e = parse_with(&[&format!("{flag}={bad}")], &[]).unwrap_err();
+            assert_eq!(e, format!("{flag} {says}, not `{bad}`"));
+            let var = format!("PERFBENCH_{}", flag[2..].to_uppercase().replace('-', "_"));
+            let e = parse_with(&[], &[(&var, bad)]).unwrap_err();
+            assert_eq!(e, format!("{var}: {flag} {says}, not `{bad}`"));
+        }
+        // The limits themselves are taken.
+        let o = parse_with(
+            &[
+                "--sample-count=1000000",
+                "--measurement-time=86400",
+                "--noise-threshold=1000",
+            ],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(o.config.sample_count, 1_000_000);
+        assert_eq!(o.config.measurement, Duration::from_secs(86_400));
+        assert_eq!(o.thresholds.time, 10.0);
+    }
+
+    #[test]
+    fn an_attributes_own_settings_beyond_the_limits_name_the_function() {
+        let ok = Settings {
+            sample_count: Some(1_000_000),
+            measurement: Some(Duration::from_secs(86_400)),
+            ..Settings::NONE
+        };
+        assert_eq!(check_settings("m::f", &ok), Ok(()));
+        let many = Settings {
+            sample_count: Some(u64::MAX),
+            ..Settings::NONE
+        };
+        assert_eq!(
+            check_settings("m::f", &many).unwrap_err(),
+            "`m::f`: sample_count takes a whole number from 1 to 1,000,000, not 18446744073709551615"
+        );
+        let long = Settings {
+            warm_up: Some(Duration::from_secs(86_401)),
+            ..Settings::NONE
+        };
+        assert_eq!(
+            check_settings("m::f", &long).unwrap_err(),
+            "`m::f`: warm_up_time takes seconds from 0 to 86400, not 86401"
+        );
+    }
+
+    #[test]
+    fn a_wrong_variable_is_an_error_unless_its_flag_is_given_then_a_warning() {
+        let env = [("PERFBENCH_SAMPLE_COUNT", "lots")];
+        let e = parse_with(&[], &env).unwrap_err();
+        assert_eq!(
+            e,
+            "PERFBENCH_SAMPLE_COUNT: --sample-count takes a whole number from 1 to 1,000,000, not `lots`"
+        );
+        // Given on the command line (in any spelling), the flag wins.
+        for args in [&["--sample-count", "7"][..], &["--sample-size=7"]] {
+            let o = parse_with(args, &env).unwrap();
+            assert_eq!(o.config.sample_count, 7);
+            assert_eq!(
+                o.warnings,
+                [format!("{e} (ignored: --sample-count is given)")]
+            );
+        }
+        let e = parse_with(&[], &[("PERFBENCH_NO_PIN", "maybe")]).unwrap_err();
+        assert_eq!(e, "PERFBENCH_NO_PIN: a switch takes 1 or 0, not `maybe`");
+        let o = parse_with(&["--no-pin"], &[("PERFBENCH_NO_PIN", "maybe")]).unwrap();
+        assert!(o.no_pin);
+        assert_eq!(o.warnings.len(), 1);
+        assert!(parse_with(&[], &[]).unwrap().warnings.is_empty());
+    }
+
+    #[test]
+    fn wrong_events_in_the_environment_are_an_error_naming_the_variable() {
+        let env = [("PERFBENCH_EVENTS", "junk")];
+        let e = parse_with(&["--list"], &env).unwrap_err();
+        assert!(
+            e.starts_with("PERFBENCH_EVENTS: --events: event `junk`"),
+            "{e}"
+        );
+        assert!(!e.contains('\n'), "{e}");
+        let o = parse_with(&["--events", "page-faults"], &env).unwrap();
+        assert_eq!(o.events.as_deref(), Some("page-faults"));
+        assert_eq!(o.warnings.len(), 1, "{:?}", o.warnings);
+        let e = parse_with(&["--events", "cyclez"], &[]).unwrap_err();
+        assert!(e.starts_with("--events: event `cyclez`"), "{e}");
+    }
+
+    #[test]
+    fn unknown_perfbench_variables_are_warned_with_the_nearest_known_one() {
+        let names = [
+            "PERFBENCH_SAMPEL_COUNT",
+            "PERFBENCH_SAMPLE_COUNT",
+            "PERFBENCH_HOME",
+            "PERFBENCH_WRITE_GOLDEN",
+            "PERFBENCH_FROBNICATE_EVERYTHING",
+            "PERFBENCH_A\nB",
+            "NO_COLOR",
+            "HOME",
+        ];
+        assert_eq!(
+            unknown_variables(&names),
+            [
+                "unknown variable `PERFBENCH_SAMPEL_COUNT` is ignored (did you mean `PERFBENCH_SAMPLE_COUNT`?)",
+                "unknown variable `PERFBENCH_FROBNICATE_EVERYTHING` is ignored (`--help` lists the options; each has a PERFBENCH_ twin)",
+                "unknown variable `PERFBENCH_A\\nB` is ignored (`--help` lists the options; each has a PERFBENCH_ twin)",
+            ]
+        );
+    }
+
+    #[test]
     fn a_close_typo_is_suggested_and_a_far_off_name_is_not() {
         let e = parse_with(&["--sampel-count", "5"], &[]).unwrap_err();
         assert_eq!(
@@ -719,7 +977,7 @@ mod tests {
         // An error names the spelling used and the flag it stands for.
         assert_eq!(
             parse_with(&["--sample-size", "0"], &[]).unwrap_err(),
-            "--sample-size: --sample-count takes a whole number above 0, not `0`"
+            "--sample-size: --sample-count takes a whole number from 1 to 1,000,000, not `0`"
         );
         let help = usage();
         let line = help
@@ -747,7 +1005,9 @@ mod tests {
             let e = parse_with(&["--bench", "--profile-time", bad], &[]).unwrap_err();
             assert_eq!(
                 e,
-                format!("--profile-time takes seconds above 0 (e.g. 5 or 500ms), not `{bad}`")
+                format!(
+                    "--profile-time takes seconds above 0, up to 86400 (e.g. 5 or 500ms), not `{bad}`"
+                )
             );
         }
         let e = parse_with(&["--bench", "--profile-time"], &[]).unwrap_err();

@@ -19,20 +19,34 @@ use crate::analysis::compare::Target;
 use crate::counter::group;
 use crate::kernel::pmu;
 use crate::measure::{self, run_once};
-use crate::output::format::{count, plural, thousands};
+use crate::output::format::{count, plural, printable, thousands};
 use crate::output::html::{ReportOptions, ReportSink};
 use crate::output::table::TableSink;
 use crate::output::{event_list, RunHeader, Sink};
 use crate::run::cli::{Options, OutputFormat, RunMode};
 use crate::run::panics::{catch, caught};
 use crate::run::plan::Plan;
-use crate::run::registry::Entry;
+use crate::run::registry::{Broken, Entry};
 use crate::run::summary::{Summary, EXIT_FAILED, EXIT_USAGE};
 
 /// Runs the benchmarks of this binary as the command line asks and exits.
 pub fn main() -> ! {
-    let code = match cli::parse(std::env::args_os().skip(1), |var| std::env::var(var).ok()) {
-        Ok(options) => run(&options),
+    let names: Vec<String> = std::env::vars_os()
+        .filter_map(|(name, _)| name.into_string().ok())
+        .collect();
+    for warning in cli::unknown_variables(&names) {
+        eprintln!("perfbench: warning: {warning}");
+    }
+    let code = match cli::parse(std::env::args_os().skip(1), |var| {
+        // Not UTF-8: passed on mangled, for the error to name the variable.
+        std::env::var_os(var).map(|v| v.to_string_lossy().into_owned())
+    }) {
+        Ok(options) => {
+            for warning in &options.warnings {
+                eprintln!("perfbench: warning: {warning}");
+            }
+            run(&options)
+        }
         Err(e) => {
             eprintln!("perfbench: error: {e}");
             EXIT_USAGE
@@ -55,29 +69,34 @@ pub fn run(options: &Options) -> i32 {
         );
         return 0;
     }
-    let all = registry::all();
-    let total = all.len();
-    let filter = |id: &str| registry::matches(id, &options.filters, &options.skip, options.exact);
-    let selection = registry::select(all, filter, options.ignored, options.include_ignored);
-    if options.list {
-        list(&selection, options.terse);
-        return 0;
+    let registry = registry::all();
+    if let Err(e) = check(&registry.entries) {
+        eprintln!("perfbench: error: {e}");
+        return EXIT_USAGE;
     }
-    if selection.run.is_empty() && selection.ignored.is_empty() && !options.filters.is_empty() {
-        eprintln!(
-            "perfbench: no benchmark matches {} ({total} registered; `--list` shows them)",
-            options
-                .filters
-                .iter()
-                .map(|f| format!("`{f}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+    let total = registry.entries.len() + registry.broken.len();
+    let (filters, skip, exact) = (&options.filters, &options.skip, options.exact);
+    let broken: Vec<Broken> = (registry.broken.into_iter())
+        .filter(|b| registry::could_match(&b.path, filters, skip, exact))
+        .collect();
+    let filter = |id: &str| registry::matches(id, filters, skip, exact);
+    let selection = registry::select(
+        registry.entries,
+        filter,
+        options.ignored,
+        options.include_ignored,
+    );
+    if options.list {
+        return list(&selection, &broken, options.terse);
+    }
+    let chosen = selection.run.len() + selection.ignored.len() + broken.len();
+    if let Some(nothing) = nothing_selected(options, chosen, total) {
+        eprintln!("perfbench: {nothing}");
     }
     let code = match options.mode {
-        RunMode::Test => return run_tests(&selection),
-        RunMode::Profile(time) => run_profiles(&selection.run, time),
-        RunMode::Bench => match run_benches(options, &selection.run) {
+        RunMode::Test => return run_tests(&selection, &broken),
+        RunMode::Profile(time) => run_profiles(&selection.run, &broken, time),
+        RunMode::Bench => match run_benches(options, &selection.run, &broken) {
             Ok(code) => code,
             Err(e) => {
                 eprintln!("perfbench: error: {e}");
@@ -89,17 +108,75 @@ pub fn run(options: &Options) -> i32 {
     code
 }
 
+/// What makes the registered benchmarks unfit to run at all: two with one
+/// id (their results would overwrite each other), or a function's own
+/// setting beyond the limits the command line has.
+fn check(entries: &[Entry]) -> Result<(), String> {
+    if let Some(duplicate) = registry::duplicate_id(entries) {
+        return Err(duplicate);
+    }
+    for e in entries {
+        let path = registry::id_of(e.bench.module_path, e.bench.name, &Default::default());
+        cli::check_settings(&printable(&path), &e.bench.settings)?;
+    }
+    Ok(())
+}
+
+/// Where filters or `--skip` leave no benchmark of the `total` registered
+/// (`chosen` is what they left), the line that says so.
+fn nothing_selected(options: &Options, chosen: usize, total: usize) -> Option<String> {
+    if chosen > 0 || total == 0 || (options.filters.is_empty() && options.skip.is_empty()) {
+        return None;
+    }
+    let quoted = |patterns: &[String]| {
+        let quoted: Vec<String> = patterns
+            .iter()
+            .map(|p| format!("`{}`", printable(p)))
+            .collect();
+        quoted.join(", ")
+    };
+    let skip = quoted(&options.skip);
+    let what = match (options.filters.is_empty(), skip.is_empty()) {
+        (true, _) => format!("--skip {skip} leaves no benchmark"),
+        (false, true) => format!("no benchmark matches {}", quoted(&options.filters)),
+        (false, false) => format!(
+            "no benchmark matches {} but for --skip {skip}",
+            quoted(&options.filters)
+        ),
+    };
+    let empty = if options.skip.iter().any(String::is_empty) {
+        "; an empty --skip is in every id"
+    } else {
+        ""
+    };
+    Some(format!(
+        "{what} ({total} registered{empty}; `--list` shows them)"
+    ))
+}
+
 /// `--list`: the benchmarks a run would consider, ignored ones included
-/// as libtest lists them.
-fn list(selection: &registry::Selection, terse: bool) {
+/// as libtest lists them; a function whose cases could not be listed is
+/// named on stderr, and fails the listing as it would the run.
+fn list(selection: &registry::Selection, broken: &[Broken], terse: bool) -> i32 {
     let mut listed: Vec<&Entry> = selection.run.iter().chain(&selection.ignored).collect();
     listed.sort_by_key(|e| e.source_order());
     for e in &listed {
-        println!("{}: benchmark", e.id);
+        println!("{}: benchmark", printable(&e.id));
     }
     if !terse {
         println!("\n{}", count(listed.len(), "benchmark"));
     }
+    failures(broken).exit_code()
+}
+
+/// A summary that counts the functions whose cases could not be listed as
+/// failed, each named on stderr.
+fn failures(broken: &[Broken]) -> Summary {
+    let mut summary = Summary::default();
+    for b in broken {
+        failed(&b.path, &b.why, &mut summary);
+    }
+    summary
 }
 
 /// Names the ignored benchmarks a measuring run leaves out, on stderr.
@@ -107,7 +184,7 @@ fn say_ignored(ignored: &[Entry]) {
     if ignored.is_empty() {
         return;
     }
-    let ids: Vec<&str> = ignored.iter().map(|e| e.id.as_str()).collect();
+    let ids: Vec<_> = ignored.iter().map(|e| printable(&e.id)).collect();
     eprintln!(
         "perfbench: {} ignored: {} (`--ignored` runs only those, `--include-ignored` all)",
         count(ids.len(), "benchmark"),
@@ -115,14 +192,17 @@ fn say_ignored(ignored: &[Entry]) {
     );
 }
 
-/// Test mode: each routine once, reported the way libtest does.
-fn run_tests(selection: &registry::Selection) -> i32 {
+/// Test mode: each routine once, reported the way libtest does; a function
+/// whose cases could not be listed fails first.
+fn run_tests(selection: &registry::Selection, broken: &[Broken]) -> i32 {
     let entries = &selection.run;
-    println!(
-        "\nrunning {}",
-        count(entries.len() + selection.ignored.len(), "test")
-    );
+    let listed = entries.len() + selection.ignored.len() + broken.len();
+    println!("\nrunning {}", count(listed, "test"));
     let mut failures = Vec::new();
+    for b in broken {
+        println!("test {} ... FAILED", printable(&b.path));
+        failures.push((b.path.as_str(), b.why.trim_start().to_string()));
+    }
     for e in entries {
         let outcome = match catch(|| run_once(|b| e.run(b))) {
             Ok(Ok(())) => Ok(()),
@@ -130,26 +210,26 @@ fn run_tests(selection: &registry::Selection) -> i32 {
             Err(panic) => Err(panic),
         };
         match outcome {
-            Ok(()) => println!("test {} ... ok", e.id),
+            Ok(()) => println!("test {} ... ok", printable(&e.id)),
             Err(why) => {
-                println!("test {} ... FAILED", e.id);
+                println!("test {} ... FAILED", printable(&e.id));
                 failures.push((e.id.as_str(), why));
             }
         }
     }
     for e in &selection.ignored {
-        println!("test {} ... ignored", e.id);
+        println!("test {} ... ignored", printable(&e.id));
     }
     if !failures.is_empty() {
         println!("\nfailures:");
         for (id, why) in &failures {
-            println!("    {id}: {why}");
+            println!("    {}: {why}", printable(id));
         }
     }
     let verdict = if failures.is_empty() { "ok" } else { "FAILED" };
     println!(
         "\ntest result: {verdict}. {} passed; {} failed; {} ignored; 0 measured; {} filtered out\n",
-        entries.len() - failures.len(),
+        entries.len() + broken.len() - failures.len(),
         failures.len(),
         selection.ignored.len(),
         selection.filtered_out
@@ -164,13 +244,13 @@ fn run_tests(selection: &registry::Selection) -> i32 {
 /// `--profile-time`: runs each routine for about `time`, with no counters,
 /// analysis, storing or report, for a profiler such as `perf record` to
 /// watch; a line per benchmark says what ran. Returns the exit code.
-fn run_profiles(entries: &[Entry], time: Duration) -> i32 {
-    let mut summary = Summary::default();
+fn run_profiles(entries: &[Entry], broken: &[Broken], time: Duration) -> i32 {
+    let mut summary = failures(broken);
     for e in entries {
         match caught(|| measure::profile(time, |b| e.run(b))) {
             Ok(ran) => println!(
                 "perfbench: profiled {}: {} iteration{} in {:.2} s (no analysis, nothing stored)",
-                e.id,
+                printable(&e.id),
                 thousands(ran.iterations as f64),
                 plural(ran.iterations as usize),
                 ran.elapsed.as_secs_f64()
@@ -178,21 +258,26 @@ fn run_profiles(entries: &[Entry], time: Duration) -> i32 {
             Err(why) => failed(&e.id, &why, &mut summary),
         }
     }
-    summary.print(entries.len(), &Target::PreviousRun);
+    summary.print(entries.len() + broken.len(), &Target::PreviousRun);
     summary.exit_code()
 }
 
 /// Names a benchmark that failed (`why` follows its id) and counts it.
 fn failed(id: &str, why: &str, summary: &mut Summary) {
-    eprintln!("perfbench: error: benchmark `{id}`{why}");
+    eprintln!("perfbench: error: benchmark `{}`{why}", printable(id));
     summary.failed.push(id.to_string());
 }
 
-/// Measures `entries` as `options` ask and returns the exit code; `Err` is
-/// a user's mistake found before the first benchmark.
-fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
+/// Measures `entries` as `options` ask and returns the exit code, counting
+/// the `broken` functions as failed; `Err` is a user's mistake found before
+/// the first benchmark.
+fn run_benches(options: &Options, entries: &[Entry], broken: &[Broken]) -> Result<i32, String> {
+    let early = failures(broken);
     if entries.is_empty() {
-        return Ok(0);
+        if !broken.is_empty() {
+            early.print(broken.len(), &Target::PreviousRun);
+        }
+        return Ok(early.exit_code());
     }
     let routines = routines(entries);
     let jobs = jobs(options, entries, &routines);
@@ -217,8 +302,9 @@ fn run_benches(options: &Options, entries: &[Entry]) -> Result<i32, String> {
     for sink in &mut sinks {
         sink.start(&header);
     }
-    let summary = run_steps(options, &mut plan, (entries, &jobs), &mut sinks);
-    finish(plan, sinks, summary, entries.len())
+    let mut summary = run_steps(options, &mut plan, (entries, &jobs), &mut sinks);
+    summary.failed.splice(0..0, early.failed);
+    finish(plan, sinks, summary, entries.len() + broken.len())
 }
 
 /// The routine of each entry.
@@ -320,7 +406,7 @@ impl Progress {
             } else {
                 String::new()
             };
-            eprint!("\r\x1b[K{of_rounds}[{}/{n}] {id} ...", i + 1);
+            eprint!("\r\x1b[K{of_rounds}[{}/{n}] {} ...", i + 1, printable(id));
             let _ = std::io::stderr().flush();
         }
         Progress(shown)
@@ -485,6 +571,29 @@ mod tests {
         assert_eq!(
             (few(10).rounds(), few(9).rounds(), few(1).rounds()),
             (2, 1, 1)
+        );
+    }
+
+    #[test]
+    fn filters_or_skips_that_leave_nothing_say_so_naming_them() {
+        let said = |args: &[&str], chosen| {
+            let options = cli::parse(args.iter().map(std::ffi::OsString::from), |_| None).unwrap();
+            nothing_selected(&options, chosen, 12)
+        };
+        assert_eq!(said(&[], 0), None);
+        assert_eq!(said(&["x"], 1), None);
+        assert_eq!(
+            said(&["zz", "a\x1bb"], 0).unwrap(),
+            "no benchmark matches `zz`, `a\\u{1b}b` (12 registered; `--list` shows them)"
+        );
+        assert_eq!(
+            said(&["--skip", ""], 0).unwrap(),
+            "--skip `` leaves no benchmark (12 registered; an empty --skip is in every id; \
+             `--list` shows them)"
+        );
+        assert_eq!(
+            said(&["crc", "--skip=c"], 0).unwrap(),
+            "no benchmark matches `crc` but for --skip `c` (12 registered; `--list` shows them)"
         );
     }
 

@@ -1,9 +1,12 @@
 //! The benchmarks `#[perfbench]` registered, their ids, and filtering.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::analysis::group::Membership;
 use crate::measure::Bencher;
+use crate::output::format::printable;
+use crate::run::panics::catch;
 
 /// One function marked `#[perfbench]`: it makes one benchmark, or one per
 /// type of `types = [...]` and argument of `args = …` ([`Case`]).
@@ -186,20 +189,82 @@ impl Entry {
     }
 }
 
-/// Every registered benchmark, in source order.
-pub fn all() -> Vec<Entry> {
-    let mut entries: Vec<Entry> = inventory::iter::<Benchmark>
-        .into_iter()
-        .flat_map(|bench| {
-            (bench.cases)().into_iter().map(move |case| Entry {
+/// What the registrations give: their benchmarks, and the functions whose
+/// cases could not be listed.
+pub struct Registry {
+    /// Every benchmark, in source order.
+    pub entries: Vec<Entry>,
+    /// The functions whose `cases` panicked (an argument's `Display`, or
+    /// `args` itself), in source order.
+    pub broken: Vec<Broken>,
+}
+
+/// A function whose benchmarks could not be listed: it fails, and the
+/// others go on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Broken {
+    /// Its path as ids begin: `module::path::name` without the crate name.
+    pub path: String,
+    /// Why, worded to follow the path: ` panicked at …`.
+    pub why: String,
+}
+
+/// Every registered benchmark, in source order, and the functions whose
+/// cases panicked.
+pub fn all() -> Registry {
+    let mut benches: Vec<&'static Benchmark> = inventory::iter::<Benchmark>.into_iter().collect();
+    benches.sort_by_key(|b| (b.file, b.line));
+    let (mut entries, mut broken) = (Vec::new(), Vec::new());
+    for bench in benches {
+        match catch(bench.cases) {
+            Ok(cases) => entries.extend(cases.into_iter().map(|case| Entry {
                 id: id_of(bench.module_path, bench.name, &case),
                 bench,
                 case,
-            })
-        })
-        .collect();
+            })),
+            Err(panic) => broken.push(Broken {
+                path: id_of(bench.module_path, bench.name, &Case::default()),
+                why: format!(" {panic} (listing its cases: `args` or an argument's `Display`)"),
+            }),
+        }
+    }
     entries.sort_by_key(Entry::source_order);
-    entries
+    Registry { entries, broken }
+}
+
+/// The first id two benchmarks share, as an error naming it and the
+/// function (or the two functions) it belongs to.
+pub fn duplicate_id(entries: &[Entry]) -> Option<String> {
+    let mut seen: HashMap<&str, &Entry> = HashMap::new();
+    for e in entries {
+        let Some(first) = seen.insert(&e.id, e) else {
+            continue;
+        };
+        let path = |e: &Entry| {
+            printable(&id_of(e.bench.module_path, e.bench.name, &Case::default())).into_owned()
+        };
+        let whose = if std::ptr::eq(first.bench, e.bench) {
+            format!(
+                "of `{}`: two of its arguments are written alike (give them distinct `Display`s)",
+                path(e)
+            )
+        } else {
+            format!("of both `{}` and `{}`", path(first), path(e))
+        };
+        return Some(format!(
+            "duplicate benchmark id `{}` {whose}",
+            printable(&e.id)
+        ));
+    }
+    None
+}
+
+/// Whether the filters could select a benchmark of the function at `path`
+/// (an id begins with its function's path): they match the path, or, not
+/// `exact`, a filter begins with it (`crc/64` selects from `crc`).
+pub fn could_match(path: &str, filters: &[String], skips: &[String], exact: bool) -> bool {
+    let longer = !exact && filters.iter().any(|f| f.starts_with(path));
+    matches(path, filters, skips, exact) || (longer && matches(path, &[], skips, exact))
 }
 
 /// The id of a benchmark: its module path without the crate name, its
@@ -427,6 +492,51 @@ mod tests {
         );
         let s = select(all(), |_| true, false, true);
         assert_eq!((s.run.len(), s.ignored.len(), s.filtered_out), (3, 0, 0));
+    }
+
+    #[test]
+    fn a_shared_id_is_named_with_its_function_or_both() {
+        let args = Some(vec!["dup".to_string(), "a\nb".into(), "dup".into()]);
+        let entries: Vec<Entry> = cases(&[], args)
+            .into_iter()
+            .map(|case| Entry {
+                id: id_of("h::m", "crc", &case),
+                bench: &IN_MODULE,
+                case,
+            })
+            .collect();
+        assert_eq!(
+            duplicate_id(&entries).unwrap(),
+            "duplicate benchmark id `m::crc/dup` of `m::crc`: two of its arguments are \
+             written alike (give them distinct `Display`s)"
+        );
+        assert_eq!(duplicate_id(&entries[..2]), None);
+        let two = [&PLAIN, &OTHER].map(|bench| Entry {
+            id: "tests::x\u{1b}".into(),
+            bench,
+            case: Case::default(),
+        });
+        assert_eq!(
+            duplicate_id(&two).unwrap(),
+            "duplicate benchmark id `tests::x\\u{1b}` of both `plain` and `other`"
+        );
+    }
+
+    #[test]
+    fn a_function_without_cases_is_selected_by_filters_that_could_select_its_ids() {
+        let f = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(could_match("m::crc", &[], &[], false));
+        assert!(could_match("m::crc", &f(&["crc"]), &[], false));
+        assert!(could_match("m::crc", &f(&["m::crc/64"]), &[], false));
+        assert!(!could_match("m::crc", &f(&["m::crc/64"]), &[], true));
+        assert!(!could_match("m::crc", &f(&["sum"]), &[], false));
+        assert!(!could_match(
+            "m::crc",
+            &f(&["m::crc/64"]),
+            &f(&["crc"]),
+            false
+        ));
+        assert!(!could_match("m::crc", &[], &f(&[""]), false));
     }
 
     #[test]

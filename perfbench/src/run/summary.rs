@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use crate::analysis::compare::{fails, Target};
 use crate::analysis::Analysed;
-use crate::output::format::{change_text, count, plural};
+use crate::output::format::{change_text, count, plural, printable};
 
 /// Exit code when a benchmark failed (libtest's).
 pub const EXIT_FAILED: i32 = 101;
@@ -50,51 +50,67 @@ impl Summary {
         for c in changes.iter().filter(|c| fails(c, limit)) {
             self.regressions.push(format!(
                 "  {} {}: {}",
-                a.result.id,
+                printable(&a.result.id),
                 c.name,
                 change_text(&c.change)
             ));
         }
     }
 
-    /// Prints the end of the run on stderr: read paths, regressions and
-    /// failures, of `total` benchmarks compared with `target`.
+    /// Prints the end of the run on stderr: [`Summary::lines`].
     pub fn print(&self, total: usize, target: &Target) {
+        for line in self.lines(total, target) {
+            eprintln!("{line}");
+        }
+    }
+
+    /// The end of the run: read paths, regressions, stored files that
+    /// failed and failed benchmarks, of `total` benchmarks compared with
+    /// `target`.
+    pub fn lines(&self, total: usize, target: &Target) -> Vec<String> {
+        let mut lines = Vec::new();
         if !self.read_paths.is_empty() {
             let paths: Vec<&str> = self.read_paths.iter().copied().collect();
-            eprintln!(
-                "perfbench: per-iteration counts were read with {}{}",
-                paths.join(" and "),
-                if paths == ["read()"] {
-                    USER_READS_NEED
-                } else {
-                    ""
-                }
-            );
+            let need = if paths == ["read()"] {
+                USER_READS_NEED
+            } else {
+                ""
+            };
+            lines.push(format!(
+                "perfbench: per-iteration counts were read with {}{need}",
+                paths.join(" and ")
+            ));
         }
         if !self.regressions.is_empty() {
-            eprintln!(
+            lines.push(format!(
                 "perfbench: {} regression{} against {}:",
                 self.regressions.len(),
                 plural(self.regressions.len()),
                 target.json_name()
-            );
-            for r in &self.regressions {
-                eprintln!("{r}");
-            }
+            ));
+            lines.extend(self.regressions.iter().cloned());
+        }
+        if self.store_errors > 0 {
+            lines.push(format!(
+                "perfbench: {} could not be read or written (named above)",
+                count(self.store_errors, "stored file")
+            ));
         }
         if !self.failed.is_empty() {
-            eprintln!(
+            let failed: Vec<_> = self.failed.iter().map(|id| printable(id)).collect();
+            lines.push(format!(
                 "perfbench: {} of {} failed: {}",
                 self.failed.len(),
                 count(total, "benchmark"),
-                self.failed.join(", ")
-            );
+                failed.join(", ")
+            ));
         }
+        lines
     }
 
-    /// The exit code: a failed benchmark first, then unusable stored files,
-    /// then regressions.
+    /// The exit code, of the worst that happened: a failed benchmark (101),
+    /// then unusable stored files (2), then regressions (3). Each is said
+    /// by [`Summary::print`] whichever decides the code.
     pub fn exit_code(&self) -> i32 {
         if !self.failed.is_empty() {
             EXIT_FAILED
@@ -122,5 +138,24 @@ mod tests {
         assert_eq!(s.exit_code(), EXIT_USAGE);
         s.failed.push("x".into());
         assert_eq!(s.exit_code(), EXIT_FAILED);
+    }
+
+    #[test]
+    fn a_regression_is_said_when_storing_failed_too_and_ids_are_escaped() {
+        let s = Summary {
+            regressions: vec!["  x wall-time: +5%".into()],
+            store_errors: 2,
+            failed: vec!["bad\nid\x1b[2J".into()],
+            ..Summary::default()
+        };
+        assert_eq!(
+            s.lines(3, &Target::PreviousRun),
+            [
+                "perfbench: 1 regression against latest:",
+                "  x wall-time: +5%",
+                "perfbench: 2 stored files could not be read or written (named above)",
+                "perfbench: 1 of 3 benchmarks failed: bad\\nid\\u{1b}[2J",
+            ]
+        );
     }
 }

@@ -42,7 +42,7 @@ type Run = BTreeMap<(String, String), (f64, f64, f64)>;
 struct Setup {
     /// `cargo bench` arguments choosing the suite.
     suite: &'static [&'static str],
-    /// `PERFBENCH_GATE_WORK` of the runs after the first.
+    /// `FIXTURE_GATE_WORK` of the runs after the first.
     work: u32,
     /// Save the baseline again before every gated run, as a CI job that
     /// measures the main branch and then the change does.
@@ -181,7 +181,7 @@ fn bench(setup: &Setup, home: &Path, work: u32, flags: &[&str]) -> (Run, Outcome
         .args(flags)
         .args(["--output-format", "json"])
         .env("PERFBENCH_HOME", home)
-        .env("PERFBENCH_GATE_WORK", work.to_string())
+        .env("FIXTURE_GATE_WORK", work.to_string())
         .output()
         .expect("cargo runs");
     let mut run = Run::new();

@@ -25,6 +25,12 @@ pub const QUICK: &[&str] = &[
     "0.1",
 ];
 
+/// [`QUICK`] counting page faults only, then `args`.
+pub fn quick_page_faults<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    let faults: [&'static str; 2] = ["--events", "page-faults"];
+    QUICK.iter().chain(&faults).chain(args).copied().collect()
+}
+
 /// The workspace root.
 pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -56,6 +62,17 @@ pub fn cargo_bench_of(target: &str) -> Command {
         }
     }
     cmd
+}
+
+/// A fresh, empty folder `name` under `folder` in the tests' temporary
+/// directory, for one test's stored results.
+pub fn fresh_dir(folder: &str, name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(folder)
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
 
 /// What a run printed and how it ended.

@@ -15,7 +15,7 @@ use super::text::{esc, figure};
 use super::{metric_of, metrics_to_draw};
 use crate::analysis::derived::rate;
 use crate::analysis::Analysed;
-use crate::output::format::{count, plural};
+use crate::output::format::{count, plural, printable};
 use crate::stats::Estimate;
 
 /// The benchmarks of a family, with their arguments.
@@ -140,6 +140,9 @@ pub(super) struct Arguments<'a> {
     axis: Axis,
     /// Every argument of the lines, once, in the order they first appear.
     names: Vec<String>,
+    /// `names` as the axis writes them: control characters escaped, as
+    /// everywhere an id is shown.
+    labels: Vec<String>,
     /// The x of each of `names`.
     xs: Vec<f64>,
 }
@@ -155,11 +158,13 @@ impl<'a> Arguments<'a> {
         }
         let args: Vec<&str> = names.iter().map(String::as_str).collect();
         let (axis, xs) = choose_axis(&args);
+        let labels = names.iter().map(|n| printable(n).into_owned()).collect();
         Arguments {
             group,
             lines,
             axis,
             names,
+            labels,
             xs,
         }
     }
@@ -249,7 +254,7 @@ fn metric_chart(out: &mut String, a: &Arguments, metric: &str, measure: Measure)
         esc(metric),
         esc(a.group)
     );
-    let svg = plots::by_argument(metric, &series, &a.axis.plot(&a.names), measure);
+    let svg = plots::by_argument(metric, &series, &a.axis.plot(&a.labels), measure);
     let data = [
         ("chart", "argument"),
         ("metric", metric),
@@ -278,7 +283,12 @@ fn throughput_chart(out: &mut String, a: &Arguments) {
         esc(a.group),
         missing_rates(drawn, benchmarks().count())
     );
-    let svg = plots::by_argument(&title, &series, &a.axis.plot(&a.names), Measure::Rate(work));
+    let svg = plots::by_argument(
+        &title,
+        &series,
+        &a.axis.plot(&a.labels),
+        Measure::Rate(work),
+    );
     let data = [
         ("chart", "throughput"),
         ("metric", "throughput"),

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use crate::analysis::compare::{MetricChange, Target, Verdict};
 use crate::counter::event::Unit;
 use crate::measure::environment::Environment;
-use crate::output::format::{format_value, percent};
+use crate::output::format::{format_value, percent, printable};
 use crate::stats::Estimate;
 
 /// The report's style sheet, inline in every page.
@@ -17,10 +17,12 @@ pub(super) const CSS: &str = include_str!("style.css");
 pub(super) const SCRIPT: &str = include_str!("sort.js");
 
 /// `s` with `&`, `<`, `>`, `"` and `'` escaped: safe in HTML text and in
-/// quoted attributes.
+/// quoted attributes; control characters are written as the terminal
+/// writes them ([`printable`]: `\n`, `\u{1b}`), so that no page holds a
+/// raw NUL or ESC and an id reads the same everywhere.
 pub(super) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    for c in printable(s).chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
@@ -158,5 +160,18 @@ pub(super) fn figure(
                 esc(&e)
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaped_text_holds_no_control_character() {
+        assert_eq!(
+            esc("<a href='x'>&\"\n\x1b[2J\0"),
+            "&lt;a href=&#39;x&#39;&gt;&amp;&quot;\\n\\u{1b}[2J\\0"
+        );
     }
 }

@@ -15,7 +15,7 @@ use crate::measure::environment::Environment;
 use crate::measure::{self, MeasureError, ThreadPin};
 use crate::run::cli::Options;
 use crate::stats::Statistics;
-use crate::store::{self, Store};
+use crate::store::{self, BaselineSave, Store, StoreLock};
 
 /// What a benchmark asks to be measured with: its events as `--events`
 /// writes them (`None`: the default set), and whether in per-iteration
@@ -57,6 +57,11 @@ pub struct Plan {
     pub pin: Option<ThreadPin>,
     /// Where results are stored.
     pub store: Store,
+    /// The store's lock, held for the run (`None` in tests).
+    pub lock: Option<StoreLock>,
+    /// The baseline `--save-baseline` is saving, made whole when the run
+    /// ends.
+    pub saving: Option<BaselineSave>,
     /// What each benchmark is compared with.
     pub target: Target,
     /// Where the run happens.
@@ -97,6 +102,8 @@ impl Plan {
 /// ask for it), and calibrates each. Errors are for the user (bad events,
 /// CPUs or baselines), and name the benchmark whose attribute is at fault.
 pub fn prepare(options: &Options, wants: &[(Want, &str)]) -> Result<Plan, String> {
+    let store = Store::at(store::default_root());
+    let (lock, saving) = lock(options, &store)?;
     let pin = pin(options)?;
     let cpu = pin.as_ref().map(ThreadPin::cpu);
     let own: Want = (options.events.clone(), options.per_iter);
@@ -112,7 +119,6 @@ pub fn prepare(options: &Options, wants: &[(Want, &str)]) -> Result<Plan, String
         let opened = open_setup(options, want, cpu).map_err(|e| asked_by(id, want, &e))?;
         others.push((want.clone(), opened));
     }
-    let store = Store::at(store::default_root());
     let target = target(options, &store)?;
     let environment = Environment::current(cpu);
     for warning in environment.warnings() {
@@ -123,9 +129,25 @@ pub fn prepare(options: &Options, wants: &[(Want, &str)]) -> Result<Plan, String
         others,
         pin,
         store,
+        lock: Some(lock),
+        saving,
         target,
         environment,
     })
+}
+
+/// Takes the store's lock, saying whom it waits for, and starts the
+/// baseline `--save-baseline` saves.
+fn lock(options: &Options, store: &Store) -> Result<(StoreLock, Option<BaselineSave>), String> {
+    let root = store.root().display();
+    let lock = store
+        .lock(|holder| eprintln!("perfbench: waiting for {root}, in use by {holder}"))
+        .map_err(|e| e.to_string())?;
+    let saving = match &options.save_baseline {
+        Some(name) => Some(lock.begin_baseline(name).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    Ok((lock, saving))
 }
 
 /// An error opening the setup `want`, which benchmark `id` asked for.
@@ -409,6 +431,8 @@ pub(crate) mod tests {
             others: Vec::new(),
             pin: None,
             store: Store::at(root),
+            lock: None,
+            saving: None,
             target: Target::PreviousRun,
             environment: Environment::default(),
         }

@@ -413,4 +413,9 @@ fn an_output_path_that_is_a_file_is_one_error_before_anything_is_measured() {
     );
     assert_eq!(ran.stdout, "");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+    // Runs that write nothing take no lock, so never look at the folder.
+    for nothing in ["--list", "--test", "--list-events"] {
+        let ran = run(command(&file, 16, 0, &[nothing]));
+        assert_eq!(ran.code, 0, "{nothing}: {}", ran.stderr);
+    }
 }

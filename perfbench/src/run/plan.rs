@@ -99,25 +99,32 @@ impl Plan {
 
 /// Makes the plan: pins the thread, opens the groups of the run's setup and
 /// of each other setup the benchmarks `want` (with the id of the first to
-/// ask for it), and calibrates each. Errors are for the user (bad events,
-/// CPUs or baselines), and name the benchmark whose attribute is at fault.
+/// ask for it), takes the store's lock and calibrates each setup. Errors
+/// are for the user (bad events, CPUs, output folder or baselines), and
+/// name the benchmark whose attribute is at fault.
 pub fn prepare(options: &Options, wants: &[(Want, &str)]) -> Result<Plan, String> {
-    let store = Store::at(store::default_root());
-    let (lock, saving) = lock(options, &store)?;
     let pin = pin(options)?;
     let cpu = pin.as_ref().map(ThreadPin::cpu);
     let own: Want = (options.events.clone(), options.per_iter);
     if own.0.is_none() {
         note_missing_hardware();
     }
-    let setup = open_setup(options, &own, cpu)?;
-    let mut others: Vec<(Want, Setup)> = Vec::new();
+    let mut setup = open_setup(&own, cpu)?;
+    let mut others: Vec<(Want, Setup, &str)> = Vec::new();
     for (want, id) in wants {
-        if *want == own || others.iter().any(|(w, _)| w == want) {
+        if *want == own || others.iter().any(|(w, ..)| w == want) {
             continue;
         }
-        let opened = open_setup(options, want, cpu).map_err(|e| asked_by(id, want, &e))?;
-        others.push((want.clone(), opened));
+        let opened = open_setup(want, cpu).map_err(|e| asked_by(id, want, &e))?;
+        others.push((want.clone(), opened, id));
+    }
+    // Events are checked before waiting for another run; measuring, the
+    // calibration first, waits until this run holds the store.
+    let store = Store::at(store::default_root());
+    let (lock, saving) = lock(options, &store)?;
+    calibrate_setup(options, &mut setup)?;
+    for (want, opened, id) in &mut others {
+        calibrate_setup(options, opened).map_err(|e| asked_by(id, want, &e))?;
     }
     let target = target(options, &store)?;
     let environment = Environment::current(cpu);
@@ -126,7 +133,7 @@ pub fn prepare(options: &Options, wants: &[(Want, &str)]) -> Result<Plan, String
     }
     Ok(Plan {
         setup,
-        others,
+        others: others.into_iter().map(|(w, s, _)| (w, s)).collect(),
         pin,
         store,
         lock: Some(lock),
@@ -162,9 +169,10 @@ fn asked_by(id: &str, (events, per_iter): &Want, error: &str) -> String {
     format!("benchmark `{id}` ({}): {error}", asked.join(", "))
 }
 
-/// Opens and calibrates the setup `want`: its events, minus those this
-/// machine cannot count, in as few groups as the PMU holds.
-fn open_setup(options: &Options, want: &Want, cpu: Option<usize>) -> Result<Setup, String> {
+/// Opens the setup `want`, not yet calibrated ([`calibrate_setup`]): its
+/// events, minus those this machine cannot count, in as few groups as the
+/// PMU holds.
+fn open_setup(want: &Want, cpu: Option<usize>) -> Result<Setup, String> {
     let (spec, per_iter) = want;
     let mut events = countable_events(spec.as_deref(), cpu.is_some())?;
     // A group reads allocation counts after the kernel's counters, so they
@@ -177,7 +185,7 @@ fn open_setup(options: &Options, want: &Want, cpu: Option<usize>) -> Result<Setu
         e.attr.inherit = !per_iter;
     }
     let events = for_pinned_core(events, cpu);
-    let mut groups = group::open_groups(&events).map_err(|e| {
+    let groups = group::open_groups(&events).map_err(|e| {
         format!("{e} (together with the other events: a PMU holds only so many counters at once; ask for fewer)")
     })?;
     if *per_iter && groups.len() > 1 {
@@ -187,13 +195,18 @@ fn open_setup(options: &Options, want: &Want, cpu: Option<usize>) -> Result<Setu
             group::together(&group::names(&groups, &events))
         ));
     }
-    let calibration = calibrate(options, *per_iter, &mut groups, &events)?;
     Ok(Setup {
         events,
         groups,
         per_iter: *per_iter,
-        calibration,
+        calibration: Calibration::default(),
     })
+}
+
+/// Measures the cost of measuring with `setup` ([`calibrate`]) into it.
+fn calibrate_setup(options: &Options, setup: &mut Setup) -> Result<(), String> {
+    setup.calibration = calibrate(options, setup.per_iter, &mut setup.groups, &setup.events)?;
+    Ok(())
 }
 
 /// The events to measure: those asked for, or the default set, minus those

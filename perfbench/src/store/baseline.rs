@@ -51,9 +51,11 @@ fn earlier_path(root: &Path, bench_folder: &str, name: &str) -> PathBuf {
 
 /// The names of the saved baselines, in both layouts, sorted.
 pub(super) fn names(root: &Path) -> Vec<String> {
-    let linked = list(&folder(root))
+    let dir = folder(root);
+    let linked = list(&dir)
         .into_iter()
-        .filter(|n| !n.starts_with('.'));
+        .filter(|n| !n.starts_with('.'))
+        .filter(|n| dir.join(n).symlink_metadata().is_ok_and(|m| m.is_symlink()));
     let earlier = list(root)
         .into_iter()
         .flat_map(|bench| list(&root.join(bench).join("baselines")))

@@ -110,6 +110,10 @@ pub fn default_root() -> PathBuf {
         )
 }
 
+/// Folders of the output directory that are not a benchmark's: an id of
+/// one of these names gets a hashed folder.
+const RESERVED: [&str; 2] = ["baselines", "report"];
+
 /// A folder name for `id` that cannot leave the output directory: ids of
 /// plain characters keep their look (`::` becomes `.`); any other id gets its
 /// characters replaced and a hash of the whole id appended, so that two ids
@@ -128,6 +132,7 @@ pub fn folder_name(id: &str) -> String {
         .take(80)
         .collect();
     let plain = !id.starts_with('.')
+        && !RESERVED.contains(&id)
         && !id.is_empty()
         && id.len() <= 80
         && !id.contains('.')
@@ -389,6 +394,8 @@ mod tests {
     fn folder_names_stay_inside_and_never_collide() {
         assert_eq!(folder_name("touch_16"), "touch_16");
         assert_eq!(folder_name("three::touch_16"), "three.touch_16");
+        assert!(folder_name("baselines").starts_with("baselines-"));
+        assert!(folder_name("report").starts_with("report-"));
         let hostile = [
             "../../etc/passwd",
             "/abs/path",
@@ -403,6 +410,8 @@ mod tests {
             "tab\there",
             "emoji 🦀",
             "emoji 🦐",
+            "baselines",
+            "report",
             &"x".repeat(500),
             &"x".repeat(501),
         ];

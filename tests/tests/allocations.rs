@@ -161,7 +161,7 @@ fn an_allocation_regression_fails_the_gate_and_an_unchanged_run_passes() {
     let with = |extra: &[&'static str]| gate.iter().chain(extra).copied().collect::<Vec<_>>();
     let saved = bench(&home, 3, &with(&["--save-baseline", "main"]));
     assert_eq!(saved.code, 0, "{}", saved.stderr);
-    let stored = std::fs::read_to_string(home.join("boxes_n/baselines/main.json")).unwrap();
+    let stored = std::fs::read_to_string(home.join("baselines/main/boxes_n.json")).unwrap();
     let stored: Value = serde_json::from_str(&stored).unwrap();
     assert_eq!(stored["estimates"]["alloc-bytes"]["estimate"], 192.0);
 

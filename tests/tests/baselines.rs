@@ -48,7 +48,7 @@ fn a_page_fault_regression_fails_the_gate_and_an_unchanged_run_passes() {
     let home = home("gate");
     let saved = bench(&home, 16, &with(&["--save-baseline", "main"]));
     assert_eq!(saved.code, 0, "{}", saved.stderr);
-    assert!(home.join("touch_n/baselines/main.json").is_file());
+    assert!(home.join("baselines/main/touch_n.json").is_file());
     assert!(home.join("touch_n/latest.json").is_file());
 
     let worse = bench(
@@ -129,7 +129,7 @@ fn earlier(file: &Path, series: &str) -> Vec<f64> {
 #[test]
 fn a_baseline_saved_again_learns_the_spread_of_its_runs_until_a_count_changes() {
     let home = home("earlier");
-    let main = home.join("touch_n/baselines/main.json");
+    let main = home.join("baselines/main/touch_n.json");
     for _ in 0..3 {
         let saved = bench(&home, 16, &with(&["--save-baseline", "main"]));
         assert_eq!(saved.code, 0, "{}", saved.stderr);
@@ -310,7 +310,7 @@ fn bencher_format_prints_libtest_bench_lines() {
 fn a_baseline_from_another_kernel_gets_a_warning() {
     let home = home("foreign-env");
     assert_eq!(bench(&home, 16, &with(&["--save-baseline", "old"])).code, 0);
-    let path = home.join("touch_n/baselines/old.json");
+    let path = home.join("baselines/old/touch_n.json");
     let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     doc["environment"]["kernel"] = "2.6.32-test".into();
     std::fs::write(&path, serde_json::to_string(&doc).unwrap()).unwrap();

@@ -2,13 +2,16 @@
 //! `perf_event_open(2)` syscall, its attribute, ioctls and read format, the
 //! mmap'd counter page and user-space counter reads, thread affinity, the
 //! PMUs that sysfs describes, and the global allocator that counts
-//! allocations (`alloc.rs`).
+//! allocations (`alloc.rs`), `flock(2)` (`lock.rs`) and SIGINT/SIGTERM
+//! turned into a call on a thread (`signals.rs`).
 //!
 //! Everything above this layer sees safe types. Each `unsafe` block carries
 //! a `// SAFETY:` comment.
 #![allow(unsafe_code)]
 
 pub mod alloc;
+pub mod lock;
 pub mod pmu;
 pub mod rdpmc;
+pub mod signals;
 pub mod sys;

@@ -307,7 +307,11 @@ fn store(options: &Options, plan: &Plan, step: &mut Step) {
     };
     let mut recording = a.recording.clone();
     carry_earlier(stored, &mut recording, &options.thresholds);
-    if let Err(err) = plan.store.save(&recording, &slot, &a.result) {
+    let saved = match &plan.saving {
+        Some(saving) => saving.save(&recording, &a.result),
+        None => plan.store.save(&recording, &slot, &a.result).map(drop),
+    };
+    if let Err(err) = saved {
         step.store_errors.push(err.to_string());
     }
 }

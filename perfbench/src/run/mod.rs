@@ -444,11 +444,21 @@ fn report_step(
     }
 }
 
-/// Releases the pin, ends every output and prints the summary; returns the
-/// exit code.
+/// Releases the pin, makes the baseline being saved whole, ends every
+/// output and prints the summary; returns the exit code.
 fn finish(plan: Plan, sinks: Vec<Sink>, mut summary: Summary, total: usize) -> Result<i32, String> {
-    let Plan { pin, target, .. } = plan;
+    let Plan {
+        pin,
+        target,
+        lock,
+        saving,
+        ..
+    } = plan;
     drop(pin);
+    if let Some(Err(err)) = saving.map(|s| s.commit()) {
+        eprintln!("perfbench: error: {err}");
+        summary.store_errors += 1;
+    }
     let measured = total > summary.failed.len();
     for sink in sinks {
         if matches!(sink, Sink::Report(_)) && !measured {
@@ -464,6 +474,8 @@ fn finish(plan: Plan, sinks: Vec<Sink>, mut summary: Summary, total: usize) -> R
         }
     }
     summary.print(total, &target);
+    // Held until the report is written.
+    drop(lock);
     Ok(summary.exit_code())
 }
 

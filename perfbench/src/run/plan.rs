@@ -15,7 +15,7 @@ use crate::measure::environment::Environment;
 use crate::measure::{self, MeasureError, ThreadPin};
 use crate::run::cli::Options;
 use crate::stats::Statistics;
-use crate::store::{self, Store};
+use crate::store::{self, BaselineSave, Store, StoreLock};
 
 /// What a benchmark asks to be measured with: its events as `--events`
 /// writes them (`None`: the default set), and whether in per-iteration
@@ -57,6 +57,11 @@ pub struct Plan {
     pub pin: Option<ThreadPin>,
     /// Where results are stored.
     pub store: Store,
+    /// The store's lock, held for the run (`None` in tests).
+    pub lock: Option<StoreLock>,
+    /// The baseline `--save-baseline` is saving, made whole when the run
+    /// ends.
+    pub saving: Option<BaselineSave>,
     /// What each benchmark is compared with.
     pub target: Target,
     /// Where the run happens.
@@ -94,8 +99,9 @@ impl Plan {
 
 /// Makes the plan: pins the thread, opens the groups of the run's setup and
 /// of each other setup the benchmarks `want` (with the id of the first to
-/// ask for it), and calibrates each. Errors are for the user (bad events,
-/// CPUs or baselines), and name the benchmark whose attribute is at fault.
+/// ask for it), takes the store's lock and calibrates each setup. Errors
+/// are for the user (bad events, CPUs, output folder or baselines), and
+/// name the benchmark whose attribute is at fault.
 pub fn prepare(options: &Options, wants: &[(Want, &str)]) -> Result<Plan, String> {
     let pin = pin(options)?;
     let cpu = pin.as_ref().map(ThreadPin::cpu);
@@ -103,16 +109,23 @@ pub fn prepare(options: &Options, wants: &[(Want, &str)]) -> Result<Plan, String
     if own.0.is_none() {
         note_missing_hardware();
     }
-    let setup = open_setup(options, &own, cpu)?;
-    let mut others: Vec<(Want, Setup)> = Vec::new();
+    let mut setup = open_setup(&own, cpu)?;
+    let mut others: Vec<(Want, Setup, &str)> = Vec::new();
     for (want, id) in wants {
-        if *want == own || others.iter().any(|(w, _)| w == want) {
+        if *want == own || others.iter().any(|(w, ..)| w == want) {
             continue;
         }
-        let opened = open_setup(options, want, cpu).map_err(|e| asked_by(id, want, &e))?;
-        others.push((want.clone(), opened));
+        let opened = open_setup(want, cpu).map_err(|e| asked_by(id, want, &e))?;
+        others.push((want.clone(), opened, id));
     }
+    // Events are checked before waiting for another run; measuring, the
+    // calibration first, waits until this run holds the store.
     let store = Store::at(store::default_root());
+    let (lock, saving) = lock(options, &store)?;
+    calibrate_setup(options, &mut setup)?;
+    for (want, opened, id) in &mut others {
+        calibrate_setup(options, opened).map_err(|e| asked_by(id, want, &e))?;
+    }
     let target = target(options, &store)?;
     let environment = Environment::current(cpu);
     for warning in environment.warnings() {
@@ -120,12 +133,28 @@ pub fn prepare(options: &Options, wants: &[(Want, &str)]) -> Result<Plan, String
     }
     Ok(Plan {
         setup,
-        others,
+        others: others.into_iter().map(|(w, s, _)| (w, s)).collect(),
         pin,
         store,
+        lock: Some(lock),
+        saving,
         target,
         environment,
     })
+}
+
+/// Takes the store's lock, saying whom it waits for, and starts the
+/// baseline `--save-baseline` saves.
+fn lock(options: &Options, store: &Store) -> Result<(StoreLock, Option<BaselineSave>), String> {
+    let root = store.root().display();
+    let lock = store
+        .lock(|holder| eprintln!("perfbench: waiting for {root}, in use by {holder}"))
+        .map_err(|e| e.to_string())?;
+    let saving = match &options.save_baseline {
+        Some(name) => Some(lock.begin_baseline(name).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    Ok((lock, saving))
 }
 
 /// An error opening the setup `want`, which benchmark `id` asked for.
@@ -140,9 +169,10 @@ fn asked_by(id: &str, (events, per_iter): &Want, error: &str) -> String {
     format!("benchmark `{id}` ({}): {error}", asked.join(", "))
 }
 
-/// Opens and calibrates the setup `want`: its events, minus those this
-/// machine cannot count, in as few groups as the PMU holds.
-fn open_setup(options: &Options, want: &Want, cpu: Option<usize>) -> Result<Setup, String> {
+/// Opens the setup `want`, not yet calibrated ([`calibrate_setup`]): its
+/// events, minus those this machine cannot count, in as few groups as the
+/// PMU holds.
+fn open_setup(want: &Want, cpu: Option<usize>) -> Result<Setup, String> {
     let (spec, per_iter) = want;
     let mut events = countable_events(spec.as_deref(), cpu.is_some())?;
     // A group reads allocation counts after the kernel's counters, so they
@@ -155,7 +185,7 @@ fn open_setup(options: &Options, want: &Want, cpu: Option<usize>) -> Result<Setu
         e.attr.inherit = !per_iter;
     }
     let events = for_pinned_core(events, cpu);
-    let mut groups = group::open_groups(&events).map_err(|e| {
+    let groups = group::open_groups(&events).map_err(|e| {
         format!("{e} (together with the other events: a PMU holds only so many counters at once; ask for fewer)")
     })?;
     if *per_iter && groups.len() > 1 {
@@ -165,13 +195,18 @@ fn open_setup(options: &Options, want: &Want, cpu: Option<usize>) -> Result<Setu
             group::together(&group::names(&groups, &events))
         ));
     }
-    let calibration = calibrate(options, *per_iter, &mut groups, &events)?;
     Ok(Setup {
         events,
         groups,
         per_iter: *per_iter,
-        calibration,
+        calibration: Calibration::default(),
     })
+}
+
+/// Measures the cost of measuring with `setup` ([`calibrate`]) into it.
+fn calibrate_setup(options: &Options, setup: &mut Setup) -> Result<(), String> {
+    setup.calibration = calibrate(options, setup.per_iter, &mut setup.groups, &setup.events)?;
+    Ok(())
 }
 
 /// The events to measure: those asked for, or the default set, minus those
@@ -411,6 +446,8 @@ pub(crate) mod tests {
             others: Vec::new(),
             pin: None,
             store: Store::at(root),
+            lock: None,
+            saving: None,
             target: Target::PreviousRun,
             environment: Environment::default(),
         }

@@ -1,15 +1,20 @@
-//! Results on disk: one folder per benchmark under the output directory,
-//! holding the latest run and named baselines as versioned JSON.
+//! Results on disk: one folder per benchmark under the output directory
+//! holding its latest runs, and named baselines saved whole, as versioned
+//! JSON.
 //!
 //! ```text
 //! $PERFBENCH_HOME or <cargo target dir>/perfbench/
+//!   .lock                                   held by the run writing here (lock.rs)
 //!   <folder of the id>/latest.json          the last run, compared with by the next
 //!   <folder of the id>/previous.json        the run before it, for the report
-//!   <folder of the id>/baselines/NAME.json  --save-baseline NAME
+//!   baselines/NAME/<folder of the id>.json  --save-baseline NAME (baseline.rs)
+//!   report/                                 the HTML report
 //! ```
 //!
 //! Files are written to a temporary name and renamed, so a reader never sees
-//! half a file; a file perfbench did not write is never overwritten.
+//! half a file, and no run leaves temporary files behind (files.rs); a file
+//! perfbench did not write is never overwritten, and one past
+//! [`MAX_STORED_BYTES`] is never read.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -17,9 +22,20 @@ use std::path::{Path, PathBuf};
 use crate::analysis::compare::Target;
 use crate::analysis::{BenchResult, Recording};
 
+pub use baseline::BaselineSave;
+pub use files::write_atomically;
 pub use json::{RESULT_SCHEMA, SCHEMA};
+pub use lock::StoreLock;
 
+mod baseline;
+mod files;
 pub mod json;
+mod lock;
+
+/// The largest stored file perfbench reads: 64 MiB. A long per-iteration
+/// run stores well under it; a file past it is refused, without being read,
+/// rather than slowing every run down.
+pub const MAX_STORED_BYTES: u64 = 64 << 20;
 
 use json::{decode_recording, encode_recording};
 
@@ -94,6 +110,10 @@ pub fn default_root() -> PathBuf {
         )
 }
 
+/// Folders of the output directory that are not a benchmark's: an id of
+/// one of these names gets a hashed folder.
+const RESERVED: [&str; 2] = ["baselines", "report"];
+
 /// A folder name for `id` that cannot leave the output directory: ids of
 /// plain characters keep their look (`::` becomes `.`); any other id gets its
 /// characters replaced and a hash of the whole id appended, so that two ids
@@ -112,6 +132,7 @@ pub fn folder_name(id: &str) -> String {
         .take(80)
         .collect();
     let plain = !id.starts_with('.')
+        && !RESERVED.contains(&id)
         && !id.is_empty()
         && id.len() <= 80
         && !id.contains('.')
@@ -152,22 +173,29 @@ pub fn check_baseline_name(name: &str) -> Result<(), String> {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder and
-/// a rename, so that `path` holds either the old or the new content.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let dir = path.parent().expect("stored files have a folder");
-    std::fs::create_dir_all(dir)
-        .map_err(|e| error(dir, format!("cannot create the folder: {e}")))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}",
-        path.file_name().expect("a file name").to_string_lossy(),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, bytes).map_err(|e| error(&tmp, format!("cannot write: {e}")))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        error(path, format!("cannot replace: {e}"))
-    })
+/// The text of a stored file; `None` if there is none. A file past
+/// [`MAX_STORED_BYTES`] is refused before it is read.
+fn read_stored(path: &Path) -> Result<Option<String>, StoreError> {
+    let size = match std::fs::metadata(path) {
+        Ok(m) => m.len(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(error(path, format!("cannot read: {e}"))),
+    };
+    if size > MAX_STORED_BYTES {
+        return Err(error(
+            path,
+            format!(
+                "{} MB, past the {} MB a stored result may have; remove it",
+                size.div_ceil(1 << 20),
+                MAX_STORED_BYTES >> 20
+            ),
+        ));
+    }
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(error(path, format!("cannot read: {e}"))),
+    }
 }
 
 /// The stored results under one output directory.
@@ -193,32 +221,20 @@ impl Store {
         match slot {
             Slot::Latest => folder.join("latest.json"),
             Slot::Previous => folder.join("previous.json"),
-            Slot::Baseline(name) => folder.join("baselines").join(format!("{name}.json")),
+            Slot::Baseline(name) => baseline::path(&self.root, name, id),
         }
     }
 
-    /// The names of the baselines any benchmark has saved.
+    /// The names of the baselines saved here.
     pub fn baseline_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&self.root)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .flat_map(|bench| {
-                std::fs::read_dir(bench.path().join("baselines"))
-                    .into_iter()
-                    .flatten()
-                    .flatten()
-            })
-            .filter_map(|f| {
-                f.file_name()
-                    .to_str()?
-                    .strip_suffix(".json")
-                    .map(String::from)
-            })
-            .collect();
-        names.sort();
-        names.dedup();
-        names
+        baseline::names(&self.root)
+    }
+
+    /// Removes what killed runs left: temporary files, and staging folders
+    /// of baselines. Only for the holder of the lock.
+    fn remove_debris(&self) {
+        files::remove_debris(&self.root, 2);
+        baseline::remove_debris(&self.root);
     }
 
     /// The ids of the benchmarks whose latest run is stored here, sorted; a
@@ -241,13 +257,16 @@ impl Store {
         let (mut ids, mut errors) = (Vec::new(), Vec::new());
         for folder in folders {
             let path = self.root.join(&folder).join("latest.json");
-            let text = match std::fs::read_to_string(&path) {
-                Ok(text) => text,
-                Err(e) if path.is_file() => {
-                    errors.push(error(&path, format!("cannot read: {e}")));
+            if !path.is_file() {
+                continue;
+            }
+            let text = match read_stored(&path) {
+                Ok(Some(text)) => text,
+                Ok(None) => continue,
+                Err(e) => {
+                    errors.push(e);
                     continue;
                 }
-                Err(_) => continue,
             };
             match decode_recording(&text) {
                 Ok(run) if folder_name(&run.id) == folder => ids.push(run.id),
@@ -277,10 +296,8 @@ impl Store {
     /// checks it, with the file's text.
     fn read(&self, id: &str, slot: &Slot) -> Result<Option<(Recording, String)>, StoreError> {
         let path = self.path(id, slot);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(error(&path, format!("cannot read: {e}"))),
+        let Some(text) = read_stored(&path)? else {
+            return Ok(None);
         };
         let run = decode_recording(&text).map_err(|reason| error(&path, reason))?;
         if run.id != id {
@@ -293,13 +310,18 @@ impl Store {
     }
 
     /// Stores `run` in `slot` with its estimates, replacing only a file
-    /// perfbench wrote itself.
+    /// perfbench wrote itself. A baseline gets a new version with this run
+    /// and the other benchmarks' files of the one before; a run saving
+    /// many benchmarks uses [`StoreLock::begin_baseline`] instead.
     pub fn save(
         &self,
         run: &Recording,
         slot: &Slot,
         result: &BenchResult,
     ) -> Result<PathBuf, StoreError> {
+        if let Slot::Baseline(name) = slot {
+            return self.save_baseline(run, name, result);
+        }
         let path = self.path(&run.id, slot);
         if path.is_dir() {
             return Err(error(
@@ -330,14 +352,14 @@ mod tests {
     use crate::measure::{Measurement, Sample};
     use serde_json::Value;
 
-    fn temp_root(name: &str) -> PathBuf {
+    pub(super) fn temp_root(name: &str) -> PathBuf {
         let dir =
             std::env::temp_dir().join(format!("perfbench-store-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         dir
     }
 
-    fn run_of(id: &str, faults_per_iter: u64) -> (Recording, BenchResult) {
+    pub(super) fn run_of(id: &str, faults_per_iter: u64) -> (Recording, BenchResult) {
         let events = parse_list("page-faults").unwrap();
         let m = Measurement {
             samples: (1..=5)
@@ -372,6 +394,8 @@ mod tests {
     fn folder_names_stay_inside_and_never_collide() {
         assert_eq!(folder_name("touch_16"), "touch_16");
         assert_eq!(folder_name("three::touch_16"), "three.touch_16");
+        assert!(folder_name("baselines").starts_with("baselines-"));
+        assert!(folder_name("report").starts_with("report-"));
         let hostile = [
             "../../etc/passwd",
             "/abs/path",
@@ -386,6 +410,8 @@ mod tests {
             "tab\there",
             "emoji 🦀",
             "emoji 🦐",
+            "baselines",
+            "report",
             &"x".repeat(500),
             &"x".repeat(501),
         ];
@@ -606,6 +632,32 @@ mod tests {
             errors[1].contains("holds benchmark `d`, which belongs in another folder"),
             "{errors:?}"
         );
+        let _ = std::fs::remove_dir_all(store.root());
+    }
+
+    #[test]
+    fn a_file_past_the_limit_is_refused_without_being_read() {
+        let store = Store::at(temp_root("limit"));
+        let (run, result) = run_of("x", 1);
+        let path = store.save(&run, &Slot::Latest, &result).unwrap();
+        // Sparse: 64 MiB and one byte of nothing, which no reader could parse.
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(MAX_STORED_BYTES + 1)
+            .unwrap();
+        let said = format!(
+            "{}: 65 MB, past the 64 MB a stored result may have; remove it",
+            path.display()
+        );
+        assert_eq!(
+            store.load("x", &Slot::Latest).unwrap_err().to_string(),
+            said
+        );
+        let listed = store.stored_ids();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].as_ref().unwrap_err().to_string(), said);
         let _ = std::fs::remove_dir_all(store.root());
     }
 

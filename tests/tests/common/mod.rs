@@ -56,12 +56,25 @@ pub fn cargo_bench_of(target: &str) -> Command {
             Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e"),
         )
         .env_remove("COLUMNS");
+    without_our_variables(&mut cmd);
+    cmd
+}
+
+/// Keeps the `PERFBENCH_*` variables of the test's environment from `cmd`.
+pub fn without_our_variables(cmd: &mut Command) {
     for (var, _) in std::env::vars() {
         if var.starts_with("PERFBENCH_") {
             cmd.env_remove(var);
         }
     }
-    cmd
+}
+
+/// A fresh, empty folder `area/name` in the tests' scratch space.
+pub fn fresh_dir(area: &str, name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(area).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
 
 /// A fresh, empty folder `name` under `folder` in the tests' temporary

@@ -1,0 +1,182 @@
+//! The store's lock: one run at a time writes under a root. The lock is
+//! `flock(2)` on `<root>/.lock`, which the kernel releases however the
+//! holder ends; the holder writes who it is into the file, so that a run
+//! that has to wait can say whom for.
+
+use std::fs::File;
+use std::io::{Read, Seek, Write};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::{error, files, Store, StoreError};
+use crate::kernel::lock;
+
+/// The lock file's name in the root.
+const LOCK_FILE: &str = ".lock";
+
+/// The store's lock, held until dropped.
+#[derive(Debug)]
+pub struct StoreLock {
+    file: File,
+    root: PathBuf,
+}
+
+impl StoreLock {
+    /// The root it locks.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+}
+
+impl Drop for StoreLock {
+    fn drop(&mut self) {
+        // The next holder writes its own; an empty file says "unknown"
+        // rather than naming a run that ended.
+        let _ = self.file.set_len(0);
+    }
+}
+
+impl Store {
+    /// Takes the store's lock for a run that writes, making the root if
+    /// needed: a root that is not a folder, or cannot be made or written,
+    /// is the error. If another run holds it, `waiting` is told who (pid,
+    /// host, start, command) before this waits for it. Once held, debris of
+    /// killed runs is removed, and SIGINT/SIGTERM remove this run's
+    /// unfinished files before it exits.
+    pub fn lock(&self, waiting: impl FnOnce(&str)) -> Result<StoreLock, StoreError> {
+        let mut file = self.open_lock_file()?;
+        let fail = |e: std::io::Error| error(&self.root, format!("cannot lock: {e}"));
+        if !lock::try_lock_exclusive(&file).map_err(fail)? {
+            let mut holder = String::new();
+            let _ = file.read_to_string(&mut holder);
+            let holder = holder.trim();
+            waiting(if holder.is_empty() {
+                "another run"
+            } else {
+                holder
+            });
+            lock::lock_exclusive(&file).map_err(fail)?;
+        }
+        let me = holder_line();
+        let written = file
+            .set_len(0)
+            .and_then(|()| file.rewind())
+            .and_then(|()| file.write_all(me.as_bytes()));
+        written.map_err(|e| error(&self.root.join(LOCK_FILE), format!("cannot write: {e}")))?;
+        files::remove_unfinished_on_termination()
+            .map_err(|e| error(&self.root, format!("cannot watch for Ctrl-C: {e}")))?;
+        self.remove_debris();
+        Ok(StoreLock {
+            file,
+            root: self.root.clone(),
+        })
+    }
+
+    /// Opens `<root>/.lock` for writing, making the root: the one check
+    /// that the root is a folder this run can write in.
+    fn open_lock_file(&self) -> Result<File, StoreError> {
+        let root = &self.root;
+        if root.exists() && !root.is_dir() {
+            return Err(error(
+                root,
+                "is not a folder; results are stored in a folder",
+            ));
+        }
+        std::fs::create_dir_all(root)
+            .map_err(|e| error(root, format!("cannot create the folder: {e}")))?;
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(root.join(LOCK_FILE))
+            .map_err(|e| error(root, format!("cannot write in the folder: {e}")))
+    }
+}
+
+/// Who this process is, for a run that has to wait: pid, host, when it
+/// started (UTC) and its command line.
+fn holder_line() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let command: Vec<String> = std::env::args().collect();
+    let since = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    format!(
+        "pid {} on {}, since {}: {}\n",
+        std::process::id(),
+        host.trim(),
+        utc(since),
+        command.join(" ")
+    )
+}
+
+/// `secs` after 1970 as `YYYY-MM-DD HH:MM:SS UTC` (Howard Hinnant's
+/// civil-from-days).
+fn utc(secs: u64) -> String {
+    let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_written_as_utc_dates() {
+        assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(utc(951_782_400), "2000-02-29 00:00:00 UTC");
+        assert_eq!(utc(1_735_689_599), "2024-12-31 23:59:59 UTC");
+    }
+
+    #[test]
+    fn a_second_locker_is_told_who_holds_the_lock() {
+        let root = std::env::temp_dir().join(format!("perfbench-lock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let store = Store::at(&root);
+        let held = store.lock(|_| panic!("no one holds it")).unwrap();
+        let text = std::fs::read_to_string(root.join(LOCK_FILE)).unwrap();
+        assert!(
+            text.starts_with(&format!("pid {} on ", std::process::id())),
+            "{text}"
+        );
+        // flock locks belong to the open file: a second open of the same
+        // file in this process waits like another process would.
+        let (told, heard) = std::sync::mpsc::channel();
+        let other = store.clone();
+        let thread = std::thread::spawn(move || {
+            other
+                .lock(|holder| told.send(holder.to_string()).unwrap())
+                .unwrap();
+        });
+        assert_eq!(heard.recv().unwrap(), text.trim());
+        drop(held);
+        thread.join().unwrap();
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_file_where_the_root_should_be_is_one_error_naming_it() {
+        let root = std::env::temp_dir().join(format!("perfbench-lock-file-{}", std::process::id()));
+        std::fs::write(&root, "not a folder").unwrap();
+        let e = Store::at(&root).lock(|_| {}).unwrap_err();
+        assert_eq!(e.path, root);
+        assert_eq!(e.reason, "is not a folder; results are stored in a folder");
+        assert_eq!(std::fs::read_to_string(&root).unwrap(), "not a folder");
+        let _ = std::fs::remove_file(&root);
+    }
+}

@@ -325,7 +325,7 @@ fn a_regression_is_reported_when_storing_failed_too() {
     );
     assert_eq!(saved.code, 0, "{}", saved.stderr);
     // A folder where the baseline `broken` would be written: storing fails.
-    std::fs::create_dir_all(home.join("touch_n/baselines/broken.json/in-the-way")).unwrap();
+    std::fs::create_dir_all(home.join("baselines/broken/in-the-way")).unwrap();
     let worse = bench_with_env(
         &args(&[
             "--baseline",

@@ -35,8 +35,8 @@ fn command(home: &Path, pages: u32, sleep_ms: u32, args: &[&str]) -> Command {
         .args(["--events", "page-faults"])
         .args(args)
         .env("PERFBENCH_HOME", home)
-        .env("PERFBENCH_FIXTURE_PAGES", pages.to_string())
-        .env("PERFBENCH_FIXTURE_SLEEP_MS", sleep_ms.to_string());
+        .env("FIXTURE_PAGES", pages.to_string())
+        .env("FIXTURE_SLEEP_MS", sleep_ms.to_string());
     cmd
 }
 

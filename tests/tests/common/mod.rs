@@ -77,17 +77,6 @@ pub fn fresh_dir(area: &str, name: &str) -> PathBuf {
     dir
 }
 
-/// A fresh, empty folder `name` under `folder` in the tests' temporary
-/// directory, for one test's stored results.
-pub fn fresh_dir(folder: &str, name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(folder)
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 /// What a run printed and how it ended.
 pub struct Run {
     pub code: i32,

@@ -20,6 +20,7 @@ use crate::analysis::{BenchResult, Recording};
 pub use json::{RESULT_SCHEMA, SCHEMA};
 
 pub mod json;
+pub mod summary;
 
 use json::{decode_recording, encode_recording};
 

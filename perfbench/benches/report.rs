@@ -9,7 +9,14 @@
 //! be analysed inside it; here every benchmark is in the run). Prints
 //! figures; asserts nothing.
 //!
-//! `cargo bench -p perfbench --bench report`
+//! Then the report's cost at scale: the report of a run of one quick
+//! benchmark alone, in a store of 5,000 other benchmarks, and next to 11
+//! stored per-iteration benchmarks of 500,000 samples each, with the
+//! largest page each writes. The first report in each store is timed apart
+//! (it is where a report meets results stored without its summaries).
+//!
+//! `cargo bench -p perfbench --bench report` (`-- scale` for the scale
+//! figures only, `-- small` for the first ones only)
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -20,7 +27,7 @@ use common::Noise;
 use perfbench::analysis::compare::{compare_runs, Comparison, Target, Thresholds};
 use perfbench::analysis::{analyze, Analysed, Calibration, Recording};
 use perfbench::counter::event::parse_list;
-use perfbench::counter::group::Counts;
+use perfbench::counter::group::{Counts, ReadPath};
 use perfbench::measure::environment::Environment;
 use perfbench::measure::{Measurement, Sample};
 use perfbench::output::html::{write_report, ReportOptions};
@@ -172,11 +179,22 @@ fn size(dir: &Path) -> (usize, u64) {
 }
 
 fn main() {
-    if !std::env::args().any(|a| a == "--bench") {
+    let args: Vec<String> = std::env::args().collect();
+    if !args.iter().any(|a| a == "--bench") {
         // `cargo test --all-targets` runs benches once as tests: nothing to
         // check here, and the figures only mean something under `cargo bench`.
         return;
     }
+    if !args.iter().any(|a| a == "scale") {
+        small();
+    }
+    if !args.iter().any(|a| a == "small") {
+        scale::run();
+    }
+}
+
+/// The report of 100 benchmarks, all in the run.
+fn small() {
     let root = std::env::temp_dir().join(format!("perfbench-report-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     let start = Instant::now();
@@ -224,4 +242,200 @@ fn main() {
         );
     }
     let _ = std::fs::remove_dir_all(&root);
+}
+
+/// The report of a run of one quick benchmark in stores of many others.
+mod scale {
+    use super::*;
+
+    const QUICK: &str = "quick::one";
+    const MANY: usize = 5000;
+    const BIG: usize = 11;
+    const BIG_SAMPLES: u64 = 500_000;
+    /// Timings of each report, of which the fastest and slowest are shown.
+    const REPEATS: usize = 3;
+
+    fn environment() -> Environment {
+        Environment {
+            cpu_model: "Synthetic CPU @ 3.0GHz".into(),
+            kernel: "6.18.0".into(),
+            cpu: Some(1),
+            ..Default::default()
+        }
+    }
+
+    /// Stores a batch-mode run of `id`: `samples` samples of wall time and
+    /// the five events of [`EVENTS`], in 10 rounds.
+    fn store_batch(store: &Store, id: &str, samples: u64, noise: &mut Noise) {
+        let events = parse_list(EVENTS).expect("the events parse");
+        let m = Measurement {
+            samples: (1..=samples)
+                .map(|i| Sample {
+                    iterations: 10 * i,
+                    wall_ns: noise.total(250, 10 * i, 900),
+                    counts: Counts {
+                        time_enabled: 1,
+                        time_running: 1,
+                        values: vec![noise.total(240, 10 * i, 600), 16 * 10 * i, 3 * i, 0, 0],
+                    },
+                })
+                .collect(),
+            throughput: None,
+        };
+        let mut run = Recording::new(id, &events, &m, environment());
+        let n = run.iterations.len();
+        run.rounds = (0..n).map(|i| (10 * i / n) as u32).collect();
+        store
+            .save(&run, &Slot::Latest, &analyze(&run, &Calibration::default()))
+            .expect("the synthetic store is writable");
+    }
+
+    /// Stores two per-iteration runs of `id` (the latest and, kept by the
+    /// second save, the previous), each of [`BIG_SAMPLES`] iterations of
+    /// noisy wall time and exactly 2012 instructions.
+    fn store_per_iteration(store: &Store, id: &str, noise: &mut Noise) {
+        let events = parse_list("instructions").expect("the events parse");
+        for _ in 0..2 {
+            let m = Measurement {
+                samples: (0..BIG_SAMPLES)
+                    .map(|_| Sample {
+                        iterations: 1,
+                        wall_ns: noise.total(700, 1, 0),
+                        counts: Counts {
+                            time_enabled: 1,
+                            time_running: 1,
+                            values: vec![2012],
+                        },
+                    })
+                    .collect(),
+                throughput: None,
+            };
+            let mut run = Recording::new(id, &events, &m, environment());
+            let n = run.iterations.len();
+            run.rounds = (0..n).map(|i| (10 * i / n) as u32).collect();
+            run.read_path = Some(ReadPath::Rdpmc);
+            store
+                .save(&run, &Slot::Latest, &analyze(&run, &Calibration::default()))
+                .expect("the synthetic store is writable");
+        }
+    }
+
+    /// The quick benchmark as its run hands it to the report: stored again
+    /// and compared with the run before.
+    fn quick_run(store: &Store, noise: &mut Noise) -> Analysed {
+        let before = store.load(QUICK, &Slot::Latest).unwrap().expect("stored");
+        store_batch(store, QUICK, 100, noise);
+        let recording = store.load(QUICK, &Slot::Latest).unwrap().expect("stored");
+        Analysed {
+            result: analyze(&recording, &Calibration::default()),
+            comparison: Some(Comparison::of(
+                &Target::PreviousRun,
+                Some(&before),
+                &recording,
+                &Thresholds::default(),
+            )),
+            recording,
+            baseline: Some(before),
+        }
+    }
+
+    /// The largest file under `dir`, with its size.
+    fn largest(dir: &Path) -> (u64, PathBuf) {
+        let mut best = (0, PathBuf::new());
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let here = if path.is_dir() {
+                largest(&path)
+            } else {
+                (entry.metadata().map_or(0, |m| m.len()), path)
+            };
+            if here.0 > best.0 {
+                best = here;
+            }
+        }
+        best
+    }
+
+    /// Times the report of the quick benchmark's run in `store`: the first
+    /// report, then the fastest and slowest of [`REPEATS`] more.
+    fn time(what: &str, store: &Store, noise: &mut Noise) {
+        let options = ReportOptions {
+            plots: true,
+            against: Target::PreviousRun,
+            thresholds: Thresholds::default(),
+        };
+        let run = [quick_run(store, noise)];
+        let start = Instant::now();
+        let index = write_report(store, &run, &options).expect("the report is written");
+        let first = start.elapsed();
+        let mut times: Vec<Duration> = (0..REPEATS)
+            .map(|_| {
+                let run = [quick_run(store, noise)];
+                let start = Instant::now();
+                write_report(store, &run, &options).expect("the report is written");
+                start.elapsed()
+            })
+            .collect();
+        times.sort();
+        let (bytes, page) = largest(index.parent().expect("report/"));
+        let page = page.strip_prefix(store.root()).unwrap_or(&page);
+        println!(
+            "{what:<40} first {:>9.1} ms, then {:>8.1} to {:>8.1} ms; largest page {:.2} MB ({})",
+            first.as_secs_f64() * 1e3,
+            times[0].as_secs_f64() * 1e3,
+            times[REPEATS - 1].as_secs_f64() * 1e3,
+            bytes as f64 / 1e6,
+            page.display()
+        );
+    }
+
+    /// A store under the temporary folder, emptied.
+    fn fresh(name: &str) -> Store {
+        let root = std::env::temp_dir().join(format!(
+            "perfbench-report-scale-{name}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&root);
+        Store::at(root)
+    }
+
+    /// Builds the three stores, times each report and removes them.
+    pub fn run() {
+        let mut noise = Noise(0x2545_F491_4F6C_DD1D);
+        let alone = fresh("alone");
+        store_batch(&alone, QUICK, 100, &mut noise);
+        time("one quick benchmark alone", &alone, &mut noise);
+
+        let start = Instant::now();
+        let many = fresh("many");
+        store_batch(&many, QUICK, 100, &mut noise);
+        for b in 0..MANY {
+            store_batch(
+                &many,
+                &format!("suite::m{}::b{b:04}", b % 50),
+                20,
+                &mut noise,
+            );
+        }
+        println!(
+            "(store of {MANY} built in {:.1} s)",
+            start.elapsed().as_secs_f64()
+        );
+        time("… in a store of 5,000", &many, &mut noise);
+
+        let start = Instant::now();
+        let big = fresh("big");
+        store_batch(&big, QUICK, 100, &mut noise);
+        for b in 0..BIG {
+            store_per_iteration(&big, &format!("per_iter::b{b:02}"), &mut noise);
+        }
+        println!(
+            "(store of {BIG} per-iteration benchmarks built in {:.1} s)",
+            start.elapsed().as_secs_f64()
+        );
+        time("… next to 11 per-iteration benchmarks", &big, &mut noise);
+        for store in [alone, many, big] {
+            let _ = std::fs::remove_dir_all(store.root());
+        }
+    }
 }

@@ -98,8 +98,14 @@ pub struct Rate {
 /// time is above zero (`--subtract-overhead` can take it to zero or
 /// below); an interval that reaches zero time has no upper bound.
 pub fn rate(r: &BenchResult) -> Option<Rate> {
-    let work = declared_work(r.throughput)?;
     let wall = r.metrics.iter().find(|m| m.name == WALL_TIME)?.estimate();
+    rate_of(r.throughput, wall)
+}
+
+/// The rate of the declared work `throughput` at the wall-time headline
+/// `wall`, as [`rate`] gives it.
+pub fn rate_of(throughput: Option<Throughput>, wall: &Estimate) -> Option<Rate> {
+    let work = declared_work(throughput)?;
     let per_second = |ns: f64| match ns {
         ns if ns > 0.0 => work.amount() as f64 * 1e9 / ns,
         _ => f64::INFINITY,

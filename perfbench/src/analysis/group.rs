@@ -54,13 +54,41 @@ pub struct Standing {
     pub members: Vec<(String, Vec<Cell>)>,
 }
 
+/// What a standing needs of a benchmark: its group and its headlines. A
+/// `BenchResult` has them, and so has the report's summary of a stored run.
+pub trait Standee {
+    /// Its group, member and argument, where it has a group.
+    fn membership(&self) -> Option<&Membership>;
+    /// The headline of its metric `name`, where it has the metric.
+    fn headline(&self, name: &str) -> Option<Estimate>;
+    /// Its metrics' names, in order.
+    fn metric_names(&self) -> Vec<&str>;
+}
+
+impl Standee for BenchResult {
+    fn membership(&self) -> Option<&Membership> {
+        self.membership.as_ref()
+    }
+
+    fn headline(&self, name: &str) -> Option<Estimate> {
+        self.metrics
+            .iter()
+            .find(|m| m.name == name)
+            .map(|m| *m.estimate())
+    }
+
+    fn metric_names(&self) -> Vec<&str> {
+        self.metrics.iter().map(|m| m.name.as_str()).collect()
+    }
+}
+
 /// The standings of the groups among `results`, in order of their first
 /// member: one per group and argument that has two members or more.
-pub fn standings(results: &[&BenchResult]) -> Vec<Standing> {
+pub fn standings<S: Standee>(results: &[&S]) -> Vec<Standing> {
     let mut order: Vec<(&str, Option<&str>)> = Vec::new();
-    let mut members: BTreeMap<(&str, Option<&str>), Vec<&BenchResult>> = BTreeMap::new();
+    let mut members: BTreeMap<(&str, Option<&str>), Vec<&S>> = BTreeMap::new();
     for a in results {
-        let Some(m) = &a.membership else {
+        let Some(m) = a.membership() else {
             continue;
         };
         let key = (m.group.as_str(), m.arg.as_deref());
@@ -76,28 +104,22 @@ pub fn standings(results: &[&BenchResult]) -> Vec<Standing> {
 }
 
 /// The standing of `members`, or none for a group of one.
-fn standing((group, arg): (&str, Option<&str>), members: &[&BenchResult]) -> Option<Standing> {
+fn standing<S: Standee>((group, arg): (&str, Option<&str>), members: &[&S]) -> Option<Standing> {
     if members.len() < 2 {
         return None;
     }
-    let estimate = |a: &BenchResult, name: &str| {
-        a.metrics
-            .iter()
-            .find(|m| m.name == name)
-            .map(|m| *m.estimate())
-    };
     let metrics: Vec<String> = members[0]
-        .metrics
-        .iter()
-        .map(|m| m.name.clone())
-        .filter(|name| members.iter().all(|a| estimate(a, name).is_some()))
+        .metric_names()
+        .into_iter()
+        .filter(|name| members.iter().all(|a| a.headline(name).is_some()))
+        .map(str::to_string)
         .collect();
     let best: Vec<Estimate> = metrics
         .iter()
         .filter_map(|name| {
             members
                 .iter()
-                .filter_map(|a| estimate(a, name))
+                .filter_map(|a| a.headline(name))
                 .min_by(|x, y| x.point.total_cmp(&y.point))
         })
         .collect();
@@ -107,8 +129,8 @@ fn standing((group, arg): (&str, Option<&str>), members: &[&BenchResult]) -> Opt
             let cells = metrics
                 .iter()
                 .zip(&best)
-                .filter_map(|(name, best)| Some(cell(&estimate(a, name)?, best)));
-            let member = a.membership.as_ref().map(|m| m.member.clone());
+                .filter_map(|(name, best)| Some(cell(&a.headline(name)?, best)));
+            let member = a.membership().map(|m| m.member.clone());
             (member.unwrap_or_default(), cells.collect())
         })
         .collect();

@@ -219,12 +219,12 @@ fn numbers(v: &Value, what: &str) -> Result<Vec<u64>, String> {
 }
 
 /// A benchmark's group as JSON: `{"name", "member", "arg"}`.
-fn membership_json(m: &Membership) -> Value {
+pub(crate) fn membership_json(m: &Membership) -> Value {
     json!({ "name": m.group, "member": m.member, "arg": m.arg })
 }
 
 /// The group [`membership_json`] wrote.
-fn membership_of(v: &Value) -> Option<Membership> {
+pub(crate) fn membership_of(v: &Value) -> Option<Membership> {
     let text = |key: &str| v[key].as_str().map(str::to_string);
     Some(Membership {
         group: text("name")?,

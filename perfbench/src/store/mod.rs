@@ -31,6 +31,7 @@ mod baseline;
 mod files;
 pub mod json;
 mod lock;
+pub mod summary;
 
 /// The largest stored file perfbench reads: 64 MiB. A long per-iteration
 /// run stores well under it; a file past it is refused, without being read,

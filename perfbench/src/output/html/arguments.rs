@@ -13,13 +13,13 @@ use plotters::style::RGBColor;
 use super::plots::{self, ArgAxis, ArgPoint, ArgSeries, Measure};
 use super::text::{esc, figure};
 use super::{metric_of, metrics_to_draw};
-use crate::analysis::derived::rate;
-use crate::analysis::Analysed;
+use crate::analysis::derived::rate_of;
 use crate::output::format::{count, plural, printable};
 use crate::stats::Estimate;
+use crate::store::summary::Summary;
 
 /// The benchmarks of a family, with their arguments.
-pub(super) type Members<'a> = Vec<(&'a str, &'a Analysed)>;
+pub(super) type Members<'a> = Vec<(&'a str, &'a Summary)>;
 
 /// How a group's arguments lie on the x axis.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -98,7 +98,7 @@ fn split_arg(id: &str) -> Option<(&str, &str)> {
 fn argument_groups<'a>(ix: &Index<'a>) -> Vec<(&'a str, Members<'a>)> {
     let mut groups: Vec<(&str, Members)> = Vec::new();
     for e in ix.order.iter().map(|&i| ix.entries[i]) {
-        let Some((group, arg)) = split_arg(&e.recording.id) else {
+        let Some((group, arg)) = split_arg(&e.id) else {
             continue;
         };
         match groups.iter_mut().find(|(g, _)| *g == group) {
@@ -191,7 +191,7 @@ impl<'a> Arguments<'a> {
 
     /// A line per line of the family, each with a point per member that
     /// `value` gives a value for.
-    fn series(&self, value: impl Fn(&Analysed) -> Option<Estimate>) -> Vec<ArgSeries<'_>> {
+    fn series(&self, value: impl Fn(&Summary) -> Option<Estimate>) -> Vec<ArgSeries<'_>> {
         self.lines
             .iter()
             .map(|l| ArgSeries {
@@ -248,7 +248,7 @@ pub(super) fn family_charts(out: &mut String, a: &Arguments) {
 
 /// A metric's estimates against the argument.
 fn metric_chart(out: &mut String, a: &Arguments, metric: &str, measure: Measure) {
-    let series = a.series(|e| Some(*metric_of(e, metric)?.estimate()));
+    let series = a.series(|e| Some(metric_of(e, metric)?.estimate));
     let caption = format!(
         "{} of <code>{}</code> against the argument, with 95 % intervals",
         esc(metric),
@@ -267,12 +267,15 @@ fn metric_chart(out: &mut String, a: &Arguments, metric: &str, measure: Measure)
 /// family's benchmarks declared one (of the kind the first declared).
 fn throughput_chart(out: &mut String, a: &Arguments) {
     let benchmarks = || a.lines.iter().flat_map(|l| &l.members).map(|(_, e)| *e);
-    let Some(work) = benchmarks().find_map(|e| rate(&e.result)).map(|r| r.work) else {
+    let Some(work) = benchmarks()
+        .find_map(|e| rate_of(e.throughput, e.wall_time()?))
+        .map(|r| r.work)
+    else {
         return;
     };
     let per = work.noun();
     let series = a.series(|e| {
-        let r = rate(&e.result).filter(|r| r.work.noun() == per)?;
+        let r = rate_of(e.throughput, e.wall_time()?).filter(|r| r.work.noun() == per)?;
         Some(r.per_second)
     });
     let drawn = series.iter().map(|s| s.points.len()).sum();

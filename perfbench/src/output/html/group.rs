@@ -12,14 +12,13 @@ use std::fmt::Write as _;
 
 use super::arguments::{family_charts, Arguments, Line};
 use super::index::{estimate_cell, Index};
-use super::page::per_iteration;
 use super::plots::{self, member_color};
 use super::text::{esc, figure, head, sort_key};
 use super::{metrics_to_draw, page_path};
 use crate::analysis::group::{standings, Cell, Relative, Standing};
-use crate::analysis::{Analysed, BenchResult};
 use crate::counter::event::Unit;
 use crate::output::format::{count, standing_cell};
+use crate::store::summary::{Summary, Values, MAX_VALUES};
 
 /// A group of benchmarks with two members or more.
 pub(super) struct Group<'a> {
@@ -35,10 +34,10 @@ pub(super) struct Group<'a> {
 /// The groups of `entries` with two members or more, in the order of their
 /// first benchmark in `order`; a group of one member has no page, as there
 /// is nothing to set beside it.
-pub(super) fn groups<'a>(entries: &[&'a Analysed], order: &[usize]) -> Vec<Group<'a>> {
+pub(super) fn groups<'a>(entries: &[&'a Summary], order: &[usize]) -> Vec<Group<'a>> {
     let mut groups: Vec<Group> = Vec::new();
     for &i in order {
-        let Some(m) = &entries[i].result.membership else {
+        let Some(m) = &entries[i].membership else {
             continue;
         };
         let at = groups.iter().position(|g| g.name == m.group);
@@ -64,7 +63,7 @@ pub(super) fn groups<'a>(entries: &[&'a Analysed], order: &[usize]) -> Vec<Group
 
 /// One benchmark of a group as its page shows it.
 struct Member<'a> {
-    e: &'a Analysed,
+    e: &'a Summary,
     /// Its member's name.
     name: &'a str,
     /// Its argument, where it has one.
@@ -75,6 +74,8 @@ struct Member<'a> {
     in_run: bool,
     /// Whether it has a page.
     has_page: bool,
+    /// The sampled values of its metrics.
+    values: &'a [Values],
 }
 
 impl Member<'_> {
@@ -94,7 +95,7 @@ fn members_of<'a>(ix: &Index<'a>, g: &Group<'a>) -> Vec<Member<'a>> {
         .iter()
         .filter_map(|&i| {
             let e = ix.entries[i];
-            let m = e.result.membership.as_ref()?;
+            let m = e.membership.as_ref()?;
             Some(Member {
                 e,
                 name: &m.member,
@@ -102,6 +103,7 @@ fn members_of<'a>(ix: &Index<'a>, g: &Group<'a>) -> Vec<Member<'a>> {
                 index: g.members.iter().position(|n| *n == m.member)?,
                 in_run: ix.in_run[i],
                 has_page: ix.has_page[i],
+                values: &ix.values[i],
             })
         })
         .collect()
@@ -116,7 +118,7 @@ pub(super) fn render(ix: &Index, g: &Group) -> String {
     if ix.plots && members.iter().any(|m| m.arg.is_some()) {
         family_section(&mut out, g, &members);
     }
-    let results: Vec<&BenchResult> = members.iter().map(|m| &m.e.result).collect();
+    let results: Vec<&Summary> = members.iter().map(|m| m.e).collect();
     let standings = standings(&results);
     let mut args: Vec<Option<&str>> = Vec::new();
     for m in &members {
@@ -165,7 +167,7 @@ fn family_section(out: &mut String, g: &Group, members: &[Member]) {
     let mut lines: Vec<Line> = Vec::new();
     for (index, name) in g.members.iter().enumerate() {
         let own: Vec<&Member> = members.iter().filter(|m| m.index == index).collect();
-        let with_args: Vec<(&str, &Analysed)> =
+        let with_args: Vec<(&str, &Summary)> =
             own.iter().filter_map(|m| Some((m.arg?, m.e))).collect();
         if with_args.is_empty() {
             continue;
@@ -314,10 +316,7 @@ fn standing_table(
 fn member_cell(m: &Member) -> String {
     let name = esc(m.name);
     let mut cell = if m.has_page {
-        format!(
-            "<a href=\"../{}\">{name}</a>",
-            esc(&page_path(&m.e.recording.id))
-        )
+        format!("<a href=\"../{}\">{name}</a>", esc(&page_path(&m.e.id)))
     } else {
         format!("<span>{name}</span>")
     };
@@ -356,25 +355,23 @@ fn distributions(out: &mut String, arg: Option<&str>, here: &[&Member], drawn: &
     let labels: Vec<String> = here.iter().map(|m| m.label()).collect();
     out.push_str("<div class=\"plots\">\n");
     for &(metric, unit) in drawn {
-        let values: Vec<(usize, Vec<f64>)> = here
+        let sets: Vec<plots::Values> = here
             .iter()
             .enumerate()
             .filter_map(|(i, m)| {
-                let series = m.e.recording.series(metric)?;
-                Some((i, per_iteration(&m.e.recording, &series.totals)))
-            })
-            .collect();
-        let sets: Vec<plots::Values> = values
-            .iter()
-            .map(|(i, v)| plots::Values {
-                label: &labels[*i],
-                values: v,
-                color: member_color(here[*i].index),
+                let v = m.values.iter().find(|v| v.name == metric)?;
+                Some(plots::Values {
+                    label: &labels[i],
+                    values: &v.values,
+                    samples: v.samples,
+                    color: member_color(m.index),
+                })
             })
             .collect();
         let caption = format!(
             "{}: the distribution of each member's per-iteration values (total ÷ \
-             iterations of each sample).",
+             iterations of each sample; of a run of more than {MAX_VALUES} samples, \
+             {MAX_VALUES} of them at evenly spaced ranks).",
             esc(metric)
         );
         let data = [

@@ -3,6 +3,8 @@
 //! charts of benchmarks with `args` ([`super::arguments`]).
 
 use std::fmt::Write as _;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
 
 use super::arguments::argument_charts;
 use super::group::Group;
@@ -14,17 +16,21 @@ use super::{
     change_of, group_link, group_page_path, metric_names, metric_of, page_path, zero_everywhere,
 };
 use crate::analysis::compare::{Comparison, Target, Thresholds};
-use crate::analysis::Analysed;
 use crate::counter::event::Unit;
 use crate::measure::environment::Environment;
 use crate::output::format::count;
+use crate::store::summary::{Summary, Values};
+use crate::store::{write_atomically, StoreError};
 
 /// What the index shows.
 pub(super) struct Index<'a> {
     /// Every benchmark, sorted by id.
-    pub entries: &'a [&'a Analysed],
+    pub entries: &'a [&'a Summary],
     /// Stored results that could not be read.
     pub problems: &'a [String],
+    /// The sampled values of each entry's metrics, where a group page
+    /// draws them; empty for the others.
+    pub values: &'a [Vec<Values>],
     /// Whether each entry has a page.
     pub has_page: &'a [bool],
     /// Whether each entry was measured by this run; the others show their
@@ -44,8 +50,8 @@ pub(super) struct Index<'a> {
 
 impl Index<'_> {
     /// The group of `e`, where it has a page.
-    fn group_of(&self, e: &Analysed) -> Option<&str> {
-        let name = e.result.membership.as_ref()?.group.as_str();
+    fn group_of(&self, e: &Summary) -> Option<&str> {
+        let name = e.membership.as_ref()?.group.as_str();
         self.groups.iter().find(|g| g.name == name).map(|g| g.name)
     }
 
@@ -56,8 +62,99 @@ impl Index<'_> {
     }
 }
 
-/// The index page.
-pub(super) fn render(ix: &Index) -> String {
+/// Bytes of summary rows a page of the index holds at most, so that no
+/// page of the report comes near 2 MB however many benchmarks are stored.
+const ROWS_PER_PAGE_BYTES: usize = 1_500_000;
+
+/// Writes the index: `index.html`, and where its summary's rows outgrow
+/// one page, `index-2.html` and on with the rest. Returns the path of
+/// `index.html`.
+pub(super) fn write(dir: &Path, ix: &Index) -> Result<PathBuf, StoreError> {
+    let cols = columns(ix.entries);
+    let rows: Vec<String> = (0..ix.entries.len())
+        .map(|i| summary_row(ix, &cols, i))
+        .collect();
+    let pages = split_rows(&rows);
+    for (k, range) in pages.iter().enumerate().skip(1) {
+        let html = continuation(ix, &cols, &rows[range.clone()], k, &pages);
+        write_atomically(&dir.join(index_page(k)), html.as_bytes())?;
+    }
+    let html = render(ix, &cols, &rows[pages[0].clone()], &pages);
+    let path = dir.join("index.html");
+    write_atomically(&path, html.as_bytes())?;
+    Ok(path)
+}
+
+/// The file of the index's page `k` (from 0).
+fn index_page(k: usize) -> String {
+    match k {
+        0 => "index.html".to_string(),
+        k => format!("index-{}.html", k + 1),
+    }
+}
+
+/// The rows of each page of the index: as many as fit
+/// [`ROWS_PER_PAGE_BYTES`], at least one; one page where there are none.
+fn split_rows(rows: &[String]) -> Vec<Range<usize>> {
+    let mut pages = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (i, row) in rows.iter().enumerate() {
+        if i > start && bytes + row.len() > ROWS_PER_PAGE_BYTES {
+            pages.push(start..i);
+            (start, bytes) = (i, 0);
+        }
+        bytes += row.len();
+    }
+    pages.push(start..rows.len());
+    pages
+}
+
+/// Links to the pages of the index where there are several, naming the
+/// rows each holds.
+fn page_links(out: &mut String, pages: &[Range<usize>], here: usize) {
+    if pages.len() < 2 {
+        return;
+    }
+    let links: Vec<String> = pages
+        .iter()
+        .enumerate()
+        .map(|(k, r)| {
+            let rows = format!("{}–{}", r.start + 1, r.end);
+            if k == here {
+                format!("<b>{rows}</b>")
+            } else {
+                format!("<a href=\"{}\">{rows}</a>", index_page(k))
+            }
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "<p class=\"pages\" id=\"pages\">The summary's rows are split over {} pages, \
+         so that each stays small; sorting and the filter work within a page: {}.</p>",
+        pages.len(),
+        links.join(" · ")
+    );
+}
+
+/// A page of the index after the first: the rest of the summary's rows.
+fn continuation(
+    ix: &Index,
+    cols: &Columns,
+    rows: &[String],
+    k: usize,
+    pages: &[Range<usize>],
+) -> String {
+    let mut out = String::with_capacity(ROWS_PER_PAGE_BYTES + 64 * 1024);
+    head(&mut out, "perfbench report");
+    out.push_str("<nav><a href=\"index.html\">← the report</a></nav>\n");
+    summary_table(&mut out, ix, cols, rows);
+    page_links(&mut out, pages, k);
+    let _ = write!(out, "<script>\n{SCRIPT}</script>\n</body>\n</html>\n");
+    out
+}
+
+/// The index page, with the summary's `rows` of its first page.
+fn render(ix: &Index, cols: &Columns, rows: &[String], pages: &[Range<usize>]) -> String {
     let mut out = String::with_capacity(64 * 1024);
     head(&mut out, "perfbench report");
     intro(&mut out, ix);
@@ -68,7 +165,8 @@ pub(super) fn render(ix: &Index) -> String {
             let _ = writeln!(out, "<p class=\"problem\">{}</p>", esc(p));
         }
     }
-    summary_table(&mut out, ix);
+    summary_table(&mut out, ix, cols, rows);
+    page_links(&mut out, pages, 0);
     groups_section(&mut out, ix);
     if ix.plots {
         argument_charts(&mut out, ix);
@@ -107,13 +205,13 @@ fn intro(out: &mut String, ix: &Index) {
 
 /// Each environment record once, in the order of the benchmarks, with
 /// their ids.
-fn environment_section(out: &mut String, entries: &[&Analysed]) {
+fn environment_section(out: &mut String, entries: &[&Summary]) {
     let mut envs: Vec<(&Environment, Vec<&str>)> = Vec::new();
     for e in entries {
-        let env = &e.recording.environment;
+        let env = &e.environment;
         match envs.iter_mut().find(|(known, _)| *known == env) {
-            Some((_, ids)) => ids.push(&e.recording.id),
-            None => envs.push((env, vec![&e.recording.id])),
+            Some((_, ids)) => ids.push(&e.id),
+            None => envs.push((env, vec![&e.id])),
         }
     }
     out.push_str("<h2>Environment</h2>\n");
@@ -161,7 +259,7 @@ struct Columns<'a> {
 }
 
 /// The summary's columns for `entries`.
-fn columns<'a>(entries: &[&'a Analysed]) -> Columns<'a> {
+fn columns<'a>(entries: &[&'a Summary]) -> Columns<'a> {
     let (folded, shown): (Vec<_>, Vec<_>) = metric_names(entries.iter().copied())
         .into_iter()
         .partition(|(name, _)| zero_everywhere(entries.iter().copied(), name));
@@ -171,35 +269,41 @@ fn columns<'a>(entries: &[&'a Analysed]) -> Columns<'a> {
     }
 }
 
-/// A row per benchmark, a column per metric: the estimate ± half its
-/// interval and, where anything was compared, the change.
-fn summary_table(out: &mut String, ix: &Index) {
-    let cols = columns(ix.entries);
+/// A row per benchmark (`rows` of them), a column per metric: the
+/// estimate ± half its interval and, where anything was compared, the
+/// change.
+fn summary_table(out: &mut String, ix: &Index, cols: &Columns, rows: &[String]) {
     let compared = ix.compared();
-    summary_intro(out, ix, &cols, compared);
+    summary_intro(out, ix, cols, compared);
     out.push_str(
         "<p><input type=\"search\" id=\"filter\" placeholder=\"filter benchmarks\" \
          aria-label=\"filter benchmarks\"></p>\n<table class=\"sortable\" id=\"summary\">\n",
     );
-    summary_header(out, &cols, compared);
+    summary_header(out, cols, compared);
     out.push_str("<tbody>\n");
-    for (i, e) in ix.entries.iter().enumerate() {
-        let stale = !ix.in_run[i];
-        let _ = write!(
-            out,
-            "<tr{}><td class=\"id\">{}</td>",
-            if stale { " class=\"stale\"" } else { "" },
-            id_cell(e, ix.has_page[i], stale, ix.group_of(e))
-        );
-        for &(metric, unit) in &cols.shown {
-            out.push_str(&estimate_cell(e, metric, unit));
-            if compared {
-                out.push_str(&change_cell(e, metric));
-            }
-        }
-        out.push_str("</tr>\n");
+    for row in rows {
+        out.push_str(row);
     }
     out.push_str("</tbody>\n</table>\n");
+}
+
+/// The summary's row of entry `i`.
+fn summary_row(ix: &Index, cols: &Columns, i: usize) -> String {
+    let e = ix.entries[i];
+    let stale = !ix.in_run[i];
+    let mut out = format!(
+        "<tr{}><td class=\"id\">{}</td>",
+        if stale { " class=\"stale\"" } else { "" },
+        id_cell(e, ix.has_page[i], stale, ix.group_of(e))
+    );
+    for &(metric, unit) in &cols.shown {
+        out.push_str(&estimate_cell(e, metric, unit));
+        if ix.compared() {
+            out.push_str(&change_cell(e, metric, ix.against));
+        }
+    }
+    out.push_str("</tr>\n");
+    out
 }
 
 /// What the summary's cells hold, the metrics folded away and what marks
@@ -234,7 +338,8 @@ fn summary_intro(out: &mut String, ix: &Index, cols: &Columns, compared: bool) {
             out,
             "<p class=\"note\" id=\"stale\"><span class=\"badge stale\">earlier run</span> \
              marks {} this run did not measure (left out by a filter, or no longer in the code): \
-             {} figures are from {} latest stored run.</p>",
+             {} figures, and the change, are from {} latest stored run, as that run \
+             compared it.</p>",
             count(stale, "benchmark"),
             if stale == 1 { "its" } else { "their" },
             if stale == 1 { "its" } else { "each one's" },
@@ -285,10 +390,10 @@ fn summary_header(out: &mut String, cols: &Columns, compared: bool) {
 /// The benchmark's id, linked to its page where it has one, then its
 /// group linked to the group's page where that has one, with a badge where
 /// it is not from this run or was not compared.
-fn id_cell(e: &Analysed, has_page: bool, stale: bool, group: Option<&str>) -> String {
-    let id = esc(&e.recording.id);
+fn id_cell(e: &Summary, has_page: bool, stale: bool, group: Option<&str>) -> String {
+    let id = esc(&e.id);
     let mut cell = if has_page {
-        format!("<a href=\"{}\">{id}</a>", esc(&page_path(&e.recording.id)))
+        format!("<a href=\"{}\">{id}</a>", esc(&page_path(&e.id)))
     } else {
         format!("<span>{id}</span>")
     };
@@ -359,11 +464,11 @@ fn target_text(target: &Target) -> String {
 
 /// A metric's estimate ± half its interval, the interval on hover; `—`
 /// where the benchmark lacks the metric.
-pub(super) fn estimate_cell(e: &Analysed, metric: &str, unit: Unit) -> String {
+pub(super) fn estimate_cell(e: &Summary, metric: &str, unit: Unit) -> String {
     let Some(m) = metric_of(e, metric) else {
         return "<td class=\"num\">—</td>".into();
     };
-    let s = m.estimate();
+    let s = &m.estimate;
     let half = (s.ci.high - s.ci.low) / 2.0;
     format!(
         "<td class=\"num\"{} title=\"95 % interval {}\">{} <small>± {}</small></td>",
@@ -377,8 +482,8 @@ pub(super) fn estimate_cell(e: &Analysed, metric: &str, unit: Unit) -> String {
 /// A metric's change, coloured (and where it is beyond the noise, bold) by
 /// verdict, with the verdict, interval and p-value on hover; `—` with why
 /// where there is none.
-fn change_cell(e: &Analysed, metric: &str) -> String {
-    let Some(c) = change_of(e, metric) else {
+fn change_cell(e: &Summary, metric: &str, against: &Target) -> String {
+    let Some(c) = change_of(e.comparison.as_ref(), metric) else {
         return format!(
             "<td class=\"num change\" title=\"{}\">—</td>",
             no_change_why(e)
@@ -390,14 +495,27 @@ fn change_cell(e: &Analysed, metric: &str) -> String {
     let ci = change_interval(c)
         .map(|ci| format!(", 95 % interval {ci}"))
         .unwrap_or_default();
+    // A benchmark not in the run shows the change its own run found.
+    let other = e
+        .comparison
+        .as_ref()
+        .map(|c| &c.against)
+        .filter(|t| *t != against)
+        .map(|t| {
+            esc(&format!(
+                "; as its own run compared it, against {}",
+                target_text(t)
+            ))
+        })
+        .unwrap_or_default();
     format!(
-        "<td class=\"num change {class}\"{key} title=\"{verdict}{ci}, p = {:.3}\">{relative}</td>",
+        "<td class=\"num change {class}\"{key} title=\"{verdict}{ci}, p = {:.3}{other}\">{relative}</td>",
         c.change.p_value
     )
 }
 
 /// Why a benchmark's metric has no change, as an attribute's text.
-fn no_change_why(e: &Analysed) -> String {
+fn no_change_why(e: &Summary) -> String {
     if let Some((_, why)) = not_compared(e.comparison.as_ref()) {
         return esc(&why);
     }

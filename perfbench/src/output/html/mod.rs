@@ -26,13 +26,19 @@ mod page;
 mod plots;
 mod text;
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::analysis::compare::{Comparison, MetricChange, Target, Thresholds};
-use crate::analysis::{analyze, Analysed, Calibration, Metric};
+use crate::analysis::{analyze, Analysed, Calibration, Recording};
 use crate::counter::event::Unit;
+use crate::store::json::decode_recording;
+use crate::store::summary::{
+    decode_summary, decode_values, encode_summary, encode_values, values_of, MetricSummary,
+    Summary, Values,
+};
 use crate::store::{folder_name, write_atomically, Slot, Store, StoreError};
 
 /// Options of the report.
@@ -78,41 +84,53 @@ impl ReportSink {
 }
 
 /// Writes `<store root>/report/index.html`, one page per benchmark of
-/// `run` (the benchmarks of this run, analysed) and one per group of two
-/// members or more, with the index listing them and every other benchmark
-/// stored under the root (each folder's `latest.json`). Returns the path of
-/// `index.html`.
+/// `run` (the benchmarks of this run, analysed), the page of each group of
+/// two members or more with a member in `run`, and the index listing every
+/// benchmark stored under the root. Returns the path of `index.html`.
 ///
-/// A stored result that cannot be read is named in the index instead of
-/// failing the report; a file of the report that cannot be written is the
-/// error.
+/// The cost is that of the run, not of the store: a benchmark of the run
+/// leaves its summary in `report/data/` (estimates and change for the
+/// index, a bounded sample of its values for group pages), and the others
+/// are listed from theirs. A stored run without a summary (stored by an
+/// older perfbench, or newer than its summary) gets one, once. A stored
+/// result that cannot be read is named in the index instead of failing the
+/// report; a file of the report that cannot be written is the error.
 pub fn write_report(
     store: &Store,
     run: &[Analysed],
     options: &ReportOptions,
 ) -> Result<PathBuf, StoreError> {
     let dir = store.root().join("report");
-    let (stored, problems) = stored_entries(store, run, options);
-    let mut entries: Vec<&Analysed> = run.iter().chain(&stored).collect();
-    entries.sort_by(|a, b| a.recording.id.cmp(&b.recording.id));
+    let data = dir.join("data");
+    let fresh: Vec<(Summary, Vec<Values>)> =
+        run.iter().map(|a| (Summary::of(a), values_of(a))).collect();
+    for written in par_map(&fresh, |(s, v)| write_summary(&data, s, v)) {
+        written?;
+    }
+    let run_ids: BTreeSet<&str> = run.iter().map(|a| a.recording.id.as_str()).collect();
+    let (stored, problems) = stored_summaries(store, &data, &run_ids);
+    let mut entries: Vec<&Summary> = fresh.iter().map(|(s, _)| s).chain(&stored).collect();
+    entries.sort_by(|a, b| a.id.cmp(&b.id));
     // Two arguments with the same Display make one id, stored once: one row.
-    entries.dedup_by(|a, b| a.recording.id == b.recording.id);
+    entries.dedup_by(|a, b| a.id == b.id);
     let order = run_order(&entries, run);
-    let groups = group::groups(&entries, &order);
-    write_pages(&dir, run, &groups, options.plots)?;
-    // A page written by an earlier run still shows that benchmark's latest
-    // run (it changes only when the benchmark runs), so it is linked too.
-    let has_page: Vec<bool> = entries
-        .iter()
-        .map(|e| dir.join(page_path(&e.recording.id)).is_file())
-        .collect();
     let in_run: Vec<bool> = entries
         .iter()
-        .map(|e| run.iter().any(|a| a.recording.id == e.recording.id))
+        .map(|e| run_ids.contains(e.id.as_str()))
         .collect();
+    let groups = group::groups(&entries, &order);
+    // Only the groups with a member in the run change.
+    let touched: Vec<&group::Group> = groups
+        .iter()
+        .filter(|g| g.benchmarks.iter().any(|&i| in_run[i]))
+        .collect();
+    let values = group_values(&data, &entries, &touched, &fresh);
+    write_pages(&dir, run, &groups, options.plots)?;
+    let has_page = pages_of(&dir, &entries);
     let ix = index::Index {
         entries: &entries,
         problems: &problems,
+        values: &values,
         has_page: &has_page,
         in_run: &in_run,
         order: &order,
@@ -121,16 +139,71 @@ pub fn write_report(
         plots: options.plots,
         thresholds: options.thresholds,
     };
-    for written in par_map(&groups, |g| {
+    for written in par_map(&touched, |g| {
         let path = dir.join(group_page_path(g.name));
         write_atomically(&path, group::render(&ix, g).as_bytes())
     }) {
         written?;
     }
-    let html = index::render(&ix);
-    let path = dir.join("index.html");
-    write_atomically(&path, html.as_bytes())?;
-    Ok(path)
+    index::write(&dir, &ix)
+}
+
+/// The summary file of the benchmark in `folder` under `data`.
+fn summary_path(data: &Path, folder: &str) -> PathBuf {
+    data.join(format!("{folder}.json"))
+}
+
+/// The file of sampled values of the benchmark in `folder` under `data`.
+fn values_path(data: &Path, folder: &str) -> PathBuf {
+    data.join(format!("{folder}.values.json"))
+}
+
+/// Writes a benchmark's summary and sampled values under `data`.
+fn write_summary(data: &Path, s: &Summary, values: &[Values]) -> Result<(), StoreError> {
+    let folder = folder_name(&s.id);
+    write_atomically(
+        &values_path(data, &folder),
+        encode_values(values).as_bytes(),
+    )?;
+    write_atomically(&summary_path(data, &folder), encode_summary(s).as_bytes())
+}
+
+/// Whether each of `entries` has a page, from one listing of the pages:
+/// a page written by an earlier run still shows that benchmark's latest
+/// run (it changes only when the benchmark runs), so it is linked too.
+fn pages_of(dir: &Path, entries: &[&Summary]) -> Vec<bool> {
+    let pages: BTreeSet<String> = std::fs::read_dir(dir.join("bench"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|f| f.file_name().into_string().ok())
+        .collect();
+    entries
+        .iter()
+        .map(|e| pages.contains(&format!("{}.html", folder_name(&e.id))))
+        .collect()
+}
+
+/// The sampled values of the members of `groups` (the run's from `fresh`,
+/// the others' from their files), and none for the other entries.
+fn group_values(
+    data: &Path,
+    entries: &[&Summary],
+    groups: &[&group::Group],
+    fresh: &[(Summary, Vec<Values>)],
+) -> Vec<Vec<Values>> {
+    let mut values: Vec<Vec<Values>> = vec![Vec::new(); entries.len()];
+    for &i in groups.iter().flat_map(|g| &g.benchmarks) {
+        let id = &entries[i].id;
+        values[i] = match fresh.iter().find(|(s, _)| s.id == *id) {
+            Some((_, v)) => v.clone(),
+            None => std::fs::read_to_string(values_path(data, &folder_name(id)))
+                .ok()
+                .and_then(|text| decode_values(&text).ok())
+                .unwrap_or_default(),
+        };
+    }
+    values
 }
 
 /// Writes the page of each benchmark of `run` under `dir`, linked to its
@@ -152,12 +225,12 @@ fn write_pages(
 
 /// The positions in `entries` (sorted by id) of the run's benchmarks in the
 /// run's order, then of the others.
-fn run_order(entries: &[&Analysed], run: &[Analysed]) -> Vec<usize> {
+fn run_order(entries: &[&Summary], run: &[Analysed]) -> Vec<usize> {
     let mut order = Vec::with_capacity(entries.len());
     let mut in_run = vec![false; entries.len()];
     for a in run {
         let id = a.recording.id.as_str();
-        if let Ok(i) = entries.binary_search_by(|e| e.recording.id.as_str().cmp(id)) {
+        if let Ok(i) = entries.binary_search_by(|e| e.id.as_str().cmp(id)) {
             if !in_run[i] {
                 in_run[i] = true;
                 order.push(i);
@@ -168,30 +241,27 @@ fn run_order(entries: &[&Analysed], run: &[Analysed]) -> Vec<usize> {
     order
 }
 
-/// The benchmarks stored under the root that are not in `run`, analysed,
-/// and the stored results that could not be read.
-fn stored_entries(
+/// The summaries of the benchmarks stored under the root that are not in
+/// the run, and the stored results that could not be read.
+fn stored_summaries(
     store: &Store,
-    run: &[Analysed],
-    options: &ReportOptions,
-) -> (Vec<Analysed>, Vec<String>) {
-    let listed = store.stored_ids();
-    let ids: Vec<&String> = listed
-        .iter()
-        .filter_map(|r| r.as_ref().ok())
-        .filter(|id| !run.iter().any(|a| a.recording.id == **id))
+    data: &Path,
+    run: &BTreeSet<&str>,
+) -> (Vec<Summary>, Vec<String>) {
+    let run_folders: BTreeSet<String> = run.iter().map(|id| folder_name(id)).collect();
+    // Folders perfbench made have ASCII names; no other holds its results.
+    let mut folders: Vec<String> = std::fs::read_dir(store.root())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|f| f.file_name().into_string().ok())
+        .filter(|name| !name.starts_with('.') && !run_folders.contains(name))
         .collect();
-    let mut problems: Vec<String> = listed
-        .iter()
-        .filter_map(|r| r.as_ref().err().map(ToString::to_string))
-        .collect();
-    let mut entries = Vec::new();
-    for loaded in par_map(&ids, |id| load_stored(store, id, options)) {
-        match loaded {
-            Ok(Some((entry, problem))) => {
-                problems.extend(problem);
-                entries.push(entry);
-            }
+    folders.sort();
+    let (mut entries, mut problems) = (Vec::new(), Vec::new());
+    for found in par_map(&folders, |folder| stored_summary(store, data, folder)) {
+        match found {
+            Ok(Some(s)) => entries.push(s),
             Ok(None) => {}
             Err(e) => problems.push(e.to_string()),
         }
@@ -199,57 +269,73 @@ fn stored_entries(
     (entries, problems)
 }
 
-/// Loads and analyses a benchmark's latest run and compares it with what
-/// the run compared with: the run before it (kept as `previous.json`) or
-/// the named baseline; a stored run that cannot be read is a problem to
-/// show, not a failure.
-fn load_stored(
-    store: &Store,
-    id: &str,
-    options: &ReportOptions,
-) -> Result<Option<(Analysed, Option<String>)>, StoreError> {
-    let Some(recording) = store.load(id, &Slot::Latest)? else {
+/// The summary of the benchmark stored in `folder`: its summary file where
+/// that is at least as new as its latest run, else one made from the
+/// latest run (and written for the next report); `None` where the folder
+/// holds no latest run.
+fn stored_summary(store: &Store, data: &Path, folder: &str) -> Result<Option<Summary>, StoreError> {
+    let latest = store.root().join(folder).join("latest.json");
+    let Ok(stored_at) = std::fs::metadata(&latest).and_then(|m| m.modified()) else {
         return Ok(None);
     };
+    let path = summary_path(data, folder);
+    let summarised_at = std::fs::metadata(&path).and_then(|m| m.modified());
+    if summarised_at.is_ok_and(|t| t >= stored_at) {
+        let summary = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|text| decode_summary(&text).ok());
+        if let Some(s) = summary.filter(|s| folder_name(&s.id) == folder) {
+            return Ok(Some(s));
+        }
+    }
+    let failed = |reason: String| StoreError {
+        path: latest.clone(),
+        reason,
+    };
+    let text = std::fs::read_to_string(&latest).map_err(|e| failed(format!("cannot read: {e}")))?;
+    let recording = decode_recording(&text).map_err(failed)?;
+    if folder_name(&recording.id) != folder {
+        return Err(failed(format!(
+            "holds benchmark `{}`, which belongs in another folder; remove it",
+            recording.id
+        )));
+    }
+    let a = analysed_stored(store, recording)?;
+    let summary = Summary::of(&a);
+    write_summary(data, &summary, &values_of(&a))?;
+    Ok(Some(summary))
+}
+
+/// A stored latest run, analysed and compared with the run before it (kept
+/// as `previous.json`), as its own run compared it.
+fn analysed_stored(store: &Store, recording: Recording) -> Result<Analysed, StoreError> {
     let result = analyze(&recording, &Calibration::default());
-    let mut entry = Analysed {
+    let base = store.load(&recording.id, &Slot::Previous)?;
+    let comparison = Comparison::of(
+        &Target::PreviousRun,
+        base.as_ref(),
+        &recording,
+        &Thresholds::default(),
+    );
+    Ok(Analysed {
         recording,
         result,
-        comparison: None,
+        comparison: Some(comparison),
         baseline: None,
-    };
-    // A benchmark this run did not measure: its latest stored run against
-    // the one before it, or against the named baseline.
-    let slot = match &options.against {
-        Target::PreviousRun => Slot::Previous,
-        target => Slot::from(target),
-    };
-    match store.load(id, &slot) {
-        Ok(base) => {
-            entry.comparison = Some(Comparison::of(
-                &options.against,
-                base.as_ref(),
-                &entry.recording,
-                &options.thresholds,
-            ));
-            entry.baseline = base;
-            Ok(Some((entry, None)))
-        }
-        Err(e) => Ok(Some((entry, Some(e.to_string())))),
-    }
+    })
 }
 
 /// The metric of a benchmark by name.
-fn metric_of<'a>(e: &'a Analysed, name: &str) -> Option<&'a Metric> {
-    e.result.metrics.iter().find(|m| m.name == name)
+fn metric_of<'a>(e: &'a Summary, name: &str) -> Option<&'a MetricSummary> {
+    e.metric(name)
 }
 
 /// Every metric of `entries` with its unit, in the order they first appear
 /// (wall time first).
-fn metric_names<'a>(entries: impl IntoIterator<Item = &'a Analysed>) -> Vec<(&'a str, Unit)> {
+fn metric_names<'a>(entries: impl IntoIterator<Item = &'a Summary>) -> Vec<(&'a str, Unit)> {
     let mut names: Vec<(&str, Unit)> = Vec::new();
     for e in entries {
-        for m in &e.result.metrics {
+        for m in &e.metrics {
             if !names.iter().any(|(n, _)| *n == m.name) {
                 names.push((&m.name, m.unit));
             }
@@ -261,12 +347,12 @@ fn metric_names<'a>(entries: impl IntoIterator<Item = &'a Analysed>) -> Vec<(&'a
 /// Whether `metric` is exactly zero, with an interval of `[0, 0]`, in every
 /// one of `entries` that has it: nothing to chart or compare, so the report
 /// names it once instead.
-fn zero_everywhere<'a>(entries: impl IntoIterator<Item = &'a Analysed>, metric: &str) -> bool {
+fn zero_everywhere<'a>(entries: impl IntoIterator<Item = &'a Summary>, metric: &str) -> bool {
     entries
         .into_iter()
         .filter_map(|e| metric_of(e, metric))
         .all(|m| {
-            let s = m.estimate();
+            let s = &m.estimate;
             s.point == 0.0 && s.ci.low == 0.0 && s.ci.high == 0.0
         })
 }
@@ -281,7 +367,7 @@ fn metrics_to_draw<'a, I>(
     drawn: &str,
 ) -> Vec<(&'a str, Unit)>
 where
-    I: Iterator<Item = &'a Analysed>,
+    I: Iterator<Item = &'a Summary>,
 {
     let (zero, shown): (Vec<_>, Vec<_>) = metric_names(entries())
         .into_iter()
@@ -297,9 +383,9 @@ where
     shown
 }
 
-/// The change of a benchmark's metric, where it was compared.
-fn change_of<'a>(e: &'a Analysed, metric: &str) -> Option<&'a MetricChange> {
-    e.comparison.as_ref()?.change(metric)
+/// The change of a metric in `comparison`, where it was compared.
+fn change_of<'a>(comparison: Option<&'a Comparison>, metric: &str) -> Option<&'a MetricChange> {
+    comparison?.change(metric)
 }
 
 /// The page of a benchmark, relative to `report/`.
@@ -377,10 +463,10 @@ mod tests {
     const ESCAPED: &str = "&lt;script&gt;alert(1)&lt;/script&gt;";
 
     /// A fresh folder under the system's temporary folder, removed on drop.
-    pub(super) struct Temp(pub PathBuf);
+    pub(crate) struct Temp(pub PathBuf);
 
     impl Temp {
-        pub(super) fn new(name: &str) -> Temp {
+        pub(crate) fn new(name: &str) -> Temp {
             static NEXT: AtomicUsize = AtomicUsize::new(0);
             let dir = std::env::temp_dir().join(format!(
                 "perfbench-html-{name}-{}-{}",
@@ -517,9 +603,11 @@ mod tests {
         out
     }
 
+    /// The report's pages (not its data for later runs), with their text.
     fn report_files(store: &Store) -> Vec<(PathBuf, String)> {
         files(&store.root().join("report"))
             .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "html"))
             .map(|p| {
                 let text = std::fs::read_to_string(&p).unwrap();
                 (p, text)
@@ -792,7 +880,12 @@ mod tests {
             .into_iter()
             .filter(|f| !before.contains(f))
             .collect();
-        assert_eq!(new.len(), ids.len() + 1, "{new:?}");
+        let pages = new
+            .iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "html"));
+        assert_eq!(pages.count(), ids.len() + 1, "{new:?}");
+        // A summary and its sampled values per benchmark of the run.
+        assert_eq!(new.len(), 3 * ids.len() + 1, "{new:?}");
         for f in &new {
             assert!(
                 f.starts_with(&report_dir),
@@ -943,7 +1036,8 @@ mod tests {
         }
         assert!(index.contains(
             "marks 2 benchmarks this run did not measure (left out by a filter, or no longer in \
-             the code): their figures are from each one's latest stored run."
+             the code): their figures, and the change, are from each one's latest stored \
+             run, as that run compared it."
         ));
         assert!(index.contains("3 benchmarks stored in this output directory, 1 of them measured"));
         assert_eq!(links(&index), [page_path("in_run")]);
@@ -1299,8 +1393,8 @@ mod tests {
         assert!(page(&store, "worse").contains("<td class=\"change regressed\""));
 
         // Against the previous run, the run's benchmarks have their changes
-        // (kept in memory), and the others, not run, their latest run
-        // against the one before it (`previous.json`), where there is one.
+        // (kept in memory), and the others, not run, the change their own
+        // run found (here against baseline main), said so on hover.
         save(
             &store,
             &Slot::Previous,
@@ -1327,13 +1421,15 @@ mod tests {
             "{worse}"
         );
         let better = change_cell(&index, "better", "page-faults");
-        assert!(better.contains(" title=\"improved, 95 % interval [-6.25%, -6.25%]"));
-        assert!(better.contains(">-6.25%</td>"), "{better}");
+        assert!(better.contains(
+            " title=\"improved, 95 % interval [-6.25%, -6.25%], p = 0.000; as its own run \
+             compared it, against baseline main\">-6.25%</td>"
+        ));
         assert!(summary_row(&index, "better").contains("earlier run"));
-        let same = summary_row(&index, "same");
+        let new = summary_row(&index, "new");
         assert!(
-            same.contains("<span class=\"badge\" title=\"not in the previous run\">new</span>"),
-            "{same}"
+            new.contains("<span class=\"badge\" title=\"not in baseline main\">new</span>"),
+            "{new}"
         );
         assert!(
             index.contains("Changes of the benchmarks of this run are against the previous run")
@@ -1414,5 +1510,207 @@ mod tests {
         let page = self::page(&store, "hw");
         assert!(page.contains("fit: 2000 per iteration"), "the raw slope");
         assert!(!page.contains("fit: 1900 per iteration"));
+    }
+}
+
+#[cfg(test)]
+mod scale_tests {
+    use super::tests::Temp;
+    use super::*;
+    use crate::analysis::group::Membership;
+    use crate::counter::event::parse_list;
+    use crate::counter::group::{Counts, ReadPath};
+    use crate::measure::{Measurement, Sample};
+
+    /// A per-iteration run of `n` iterations: varying wall time and exactly
+    /// 3 page faults each.
+    fn per_iteration_run(id: &str, n: u64) -> Analysed {
+        let events = parse_list("page-faults").unwrap();
+        let m = Measurement {
+            samples: (0..n)
+                .map(|i| Sample {
+                    iterations: 1,
+                    wall_ns: 700 + (i * 7919) % 301,
+                    counts: Counts {
+                        time_enabled: 1,
+                        time_running: 1,
+                        values: vec![3],
+                    },
+                })
+                .collect(),
+            throughput: None,
+        };
+        let mut recording = Recording::new(id, &events, &m, Default::default());
+        recording.rounds = (0..n).map(|i| (10 * i / n) as u32).collect();
+        recording.read_path = Some(ReadPath::Syscall);
+        Analysed {
+            result: analyze(&recording, &Calibration::default()),
+            recording,
+            comparison: None,
+            baseline: None,
+        }
+    }
+
+    fn options() -> ReportOptions {
+        ReportOptions {
+            plots: true,
+            against: Target::PreviousRun,
+            thresholds: Thresholds::default(),
+        }
+    }
+
+    #[test]
+    fn a_page_of_500_000_samples_stays_small_and_exact() {
+        let tmp = Temp::new("big");
+        let store = Store::at(&tmp.0);
+        let run = [per_iteration_run("big", 500_000)];
+        write_report(&store, &run, &options()).unwrap();
+        let page = std::fs::read_to_string(tmp.0.join("report/bench/big.html")).unwrap();
+        assert!(page.len() < 2_000_000, "{} bytes", page.len());
+        assert!(page.contains("<p>500000 samples, 500000 iterations in all."));
+        assert!(page.contains("Every sample gives exactly 3 per iteration"));
+        assert!(
+            page.contains("500000 samples: 3"),
+            "the spike names every sample"
+        );
+        let circles = page.matches("<circle").count();
+        assert!(circles <= 2 * plots::MAX_POINTS, "{circles} circles");
+        let data = std::fs::read_to_string(tmp.0.join("report/data/big.values.json")).unwrap();
+        assert!(
+            data.len() < 64 * 1024,
+            "{} bytes of sampled values",
+            data.len()
+        );
+    }
+
+    /// The stored run of `id` with `faults` page faults per iteration, and
+    /// the run that measured it as the report is handed it.
+    fn stored(store: &Store, id: &str, faults: u64) -> Analysed {
+        let events = parse_list("page-faults").unwrap();
+        let m = Measurement {
+            samples: (1..=10u64)
+                .map(|i| Sample {
+                    iterations: i,
+                    wall_ns: 100 * i,
+                    counts: Counts {
+                        time_enabled: 1,
+                        time_running: 1,
+                        values: vec![faults * i],
+                    },
+                })
+                .collect(),
+            throughput: None,
+        };
+        let mut recording = Recording::new(id, &events, &m, Default::default());
+        recording.membership = id.split_once("::").map(|(group, member)| Membership {
+            group: group.into(),
+            member: member.into(),
+            arg: None,
+        });
+        let result = analyze(&recording, &Calibration::default());
+        store.save(&recording, &Slot::Latest, &result).unwrap();
+        let comparison = Comparison::of(
+            &Target::PreviousRun,
+            None,
+            &recording,
+            &Thresholds::default(),
+        );
+        Analysed {
+            recording,
+            result,
+            comparison: Some(comparison),
+            baseline: None,
+        }
+    }
+
+    /// The text and modification time of each file under `dir`.
+    fn snapshot(dir: &Path) -> Vec<(PathBuf, String, std::time::SystemTime)> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                out.extend(snapshot(&path));
+            } else {
+                let text = std::fs::read_to_string(&path).unwrap();
+                out.push((path, text, entry.metadata().unwrap().modified().unwrap()));
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn a_run_rewrites_only_its_own_pages_and_lists_the_rest_from_summaries() {
+        let tmp = Temp::new("incremental");
+        let store = Store::at(&tmp.0);
+        let run: Vec<Analysed> = [("g::a", 16), ("g::b", 7), ("other", 5)]
+            .iter()
+            .map(|&(id, f)| stored(&store, id, f))
+            .collect();
+        write_report(&store, &run, &options()).unwrap();
+        let before = snapshot(&tmp.0.join("report"));
+        assert!(before.iter().any(|(p, _, _)| p.ends_with("group/g.html")));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let again = [stored(&store, "other", 6)];
+        let index = write_report(&store, &again, &options()).unwrap();
+        let after = snapshot(&tmp.0.join("report"));
+        let changed: Vec<String> = after
+            .iter()
+            .filter(|f| !before.contains(f))
+            .map(|(p, _, _)| {
+                p.strip_prefix(tmp.0.join("report"))
+                    .unwrap()
+                    .display()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(
+            changed,
+            [
+                "bench/other.html",
+                "data/other.json",
+                "data/other.values.json",
+                "index.html"
+            ],
+            "the group page of g and the pages of its members are untouched"
+        );
+        let index = std::fs::read_to_string(index).unwrap();
+        for (id, faults) in [("g::a", 16), ("g::b", 7), ("other", 6)] {
+            let row = &index[index.find(&format!(">{id}<")).unwrap()..];
+            let row = &row[..row.find("</tr>").unwrap()];
+            assert!(
+                row.contains(&format!(">{faults} <small>± 0</small>")),
+                "{row}"
+            );
+        }
+        assert!(index.contains("3 benchmarks stored in this output directory, 1 of them"));
+    }
+
+    #[test]
+    fn results_stored_without_a_summary_are_summarised_once() {
+        let tmp = Temp::new("older");
+        let store = Store::at(&tmp.0);
+        // Stored by an older perfbench: no report at all.
+        stored(&store, "old", 16);
+        let run = [stored(&store, "new", 2)];
+        let index = write_report(&store, &run, &options()).unwrap();
+        let index = std::fs::read_to_string(index).unwrap();
+        assert!(index.contains("<span>old</span> <span class=\"badge stale\">earlier run</span>"));
+        assert!(index.contains(">16 <small>± 0</small>"));
+        let summary = tmp.0.join("report/data/old.json");
+        let made = std::fs::metadata(&summary).unwrap().modified().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        write_report(&store, &run, &options()).unwrap();
+        assert_eq!(
+            std::fs::metadata(&summary).unwrap().modified().unwrap(),
+            made,
+            "made once"
+        );
+        // A run stored after its summary (a report that failed) is summarised again.
+        stored(&store, "old", 17);
+        let index = write_report(&store, &run, &options()).unwrap();
+        assert!(std::fs::read_to_string(index)
+            .unwrap()
+            .contains(">17 <small>± 0</small>"));
     }
 }

@@ -196,12 +196,14 @@ fn metric_plots(out: &mut String, e: &Analysed, m: &Metric) {
     let mut sets = vec![plots::Values {
         label: "this run",
         values: &values,
+        samples: values.len(),
         color: plots::NEW,
     }];
     if let (Some(bv), Some(_)) = (&base_values, against) {
         sets.push(plots::Values {
             label: &base_label,
             values: bv,
+            samples: bv.len(),
             color: plots::BASE,
         });
     }
@@ -278,7 +280,8 @@ fn stats_table(out: &mut String, e: &Analysed, m: &Metric) {
             "<tr><td>{name}</td><td class=\"num\">{v}</td><td class=\"num\">{ci}</td></tr>"
         );
     }
-    if let (Some(c), Some(comparison)) = (change_of(e, &m.name), &e.comparison) {
+    if let (Some(c), Some(comparison)) = (change_of(e.comparison.as_ref(), &m.name), &e.comparison)
+    {
         change_row(out, c, &comparison.against);
     }
     out.push_str("</tbody>\n</table>\n");

@@ -22,6 +22,7 @@ use crate::measure::Throughput;
 use crate::output::format::{format_rate, format_value, plural};
 use crate::stats::kde::{bandwidth, density};
 use crate::stats::Estimate;
+use crate::store::summary::evenly;
 
 /// The colour of this run.
 pub const NEW: RGBColor = RGBColor(31, 100, 180);
@@ -138,6 +139,9 @@ pub struct Values<'a> {
     pub label: &'a str,
     /// The values, one per sample.
     pub values: &'a [f64],
+    /// How many samples the values stand for: more than `values` holds
+    /// where they are a sample of them ([`crate::store::summary::Values`]).
+    pub samples: usize,
     /// Its colour.
     pub color: RGBColor,
 }
@@ -152,6 +156,22 @@ enum Shape {
 
 /// Points of the estimated density per set, evaluated at this many x.
 const DENSITY_POINTS: usize = 160;
+
+/// Most values a density curve is estimated from: beyond it, the values at
+/// evenly spaced ranks, whose curve is indistinguishable at the plot's size
+/// and whose cost stays bounded (a per-iteration run has 500,000).
+const DENSITY_SAMPLE: usize = 10_000;
+
+/// The values a density is estimated from: all of them, or where there are
+/// more than [`DENSITY_SAMPLE`], that many at evenly spaced ranks.
+fn kde_sample(values: &[f64]) -> Vec<f64> {
+    if values.len() <= DENSITY_SAMPLE {
+        return values.to_vec();
+    }
+    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    sorted.sort_unstable_by(f64::total_cmp);
+    evenly(&sorted, DENSITY_SAMPLE)
+}
 
 /// The x range a set needs and its bandwidth, the density's range left
 /// open until all sets are known; no bandwidth for a set that is one value.
@@ -195,7 +215,7 @@ fn layout(sets: &[Values]) -> Layout {
         .iter()
         .zip(&ranges)
         .map(|(s, r)| match r.2 {
-            Some(h) => Shape::Density(density(s.values, h, x0, x1, DENSITY_POINTS)),
+            Some(h) => Shape::Density(density(&kde_sample(s.values), h, x0, x1, DENSITY_POINTS)),
             None => Shape::Spike(r.0),
         })
         .collect();
@@ -295,7 +315,7 @@ fn draw_shape(
         }
         Shape::Spike(v) => *v,
     };
-    let n = set.values.len();
+    let n = set.samples;
     let text = format!("{} sample{}: {}", n, plural(n), tick(v, unit));
     let label = Text::new(
         text,
@@ -380,12 +400,12 @@ pub fn regression(
         if ends.iter().all(|y| y.is_finite()) && intercept.is_finite() {
             draw_band(&mut chart, slope, intercept, max_x)?;
         }
+        let points = one_per_pixel(&chart, iterations, totals);
         chart
             .draw_series(
-                iterations
-                    .iter()
-                    .zip(totals)
-                    .map(|(&x, &y)| Circle::new((x as f64, y as f64), 3, NEW.mix(0.7).filled())),
+                points
+                    .into_iter()
+                    .map(|p| Circle::new(p, 3, NEW.mix(0.7).filled())),
             )?
             .label("samples")
             .legend(|(x, y)| Circle::new((x + 8, y), 3, NEW.filled()));
@@ -400,6 +420,24 @@ pub fn regression(
         }
         legend(&mut chart, SeriesLabelPosition::UpperLeft)
     })
+}
+
+/// Most points a scatter plot draws: a few thousand keep a page small
+/// however many samples a run took.
+pub const MAX_POINTS: usize = 2000;
+
+/// The samples `(iterations, total)` as points, one per pixel they fall
+/// on (a circle drawn twice on one pixel shows nothing more), and where
+/// more than [`MAX_POINTS`] pixels remain, an evenly spaced choice of them.
+fn one_per_pixel(chart: &Chart, iterations: &[u64], totals: &[u64]) -> Vec<(f64, f64)> {
+    let mut seen = std::collections::HashSet::new();
+    let points: Vec<(f64, f64)> = iterations
+        .iter()
+        .zip(totals)
+        .map(|(&x, &y)| (x as f64, y as f64))
+        .filter(|p| seen.insert(chart.backend_coord(p)))
+        .collect();
+    evenly(&points, MAX_POINTS)
 }
 
 /// The wedge between the lines of the slope interval's ends, which meet at
@@ -768,6 +806,7 @@ pub(super) mod tests {
             &[Values {
                 label: "this run",
                 values: &exact,
+                samples: exact.len(),
                 color: NEW,
             }],
             Unit::Count,
@@ -783,11 +822,13 @@ pub(super) mod tests {
                 Values {
                     label: "this run",
                     values: &varying,
+                    samples: varying.len(),
                     color: NEW,
                 },
                 Values {
                     label: "baseline <main>",
                     values: &exact,
+                    samples: exact.len(),
                     color: BASE,
                 },
             ],

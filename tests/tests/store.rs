@@ -291,6 +291,9 @@ fn temporary_files_and_staging_folders_of_killed_runs_are_removed_by_the_next_ru
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
         std::fs::write(file, "half").unwrap();
     }
+    // The killed run's line is still in the lock file (a run that ends
+    // empties it, and then the next one does not walk the store).
+    std::fs::write(home.join(".lock"), "pid 77 on box, since …: bench\n").unwrap();
     let ran = run(command(&home, 16, 0, &["sleeps"]));
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     for file in &debris {
@@ -298,6 +301,8 @@ fn temporary_files_and_staging_folders_of_killed_runs_are_removed_by_the_next_ru
     }
     assert!(!home.join("baselines/.kc.77-00ff").exists());
     assert!(home.join("report/index.html").is_file());
+    let lock = std::fs::read_to_string(home.join(".lock")).unwrap();
+    assert_eq!(lock, "", "a run that ended says so by emptying the lock file");
 }
 
 /// A tmpfs of `size` mounted at `dir` until dropped.

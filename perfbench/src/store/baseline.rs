@@ -363,6 +363,12 @@ mod tests {
             dir.join(".main.link-4242-02"),
         )
         .unwrap();
+        // The killed run's line is still in the lock file.
+        std::fs::write(
+            store.root().join(".lock"),
+            "pid 4242 on box, since …: bench\n",
+        )
+        .unwrap();
         let lock = store.lock(|_| {}).unwrap();
         assert!(!staging.exists());
         assert_eq!(

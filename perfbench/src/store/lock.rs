@@ -41,7 +41,7 @@ impl Store {
     /// needed: a root that is not a folder, or cannot be made or written,
     /// is the error. If another run holds it, `waiting` is told who (pid,
     /// host, start, command) before this waits for it. Once held, debris of
-    /// killed runs is removed, and SIGINT/SIGTERM remove this run's
+    /// a killed run is removed (when the last holder did not end normally), and SIGINT/SIGTERM remove this run's
     /// unfinished files before it exits.
     pub fn lock(&self, waiting: impl FnOnce(&str)) -> Result<StoreLock, StoreError> {
         let mut file = self.open_lock_file()?;
@@ -57,6 +57,13 @@ impl Store {
             });
             lock::lock_exclusive(&file).map_err(fail)?;
         }
+        // A holder that ended normally emptied the file (`Drop`); one that
+        // was killed left its line, and perhaps unfinished files.
+        let mut previous = String::new();
+        let _ = file
+            .rewind()
+            .and_then(|()| file.read_to_string(&mut previous));
+        let killed = !previous.trim().is_empty();
         let me = holder_line();
         let written = file
             .set_len(0)
@@ -65,7 +72,11 @@ impl Store {
         written.map_err(|e| error(&self.root.join(LOCK_FILE), format!("cannot write: {e}")))?;
         files::remove_unfinished_on_termination()
             .map_err(|e| error(&self.root, format!("cannot watch for Ctrl-C: {e}")))?;
-        self.remove_debris();
+        if killed {
+            // Walking a store of thousands of folders costs more than the
+            // run of one benchmark: only after a run that did not end.
+            self.remove_debris();
+        }
         Ok(StoreLock {
             file,
             root: self.root.clone(),

@@ -302,7 +302,10 @@ fn temporary_files_and_staging_folders_of_killed_runs_are_removed_by_the_next_ru
     assert!(!home.join("baselines/.kc.77-00ff").exists());
     assert!(home.join("report/index.html").is_file());
     let lock = std::fs::read_to_string(home.join(".lock")).unwrap();
-    assert_eq!(lock, "", "a run that ended says so by emptying the lock file");
+    assert_eq!(
+        lock, "",
+        "a run that ended says so by emptying the lock file"
+    );
 }
 
 /// A tmpfs of `size` mounted at `dir` until dropped.

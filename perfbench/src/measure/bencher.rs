@@ -166,6 +166,14 @@ impl Bencher<'_> {
     where
         F: FnMut(u64, u64, Option<&mut CounterGroup>) -> io::Result<Measured>,
     {
+        // Only this call is compiled once per routine: warm-up, the plan
+        // and the samples are compiled once for all, behind one dynamic
+        // call per sample (the routine's own loop stays inside `run`).
+        self.drive_samples(&mut run);
+    }
+
+    /// [`drive`](Self::drive), for every routine alike.
+    fn drive_samples(&mut self, mut run: &mut RunSample<'_>) {
         if self.outcome.is_some() {
             self.outcome = Some(Err(MeasureError::IteratedTwice));
             return;
@@ -195,6 +203,12 @@ impl Bencher<'_> {
     where
         F: FnMut(&mut Bracket<'_>) -> io::Result<()>,
     {
+        // As `drive`: one dynamic call per iteration, outside its bracket.
+        self.drive_iterations(&mut one);
+    }
+
+    /// [`drive_per_iter`](Self::drive_per_iter), for every routine alike.
+    fn drive_iterations(&mut self, mut one: &mut RunIteration<'_>) {
         if self.outcome.is_some() {
             self.outcome = Some(Err(MeasureError::IteratedTwice));
             return;
@@ -210,6 +224,13 @@ impl Bencher<'_> {
         );
     }
 }
+
+/// Runs `n` iterations with the group counting, `largest` the most any
+/// sample of the round asks for, and returns their wall time.
+type RunSample<'r> = dyn FnMut(u64, u64, Option<&mut CounterGroup>) -> io::Result<Measured> + 'r;
+
+/// Runs one iteration inside its bracket (per-iteration mode).
+type RunIteration<'r> = dyn FnMut(&mut Bracket<'_>) -> io::Result<()> + 'r;
 
 /// Runs the routine of `bench` once, without counters: test mode.
 pub fn run_once(bench: impl FnOnce(&mut Bencher<'_>)) -> Result<(), MeasureError> {

@@ -26,7 +26,7 @@ use std::thread::{self, Scope, ScopedJoinHandle};
 use std::time::Instant;
 
 use super::batch::{start_counting, stop_counting, Measured};
-use super::bencher::{repeat, Bencher, Target};
+use super::bencher::{Bencher, Target};
 use super::MeasureError;
 use crate::counter::group::CounterGroup;
 
@@ -57,24 +57,30 @@ impl Bencher<'_> {
         if self.threads <= 1 {
             return self.iter(routine);
         }
-        if let Target::PerIter(..) = self.target {
-            return self.fail(MeasureError::PerIterThreads(self.threads));
-        }
         let body = || {
             black_box(routine());
         };
+        // The rest is compiled once for every routine.
+        self.iter_on_threads(&body);
+    }
+
+    /// [`iter_shared`](Self::iter_shared) on more than one thread.
+    fn iter_on_threads(&mut self, body: &(dyn Fn() + Sync)) {
+        if let Target::PerIter(..) = self.target {
+            return self.fail(MeasureError::PerIterThreads(self.threads));
+        }
         let crew = Crew::new(self.threads);
         let panicked = thread::scope(|scope| {
             // Whatever happens here, the other threads must stop waiting.
             let _leaving = Leaving(&crew);
-            let workers = match crew.start(scope, &body) {
+            let workers = match crew.start(scope, body) {
                 Ok(workers) => workers,
                 Err(e) => {
                     self.fail(MeasureError::Spawn(e));
                     return None;
                 }
             };
-            self.drive(|iterations, _, group| crew.lead(iterations, group, &mut &body));
+            self.drive(|iterations, _, group| crew.lead(iterations, group, body));
             crew.disband();
             first_panic(workers)
         });
@@ -195,10 +201,10 @@ impl Crew {
 
     /// Starts the `size - 1` other threads, each calling `body` as the
     /// samples ask.
-    fn start<'scope, F: Fn() + Sync>(
+    fn start<'scope>(
         &'scope self,
         scope: &'scope Scope<'scope, '_>,
-        body: &'scope F,
+        body: &'scope (dyn Fn() + Sync),
     ) -> io::Result<Vec<ScopedJoinHandle<'scope, ()>>> {
         (1..self.size)
             .map(|i| {
@@ -248,7 +254,7 @@ impl Crew {
         &self,
         iterations: u64,
         group: Option<&mut CounterGroup>,
-        body: &mut dyn FnMut(),
+        body: &(dyn Fn() + Sync),
     ) -> io::Result<Measured> {
         self.state().iterations = iterations;
         self.meet()?;
@@ -256,7 +262,7 @@ impl Crew {
         start_counting(group.as_deref())?;
         let ran = self
             .meet()
-            .map(|_| repeat(body, iterations))
+            .map(|_| repeat_shared(body, iterations))
             .and_then(|()| self.meet());
         stop_counting(group.as_deref())?;
         ran?;
@@ -265,18 +271,26 @@ impl Crew {
 
     /// Every sample, on one of the other threads: takes the iterations,
     /// starts with the others, runs them and meets them when done.
-    fn follow<F: Fn()>(&self, body: &F) {
+    fn follow(&self, body: &(dyn Fn() + Sync)) {
         let _leaving = Leaving(self);
-        let mut call = body;
         while let Ok(iterations) = self.meet() {
             if self.meet().is_err() {
                 return;
             }
-            repeat(&mut call, iterations);
+            repeat_shared(body, iterations);
             if self.meet().is_err() {
                 return;
             }
         }
+    }
+}
+
+/// Calls `body` `n` times, one dynamic call each, on any thread of a crew
+/// (the leader's and the others' iterations cost alike).
+#[inline(never)]
+fn repeat_shared(body: &(dyn Fn() + Sync), n: u64) {
+    for _ in 0..n {
+        body();
     }
 }
 

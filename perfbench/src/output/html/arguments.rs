@@ -116,10 +116,26 @@ pub(super) fn argument_charts(out: &mut String, ix: &Index) {
         return;
     }
     out.push_str("<h2>Benchmarks with arguments</h2>\n");
+    let start = out.len();
+    let total = groups.len();
     for (gi, (group, members)) in groups.into_iter().enumerate() {
+        if out.len() - start > CHARTS_BYTES {
+            let _ = writeln!(
+                out,
+                "<p class=\"note\">{} more function{} with arguments not charted here, so \
+                 that this page stays small; the summary lists their figures.</p>",
+                total - gi,
+                plural(total - gi)
+            );
+            break;
+        }
         group_section(out, gi, group, members);
     }
 }
+
+/// Bytes of charts the index holds at most: the rest of the page is the
+/// summary's rows, and no page may near 2 MB.
+const CHARTS_BYTES: usize = 600_000;
 
 /// One line of a family's charts: a function's benchmarks with their
 /// arguments.

@@ -74,12 +74,15 @@ pub(super) fn write(dir: &Path, ix: &Index) -> Result<PathBuf, StoreError> {
     let rows: Vec<String> = (0..ix.entries.len())
         .map(|i| summary_row(ix, &cols, i))
         .collect();
-    let pages = split_rows(&rows);
+    // The groups and the charts go on the first page only: its rows get
+    // what they leave.
+    let extras = first_page_extras(ix);
+    let pages = split_rows(&rows, ROWS_PER_PAGE_BYTES.saturating_sub(extras.len()));
     for (k, range) in pages.iter().enumerate().skip(1) {
         let html = continuation(ix, &cols, &rows[range.clone()], k, &pages);
         write_atomically(&dir.join(index_page(k)), html.as_bytes())?;
     }
-    let html = render(ix, &cols, &rows[pages[0].clone()], &pages);
+    let html = render(ix, &cols, &rows[pages[0].clone()], &pages, &extras);
     let path = dir.join("index.html");
     write_atomically(&path, html.as_bytes())?;
     Ok(path)
@@ -93,13 +96,30 @@ fn index_page(k: usize) -> String {
     }
 }
 
-/// The rows of each page of the index: as many as fit
-/// [`ROWS_PER_PAGE_BYTES`], at least one; one page where there are none.
-fn split_rows(rows: &[String]) -> Vec<Range<usize>> {
+/// The groups section and the charts of `args` families, which the first
+/// page of the index holds after its rows.
+fn first_page_extras(ix: &Index) -> String {
+    let mut out = String::new();
+    groups_section(&mut out, ix);
+    if ix.plots {
+        argument_charts(&mut out, ix);
+    }
+    out
+}
+
+/// The rows of each page of the index: as many as fit `first` bytes on
+/// the first page and [`ROWS_PER_PAGE_BYTES`] on the others, at least one;
+/// one page where there are none.
+fn split_rows(rows: &[String], first: usize) -> Vec<Range<usize>> {
     let mut pages = Vec::new();
     let (mut start, mut bytes) = (0, 0);
     for (i, row) in rows.iter().enumerate() {
-        if i > start && bytes + row.len() > ROWS_PER_PAGE_BYTES {
+        let budget = if pages.is_empty() {
+            first
+        } else {
+            ROWS_PER_PAGE_BYTES
+        };
+        if i > start && bytes + row.len() > budget {
             pages.push(start..i);
             (start, bytes) = (i, 0);
         }
@@ -153,8 +173,15 @@ fn continuation(
     out
 }
 
-/// The index page, with the summary's `rows` of its first page.
-fn render(ix: &Index, cols: &Columns, rows: &[String], pages: &[Range<usize>]) -> String {
+/// The index page, with the summary's `rows` of its first page and the
+/// `extras` of [`first_page_extras`].
+fn render(
+    ix: &Index,
+    cols: &Columns,
+    rows: &[String],
+    pages: &[Range<usize>],
+    extras: &str,
+) -> String {
     let mut out = String::with_capacity(64 * 1024);
     head(&mut out, "perfbench report");
     intro(&mut out, ix);
@@ -167,10 +194,7 @@ fn render(ix: &Index, cols: &Columns, rows: &[String], pages: &[Range<usize>]) -
     }
     summary_table(&mut out, ix, cols, rows);
     page_links(&mut out, pages, 0);
-    groups_section(&mut out, ix);
-    if ix.plots {
-        argument_charts(&mut out, ix);
-    }
+    out.push_str(extras);
     let _ = write!(out, "<script>\n{SCRIPT}</script>\n</body>\n</html>\n");
     out
 }
@@ -522,4 +546,23 @@ fn no_change_why(e: &Summary) -> String {
     let against = e.comparison.as_ref().map(|c| &c.against);
     let target = against.map_or("the baseline".into(), target_text);
     esc(&format!("not in {target}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_fill_what_the_first_page_leaves_then_whole_pages() {
+        let row = "x".repeat(400_000);
+        let rows = vec![row; 9];
+        // The first page's groups and charts leave room for two rows.
+        assert_eq!(
+            split_rows(&rows, ROWS_PER_PAGE_BYTES - 600_000),
+            [0..2, 2..5, 5..8, 8..9]
+        );
+        // A row larger than a page still gets one, and no rows one page.
+        assert_eq!(split_rows(&rows[..1], 0), [0..1]);
+        assert_eq!(split_rows(&[], ROWS_PER_PAGE_BYTES), [0..0]);
+    }
 }

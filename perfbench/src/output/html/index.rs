@@ -562,7 +562,7 @@ mod tests {
             [0..2, 2..5, 5..8, 8..9]
         );
         // A row larger than a page still gets one, and no rows one page.
-        assert_eq!(split_rows(&rows[..1], 0), [0..1]);
-        assert_eq!(split_rows(&[], ROWS_PER_PAGE_BYTES), [0..0]);
+        assert_eq!(split_rows(&rows[..1], 0), vec![Range { start: 0, end: 1 }]);
+        assert_eq!(split_rows(&[], 0), vec![Range { start: 0, end: 0 }]);
     }
 }

@@ -7,7 +7,8 @@
 #   tests/scale/scale.sh N HARNESS        # from the project root
 #
 #   harness=perfbench n=1000 build_s=… per_bench_s=… [run_s=… report_s=…
-#   report_bytes=… largest_page_bytes=… store_bytes=…]
+#   report_bytes=… largest_page_bytes=… store_bytes=… one_alone_s=…
+#   one_in_store_s=…]
 #
 # build_s is `cargo bench --no-run` of the N-benchmark crate after a build
 # of the same crate with one benchmark (so dependencies are built and
@@ -15,7 +16,8 @@
 # what each benchmark adds. For perfbench the suite is then run with fast
 # settings (--warm-up-time 0.01 --measurement-time 0.02, JSON lines), and
 # run_s is the run up to its last result, report_s the writing of the
-# report after it. Everything is generated under $SCALE_WORK (default
+# report after it; one_alone_s and one_in_store_s time one quick
+# benchmark's whole run alone and in the store the suite left. Everything is generated under $SCALE_WORK (default
 # /tmp/perfbench-scale); nothing here is committed.
 set -eu
 [ $# -eq 2 ] || { echo "usage: tests/scale/scale.sh N perfbench|criterion|divan" >&2; exit 2; }
@@ -98,6 +100,31 @@ generate "$n"; all=$(build)
 per=$(python3 -c "print(f'{($all - $one) / ($n - 1):.4f}')")
 line="harness=$harness n=$n build_s=$all per_bench_s=$per"
 
+# One quick benchmark's whole run (`--exact m0::b1 --quick`, the report
+# included), alone in an empty store and then in the store of N the suite
+# left: the fastest and slowest of 5 runs each, in seconds, as
+# one_alone_s=FAST-SLOW one_in_store_s=FAST-SLOW.
+one_quick_benchmark() {
+    local bin
+    bin=$(find "$CARGO_TARGET_DIR/release/deps" -name 'scale-*' -type f -executable | head -1)
+    python3 - "$bin" "$PERFBENCH_HOME" "$work/empty-home" <<'EOF'
+import os, shutil, subprocess, sys, time
+binary, store, empty = sys.argv[1:]
+def runs(home, clear):
+    times = []
+    for _ in range(5):
+        if clear:
+            shutil.rmtree(home, ignore_errors=True)
+        start = time.monotonic()
+        subprocess.run([binary, "--bench", "--exact", "m0::b1", "--quick"], check=True,
+                       env={**os.environ, "PERFBENCH_HOME": home},
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append(time.monotonic() - start)
+    return f"{min(times):.2f}-{max(times):.2f}"
+print(f"one_alone_s={runs(empty, True)} one_in_store_s={runs(store, False)}")
+EOF
+}
+
 if [ "$harness" = perfbench ]; then
     export PERFBENCH_HOME="$work/home"
     rm -rf "$PERFBENCH_HOME"
@@ -126,5 +153,6 @@ EOF
     largest=$(find "$report" -type f -printf '%s\n' | sort -n | tail -1)
     store=$(( $(bytes "$PERFBENCH_HOME") - $(bytes "$report") ))
     line="$line $timing report_bytes=$(bytes "$report") largest_page_bytes=$largest store_bytes=$store"
+    line="$line $(one_quick_benchmark)"
 fi
 echo "$line"

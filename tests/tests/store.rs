@@ -1,6 +1,7 @@
 //! End to end: stored results under faults — killed and interrupted saves,
-//! concurrent runs, a full disk, debris of killed runs, a huge stored file
-//! and an output path that is a file — through the `store` bench target
+//! concurrent runs (in one PID namespace and in two), a full disk, a
+//! read-only one, debris of killed runs, a huge stored file and an output
+//! path that is a file — through the `store` bench target
 //! (tests/benches/store.rs) run directly, so that a test can signal it.
 
 mod common;
@@ -28,7 +29,21 @@ fn home(name: &str) -> PathBuf {
 /// touching `pages` pages per iteration (times their argument) and sleeping
 /// `sleep_ms` per iteration.
 fn command(home: &Path, pages: u32, sleep_ms: u32, args: &[&str]) -> Command {
-    let mut cmd = Command::new(binary());
+    configured(Command::new(binary()), home, pages, sleep_ms, args)
+}
+
+/// [`command`] in a PID namespace of its own, where it is process 1.
+fn in_own_pid_namespace(home: &Path, pages: u32, sleep_ms: u32, args: &[&str]) -> Command {
+    let mut unshare = Command::new("unshare");
+    unshare
+        .args(["--pid", "--fork", "--kill-child", "--"])
+        .arg(binary());
+    configured(unshare, home, pages, sleep_ms, args)
+}
+
+/// `cmd` (the store binary, or a launcher of it) given [`command`]'s
+/// arguments and environment.
+fn configured(mut cmd: Command, home: &Path, pages: u32, sleep_ms: u32, args: &[&str]) -> Command {
     without_our_variables(&mut cmd);
     cmd.arg("--bench")
         .args(QUICK)
@@ -312,6 +327,20 @@ fn temporary_files_and_staging_folders_of_killed_runs_are_removed_by_the_next_ru
 struct Tmpfs(PathBuf);
 
 impl Tmpfs {
+    /// Makes the file system read-only.
+    fn remount_read_only(&self) {
+        let out = Command::new("mount")
+            .args(["-o", "remount,ro"])
+            .arg(&self.0)
+            .output()
+            .expect("mount runs");
+        assert!(
+            out.status.success(),
+            "remount read-only: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     fn mount(dir: &Path, size: &str) -> Tmpfs {
         std::fs::create_dir_all(dir).unwrap();
         let out = Command::new("mount")
@@ -425,5 +454,78 @@ fn an_output_path_that_is_a_file_is_one_error_before_anything_is_measured() {
     for nothing in ["--list", "--test", "--list-events"] {
         let ran = run(command(&file, 16, 0, &[nothing]));
         assert_eq!(ran.code, 0, "{nothing}: {}", ran.stderr);
+    }
+}
+
+/// Every file under `dir` with its bytes.
+fn contents_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<_> = files_under(dir)
+        .into_iter()
+        .map(|f| {
+            let bytes = std::fs::read(&f).unwrap();
+            (f, bytes)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn a_read_only_store_is_one_error_before_anything_is_measured() {
+    let _serial = serial();
+    let disk = Tmpfs::mount(&home("read-only"), "2m");
+    let home = disk.0.join("home");
+    let stored = run(command(&home, 16, 0, &["pages_times"]));
+    assert_eq!(stored.code, 0, "{}", stored.stderr);
+    let before = contents_under(&home);
+    disk.remount_read_only();
+    let ran = run(command(&home, 17, 0, ALL));
+    assert_eq!(ran.code, 2, "{}", ran.stderr);
+    assert_eq!(
+        ran.stderr,
+        format!(
+            "perfbench: error: {}: cannot write in the folder: Read-only file system (os error 30)\n",
+            home.display()
+        )
+    );
+    assert_eq!(ran.stdout, "", "nothing was measured");
+    assert_eq!(contents_under(&home), before, "the store is as it was");
+    for nothing in ["--list", "--test"] {
+        let ran = run(command(&home, 16, 0, &[nothing]));
+        assert_eq!(ran.code, 0, "{nothing}: {}", ran.stderr);
+    }
+}
+
+#[test]
+fn runs_in_pid_namespaces_of_their_own_share_a_store_without_mixing() {
+    let _serial = serial();
+    let home = home("pid-namespaces");
+    let holder = "pid 1 on ";
+    for attempt in 0..2 {
+        let save = ["--save-baseline", "ns"];
+        let mut first = spawn(in_own_pid_namespace(&home, 16, 30, &args(&save)));
+        let lock = home.join(".lock");
+        wait_for("lock holder", || {
+            std::fs::read_to_string(&lock).is_ok_and(|t| t.starts_with(holder))
+        });
+        // Both are process 1: only the lock and the temporary names'
+        // random part keep them apart.
+        let second = run(in_own_pid_namespace(&home, 17, 0, &args(&save)));
+        assert!(first.try_wait().unwrap().is_some(), "attempt {attempt}");
+        assert_eq!(second.code, 0, "{}", second.stderr);
+        let waited = format!(
+            "perfbench: waiting for {}, in use by {holder}",
+            home.display()
+        );
+        assert!(second.stderr.contains(&waited), "{}", second.stderr);
+        assert!(first.wait().unwrap().success(), "attempt {attempt}");
+        let faults = baseline_faults(&home, "ns");
+        assert_eq!(faults.len(), 4, "{faults:?}");
+        for (id, per) in &faults {
+            let expected = if id == "sleeps" { 1.0 } else { 17.0 };
+            assert_eq!(*per, expected, "attempt {attempt}: {id}, the second save's");
+        }
+        assert_eq!(temporary_files(&home), Vec::<PathBuf>::new());
+        assert_eq!(staging(&home), []);
     }
 }

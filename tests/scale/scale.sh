@@ -17,8 +17,9 @@
 # settings (--warm-up-time 0.01 --measurement-time 0.02, JSON lines), and
 # run_s is the run up to its last result, report_s the writing of the
 # report after it; one_alone_s and one_in_store_s time one quick
-# benchmark's whole run alone and in the store the suite left. Everything is generated under $SCALE_WORK (default
-# /tmp/perfbench-scale); nothing here is committed.
+# benchmark's whole run alone and in the store the suite left. Everything
+# is generated under $SCALE_WORK (default /tmp/perfbench-scale); nothing
+# here is committed.
 set -eu
 [ $# -eq 2 ] || { echo "usage: tests/scale/scale.sh N perfbench|criterion|divan" >&2; exit 2; }
 n=$1 harness=$2

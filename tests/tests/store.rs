@@ -176,14 +176,27 @@ fn saved_at_16(name: &str) -> PathBuf {
     home
 }
 
-/// The baseline saved at 16 pages per iteration: each file says 16.
-fn assert_saved_at_16(home: &Path, name: &str) {
+/// Baseline `name` saved whole at `pages` pages per iteration: each of the
+/// four files says `pages`, and `sleeps` its one page.
+fn assert_saved_at(home: &Path, name: &str, pages: u32) {
     let faults = baseline_faults(home, name);
     assert_eq!(faults.len(), 4, "{faults:?}");
     for (id, per) in &faults {
-        let expected = if id == "sleeps" { 1.0 } else { 16.0 };
+        let expected = if id == "sleeps" {
+            1.0
+        } else {
+            f64::from(pages)
+        };
         assert_eq!(*per, expected, "{id}");
     }
+}
+
+/// Waits until the lock file of `home` names `holder` (`pid N on `).
+fn wait_for_lock_holder(home: &Path, holder: &str) {
+    let lock = home.join(".lock");
+    wait_for("lock holder", || {
+        std::fs::read_to_string(&lock).is_ok_and(|t| t.starts_with(holder))
+    });
 }
 
 #[test]
@@ -195,7 +208,7 @@ fn a_save_killed_midway_leaves_the_previous_baseline_whole() {
     killed.kill().unwrap();
     killed.wait().unwrap();
     assert_eq!(staging(&home).len(), 1, "the killed save's staging folder");
-    assert_saved_at_16(&home, "kc");
+    assert_saved_at(&home, "kc", 16);
 
     let compared = run(command(
         &home,
@@ -246,10 +259,7 @@ fn a_second_run_waits_for_the_lock_and_names_its_holder() {
     let home = home("lock");
     let mut first = spawn(command(&home, 16, 50, &["sleeps"]));
     let holder = format!("pid {} on ", first.id());
-    let lock = home.join(".lock");
-    wait_for("lock holder", || {
-        std::fs::read_to_string(&lock).is_ok_and(|t| t.starts_with(&holder))
-    });
+    wait_for_lock_holder(&home, &holder);
     let second = run(command(&home, 16, 0, &["pages_times"]));
     assert!(
         first.try_wait().unwrap().is_some(),
@@ -287,7 +297,7 @@ fn ctrl_c_and_sigterm_remove_the_runs_unfinished_files() {
         assert_eq!(run.code, code, "SIG{signal}: {}", run.stderr);
         assert_eq!(staging(&home), [], "SIG{signal}");
         assert_eq!(temporary_files(&home), Vec::<PathBuf>::new(), "SIG{signal}");
-        assert_saved_at_16(&home, "kc");
+        assert_saved_at(&home, "kc", 16);
     }
 }
 
@@ -329,32 +339,33 @@ struct Tmpfs(PathBuf);
 impl Tmpfs {
     /// Makes the file system read-only.
     fn remount_read_only(&self) {
-        let out = Command::new("mount")
-            .args(["-o", "remount,ro"])
-            .arg(&self.0)
-            .output()
-            .expect("mount runs");
-        assert!(
-            out.status.success(),
-            "remount read-only: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        run_mount(&["-o", "remount,ro"], &self.0, "remount read-only");
     }
 
     fn mount(dir: &Path, size: &str) -> Tmpfs {
         std::fs::create_dir_all(dir).unwrap();
-        let out = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(dir)
-            .output()
-            .expect("mount runs");
-        assert!(
-            out.status.success(),
-            "THIS TEST NEEDS `mount -t tmpfs` (root) TO FILL A DISK, and it failed: {}",
-            String::from_utf8_lossy(&out.stderr)
+        let size = format!("size={size}");
+        run_mount(
+            &["-t", "tmpfs", "-o", &size, "tmpfs"],
+            dir,
+            "THIS TEST NEEDS `mount -t tmpfs` (root) TO FILL A DISK, and it failed",
         );
         Tmpfs(dir.to_path_buf())
     }
+}
+
+/// Runs `mount ARGS DIR`, failing the test with `what` and mount's error.
+fn run_mount(args: &[&str], dir: &Path, what: &str) {
+    let out = Command::new("mount")
+        .args(args)
+        .arg(dir)
+        .output()
+        .expect("mount runs");
+    assert!(
+        out.status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 impl Drop for Tmpfs {
@@ -504,10 +515,7 @@ fn runs_in_pid_namespaces_of_their_own_share_a_store_without_mixing() {
     for attempt in 0..2 {
         let save = ["--save-baseline", "ns"];
         let mut first = spawn(in_own_pid_namespace(&home, 16, 30, &args(&save)));
-        let lock = home.join(".lock");
-        wait_for("lock holder", || {
-            std::fs::read_to_string(&lock).is_ok_and(|t| t.starts_with(holder))
-        });
+        wait_for_lock_holder(&home, holder);
         // Both are process 1: only the lock and the temporary names'
         // random part keep them apart.
         let second = run(in_own_pid_namespace(&home, 17, 0, &args(&save)));
@@ -519,12 +527,8 @@ fn runs_in_pid_namespaces_of_their_own_share_a_store_without_mixing() {
         );
         assert!(second.stderr.contains(&waited), "{}", second.stderr);
         assert!(first.wait().unwrap().success(), "attempt {attempt}");
-        let faults = baseline_faults(&home, "ns");
-        assert_eq!(faults.len(), 4, "{faults:?}");
-        for (id, per) in &faults {
-            let expected = if id == "sleeps" { 1.0 } else { 17.0 };
-            assert_eq!(*per, expected, "attempt {attempt}: {id}, the second save's");
-        }
+        // Wholly the second save's.
+        assert_saved_at(&home, "ns", 17);
         assert_eq!(temporary_files(&home), Vec::<PathBuf>::new());
         assert_eq!(staging(&home), []);
     }

@@ -2,7 +2,8 @@
 //! `perf_event_open(2)` syscall, its attribute, ioctls and read format, the
 //! mmap'd counter page and user-space counter reads, thread affinity, the
 //! PMUs that sysfs describes, and the global allocator that counts
-//! allocations (`alloc.rs`), `flock(2)` (`lock.rs`) and SIGINT/SIGTERM
+//! allocations (`alloc.rs`), folders walked by descriptor without
+//! following a link (`dir.rs`), `flock(2)` (`lock.rs`) and SIGINT/SIGTERM
 //! turned into a call on a thread (`signals.rs`).
 //!
 //! Everything above this layer sees safe types. Each `unsafe` block carries
@@ -10,6 +11,7 @@
 #![allow(unsafe_code)]
 
 pub mod alloc;
+pub mod dir;
 pub mod lock;
 pub mod pmu;
 pub mod rdpmc;

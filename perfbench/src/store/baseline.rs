@@ -18,21 +18,26 @@
 //! are read while NAME has no link; the first save in the new layout takes
 //! their files over and removes them.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use super::files::{self, Unfinished};
+use super::folder::Folder;
 use super::json::encode_recording;
 use super::lock::StoreLock;
-use super::{error, folder_name, Store, StoreError};
+use super::{error, folder_name, Kind, Store, StoreError};
 use crate::analysis::{BenchResult, Recording};
+
+/// The name of the baselines' folder in the root.
+const BASELINES: &str = "baselines";
 
 /// The folder of the baselines' links and versions under a root.
 pub(super) fn folder(root: &Path) -> PathBuf {
-    root.join("baselines")
+    root.join(BASELINES)
 }
 
-/// The file of `id` in baseline `name`: in the version the link points at,
-/// else in the earlier layout.
+/// The file of `id` in baseline `name`, for messages: in the version the
+/// link points at, else in the earlier layout.
 pub(super) fn path(root: &Path, name: &str, id: &str) -> PathBuf {
     let link = folder(root).join(name);
     if link.symlink_metadata().is_ok() {
@@ -45,35 +50,89 @@ pub(super) fn path(root: &Path, name: &str, id: &str) -> PathBuf {
 /// Where the earlier layout keeps the baseline `name` of a benchmark folder.
 fn earlier_path(root: &Path, bench_folder: &str, name: &str) -> PathBuf {
     root.join(bench_folder)
-        .join("baselines")
+        .join(BASELINES)
         .join(format!("{name}.json"))
+}
+
+/// The folder and file name of `id` in baseline `name`: in the version its
+/// link points at, else in the earlier layout; `None` where neither has
+/// one. The link must be one perfbench made: to a version folder in
+/// `baselines/`.
+pub(super) fn file(
+    root: &Path,
+    name: &str,
+    id: &str,
+) -> Result<Option<(Folder, String)>, StoreError> {
+    let file = format!("{}.json", folder_name(id));
+    let Some(root) = Folder::root(root, false)? else {
+        return Ok(None);
+    };
+    if let Some(baselines) = root.sub(OsStr::new(BASELINES), false)? {
+        if let Some(version) = version_folder(&baselines, name)? {
+            return Ok(Some((version, file)));
+        }
+    }
+    let earlier = root
+        .sub(OsStr::new(&folder_name(id)), false)?
+        .map(|bench| bench.sub(OsStr::new(BASELINES), false))
+        .transpose()?
+        .flatten();
+    Ok(earlier.map(|f| (f, format!("{name}.json"))))
+}
+
+/// The version folder the link `name` in `baselines` points at; `None`
+/// where there is no such link. A link elsewhere, or anything else of that
+/// name, is refused.
+fn version_folder(baselines: &Folder, name: &str) -> Result<Option<Folder>, StoreError> {
+    let link = baselines.path_of(name);
+    match baselines.stat(name)?.map(|s| s.kind) {
+        None => return Ok(None),
+        Some(Kind::Link) => {}
+        Some(_) => {
+            return Err(error(
+                &link,
+                "is not a link to a version of the baseline; remove it",
+            ))
+        }
+    }
+    let Some(version) = version_in_use(baselines, name) else {
+        return Err(error(
+            &link,
+            "is a link perfbench did not make (to a version in baselines/); remove it",
+        ));
+    };
+    match baselines.sub(OsStr::new(&version), false)? {
+        Some(v) => Ok(Some(v)),
+        None => Err(error(&link, "points at a version that is gone; remove it")),
+    }
 }
 
 /// The names of the saved baselines, in both layouts, sorted.
 pub(super) fn names(root: &Path) -> Vec<String> {
-    let dir = folder(root);
-    let linked = list(&dir)
+    let Ok(Some(root)) = Folder::root(root, false) else {
+        return Vec::new();
+    };
+    let linked = match root.sub(OsStr::new(BASELINES), false) {
+        Ok(Some(baselines)) => baselines.entries(),
+        _ => Vec::new(),
+    };
+    let linked = linked
         .into_iter()
-        .filter(|n| !n.starts_with('.'))
-        .filter(|n| dir.join(n).symlink_metadata().is_ok_and(|m| m.is_symlink()));
-    let earlier = list(root)
+        .filter(|(n, kind)| !n.starts_with('.') && *kind == Kind::Link)
+        .map(|(n, _)| n);
+    let earlier = root
+        .entries()
         .into_iter()
-        .flat_map(|bench| list(&root.join(bench).join("baselines")))
-        .filter_map(|f| f.strip_suffix(".json").map(String::from));
+        .filter(|(_, kind)| *kind == Kind::Dir)
+        .filter_map(|(bench, _)| root.sub(OsStr::new(&bench), false).ok().flatten())
+        .filter_map(|bench| bench.sub(OsStr::new(BASELINES), false).ok().flatten())
+        .flat_map(|dir| dir.entries())
+        .filter(|(_, kind)| *kind == Kind::File)
+        .filter_map(|(f, _)| f.strip_suffix(".json").map(String::from));
     let mut names: Vec<String> = linked.chain(earlier).collect();
     names.sort();
     names.dedup();
     names
-}
-
-/// The UTF-8 names in a folder; none if it cannot be listed.
-fn list(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|f| f.file_name().into_string().ok())
-        .collect()
 }
 
 /// A baseline being saved: its files go to a staging folder, which
@@ -83,6 +142,8 @@ fn list(dir: &Path) -> Vec<String> {
 pub struct BaselineSave {
     root: PathBuf,
     name: String,
+    /// The staging folder's name in `baselines/`, registered as unfinished
+    /// until committed.
     staging: Option<Unfinished>,
 }
 
@@ -97,10 +158,13 @@ impl StoreLock {
 impl BaselineSave {
     /// Makes the staging folder of a new version of `name`.
     fn begin(root: &Path, name: &str) -> Result<BaselineSave, StoreError> {
-        let dir = folder(root).join(format!(".{name}.{}", files::unique_suffix()));
-        let staging = Unfinished::register(dir);
-        std::fs::create_dir_all(staging.path())
-            .map_err(|e| error(&folder(root), format!("cannot create the folder: {e}")))?;
+        let baselines = Folder::walk(root, Path::new(BASELINES), true)?.expect("made");
+        let version = format!(".{name}.{}", files::unique_suffix());
+        let staging = Unfinished::register(baselines.path_of(&version));
+        baselines
+            .dir()
+            .make_dir(OsStr::new(&version))
+            .map_err(|e| error(baselines.path(), format!("cannot create the folder: {e}")))?;
         Ok(BaselineSave {
             root: root.to_path_buf(),
             name: name.to_string(),
@@ -108,17 +172,29 @@ impl BaselineSave {
         })
     }
 
-    fn staging(&self) -> &Path {
-        self.staging.as_ref().expect("until committed").path()
+    /// The name of the staging folder in `baselines/`.
+    fn version(&self) -> &OsStr {
+        let staging = self.staging.as_ref().expect("until committed");
+        staging.path().file_name().expect("a folder name")
+    }
+
+    /// The open folders `baselines/` and the staging folder in it.
+    fn folders(&self) -> Result<(Folder, Folder), StoreError> {
+        let baselines = Folder::walk(&self.root, Path::new(BASELINES), false)?;
+        let baselines = baselines.ok_or_else(|| error(&folder(&self.root), "is gone"))?;
+        let staging = baselines.sub(self.version(), false)?;
+        let staging =
+            staging.ok_or_else(|| error(&baselines.path_of(self.version()), "is gone"))?;
+        Ok((baselines, staging))
     }
 
     /// Writes `run` with its estimates into the new version.
     pub fn save(&self, run: &Recording, result: &BenchResult) -> Result<(), StoreError> {
-        let path = self
-            .staging()
-            .join(format!("{}.json", folder_name(&run.id)));
-        files::write_atomically(&path, encode_recording(run, result).as_bytes())
-            .map_err(|e| self.named(e))
+        let file = format!("{}.json", folder_name(&run.id));
+        let written = self.folders().and_then(|(_, staging)| {
+            staging.write(&file, encode_recording(run, result).as_bytes())
+        });
+        written.map_err(|e| self.named(e))
     }
 
     /// An error about a file of the staging folder, named as the file of
@@ -132,124 +208,164 @@ impl BaselineSave {
     /// version before it that this save did not write.
     pub fn commit(mut self) -> Result<(), StoreError> {
         let _gate = files::gate();
-        let link = folder(&self.root).join(&self.name);
-        let before = version_in_use(&link).map(|v| folder(&self.root).join(v));
-        self.carry_over(before.as_deref())?;
-        let staging = self.staging.take().expect("committed once");
-        let version = staging.path().file_name().expect("a folder name");
-        let new_link =
-            folder(&self.root).join(format!(".{}.link-{}", self.name, files::unique_suffix()));
-        let linked = std::os::unix::fs::symlink(version, &new_link)
-            .and_then(|()| std::fs::rename(&new_link, &link));
+        let (baselines, staging) = self.folders()?;
+        let before = version_folder(&baselines, &self.name)?;
+        self.carry_over(before.as_ref(), &staging)?;
+        let version = self.version().to_os_string();
+        let link = baselines.path_of(&self.name);
+        let new_link = format!(".{}.link-{}", self.name, files::unique_suffix());
+        let linked = baselines
+            .dir()
+            .symlink(&version, OsStr::new(&new_link))
+            .and_then(|()| {
+                baselines.dir().rename(
+                    OsStr::new(&new_link),
+                    baselines.dir(),
+                    OsStr::new(&self.name),
+                )
+            });
         if let Err(e) = linked {
-            let _ = std::fs::remove_file(&new_link);
-            let _ = std::fs::remove_dir_all(staging.path());
+            baselines.remove(&new_link);
             return Err(error(
                 &link,
                 format!("cannot switch to the new version: {e}"),
             ));
         }
-        drop(staging);
+        self.staging = None;
         match before {
             Some(old) => {
-                let _ = std::fs::remove_dir_all(old);
+                if let Some(old) = old.path().file_name() {
+                    baselines.remove(old);
+                }
             }
             None => self.remove_earlier_layout(),
         }
         Ok(())
     }
 
-    /// Links into the staging folder each file of the version `before` (or
-    /// of the earlier layout, where there is none) that it lacks.
-    fn carry_over(&self, before: Option<&Path>) -> Result<(), StoreError> {
-        let kept: Vec<(PathBuf, String)> = match before {
-            Some(dir) => list(dir)
-                .into_iter()
-                .filter(|f| f.ends_with(".json") && !f.starts_with('.'))
-                .map(|f| (dir.join(&f), f))
-                .collect(),
-            None => list(&self.root)
-                .into_iter()
-                .map(|bench| {
-                    (
-                        earlier_path(&self.root, &bench, &self.name),
-                        format!("{bench}.json"),
-                    )
-                })
-                .filter(|(from, _)| from.is_file())
-                .collect(),
-        };
-        for (from, file) in kept {
-            let to = self.staging().join(&file);
-            if to.exists() {
-                continue;
+    /// Links into `staging` each regular file of the version `before` (or
+    /// of the earlier layout, where there is none) that it lacks; links
+    /// and anything else are left behind.
+    fn carry_over(&self, before: Option<&Folder>, staging: &Folder) -> Result<(), StoreError> {
+        match before {
+            Some(dir) => {
+                for (file, kind) in dir.entries() {
+                    if kind == Kind::File && file.ends_with(".json") && !file.starts_with('.') {
+                        keep(dir, &file, staging, &file)?;
+                    }
+                }
             }
-            let copied =
-                std::fs::hard_link(&from, &to).or_else(|_| std::fs::copy(&from, &to).map(drop));
-            copied.map_err(|e| error(&from, format!("cannot keep it in the new version: {e}")))?;
+            None => {
+                for (bench, dir) in self.earlier_folders() {
+                    let from = format!("{}.json", self.name);
+                    if dir.stat(&from)?.is_some_and(|s| s.kind == Kind::File) {
+                        keep(&dir, &from, staging, &format!("{bench}.json"))?;
+                    }
+                }
+            }
         }
         Ok(())
     }
 
+    /// The `<folder of the id>/baselines` folders of the earlier layout,
+    /// real folders only, with their benchmark's folder name.
+    fn earlier_folders(&self) -> Vec<(String, Folder)> {
+        let Ok(Some(root)) = Folder::root(&self.root, false) else {
+            return Vec::new();
+        };
+        root.entries()
+            .into_iter()
+            .filter(|(name, kind)| *kind == Kind::Dir && name != BASELINES)
+            .filter_map(|(bench, _)| {
+                let dir = root.sub(OsStr::new(&bench), false).ok()??;
+                Some((bench, dir.sub(OsStr::new(BASELINES), false).ok()??))
+            })
+            .collect()
+    }
+
     /// Removes the earlier layout's files of this baseline, now taken over.
     fn remove_earlier_layout(&self) {
-        for bench in list(&self.root) {
-            let file = earlier_path(&self.root, &bench, &self.name);
-            if std::fs::remove_file(&file).is_ok() {
+        let file = format!("{}.json", self.name);
+        let Ok(Some(root)) = Folder::root(&self.root, false) else {
+            return;
+        };
+        for (bench, dir) in self.earlier_folders() {
+            if dir
+                .stat(&file)
+                .ok()
+                .flatten()
+                .is_some_and(|s| s.kind == Kind::File)
+                && dir.dir().remove_file(OsStr::new(&file)).is_ok()
+            {
                 // Only if it is now empty.
-                let _ = std::fs::remove_dir(file.parent().expect("a folder"));
+                if let Ok(Some(bench)) = root.sub(OsStr::new(&bench), false) {
+                    let _ = bench.dir().remove_dir(OsStr::new(BASELINES));
+                }
             }
         }
     }
+}
+
+/// Makes `to` in `staging` a second name of the file `from` in `dir`, or a
+/// copy where the file system refuses the link.
+fn keep(dir: &Folder, from: &str, staging: &Folder, to: &str) -> Result<(), StoreError> {
+    if staging.stat(to)?.is_some() {
+        return Ok(());
+    }
+    let linked = dir
+        .dir()
+        .hard_link(OsStr::new(from), staging.dir(), OsStr::new(to));
+    if linked.is_ok() {
+        return Ok(());
+    }
+    let text = dir.read(from)?.unwrap_or_default();
+    staging.write(to, text.as_bytes()).map_err(|e| {
+        error(
+            &dir.path_of(from),
+            format!("cannot keep it in the new version: {}", e.reason),
+        )
+    })
 }
 
 impl Drop for BaselineSave {
     fn drop(&mut self) {
         if let Some(staging) = &self.staging {
-            let _ = std::fs::remove_dir_all(staging.path());
+            if let Ok(Some(baselines)) = Folder::walk(&self.root, Path::new(BASELINES), false) {
+                baselines.remove(staging.path().file_name().unwrap_or_default());
+            }
         }
     }
 }
 
-/// The version a baseline's link points at: a name in the baselines'
-/// folder that perfbench made (a link made by hand to anywhere else is
-/// never removed with the version it replaces).
-fn version_in_use(link: &Path) -> Option<String> {
-    let version = std::fs::read_link(link)
-        .ok()?
-        .into_os_string()
-        .into_string()
-        .ok()?;
-    (version.starts_with('.') && !version.contains('/')).then_some(version)
+/// The version the link `name` in `baselines` points at: a name in the
+/// baselines' folder that perfbench made (a link made by hand to anywhere
+/// else is never followed, nor removed with the version it replaces).
+fn version_in_use(baselines: &Folder, name: &str) -> Option<String> {
+    let version = baselines.dir().read_link(OsStr::new(name)).ok()?;
+    let version = version.into_string().ok()?;
+    let made = version.starts_with('.') && version != ".." && !version.contains('/');
+    made.then_some(version)
 }
 
-/// Removes what killed saves left under `root`'s baselines: staging
+/// Removes what killed saves left in the root's baselines: staging
 /// folders and links no link in use points at and no save of this process
 /// is writing.
-pub(super) fn remove_debris(root: &Path) {
-    let dir = folder(root);
-    let names = list(&dir);
-    let in_use: Vec<String> = names
+pub(super) fn remove_debris(root: &Folder) {
+    let Ok(Some(baselines)) = root.sub(OsStr::new(BASELINES), false) else {
+        return;
+    };
+    let entries = baselines.entries();
+    let in_use: Vec<String> = entries
         .iter()
-        .filter(|n| !n.starts_with('.'))
-        .filter_map(|n| version_in_use(&dir.join(n)))
+        .filter(|(n, kind)| !n.starts_with('.') && *kind == Kind::Link)
+        .filter_map(|(n, _)| version_in_use(&baselines, n))
         .collect();
-    for name in names
+    for (name, _) in entries
         .iter()
-        .filter(|n| n.starts_with('.') && !in_use.contains(n))
+        .filter(|(n, _)| n.starts_with('.') && !in_use.contains(n))
     {
-        let path = dir.join(name);
-        if files::is_unfinished(&path) {
-            continue;
-        }
-        match path.symlink_metadata() {
-            Ok(m) if m.is_dir() => {
-                let _ = std::fs::remove_dir_all(&path);
-            }
-            Ok(_) => {
-                let _ = std::fs::remove_file(&path);
-            }
-            Err(_) => {}
+        if !files::is_unfinished(&baselines.path_of(name)) {
+            baselines.remove(name);
         }
     }
 }
@@ -275,6 +391,14 @@ mod tests {
     use super::*;
     use crate::store::tests::{run_of, temp_root};
     use crate::store::Slot;
+
+    /// The names in `dir`.
+    fn list(dir: &Path) -> Vec<String> {
+        let names = std::fs::read_dir(dir).unwrap().flatten();
+        names
+            .map(|f| f.file_name().into_string().unwrap())
+            .collect()
+    }
 
     /// The page faults per iteration of `id` in baseline `name`.
     fn faults(store: &Store, id: &str, name: &str) -> Option<u64> {
@@ -381,7 +505,7 @@ mod tests {
         // This run's own staging folder is not debris.
         let saving = lock.begin_baseline("main").unwrap();
         store.remove_debris();
-        assert!(saving.staging().is_dir());
+        assert!(saving.staging.as_ref().unwrap().path().is_dir());
         drop((saving, lock));
         let _ = std::fs::remove_dir_all(store.root());
     }

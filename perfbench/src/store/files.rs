@@ -1,7 +1,7 @@
 //! Writing stored files without leaving half of one or debris behind.
 //!
 //! A file is written to a temporary name in its folder and renamed over the
-//! real one. Temporary names carry the pid and random bits, so runs in
+//! real one ([`Folder::write`]). Temporary names carry the pid and random bits, so runs in
 //! separate pid namespaces sharing a folder never collide. Every temporary
 //! file and staging folder being written is registered here; an error
 //! removes its own, SIGINT and SIGTERM remove them all before the process
@@ -9,12 +9,14 @@
 //! store's lock removes those of killed runs ([`remove_debris`]).
 
 use std::collections::BTreeSet;
+use std::ffi::OsStr;
 use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, RwLock, RwLockReadGuard};
 
-use super::{error, StoreError};
+use super::folder::Folder;
+use crate::kernel::dir::Kind;
 use crate::kernel::signals;
 
 /// Held (shared) while a file or folder is being made or switched; the
@@ -71,22 +73,10 @@ fn unfinished() -> std::sync::MutexGuard<'static, BTreeSet<PathBuf>> {
     UNFINISHED.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder and
-/// a rename, so that `path` holds either the old or the new content. On
-/// any error the temporary file is removed and the error names `path`.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let dir = path.parent().expect("stored files have a folder");
-    std::fs::create_dir_all(dir)
-        .map_err(|e| error(dir, format!("cannot create the folder: {e}")))?;
-    let name = path.file_name().expect("a file name").to_string_lossy();
-    let _gate = gate();
-    let tmp = Unfinished::register(dir.join(format!(".{name}{TEMP_MARK}{}", unique_suffix())));
-    let written =
-        std::fs::write(tmp.path(), bytes).and_then(|()| std::fs::rename(tmp.path(), path));
-    written.map_err(|e| {
-        let _ = std::fs::remove_file(tmp.path());
-        error(path, format!("cannot write: {e}"))
-    })
+/// The temporary name under which [`Folder::write`](super::folder::Folder::write)
+/// writes `name` before renaming it: hidden, marked and unique.
+pub(super) fn temporary_name(name: &OsStr) -> String {
+    format!(".{}{TEMP_MARK}{}", name.to_string_lossy(), unique_suffix())
 }
 
 /// From now on SIGINT and SIGTERM remove this process's unfinished files
@@ -96,7 +86,9 @@ pub fn remove_unfinished_on_termination() -> std::io::Result<()> {
 }
 
 fn remove_unfinished_and_exit(signal: i32) {
-    // Waits for writes under way, and lets no other start.
+    // Waits for writes under way, and lets no other start. The paths are
+    // this run's own, made through descriptors moments ago; std's
+    // remove_dir_all removes a link inside, never follows it.
     let _gate = GATE.write().unwrap_or_else(|e| e.into_inner());
     for path in unfinished().iter() {
         if path.is_dir() {
@@ -108,31 +100,31 @@ fn remove_unfinished_and_exit(signal: i32) {
     std::process::exit(128 + signal);
 }
 
-/// Removes the temporary files under `root` (the results' folders, the
+/// Removes the temporary files under `folder` (the results' folders, the
 /// report and its subfolders, the baselines' versions) that no process
 /// registered: with the store's lock held, those are what killed runs
-/// left. Staging folders of baselines are removed by their own sweep.
-pub(super) fn remove_debris(root: &Path, depth: usize) {
-    let Ok(entries) = std::fs::read_dir(root) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if kind.is_dir() && depth > 0 {
-            remove_debris(&path, depth - 1);
-        } else if kind.is_file() && is_temporary(&entry.file_name()) && !is_unfinished(&path) {
-            let _ = std::fs::remove_file(&path);
+/// left. Only real folders are entered and only regular files removed: a
+/// link is neither. Staging folders of baselines are removed by their own
+/// sweep.
+pub(super) fn remove_debris(folder: &Folder, depth: usize) {
+    for (name, kind) in folder.entries() {
+        match kind {
+            Kind::Dir if depth > 0 => {
+                if let Ok(Some(inner)) = folder.sub(OsStr::new(&name), false) {
+                    remove_debris(&inner, depth - 1);
+                }
+            }
+            Kind::File if is_temporary(&name) && !is_unfinished(&folder.path_of(&name)) => {
+                folder.remove(&name);
+            }
+            _ => {}
         }
     }
 }
 
 /// Whether `name` is a temporary name [`write_atomically`] makes.
-fn is_temporary(name: &std::ffi::OsStr) -> bool {
-    name.to_str()
-        .is_some_and(|n| n.starts_with('.') && n.contains(TEMP_MARK))
+fn is_temporary(name: &str) -> bool {
+    name.starts_with('.') && name.contains(TEMP_MARK)
 }
 
 /// Whether this process registered `path` as unfinished.
@@ -157,11 +149,16 @@ mod tests {
     fn a_failed_write_leaves_no_temporary_file_and_names_the_real_one() {
         let dir = std::env::temp_dir().join(format!("perfbench-files-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        // Renaming a file over a non-empty folder fails after the write.
         let path = dir.join("out.json");
         std::fs::create_dir_all(path.join("inside")).unwrap();
-        let e = write_atomically(&path, b"{}").unwrap_err();
+        let folder = Folder::root(&dir, false).unwrap().unwrap();
+        let e = folder.write("out.json", b"{}").unwrap_err();
         assert_eq!(e.path, path);
+        assert_eq!(e.reason, "is a folder where a file should be; remove it");
+        // A name of 250 bytes is allowed, its temporary name is not.
+        let long = "n".repeat(250);
+        let e = folder.write(&long, b"{}").unwrap_err();
+        assert_eq!(e.path, dir.join(&long));
         assert!(e.reason.starts_with("cannot write: "), "{e}");
         let names: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
         assert_eq!(names.len(), 1, "only the folder in the way: {names:?}");
@@ -170,26 +167,39 @@ mod tests {
     }
 
     #[test]
-    fn debris_is_temporary_files_no_one_is_writing() {
+    fn debris_is_temporary_files_no_one_is_writing_inside_the_store() {
         let dir = std::env::temp_dir().join(format!("perfbench-debris-{}", std::process::id()));
+        let outside = dir.with_extension("outside");
         let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_dir_all(&outside);
         let deep = dir.join("report").join("group");
-        std::fs::create_dir_all(&deep).unwrap();
         let stale = [
             dir.join("x").join(".latest.json.tmp-1-00ff"),
             deep.join(".g.html.tmp-7"),
         ];
-        let kept = [dir.join("x").join("latest.json"), deep.join("tmp-7.html")];
+        let kept = [
+            dir.join("x").join("latest.json"),
+            deep.join("tmp-7.html"),
+            outside.join(".bashrc.tmp-1"),
+            outside.join("inner").join(".x.tmp-2"),
+        ];
         for f in stale.iter().chain(&kept) {
             std::fs::create_dir_all(f.parent().unwrap()).unwrap();
             std::fs::write(f, "x").unwrap();
         }
+        std::os::unix::fs::symlink(&outside, dir.join("linked")).unwrap();
+        std::os::unix::fs::symlink(outside.join(".bashrc.tmp-1"), dir.join(".l.tmp-3")).unwrap();
         let live = Unfinished::register(dir.join(".index.html.tmp-9"));
         std::fs::write(live.path(), "x").unwrap();
-        remove_debris(&dir, 2);
+        remove_debris(&Folder::root(&dir, false).unwrap().unwrap(), 2);
         assert!(stale.iter().all(|f| !f.exists()), "{stale:?}");
         assert!(kept.iter().all(|f| f.exists()), "{kept:?}");
         assert!(live.path().exists(), "this process is writing it");
+        assert!(
+            dir.join(".l.tmp-3").symlink_metadata().is_ok(),
+            "a link is no debris"
+        );
         let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_dir_all(&outside);
     }
 }

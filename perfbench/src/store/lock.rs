@@ -3,12 +3,15 @@
 //! holder ends; the holder writes who it is into the file, so that a run
 //! that has to wait can say whom for.
 
+use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use super::folder::{Folder, LINK};
 use super::{error, files, Store, StoreError};
+use crate::kernel::dir::{Access, Kind};
 use crate::kernel::lock;
 
 /// The lock file's name in the root.
@@ -47,8 +50,7 @@ impl Store {
         let mut file = self.open_lock_file()?;
         let fail = |e: std::io::Error| error(&self.root, format!("cannot lock: {e}"));
         if !lock::try_lock_exclusive(&file).map_err(fail)? {
-            let mut holder = String::new();
-            let _ = file.read_to_string(&mut holder);
+            let holder = read_holder(&mut file);
             let holder = holder.trim();
             waiting(if holder.is_empty() {
                 "another run"
@@ -59,11 +61,8 @@ impl Store {
         }
         // A holder that ended normally emptied the file (`Drop`); one that
         // was killed left its line, and perhaps unfinished files.
-        let mut previous = String::new();
-        let _ = file
-            .rewind()
-            .and_then(|()| file.read_to_string(&mut previous));
-        let killed = !previous.trim().is_empty();
+        let _ = file.rewind();
+        let killed = !read_holder(&mut file).trim().is_empty();
         let me = holder_line();
         let written = file
             .set_len(0)
@@ -83,27 +82,37 @@ impl Store {
         })
     }
 
-    /// Opens `<root>/.lock` for writing, making the root: the one check
-    /// that the root is a folder this run can write in.
+    /// Opens `<root>/.lock` for reading and writing, making the root:
+    /// the one check that the root is a folder this run can write in. The
+    /// lock must be a regular file: a link is never opened (opening it
+    /// would empty whatever it points at).
     fn open_lock_file(&self) -> Result<File, StoreError> {
-        let root = &self.root;
-        if root.exists() && !root.is_dir() {
-            return Err(error(
-                root,
-                "is not a folder; results are stored in a folder",
-            ));
+        let root = Folder::root(&self.root, true)?.expect("made");
+        let path = root.path_of(LOCK_FILE);
+        let file = root
+            .dir()
+            .open_file(OsStr::new(LOCK_FILE), Access::ReadWriteOrCreate)
+            .map_err(|e| match root.stat(LOCK_FILE) {
+                Ok(Some(s)) if s.kind == Kind::Link => error(&path, LINK),
+                _ => error(&self.root, format!("cannot write in the folder: {e}")),
+            })?;
+        match file.metadata() {
+            Ok(m) if m.is_file() => Ok(file),
+            _ => Err(error(&path, "is not a regular file; remove it")),
         }
-        std::fs::create_dir_all(root)
-            .map_err(|e| error(root, format!("cannot create the folder: {e}")))?;
-        std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(root.join(LOCK_FILE))
-            .map_err(|e| error(root, format!("cannot write in the folder: {e}")))
     }
 }
+
+/// The line a holder wrote into the lock file: at most [`MAX_HOLDER`]
+/// bytes of it, whatever the file holds.
+fn read_holder(file: &mut File) -> String {
+    let mut holder = Vec::new();
+    let _ = Read::by_ref(file).take(MAX_HOLDER).read_to_end(&mut holder);
+    String::from_utf8_lossy(&holder).into_owned()
+}
+
+/// The most of the lock file read: a holder's line is far shorter.
+const MAX_HOLDER: u64 = 4096;
 
 /// Who this process is, for a run that has to wait: pid, host, when it
 /// started (UTC) and its command line.

@@ -11,24 +11,33 @@
 //!   report/                                 the HTML report
 //! ```
 //!
-//! Files are written to a temporary name and renamed, so a reader never sees
-//! half a file, and no run leaves temporary files behind (files.rs); a file
-//! perfbench did not write is never overwritten, and one past
-//! [`MAX_STORED_BYTES`] is never read.
+//! Every file is reached from the root one folder at a time through
+//! descriptors, following no link (folder.rs): a store restored from an
+//! untrusted cache cannot lead perfbench outside it, and a link, a FIFO, a
+//! device or a file past [`MAX_STORED_BYTES`] where perfbench keeps its
+//! own is an error naming it, never read. Files are written to a temporary
+//! name and renamed, so a reader never sees half a file, and no run leaves
+//! temporary files behind (files.rs); a file perfbench did not write is
+//! never overwritten.
 
+use std::ffi::OsStr;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use crate::analysis::compare::Target;
 use crate::analysis::{BenchResult, Recording};
 
+pub use crate::kernel::dir::Kind;
 pub use baseline::BaselineSave;
-pub use files::write_atomically;
 pub use json::{RESULT_SCHEMA, SCHEMA};
 pub use lock::StoreLock;
 
+use folder::Folder;
+
 mod baseline;
 mod files;
+mod folder;
 pub mod json;
 mod lock;
 pub mod summary;
@@ -174,31 +183,6 @@ pub fn check_baseline_name(name: &str) -> Result<(), String> {
     }
 }
 
-/// The text of a stored file; `None` if there is none. A file past
-/// [`MAX_STORED_BYTES`] is refused before it is read.
-fn read_stored(path: &Path) -> Result<Option<String>, StoreError> {
-    let size = match std::fs::metadata(path) {
-        Ok(m) => m.len(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(error(path, format!("cannot read: {e}"))),
-    };
-    if size > MAX_STORED_BYTES {
-        return Err(error(
-            path,
-            format!(
-                "{} MB, past the {} MB a stored result may have; remove it",
-                size.div_ceil(1 << 20),
-                MAX_STORED_BYTES >> 20
-            ),
-        ));
-    }
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(error(path, format!("cannot read: {e}"))),
-    }
-}
-
 /// The stored results under one output directory.
 #[derive(Clone, Debug)]
 pub struct Store {
@@ -234,8 +218,69 @@ impl Store {
     /// Removes what killed runs left: temporary files, and staging folders
     /// of baselines. Only for the holder of the lock.
     fn remove_debris(&self) {
-        files::remove_debris(&self.root, 2);
-        baseline::remove_debris(&self.root);
+        if let Ok(Some(root)) = Folder::root(&self.root, false) {
+            files::remove_debris(&root, 2);
+            baseline::remove_debris(&root);
+        }
+    }
+
+    /// The folder `rel` under the root (plain names only), made where
+    /// `create` asks; `None` where it does not exist.
+    fn folder(&self, rel: &Path, create: bool) -> Result<Option<Folder>, StoreError> {
+        Folder::walk(&self.root, rel, create)
+    }
+
+    /// The folder and name of a file `rel` under the root.
+    fn file(&self, rel: &Path, create: bool) -> Result<Option<(Folder, String)>, StoreError> {
+        let name = rel.file_name().and_then(OsStr::to_str);
+        let Some(name) = name else {
+            return Err(error(&self.root.join(rel), "is not a file's path"));
+        };
+        let parent = rel.parent().unwrap_or(Path::new(""));
+        Ok(self.folder(parent, create)?.map(|f| (f, name.to_string())))
+    }
+
+    /// Writes `bytes` to the file `rel` under the root (plain names only)
+    /// whole, through a temporary file and a rename, making its folders;
+    /// no link on the way is followed.
+    pub fn write(&self, rel: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+        let (folder, name) = self.file(rel, true)?.expect("made");
+        folder.write(name, bytes)
+    }
+
+    /// The text of the file `rel` under the root; `None` where there is
+    /// none. Only a regular file of at most [`MAX_STORED_BYTES`] is read,
+    /// and no link on the way is followed.
+    pub fn read(&self, rel: &Path) -> Result<Option<String>, StoreError> {
+        match self.file(rel, false)? {
+            Some((folder, name)) => folder.read(name),
+            None => Ok(None),
+        }
+    }
+
+    /// When the regular file `rel` under the root last changed; `None`
+    /// where there is none, an error naming it where it is not a regular
+    /// file.
+    pub fn modified(&self, rel: &Path) -> Result<Option<SystemTime>, StoreError> {
+        let Some((folder, name)) = self.file(rel, false)? else {
+            return Ok(None);
+        };
+        Ok(folder.stat_file(name)?.map(|s| s.modified))
+    }
+
+    /// The error for the entry `rel` under the root, a link: perfbench
+    /// follows none in its store.
+    pub fn link_refused(&self, rel: &Path) -> StoreError {
+        error(&self.root.join(rel), folder::LINK)
+    }
+
+    /// The UTF-8 names in the folder `rel` under the root with what each
+    /// is, sorted; none where there is no such folder.
+    pub fn list(&self, rel: &Path) -> Result<Vec<(String, Kind)>, StoreError> {
+        Ok(self
+            .folder(rel, false)?
+            .map(|f| f.entries())
+            .unwrap_or_default())
     }
 
     /// The ids of the benchmarks whose latest run is stored here, sorted; a
@@ -243,42 +288,20 @@ impl Store {
     /// in another folder, gives its error instead (the errors come last). No
     /// output directory means no benchmarks.
     pub fn stored_ids(&self) -> Vec<Result<String, StoreError>> {
-        let entries = match std::fs::read_dir(&self.root) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
-            Err(e) => return vec![Err(error(&self.root, format!("cannot list: {e}")))],
+        let root = match Folder::root(&self.root, false) {
+            Ok(Some(root)) => root,
+            Ok(None) => return Vec::new(),
+            Err(e) => return vec![Err(e)],
         };
-        // Folders perfbench made have ASCII names; no other holds its results.
-        let mut folders: Vec<String> = entries
-            .flatten()
-            .filter_map(|f| f.file_name().into_string().ok())
-            .filter(|name| !name.starts_with('.'))
-            .collect();
-        folders.sort();
         let (mut ids, mut errors) = (Vec::new(), Vec::new());
-        for folder in folders {
-            let path = self.root.join(&folder).join("latest.json");
-            if !path.is_file() {
+        for (folder, kind) in root.entries() {
+            if folder.starts_with('.') || kind == Kind::File {
                 continue;
             }
-            let text = match read_stored(&path) {
-                Ok(Some(text)) => text,
-                Ok(None) => continue,
-                Err(e) => {
-                    errors.push(e);
-                    continue;
-                }
-            };
-            match decode_recording(&text) {
-                Ok(run) if folder_name(&run.id) == folder => ids.push(run.id),
-                Ok(run) => errors.push(error(
-                    &path,
-                    format!(
-                        "holds benchmark `{}`, which belongs in another folder; remove it",
-                        run.id
-                    ),
-                )),
-                Err(reason) => errors.push(error(&path, reason)),
+            match stored_id(&root, &folder) {
+                Ok(Some(id)) => ids.push(id),
+                Ok(None) => {}
+                Err(e) => errors.push(e),
             }
         }
         ids.sort();
@@ -290,16 +313,37 @@ impl Store {
 
     /// Loads a benchmark's slot; `Ok(None)` if nothing is stored there.
     pub fn load(&self, id: &str, slot: &Slot) -> Result<Option<Recording>, StoreError> {
-        Ok(self.read(id, slot)?.map(|(run, _)| run))
+        Ok(self.read_slot(id, slot)?.map(|(run, _)| run))
+    }
+
+    /// The folder and file name of a benchmark's slot, the folders made
+    /// where `create` asks; a baseline's is in the version its link points
+    /// at (baseline.rs).
+    fn slot_file(
+        &self,
+        id: &str,
+        slot: &Slot,
+        create: bool,
+    ) -> Result<Option<(Folder, String)>, StoreError> {
+        let file = match slot {
+            Slot::Latest => "latest.json",
+            Slot::Previous => "previous.json",
+            Slot::Baseline(name) => return baseline::file(&self.root, name, id),
+        };
+        let folder = self.folder(Path::new(&folder_name(id)), create)?;
+        Ok(folder.map(|f| (f, file.to_string())))
     }
 
     /// The stored run of `id` in `slot`, checked as [`load`](Self::load)
     /// checks it, with the file's text.
-    fn read(&self, id: &str, slot: &Slot) -> Result<Option<(Recording, String)>, StoreError> {
-        let path = self.path(id, slot);
-        let Some(text) = read_stored(&path)? else {
+    fn read_slot(&self, id: &str, slot: &Slot) -> Result<Option<(Recording, String)>, StoreError> {
+        let Some((folder, name)) = self.slot_file(id, slot, false)? else {
             return Ok(None);
         };
+        let Some(text) = folder.read(&name)? else {
+            return Ok(None);
+        };
+        let path = folder.path_of(&name);
         let run = decode_recording(&text).map_err(|reason| error(&path, reason))?;
         if run.id != id {
             return Err(error(
@@ -323,24 +367,38 @@ impl Store {
         if let Slot::Baseline(name) = slot {
             return self.save_baseline(run, name, result);
         }
-        let path = self.path(&run.id, slot);
-        if path.is_dir() {
-            return Err(error(
-                &path,
-                "is a folder where a result file should be; remove it",
-            ));
+        // Only a file perfbench wrote is replaced (reading it refuses any
+        // other); the latest run is kept as the previous one.
+        let kept = self.read_slot(&run.id, slot)?;
+        let (folder, name) = self.slot_file(&run.id, slot, true)?.expect("made");
+        if let (Some((_, kept)), Slot::Latest) = (kept, slot) {
+            folder.write("previous.json", kept.as_bytes())?;
         }
-        // Only a file perfbench wrote is replaced; the latest run is kept
-        // as the previous one.
-        if path.exists() {
-            let kept = self.read(&run.id, slot)?;
-            if let (Some((_, kept)), Slot::Latest) = (kept, slot) {
-                write_atomically(&self.path(&run.id, &Slot::Previous), kept.as_bytes())?;
-            }
-        }
-        let text = encode_recording(run, result);
-        write_atomically(&path, text.as_bytes())?;
-        Ok(path)
+        folder.write(&name, encode_recording(run, result).as_bytes())?;
+        Ok(folder.path_of(&name))
+    }
+}
+
+/// The id stored in `folder`'s latest run under the root; `None` where it
+/// has none.
+fn stored_id(root: &Folder, folder: &str) -> Result<Option<String>, StoreError> {
+    let Some(bench) = root.sub(OsStr::new(folder), false)? else {
+        return Ok(None);
+    };
+    let Some(text) = bench.read("latest.json")? else {
+        return Ok(None);
+    };
+    let path = bench.path_of("latest.json");
+    match decode_recording(&text) {
+        Ok(run) if folder_name(&run.id) == folder => Ok(Some(run.id)),
+        Ok(run) => Err(error(
+            &path,
+            format!(
+                "holds benchmark `{}`, which belongs in another folder; remove it",
+                run.id
+            ),
+        )),
+        Err(reason) => Err(error(&path, reason)),
     }
 }
 
@@ -587,7 +645,7 @@ mod tests {
         let store = Store::at(&root);
         let (run, result) = run_of("x", 1);
         let e = store.save(&run, &Slot::Latest, &result).unwrap_err();
-        assert!(e.to_string().contains("cannot create the folder"), "{e}");
+        assert_eq!(e.reason, "is not a folder; results are stored in a folder");
         assert_eq!(std::fs::read_to_string(&root).unwrap(), "not a folder");
         let _ = std::fs::remove_file(&root);
     }

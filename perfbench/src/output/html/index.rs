@@ -20,7 +20,7 @@ use crate::counter::event::Unit;
 use crate::measure::environment::Environment;
 use crate::output::format::count;
 use crate::store::summary::{Summary, Values};
-use crate::store::{write_atomically, StoreError};
+use crate::store::{Store, StoreError};
 
 /// What the index shows.
 pub(super) struct Index<'a> {
@@ -69,7 +69,8 @@ const ROWS_PER_PAGE_BYTES: usize = 1_500_000;
 /// Writes the index: `index.html`, and where its summary's rows outgrow
 /// one page, `index-2.html` and on with the rest. Returns the path of
 /// `index.html`.
-pub(super) fn write(dir: &Path, ix: &Index) -> Result<PathBuf, StoreError> {
+pub(super) fn write(store: &Store, ix: &Index) -> Result<PathBuf, StoreError> {
+    let dir = Path::new(super::REPORT);
     let cols = columns(ix.entries);
     let rows: Vec<String> = (0..ix.entries.len())
         .map(|i| summary_row(ix, &cols, i))
@@ -80,12 +81,12 @@ pub(super) fn write(dir: &Path, ix: &Index) -> Result<PathBuf, StoreError> {
     let pages = split_rows(&rows, ROWS_PER_PAGE_BYTES.saturating_sub(extras.len()));
     for (k, range) in pages.iter().enumerate().skip(1) {
         let html = continuation(ix, &cols, &rows[range.clone()], k, &pages);
-        write_atomically(&dir.join(index_page(k)), html.as_bytes())?;
+        store.write(&dir.join(index_page(k)), html.as_bytes())?;
     }
     let html = render(ix, &cols, &rows[pages[0].clone()], &pages, &extras);
-    let path = dir.join("index.html");
-    write_atomically(&path, html.as_bytes())?;
-    Ok(path)
+    let index = dir.join("index.html");
+    store.write(&index, html.as_bytes())?;
+    Ok(store.root().join(index))
 }
 
 /// The file of the index's page `k` (from 0).

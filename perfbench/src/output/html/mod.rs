@@ -39,7 +39,7 @@ use crate::store::summary::{
     decode_summary, decode_values, encode_summary, encode_values, values_of, MetricSummary,
     Summary, Values,
 };
-use crate::store::{folder_name, write_atomically, Slot, Store, StoreError};
+use crate::store::{folder_name, Kind, Slot, Store, StoreError};
 
 /// Options of the report.
 #[derive(Clone, Debug, PartialEq)]
@@ -100,11 +100,11 @@ pub fn write_report(
     run: &[Analysed],
     options: &ReportOptions,
 ) -> Result<PathBuf, StoreError> {
-    let dir = store.root().join("report");
+    let dir = Path::new(REPORT);
     let data = dir.join("data");
     let fresh: Vec<(Summary, Vec<Values>)> =
         run.iter().map(|a| (Summary::of(a), values_of(a))).collect();
-    for written in par_map(&fresh, |(s, v)| write_summary(&data, s, v)) {
+    for written in par_map(&fresh, |(s, v)| write_summary(store, &data, s, v)) {
         written?;
     }
     let run_ids: BTreeSet<&str> = run.iter().map(|a| a.recording.id.as_str()).collect();
@@ -124,9 +124,9 @@ pub fn write_report(
         .iter()
         .filter(|g| g.benchmarks.iter().any(|&i| in_run[i]))
         .collect();
-    let values = group_values(&data, &entries, &touched, &fresh);
-    write_pages(&dir, run, &groups, options.plots)?;
-    let has_page = pages_of(&dir, &entries);
+    let values = group_values(store, &data, &entries, &touched, &fresh);
+    write_pages(store, run, &groups, options.plots)?;
+    let has_page = pages_of(store, &entries);
     let ix = index::Index {
         entries: &entries,
         problems: &problems,
@@ -141,12 +141,15 @@ pub fn write_report(
     };
     for written in par_map(&touched, |g| {
         let path = dir.join(group_page_path(g.name));
-        write_atomically(&path, group::render(&ix, g).as_bytes())
+        store.write(&path, group::render(&ix, g).as_bytes())
     }) {
         written?;
     }
-    index::write(&dir, &ix)
+    index::write(store, &ix)
 }
+
+/// The report's folder in the store's root.
+const REPORT: &str = "report";
 
 /// The summary file of the benchmark in `folder` under `data`.
 fn summary_path(data: &Path, folder: &str) -> PathBuf {
@@ -159,24 +162,30 @@ fn values_path(data: &Path, folder: &str) -> PathBuf {
 }
 
 /// Writes a benchmark's summary and sampled values under `data`.
-fn write_summary(data: &Path, s: &Summary, values: &[Values]) -> Result<(), StoreError> {
+fn write_summary(
+    store: &Store,
+    data: &Path,
+    s: &Summary,
+    values: &[Values],
+) -> Result<(), StoreError> {
     let folder = folder_name(&s.id);
-    write_atomically(
+    store.write(
         &values_path(data, &folder),
         encode_values(values).as_bytes(),
     )?;
-    write_atomically(&summary_path(data, &folder), encode_summary(s).as_bytes())
+    store.write(&summary_path(data, &folder), encode_summary(s).as_bytes())
 }
 
 /// Whether each of `entries` has a page, from one listing of the pages:
 /// a page written by an earlier run still shows that benchmark's latest
 /// run (it changes only when the benchmark runs), so it is linked too.
-fn pages_of(dir: &Path, entries: &[&Summary]) -> Vec<bool> {
-    let pages: BTreeSet<String> = std::fs::read_dir(dir.join("bench"))
+fn pages_of(store: &Store, entries: &[&Summary]) -> Vec<bool> {
+    let listed = store.list(&Path::new(REPORT).join("bench"));
+    let pages: BTreeSet<String> = listed
+        .unwrap_or_default()
         .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|f| f.file_name().into_string().ok())
+        .filter(|(_, kind)| *kind == Kind::File)
+        .map(|(name, _)| name)
         .collect();
     entries
         .iter()
@@ -187,6 +196,7 @@ fn pages_of(dir: &Path, entries: &[&Summary]) -> Vec<bool> {
 /// The sampled values of the members of `groups` (the run's from `fresh`,
 /// the others' from their files), and none for the other entries.
 fn group_values(
+    store: &Store,
     data: &Path,
     entries: &[&Summary],
     groups: &[&group::Group],
@@ -197,8 +207,12 @@ fn group_values(
         let id = &entries[i].id;
         values[i] = match fresh.iter().find(|(s, _)| s.id == *id) {
             Some((_, v)) => v.clone(),
-            None => std::fs::read_to_string(values_path(data, &folder_name(id)))
+            // Only drawn: a file that cannot be read or decoded draws
+            // nothing (its summary, read before, names a bad folder).
+            None => store
+                .read(&values_path(data, &folder_name(id)))
                 .ok()
+                .flatten()
                 .and_then(|text| decode_values(&text).ok())
                 .unwrap_or_default(),
         };
@@ -209,16 +223,16 @@ fn group_values(
 /// Writes the page of each benchmark of `run` under `dir`, linked to its
 /// group's page where that is one of `groups`.
 fn write_pages(
-    dir: &Path,
+    store: &Store,
     run: &[Analysed],
     groups: &[group::Group],
     plots: bool,
 ) -> Result<(), StoreError> {
     let written = par_map(run, |a| {
-        let path = dir.join(page_path(&a.recording.id));
+        let path = Path::new(REPORT).join(page_path(&a.recording.id));
         let group = a.result.membership.as_ref().map(|m| m.group.as_str());
         let group = group.filter(|g| groups.iter().any(|known| known.name == *g));
-        write_atomically(&path, page::render(a, plots, group).as_bytes())
+        store.write(&path, page::render(a, plots, group).as_bytes())
     });
     written.into_iter().collect()
 }
@@ -249,16 +263,23 @@ fn stored_summaries(
     run: &BTreeSet<&str>,
 ) -> (Vec<Summary>, Vec<String>) {
     let run_folders: BTreeSet<String> = run.iter().map(|id| folder_name(id)).collect();
-    // Folders perfbench made have ASCII names; no other holds its results.
-    let mut folders: Vec<String> = std::fs::read_dir(store.root())
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|f| f.file_name().into_string().ok())
-        .filter(|name| !name.starts_with('.') && !run_folders.contains(name))
-        .collect();
-    folders.sort();
+    let listed = store.list(Path::new("")).map_err(|e| e.to_string());
     let (mut entries, mut problems) = (Vec::new(), Vec::new());
+    // Folders perfbench made have ASCII names; no other holds its results.
+    let mut folders = Vec::new();
+    for (name, kind) in listed.unwrap_or_else(|e| {
+        problems.push(e);
+        Vec::new()
+    }) {
+        if name.starts_with('.') || run_folders.contains(&name) {
+            continue;
+        }
+        match kind {
+            Kind::Dir => folders.push(name),
+            Kind::Link => problems.push(store.link_refused(Path::new(&name)).to_string()),
+            Kind::File | Kind::Other => {}
+        }
+    }
     for found in par_map(&folders, |folder| stored_summary(store, data, folder)) {
         match found {
             Ok(Some(s)) => entries.push(s),
@@ -274,25 +295,30 @@ fn stored_summaries(
 /// latest run (and written for the next report); `None` where the folder
 /// holds no latest run.
 fn stored_summary(store: &Store, data: &Path, folder: &str) -> Result<Option<Summary>, StoreError> {
-    let latest = store.root().join(folder).join("latest.json");
-    let Ok(stored_at) = std::fs::metadata(&latest).and_then(|m| m.modified()) else {
+    let latest = Path::new(folder).join("latest.json");
+    let Some(stored_at) = store.modified(&latest)? else {
         return Ok(None);
     };
     let path = summary_path(data, folder);
-    let summarised_at = std::fs::metadata(&path).and_then(|m| m.modified());
-    if summarised_at.is_ok_and(|t| t >= stored_at) {
-        let summary = std::fs::read_to_string(&path)
+    // A summary that cannot be read is made again, and replaced.
+    let summarised_at = store.modified(&path).ok().flatten();
+    if summarised_at.is_some_and(|t| t >= stored_at) {
+        let summary = store
+            .read(&path)
             .ok()
+            .flatten()
             .and_then(|text| decode_summary(&text).ok());
         if let Some(s) = summary.filter(|s| folder_name(&s.id) == folder) {
             return Ok(Some(s));
         }
     }
     let failed = |reason: String| StoreError {
-        path: latest.clone(),
+        path: store.root().join(&latest),
         reason,
     };
-    let text = std::fs::read_to_string(&latest).map_err(|e| failed(format!("cannot read: {e}")))?;
+    let text = store
+        .read(&latest)?
+        .ok_or_else(|| failed("is gone".into()))?;
     let recording = decode_recording(&text).map_err(failed)?;
     if folder_name(&recording.id) != folder {
         return Err(failed(format!(
@@ -302,7 +328,7 @@ fn stored_summary(store: &Store, data: &Path, folder: &str) -> Result<Option<Sum
     }
     let a = analysed_stored(store, recording)?;
     let summary = Summary::of(&a);
-    write_summary(data, &summary, &values_of(&a))?;
+    write_summary(store, data, &summary, &values_of(&a))?;
     Ok(Some(summary))
 }
 

@@ -202,8 +202,12 @@ impl Folder {
     pub(super) fn write(&self, name: impl AsRef<OsStr>, bytes: &[u8]) -> Result<(), StoreError> {
         let name = name.as_ref();
         let path = self.path_of(name);
-        if self.stat(name)?.is_some_and(|s| s.kind == Kind::Dir) {
-            return Err(error(&path, IS_A_FOLDER));
+        // Renaming over a link would replace it safely, but a link here
+        // was not made by perfbench: it is named like any other.
+        match self.stat(name)?.map(|s| s.kind) {
+            Some(Kind::Dir) => return Err(error(&path, IS_A_FOLDER)),
+            Some(Kind::Link) => return Err(error(&path, LINK)),
+            _ => {}
         }
         let _gate = files::gate();
         let tmp_name = files::temporary_name(name);

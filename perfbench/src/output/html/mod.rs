@@ -34,6 +34,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::analysis::compare::{Comparison, MetricChange, Target, Thresholds};
 use crate::analysis::{analyze, Analysed, Calibration, Recording};
 use crate::counter::event::Unit;
+use crate::output::format::printable;
 use crate::store::json::decode_recording;
 use crate::store::summary::{
     decode_summary, decode_values, encode_summary, encode_values, values_of, MetricSummary,
@@ -109,6 +110,14 @@ pub fn write_report(
     }
     let run_ids: BTreeSet<&str> = run.iter().map(|a| a.recording.id.as_str()).collect();
     let (stored, problems) = stored_summaries(store, &data, &run_ids);
+    // Not this run's benchmarks: named, left out of the report, and no
+    // reason to fail the run.
+    for p in &problems {
+        eprintln!(
+            "perfbench: warning: left out of the report: {}",
+            printable(p)
+        );
+    }
     let mut entries: Vec<&Summary> = fresh.iter().map(|(s, _)| s).chain(&stored).collect();
     entries.sort_by(|a, b| a.id.cmp(&b.id));
     // Two arguments with the same Display make one id, stored once: one row.

@@ -147,6 +147,8 @@ pub fn decode_recording(text: &str) -> Result<Recording, String> {
         .map_err(|e| format!("not valid JSON ({e}); remove or restore it"))?;
     let schema = doc.get("schema").and_then(Value::as_str).unwrap_or("none");
     if schema != RESULT_SCHEMA {
+        // Escaped and cut short: the file's text is to make one short line.
+        let schema: String = schema.escape_debug().take(64).collect();
         return Err(format!(
             "has schema `{schema}`, this perfbench reads `{RESULT_SCHEMA}`; remove it or use a matching perfbench"
         ));
@@ -529,6 +531,18 @@ mod tests {
         assert!(
             e.starts_with("not valid JSON (number out of range at line 1"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn a_schema_of_many_lines_is_named_on_one() {
+        let e = spoiled(|d| d["schema"] = json!(format!("v0\n{}", "x".repeat(100))));
+        assert_eq!(
+            e,
+            format!(
+                "has schema `v0\\n{}`, this perfbench reads `{RESULT_SCHEMA}`; remove it or use a matching perfbench",
+                "x".repeat(60)
+            )
         );
     }
 

@@ -386,11 +386,13 @@ pub fn carry_earlier(stored: Option<&Recording>, new: &mut Recording, thresholds
         return;
     }
     for (point, change) in judged {
-        let before = stored
-            .series(&change.name)
-            .expect("compared: stored has it");
+        // Both have it, being compared: found, never skipped.
+        let before = stored.series(&change.name);
         let series = new.series.iter_mut().find(|s| s.name == change.name);
-        let earlier = &mut series.expect("compared: new has it").earlier;
+        let (Some(before), Some(series)) = (before, series) else {
+            continue;
+        };
+        let earlier = &mut series.earlier;
         let kept = before.earlier.len().min(MAX_EARLIER_RUNS - 1);
         earlier.extend(&before.earlier[before.earlier.len() - kept..]);
         earlier.push(point);

@@ -127,7 +127,11 @@ pub fn analyze(recording: &Recording, calibration: &Calibration) -> BenchResult 
     let mut result = BenchResult {
         id: recording.id.clone(),
         samples: recording.iterations.len(),
-        iterations: recording.iterations.iter().sum(),
+        // Saturating: a stored file's counts are not to overflow it.
+        iterations: recording
+            .iterations
+            .iter()
+            .fold(0, |all, &n| all.saturating_add(n)),
         derived: Vec::new(),
         metrics,
         multiplexed_samples: recording.multiplexed_samples,

@@ -2,9 +2,7 @@
 //! interval and p-value, all from one t statistic on the rounds of both and
 //! the spread of earlier runs.
 
-use statrs::distribution::ContinuousCDF;
-
-use super::{check_confidence, student_t, t_half_width, BetweenRuns, Interval, RoundEstimates};
+use super::{check_confidence, t_half_width, t_sf, BetweenRuns, Interval, RoundEstimates};
 
 /// A change between a baseline and a new run of one metric.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -177,6 +175,6 @@ impl TwoSided {
             return if self.value == 0.0 { 1.0 } else { 0.0 };
         }
         let t = self.value.abs() / self.variance.sqrt();
-        (2.0 * student_t(self.dof).sf(t)).clamp(0.0, 1.0)
+        (2.0 * t_sf(self.dof, t)).clamp(0.0, 1.0)
     }
 }

@@ -8,23 +8,47 @@ use super::{interval_around, mean_var, per_iteration, Estimate};
 /// Least-squares `(slope, intercept)` of `y` on `x`. With fewer than two
 /// distinct `x` the line goes through the origin.
 pub fn linear_fit(x: &[u64], y: &[u64]) -> (f64, f64) {
-    let n = x.len() as i128;
-    let sx: i128 = x.iter().map(|&v| i128::from(v)).sum();
-    let sy: i128 = y.iter().map(|&v| i128::from(v)).sum();
-    let sxx: i128 = x.iter().map(|&v| i128::from(v) * i128::from(v)).sum();
-    let sxy: i128 = x
-        .iter()
-        .zip(y)
-        .map(|(&a, &b)| i128::from(a) * i128::from(b))
-        .sum();
-    let den = n * sxx - sx * sx;
-    if den == 0 {
-        return (exact_ratio(sy, sx), 0.0);
+    exact_line(x, y).unwrap_or_else(|| float_line(x, y))
+}
+
+/// [`linear_fit`] in exact integer arithmetic, or `None` where a sum
+/// overflows an `i128` (a million samples near 2^53 each do).
+fn exact_line(x: &[u64], y: &[u64]) -> Option<(f64, f64)> {
+    let n = i128::try_from(x.len()).ok()?;
+    let (mut sx, mut sy, mut sxx, mut sxy) = (0i128, 0i128, 0i128, 0i128);
+    for (&a, &b) in x.iter().zip(y) {
+        let (a, b) = (i128::from(a), i128::from(b));
+        sx = sx.checked_add(a)?;
+        sy = sy.checked_add(b)?;
+        sxx = sxx.checked_add(a.checked_mul(a)?)?;
+        sxy = sxy.checked_add(a.checked_mul(b)?)?;
     }
-    (
-        exact_ratio(n * sxy - sx * sy, den),
-        exact_ratio(sy * sxx - sx * sxy, den),
-    )
+    let den = n.checked_mul(sxx)?.checked_sub(sx.checked_mul(sx)?)?;
+    if den == 0 {
+        // No iterations at all (no samples) leave no ratio to take.
+        return Some(if sx == 0 {
+            (0.0, 0.0)
+        } else {
+            (exact_ratio(sy, sx), 0.0)
+        });
+    }
+    let slope = n.checked_mul(sxy)?.checked_sub(sx.checked_mul(sy)?)?;
+    let intercept = sy.checked_mul(sxx)?.checked_sub(sx.checked_mul(sxy)?)?;
+    Some((exact_ratio(slope, den), exact_ratio(intercept, den)))
+}
+
+/// [`linear_fit`] in floating point, from centred sums: for samples whose
+/// exact sums do not fit.
+fn float_line(x: &[u64], y: &[u64]) -> (f64, f64) {
+    let mean = |v: &[u64]| v.iter().map(|&a| a as f64).sum::<f64>() / v.len() as f64;
+    let (mx, my) = (mean(x), mean(y));
+    let (sxx, _, sxy) = centred_sums(x, y);
+    if sxx > 0.0 {
+        let slope = sxy / sxx;
+        (slope, my - slope * mx)
+    } else {
+        (my / mx, 0.0)
+    }
 }
 
 /// `num / den` rounded once: exact whenever the quotient is an integer.
@@ -67,12 +91,34 @@ pub(super) fn regression(x: &[u64], y: &[u64], slope: f64, confidence: f64) -> (
 /// Half the width of Student's t interval at `confidence`, with `dof`
 /// degrees of freedom, around an estimate of standard error `se`.
 pub(super) fn t_half_width(dof: f64, confidence: f64, se: f64) -> f64 {
-    student_t(dof).inverse_cdf((1.0 + confidence) / 2.0) * se
+    student_t(dof).map_or(f64::INFINITY, |t| t.inverse_cdf((1.0 + confidence) / 2.0)) * se
 }
 
-/// Student's t distribution with `dof > 0` degrees of freedom.
-pub(super) fn student_t(dof: f64) -> StudentsT {
-    StudentsT::new(0.0, 1.0, dof).expect("degrees of freedom are positive")
+/// The survival function `P(T > t)` of Student's t with `dof` degrees of
+/// freedom; 1 where `t` is NaN (nothing is known of the statistic).
+pub(super) fn t_sf(dof: f64, t: f64) -> f64 {
+    match student_t(dof) {
+        Some(d) if !t.is_nan() => d.sf(t),
+        _ => 1.0,
+    }
+}
+
+/// Most degrees of freedom Student's t is evaluated at: statrs's inverse
+/// takes minutes (or never returns) from about 10^8, and is already off
+/// from 10^7; at 10^5 it is the normal distribution to 5 digits.
+pub(super) const MAX_DOF: f64 = 1e5;
+
+/// Student's t distribution with `dof` degrees of freedom, made sane: a
+/// Welch–Satterthwaite count is at least 1 in exact arithmetic, so below
+/// it (or NaN, from a variance that overflowed) it is taken as 1, the
+/// widest; above [`MAX_DOF`] (or infinite) as [`MAX_DOF`].
+pub(super) fn student_t(dof: f64) -> Option<StudentsT> {
+    let dof = if dof.is_nan() {
+        1.0
+    } else {
+        dof.clamp(1.0, MAX_DOF)
+    };
+    StudentsT::new(0.0, 1.0, dof).ok()
 }
 
 /// Whether all points `(x[i], y[i])` lie exactly on one line that is not
@@ -138,4 +184,56 @@ pub(super) fn exact_scaled_centred_sums(x: &[u64], y: &[u64]) -> Option<(i128, i
         scaled(syy, sy, sy)?,
         scaled(sxy, sx, sy)?,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{compare, BetweenRuns, RoundEstimates};
+
+    #[test]
+    fn any_degrees_of_freedom_give_an_interval_and_no_panic() {
+        // One degree of freedom: 12.706 at 95 %; 10^5 or more: the normal
+        // 1.95998 (statrs never returns at 10^8 or infinity).
+        let one = t_half_width(1.0, 0.95, 1.0);
+        let wide = t_half_width(MAX_DOF, 0.95, 1.0);
+        assert!((one - 12.706_204_736).abs() < 1e-6, "{one}");
+        assert!((wide - 1.959_98).abs() < 1e-5, "{wide}");
+        for dof in [f64::NAN, -1.0, 0.0, 1e-300] {
+            assert_eq!(t_half_width(dof, 0.95, 1.0), one, "dof {dof}");
+        }
+        for dof in [1e8, 1e300, f64::INFINITY] {
+            assert_eq!(t_half_width(dof, 0.95, 1.0), wide, "dof {dof}");
+        }
+        assert_eq!(t_sf(f64::NAN, 2.0), t_sf(1.0, 2.0));
+        assert_eq!(t_sf(3.0, f64::NAN), 1.0);
+        assert_eq!(t_sf(3.0, f64::INFINITY), 0.0);
+    }
+
+    #[test]
+    fn an_earlier_run_of_1e308_compares_without_panic() {
+        // The variance of 1e308 and 10 overflows: the p-value is that of
+        // nothing known, not a panic in statrs.
+        let base = RoundEstimates {
+            point: 10.0,
+            rounds: vec![9.0, 10.0, 11.0],
+        };
+        let runs = crate::stats::between_runs(&base, &[1e308]);
+        let c = compare(&base, &base, runs, 0.95);
+        assert_eq!(c.relative, Some(0.0));
+        assert_eq!(c.p_value, 1.0);
+        let c = compare(&base, &base, BetweenRuns::NONE, 0.95);
+        assert_eq!(c.p_value, 1.0);
+    }
+
+    #[test]
+    fn sums_beyond_an_i128_fit_in_floating_point() {
+        // n Σxy = 3 · 42 · 2^120 overflows; the centred sums do not.
+        let x = [1u64 << 60, 2 << 60, 3 << 60];
+        let y = x.map(|v| 3 * v);
+        assert_eq!(exact_line(&x, &y), None);
+        assert_eq!(linear_fit(&x, &y), (3.0, 0.0));
+        assert_eq!(linear_fit(&[u64::MAX; 4], &[u64::MAX; 4]), (1.0, 0.0));
+        assert_eq!(linear_fit(&[], &[]), (0.0, 0.0));
+    }
 }

@@ -6,6 +6,7 @@ use serde_json::{json, Map, Value};
 use crate::analysis::compare::Comparison;
 use crate::analysis::derived::rate;
 use crate::analysis::group::Membership;
+use crate::analysis::recording::MAX_EARLIER_RUNS;
 use crate::analysis::{BenchResult, Fit, Recording, Series};
 use crate::counter::event::Unit;
 use crate::counter::group::ReadPath;
@@ -82,7 +83,7 @@ pub fn estimates_json(result: &BenchResult) -> Map<String, Value> {
 
 /// A stored result file: the recording's samples and environment, with the
 /// estimates derived from them for convenience.
-pub(crate) fn encode_recording(run: &Recording, result: &BenchResult) -> String {
+pub fn encode_recording(run: &Recording, result: &BenchResult) -> String {
     let series: Vec<Value> = run
         .series
         .iter()
@@ -116,106 +117,193 @@ pub(crate) fn encode_recording(run: &Recording, result: &BenchResult) -> String 
     serde_json::to_string_pretty(&doc).expect("JSON values serialise")
 }
 
+/// The largest count a stored sample may hold: its iterations, or its
+/// total of an event or of nanoseconds. A sample of a whole day counts
+/// 4.3·10^14 cycles at 5 GHz and 8.6·10^13 ns, so 10^15 leaves room for
+/// anything measured; it is below 2^53, so the counts stay exact as the
+/// `f64` the analysis makes of them, and its sums of a million samples stay
+/// far from overflow.
+pub const MAX_COUNT: u64 = 1_000_000_000_000_000;
+
+/// The largest magnitude of a statistic a stored file may hold (headlines
+/// with their intervals, earlier runs' headlines, changes). A statistic can
+/// reach far beyond any sample's value (a slope extrapolated over close
+/// iteration counts, Student's t on two rounds, a change from a baseline
+/// near 0), so no measured bound fits; this one leaves the square of a
+/// statistic, and a sum of a million such squares, finite.
+pub const MAX_STATISTIC: f64 = 1e100;
+
+/// Most samples a stored run may hold: what `--sample-count` allows
+/// (`run::cli::MAX_SAMPLE_COUNT`).
+pub const MAX_SAMPLES: usize = 1_000_000;
+
+/// Most threads a stored run may have run on at once: Linux's
+/// `PID_MAX_LIMIT`, the most tasks it ever holds.
+pub const MAX_THREADS: u64 = 1 << 22;
+
 /// A recording from a stored result file, or what is wrong with the file.
-pub(crate) fn decode_recording(text: &str) -> Result<Recording, String> {
+pub fn decode_recording(text: &str) -> Result<Recording, String> {
     let doc: Value = serde_json::from_str(text)
         .map_err(|e| format!("not valid JSON ({e}); remove or restore it"))?;
     let schema = doc.get("schema").and_then(Value::as_str).unwrap_or("none");
     if schema != RESULT_SCHEMA {
+        // Escaped and cut short: the file's text is to make one short line.
+        let schema: String = schema.escape_debug().take(64).collect();
         return Err(format!(
             "has schema `{schema}`, this perfbench reads `{RESULT_SCHEMA}`; remove it or use a matching perfbench"
         ));
     }
-    let iterations = numbers(&doc["iterations"], "iterations")?;
-    if iterations.is_empty() || iterations.contains(&0) {
-        return Err(bad("iterations"));
+    let samples = samples_of(&doc)?;
+    let series = series_of(&doc["series"], samples.0.len())?;
+    let mut recording = Recording::stored(
+        doc["id"].as_str().ok_or_else(|| bad("id"))?.to_string(),
+        Environment::from_json(&doc["environment"]).ok_or_else(|| bad("environment"))?,
+        samples,
+        series,
+    );
+    recording.read_path = read_path_of(&doc["read_path"]).ok_or_else(|| bad("read_path"))?;
+    recording.membership = match &doc["group"] {
+        Value::Null => None,
+        v => Some(membership_of(v).ok_or_else(|| bad("group"))?),
+    };
+    recording.threads = threads_of(&doc["threads"])?;
+    Ok(recording)
+}
+
+/// The iterations of a stored result's samples and the round of each.
+fn samples_of(doc: &Value) -> Result<(Vec<u64>, Vec<u32>), String> {
+    let iterations = numbers(&doc["iterations"], "iterations", MAX_COUNT)?;
+    if iterations.is_empty() || iterations.len() > MAX_SAMPLES {
+        let why = format!("not 1 to {MAX_SAMPLES} samples");
+        return Err(bad_because("iterations", &why));
+    }
+    if iterations.contains(&0) {
+        return Err(bad_because("iterations", "a sample of 0"));
+    }
+    if iterations
+        .iter()
+        .try_fold(0u64, |a, &n| a.checked_add(n))
+        .is_none()
+    {
+        return Err(bad_because("iterations", "their total overflows"));
     }
     // Files from before rounds were measured in one.
     let rounds = match doc.get("rounds") {
         None => vec![0; iterations.len()],
-        Some(v) => numbers(v, "rounds")?
+        // Each round took a sample: round numbers are below the samples'.
+        Some(v) => numbers(v, "rounds", iterations.len() as u64 - 1)?
             .into_iter()
             .map(|r| u32::try_from(r).map_err(|_| bad("rounds")))
             .collect::<Result<Vec<_>, _>>()?,
     };
     if rounds.len() != iterations.len() {
-        return Err(bad("rounds"));
+        return Err(bad_because("rounds", "not one per sample"));
     }
-    let read_path = match doc["read_path"].as_str() {
-        None => None,
-        Some(name) => Some(
-            ReadPath::ALL
-                .into_iter()
-                .find(|p| p.name() == name)
-                .ok_or_else(|| bad("read_path"))?,
-        ),
-    };
-    let series = series_of(&doc["series"], iterations.len())?;
-    let mut recording = Recording::stored(
-        doc["id"].as_str().ok_or_else(|| bad("id"))?.to_string(),
-        Environment::from_json(&doc["environment"]).ok_or_else(|| bad("environment"))?,
-        (iterations, rounds),
-        series,
-    );
-    recording.read_path = read_path;
-    recording.membership = match &doc["group"] {
-        Value::Null => None,
-        v => Some(membership_of(v).ok_or_else(|| bad("group"))?),
-    };
-    // Files of one thread, and those from before `threads`, have none.
-    recording.threads = match &doc["threads"] {
-        Value::Null => 1,
-        v => v
-            .as_u64()
-            .filter(|&n| n >= 1)
-            .and_then(|n| usize::try_from(n).ok())
-            .ok_or_else(|| bad("threads"))?,
-    };
-    Ok(recording)
+    Ok((iterations, rounds))
 }
 
-/// The series of a stored result, each of `samples` totals.
+/// The read path named `v`, `None` for none, or `None` outside where it
+/// names none known.
+pub(crate) fn read_path_of(v: &Value) -> Option<Option<ReadPath>> {
+    match v {
+        Value::Null => Some(None),
+        v => ReadPath::ALL
+            .into_iter()
+            .find(|p| Some(p.name()) == v.as_str())
+            .map(Some),
+    }
+}
+
+/// The thread count of a stored run: 1 where none is given (files of one
+/// thread, and those from before `threads`).
+pub(crate) fn threads_of(v: &Value) -> Result<usize, String> {
+    if v.is_null() {
+        return Ok(1);
+    }
+    v.as_u64()
+        .filter(|n| (1..=MAX_THREADS).contains(n))
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| bad_because("threads", "not a whole number from 1 to 2^22"))
+}
+
+/// The series of a stored result, each of `samples` totals, none named
+/// twice.
 fn series_of(v: &Value, samples: usize) -> Result<Vec<Series>, String> {
-    v.as_array()
+    let list = v.as_array().filter(|a| !a.is_empty());
+    let series = list
         .ok_or_else(|| bad("series"))?
         .iter()
-        .map(|s| {
-            let unit = match s["unit"].as_str() {
-                Some("ns") => Unit::Nanoseconds,
-                Some("count") => Unit::Count,
-                _ => return Err(bad("series.unit")),
-            };
-            let totals = numbers(&s["totals"], "series.totals")?;
-            if totals.len() != samples {
-                return Err(bad("series.totals"));
-            }
-            Ok(Series {
-                name: s["name"]
-                    .as_str()
-                    .ok_or_else(|| bad("series.name"))?
-                    .to_string(),
-                unit,
-                totals,
-                event: None,
-                user_only: s["user_only"].as_bool(),
-                earlier: earlier_runs(&s["earlier"]).ok_or_else(|| bad("series.earlier"))?,
-            })
-        })
-        .collect()
+        .map(|s| one_series(s, samples))
+        .collect::<Result<Vec<_>, _>>()?;
+    let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+    if has_duplicates(&names) {
+        return Err(bad_because("series.name", "a name twice"));
+    }
+    Ok(series)
+}
+
+/// One stored series of `samples` totals.
+fn one_series(s: &Value, samples: usize) -> Result<Series, String> {
+    let unit = match s["unit"].as_str() {
+        Some("ns") => Unit::Nanoseconds,
+        Some("count") => Unit::Count,
+        _ => return Err(bad("series.unit")),
+    };
+    let totals = numbers(&s["totals"], "series.totals", MAX_COUNT)?;
+    if totals.len() != samples {
+        return Err(bad_because("series.totals", "not one per sample"));
+    }
+    let user_only = match &s["user_only"] {
+        Value::Null => None,
+        v => Some(v.as_bool().ok_or_else(|| bad("series.user_only"))?),
+    };
+    Ok(Series {
+        name: s["name"]
+            .as_str()
+            .ok_or_else(|| bad("series.name"))?
+            .to_string(),
+        unit,
+        totals,
+        event: None,
+        user_only,
+        earlier: earlier_runs(&s["earlier"])?,
+    })
+}
+
+/// Whether `names` holds one twice.
+pub(crate) fn has_duplicates(names: &[&str]) -> bool {
+    let mut sorted = names.to_vec();
+    sorted.sort_unstable();
+    sorted.windows(2).any(|w| w[0] == w[1])
 }
 
 /// The error for a stored file's malformed field `what`.
-fn bad(what: &str) -> String {
+pub(crate) fn bad(what: &str) -> String {
     format!("malformed `{what}`; remove or restore it")
 }
 
-/// A stored array of whole numbers, or the error naming the field `what`.
-fn numbers(v: &Value, what: &str) -> Result<Vec<u64>, String> {
+/// The error for a stored file's field `what`, malformed as `why` says.
+pub(crate) fn bad_because(what: &str, why: &str) -> String {
+    format!("malformed `{what}` ({why}); remove or restore it")
+}
+
+/// A stored array of whole numbers from 0 to `max`, or the error naming
+/// the field `what`.
+fn numbers(v: &Value, what: &str, max: u64) -> Result<Vec<u64>, String> {
+    let out_of_bounds = || bad_because(what, &format!("not a whole number from 0 to {max}"));
     v.as_array()
         .ok_or_else(|| bad(what))?
         .iter()
-        .map(|n| n.as_u64().ok_or_else(|| bad(what)))
+        .map(|n| n.as_u64().filter(|&n| n <= max).ok_or_else(out_of_bounds))
         .collect()
+}
+
+/// A stored statistic: a finite number no larger than [`MAX_STATISTIC`],
+/// or the error naming the field `what`.
+pub(crate) fn statistic(v: &Value, what: &str) -> Result<f64, String> {
+    v.as_f64()
+        .filter(|x| x.abs() <= MAX_STATISTIC)
+        .ok_or_else(|| bad_because(what, "not a number from -1e100 to 1e100"))
 }
 
 /// A benchmark's group as JSON: `{"name", "member", "arg"}`.
@@ -236,15 +324,19 @@ pub(crate) fn membership_of(v: &Value) -> Option<Membership> {
     })
 }
 
-/// The headlines of earlier runs a stored series keeps, where they are
-/// finite numbers: none where the file has none (stored before them).
-fn earlier_runs(v: &Value) -> Option<Vec<f64>> {
+/// The headlines of earlier runs a stored series keeps, at most
+/// [`MAX_EARLIER_RUNS`]: none where the file has none (stored before them).
+fn earlier_runs(v: &Value) -> Result<Vec<f64>, String> {
     if v.is_null() {
-        return Some(Vec::new());
+        return Ok(Vec::new());
     }
-    v.as_array()?
-        .iter()
-        .map(|n| n.as_f64().filter(|x| x.is_finite()))
+    let runs = v.as_array().ok_or_else(|| bad("series.earlier"))?;
+    if runs.len() > MAX_EARLIER_RUNS {
+        let why = format!("more than {MAX_EARLIER_RUNS} runs");
+        return Err(bad_because("series.earlier", &why));
+    }
+    runs.iter()
+        .map(|n| statistic(n, "series.earlier"))
         .collect()
 }
 
@@ -378,5 +470,162 @@ mod tests {
         let v: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["threads"], 4);
         assert_eq!(v["metrics"]["page-faults"]["estimate"], 8.0);
+    }
+
+    /// A stored result of 3 samples in rounds 0, 1, 1: wall time and page
+    /// faults, as JSON to spoil.
+    fn stored() -> Value {
+        let series = |name: &str, unit, totals: Vec<u64>| Series {
+            name: name.into(),
+            unit,
+            totals,
+            event: None,
+            user_only: None,
+            earlier: vec![10.0],
+        };
+        let run = Recording::stored(
+            "x/1".into(),
+            Environment::default(),
+            (vec![1, 2, 3], vec![0, 1, 1]),
+            vec![
+                series("wall-time", Unit::Nanoseconds, vec![10, 21, 29]),
+                series("page-faults", Unit::Count, vec![2, 4, 6]),
+            ],
+        );
+        let result = crate::analysis::analyze(&run, &Default::default());
+        let doc = serde_json::from_str(&encode_recording(&run, &result)).unwrap();
+        assert_eq!(decode_recording(&encode_recording(&run, &result)), Ok(run));
+        doc
+    }
+
+    /// What decoding `stored()` changed by `spoil` says.
+    fn spoiled(spoil: impl FnOnce(&mut Value)) -> String {
+        let mut doc = stored();
+        spoil(&mut doc);
+        let start = std::time::Instant::now();
+        let e = decode_recording(&doc.to_string()).unwrap_err();
+        assert!(start.elapsed().as_secs() < 1, "{:?}", start.elapsed());
+        assert!(!e.contains('\n'), "{e}");
+        e
+    }
+
+    #[test]
+    fn absurd_earlier_runs_are_malformed() {
+        let e = spoiled(|d| d["series"][0]["earlier"] = json!([1e308]));
+        assert_eq!(
+            e,
+            "malformed `series.earlier` (not a number from -1e100 to 1e100); remove or restore it"
+        );
+        let e2 = spoiled(|d| d["series"][1]["earlier"] = json!([10.0, -1e308]));
+        assert_eq!(e2, e);
+        let e = spoiled(|d| d["series"][0]["earlier"] = json!(vec![1.0; 10]));
+        assert_eq!(
+            e,
+            "malformed `series.earlier` (more than 9 runs); remove or restore it"
+        );
+        // JSON has no NaN or infinity; serde_json refuses 1e309.
+        let text = stored()
+            .to_string()
+            .replace("\"earlier\":[10.0]", "\"earlier\":[1e309]");
+        let e = decode_recording(&text).unwrap_err();
+        assert!(
+            e.starts_with("not valid JSON (number out of range at line 1"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_schema_of_many_lines_is_named_on_one() {
+        let e = spoiled(|d| d["schema"] = json!(format!("v0\n{}", "x".repeat(100))));
+        assert_eq!(
+            e,
+            format!(
+                "has schema `v0\\n{}`, this perfbench reads `{RESULT_SCHEMA}`; remove it or use a matching perfbench",
+                "x".repeat(60)
+            )
+        );
+    }
+
+    #[test]
+    fn round_numbers_are_below_the_sample_count() {
+        let e = spoiled(|d| d["rounds"] = json!([0, 1, u32::MAX]));
+        assert_eq!(
+            e,
+            "malformed `rounds` (not a whole number from 0 to 2); remove or restore it"
+        );
+        assert_eq!(spoiled(|d| d["rounds"] = json!([0, 1, 3])), e);
+        assert_eq!(spoiled(|d| d["rounds"] = json!([0, -1, 1])), e);
+        let e = spoiled(|d| d["rounds"] = json!([0, 1]));
+        assert_eq!(
+            e,
+            "malformed `rounds` (not one per sample); remove or restore it"
+        );
+    }
+
+    #[test]
+    fn counts_are_whole_numbers_within_bounds() {
+        let bounds = "not a whole number from 0 to 1000000000000000";
+        for (spoil, field) in [
+            (json!([1, -2, 3]), "iterations"),
+            (json!([1, 2.5, 3]), "iterations"),
+            (json!([1, 1e16, 3]), "iterations"),
+            (json!([1, MAX_COUNT + 1, 3]), "iterations"),
+        ] {
+            let e = spoiled(|d| d["iterations"] = spoil);
+            assert_eq!(
+                e,
+                format!("malformed `{field}` ({bounds}); remove or restore it")
+            );
+        }
+        let e = spoiled(|d| d["series"][1]["totals"] = json!([2, u64::MAX, 6]));
+        assert_eq!(
+            e,
+            format!("malformed `series.totals` ({bounds}); remove or restore it")
+        );
+        let e = spoiled(|d| d["iterations"] = json!([1, 0, 3]));
+        assert_eq!(
+            e,
+            "malformed `iterations` (a sample of 0); remove or restore it"
+        );
+        let e = spoiled(|d| d["threads"] = json!(0));
+        let threads =
+            "malformed `threads` (not a whole number from 1 to 2^22); remove or restore it";
+        assert_eq!(e, threads);
+        assert_eq!(spoiled(|d| d["threads"] = json!(1u64 << 23)), threads);
+    }
+
+    #[test]
+    fn arrays_hold_one_entry_per_sample() {
+        let e = spoiled(|d| d["series"][1]["totals"] = json!(vec![1; 100_000]));
+        assert_eq!(
+            e,
+            "malformed `series.totals` (not one per sample); remove or restore it"
+        );
+        assert_eq!(MAX_SAMPLES as u64, crate::run::cli::MAX_SAMPLE_COUNT);
+        let e = spoiled(|d| d["iterations"] = json!(vec![1; MAX_SAMPLES + 1]));
+        assert_eq!(
+            e,
+            "malformed `iterations` (not 1 to 1000000 samples); remove or restore it"
+        );
+        let e = spoiled(|d| d["iterations"] = json!([]));
+        assert_eq!(
+            e,
+            "malformed `iterations` (not 1 to 1000000 samples); remove or restore it"
+        );
+    }
+
+    #[test]
+    fn series_are_named_once_and_typed() {
+        let e = spoiled(|d| d["series"][1]["name"] = json!("wall-time"));
+        assert_eq!(
+            e,
+            "malformed `series.name` (a name twice); remove or restore it"
+        );
+        let e = spoiled(|d| d["series"] = json!([]));
+        assert_eq!(e, "malformed `series`; remove or restore it");
+        let e = spoiled(|d| d["series"][0]["user_only"] = json!("yes"));
+        assert_eq!(e, "malformed `series.user_only`; remove or restore it");
+        let e = spoiled(|d| d["read_path"] = json!(5));
+        assert_eq!(e, "malformed `read_path`; remove or restore it");
     }
 }

@@ -56,7 +56,7 @@ fn nav(out: &mut String, group: Option<&str>) {
 fn about(out: &mut String, e: &Analysed) {
     let run = &e.recording;
     let env = &run.environment;
-    let iterations: u64 = run.iterations.iter().sum();
+    let iterations = e.result.iterations;
     let _ = write!(
         out,
         "<h1>{}</h1>\n<p>{}, {} in all. {}, kernel {}, {}.</p>\n",

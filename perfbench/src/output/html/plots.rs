@@ -88,6 +88,44 @@ pub fn span(lo: f64, hi: f64) -> (f64, f64) {
     (lo - pad, hi + pad)
 }
 
+/// The largest magnitude an axis reaches: beyond any figure perfbench
+/// stores (statistics within ±1e100, values within 10^15), and far from
+/// where plotters' arithmetic on a range overflows to an infinite width.
+const AXIS_LIMIT: f64 = 1e100;
+
+/// The narrowest an axis is, relative to the magnitude of its ends:
+/// plotters looks for tick values by halving steps until enough fit, and
+/// on a range narrower than its ends' precision never finds them.
+const MIN_RELATIVE_WIDTH: f64 = 1e-9;
+
+/// `lo..hi` as plotters draws it in bounded time: ends finite (NaN as 0)
+/// within ±[`AXIS_LIMIT`], and wide enough ([`MIN_RELATIVE_WIDTH`]), so
+/// that its tick search ends. What lies outside is drawn at the edge.
+pub fn drawable(lo: f64, hi: f64) -> std::ops::Range<f64> {
+    let bounded = |v: f64| {
+        if v.is_nan() {
+            0.0
+        } else {
+            v.clamp(-AXIS_LIMIT, AXIS_LIMIT)
+        }
+    };
+    let (lo, hi) = (bounded(lo), bounded(hi));
+    let (lo, hi) = (lo.min(hi), lo.max(hi));
+    let least = (lo.abs().max(hi.abs()) * MIN_RELATIVE_WIDTH).max(1e-300);
+    if hi - lo >= least {
+        return lo..hi;
+    }
+    let mid = lo / 2.0 + hi / 2.0;
+    mid - least..mid + least
+}
+
+/// `p` moved into the chart's ranges, where it is drawn at their edge:
+/// plotters' pixel arithmetic overflows on a point far outside them.
+fn inside(chart: &Chart, (x, y): (f64, f64)) -> (f64, f64) {
+    let (xs, ys) = (chart.x_range(), chart.y_range());
+    (x.clamp(xs.start, xs.end), y.clamp(ys.start, ys.end))
+}
+
 /// A y range from 0 (or below, for negative values) to a little above the
 /// largest of `ys`.
 fn y_range(ys: impl Iterator<Item = f64>) -> (f64, f64) {
@@ -211,6 +249,7 @@ fn layout(sets: &[Values]) -> Layout {
     } else {
         span(lo, hi)
     };
+    let std::ops::Range { start: x0, end: x1 } = drawable(x0, x1);
     let shapes: Vec<Shape> = sets
         .iter()
         .zip(&ranges)
@@ -247,7 +286,7 @@ pub fn distribution(sets: &[Values], unit: Unit) -> Result<String, String> {
             .margin(10)
             .x_label_area_size(36)
             .y_label_area_size(24)
-            .build_cartesian_2d(x.0..x.1, 0.0..top * headroom)?;
+            .build_cartesian_2d(x.0..x.1, drawable(0.0, top * headroom))?;
         chart
             .configure_mesh()
             .light_line_style(TRANSPARENT)
@@ -307,13 +346,13 @@ fn draw_shape(
     let color = set.color;
     let v = match shape {
         Shape::Density(points) => {
+            let points: Vec<(f64, f64)> = points.iter().map(|&p| inside(chart, p)).collect();
             chart.draw_series(
-                AreaSeries::new(points.iter().copied(), 0.0, color.mix(0.2))
-                    .border_style(color.stroke_width(2)),
+                AreaSeries::new(points, 0.0, color.mix(0.2)).border_style(color.stroke_width(2)),
             )?;
             return Ok(());
         }
-        Shape::Spike(v) => *v,
+        Shape::Spike(v) => inside(chart, (*v, 0.0)).0,
     };
     let n = set.samples;
     let text = format!("{} sample{}: {}", n, plural(n), tick(v, unit));
@@ -346,6 +385,9 @@ fn draw_sample_ticks(chart: &mut Chart, set: &Values, top: f64) -> DrawResult {
         .copied()
         .filter(|v| v.is_finite())
         .collect();
+    ticks
+        .iter_mut()
+        .for_each(|v| *v = inside(chart, (*v, 0.0)).0);
     ticks.sort_unstable_by(f64::total_cmp);
     ticks.dedup_by_key(|v| chart.backend_coord(&(*v, 0.0)).0);
     let color = set.color;
@@ -384,7 +426,7 @@ pub fn regression(
             .margin(10)
             .x_label_area_size(36)
             .y_label_area_size(72)
-            .build_cartesian_2d(0.0..max_x * 1.05, y0..y1)?;
+            .build_cartesian_2d(drawable(0.0, max_x * 1.05), drawable(y0, y1))?;
         chart
             .configure_mesh()
             .light_line_style(TRANSPARENT)
@@ -410,11 +452,12 @@ pub fn regression(
             .label("samples")
             .legend(|(x, y)| Circle::new((x + 8, y), 3, NEW.filled()));
         if ends[0].is_finite() && intercept.is_finite() {
+            let line = vec![
+                inside(&chart, (0.0, intercept)),
+                inside(&chart, (max_x, ends[0])),
+            ];
             chart
-                .draw_series(std::iter::once(PathElement::new(
-                    vec![(0.0, intercept), (max_x, ends[0])],
-                    FIT.stroke_width(2),
-                )))?
+                .draw_series(std::iter::once(PathElement::new(line, FIT.stroke_width(2))))?
                 .label(format!("fit: {} per iteration", tick(slope.point, unit)))
                 .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], FIT.stroke_width(2)));
         }
@@ -434,7 +477,7 @@ fn one_per_pixel(chart: &Chart, iterations: &[u64], totals: &[u64]) -> Vec<(f64,
     let points: Vec<(f64, f64)> = iterations
         .iter()
         .zip(totals)
-        .map(|(&x, &y)| (x as f64, y as f64))
+        .map(|(&x, &y)| inside(chart, (x as f64, y as f64)))
         .filter(|p| seen.insert(chart.backend_coord(p)))
         .collect();
     evenly(&points, MAX_POINTS)
@@ -444,9 +487,11 @@ fn one_per_pixel(chart: &Chart, iterations: &[u64], totals: &[u64]) -> Vec<(f64,
 /// the intercept.
 fn draw_band(chart: &mut Chart, slope: &Estimate, intercept: f64, max_x: f64) -> DrawResult {
     let at = |s: f64| (max_x, intercept + s * max_x);
+    let wedge = [(0.0, intercept), at(slope.ci.high), at(slope.ci.low)];
+    let wedge: Vec<(f64, f64)> = wedge.into_iter().map(|p| inside(chart, p)).collect();
     chart
         .draw_series(std::iter::once(Polygon::new(
-            vec![(0.0, intercept), at(slope.ci.high), at(slope.ci.low)],
+            wedge,
             BAND.mix(0.45).filled(),
         )))?
         .label("95 % interval of the slope")
@@ -524,6 +569,8 @@ pub fn by_argument(
 ) -> Result<String, String> {
     let all = || series.iter().flat_map(|s| &s.points);
     let y = y_range(all().flat_map(|p| [p.estimate.point, p.estimate.ci.low, p.estimate.ci.high]));
+    let std::ops::Range { start: y0, end: y1 } = drawable(y.0, y.1);
+    let y = (y0, y1);
     let log = matches!(axis, ArgAxis::Numeric { log: true })
         && all().all(|p| p.x > 0.0 && p.x.is_finite());
     // A logarithmic axis is a linear one over log10 of the arguments, with
@@ -634,7 +681,7 @@ fn args_chart<'a, 'b>(
         .margin(10)
         .x_label_area_size(30)
         .y_label_area_size(84)
-        .build_cartesian_2d(x.range, y0..y1)?;
+        .build_cartesian_2d(drawable(x.range.start, x.range.end), y0..y1)?;
     chart
         .configure_mesh()
         .light_line_style(TRANSPARENT)
@@ -661,7 +708,19 @@ fn draw_arg_points(
     (y0, y1): (f64, f64),
     color: RGBColor,
 ) -> DrawResult {
-    let mut sorted: Vec<&ArgPoint> = points.iter().filter(|p| p.x.is_finite()).collect();
+    let moved: Vec<ArgPoint> = points
+        .iter()
+        .filter(|p| p.x.is_finite())
+        .map(|p| {
+            let (x, point) = inside(chart, (p.x, p.estimate.point));
+            let estimate = Estimate {
+                point,
+                ..p.estimate
+            };
+            ArgPoint { x, estimate }
+        })
+        .collect();
+    let mut sorted: Vec<&ArgPoint> = moved.iter().collect();
     sorted.sort_by(|a, b| a.x.total_cmp(&b.x));
     if joined {
         chart.draw_series(LineSeries::new(
@@ -779,6 +838,64 @@ pub(super) mod tests {
         for bad in ["NaN", "inf"] {
             assert!(!svg.contains(bad), "{bad} in {svg}");
         }
+    }
+
+    /// What `draw` returns, failing where it is still drawing after 10 s
+    /// (plotters looped forever on an infinite range).
+    fn within_10_s<T: Send + 'static>(draw: impl FnOnce() -> T + Send + 'static) -> T {
+        let (done, result) = std::sync::mpsc::channel();
+        std::thread::spawn(move || done.send(draw()));
+        let ten = std::time::Duration::from_secs(10);
+        result.recv_timeout(ten).expect("drawn within 10 s")
+    }
+
+    #[test]
+    fn absurd_values_draw_quickly_and_finitely() {
+        let huge = [-1e308, f64::NAN, 1e308, 0.0, f64::INFINITY];
+        for values in [vec![-1e308, 1e308], vec![0.0, 1e308], huge.to_vec()] {
+            let svg = within_10_s(move || {
+                let set = |values| Values {
+                    label: "this run",
+                    values,
+                    samples: 3,
+                    color: NEW,
+                };
+                distribution(&[set(&values), set(&[1.0, 2.0])], Unit::Count).unwrap()
+            });
+            assert!(svg.starts_with("<svg"), "{svg}");
+            numbers_are_finite(&svg);
+        }
+        let svg = within_10_s(|| {
+            let slope = around(f64::NAN, -1e308, 1e308);
+            regression(&[1, u64::MAX], &[u64::MAX, 0], &slope, 1e308, Unit::Count).unwrap()
+        });
+        assert!(svg.starts_with("<svg"), "{svg}");
+        numbers_are_finite(&svg);
+        let svg = within_10_s(|| {
+            let points = [
+                (1e308, around(1.0, -1e308, 1e308)),
+                (f64::NAN, exact(1e308)),
+            ]
+            .map(|(x, estimate)| ArgPoint { x, estimate });
+            let series = [ArgSeries {
+                label: "f",
+                color: NEW,
+                points: points.to_vec(),
+            }];
+            let metric = Measure::Metric(Unit::Nanoseconds);
+            by_argument("f", &series, &ArgAxis::Numeric { log: false }, metric).unwrap()
+        });
+        assert!(svg.starts_with("<svg"), "{svg}");
+        numbers_are_finite(&svg);
+    }
+
+    #[test]
+    fn axes_are_finite_bounded_and_wide_enough() {
+        assert_eq!(drawable(-1e308, 1e308), -1e100..1e100);
+        assert_eq!(drawable(f64::NAN, f64::INFINITY), 0.0..1e100);
+        assert_eq!(drawable(2.0, 1.0), 1.0..2.0);
+        assert_eq!(drawable(1e15, 1e15 + 0.125), 1e15 - 1e6..1e15 + 1e6);
+        assert_eq!(drawable(0.0, 0.0), -1e-300..1e-300);
     }
 
     #[test]

@@ -24,10 +24,10 @@ pub const LINE_CHARS: usize = 1_000;
 /// `s` as it may be printed: each control character (newline, ESC, NUL,
 /// DEL, …) written as Rust writes it in a string (`\n`, `\u{1b}`, `\0`),
 /// and each character that turns the direction of text (U+202E and its
-/// kin) as `\u{202e}`, so that a user's or a stored
-/// text can neither break a line, nor reach the terminal as a command, nor
-/// show other text than it holds. Every id, filter and name a user gave is
-/// printed through this, whole (an id must stay one a filter can match).
+/// kin) as `\u{202e}`, so that a user's or a stored text can neither break
+/// a line, nor reach the terminal as a command, nor show other text than
+/// it holds. Every id, filter and name a user gave is printed through this,
+/// whole (an id must stay one a filter can match).
 pub fn printable(s: &str) -> Cow<'_, str> {
     printable_within(s, usize::MAX)
 }

@@ -71,7 +71,13 @@ impl TableSink {
         );
         println!(
             "{}",
-            wrap("perfbench: ", &h.environment.summary(), self.width)
+            // The CPU model, governor and PMU names are the machine's
+            // text, printed as any other.
+            wrap(
+                "perfbench: ",
+                &printable(&h.environment.summary()),
+                self.width
+            )
         );
         if !h.groups.is_empty() {
             let prefix = "perfbench: more events than the PMU holds at once, measured in one pass per group: ";

@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::analysis::compare::Thresholds;
 use crate::counter::event::{close_names, parse_list};
 use crate::measure::Config;
-use crate::output::format::{printable, thousands};
+use crate::output::format::{quoted, thousands};
 use crate::output::Color;
 use crate::run::registry::Settings;
 use crate::store::check_baseline_name;
@@ -219,8 +219,8 @@ const FLAGS: &[Flag] = &[
     Flag { name: "profile-time", value: Some("S"), help: "run each routine for about S seconds for a profiler (perf record): no counters, analysis or storing", apply: |p, v| { p.profile_time = Some(positive_seconds(v, "--profile-time")?); Ok(()) } },
     Flag { name: "quick", value: None, help: "short run: 0.05 s warm-up, 0.2 s measurement, 20 samples", apply: |p, _| { p.quick = true; Ok(()) } },
     Flag { name: "output-format", value: Some("pretty|json|bencher"), help: "table, JSON lines, or libtest bench lines", apply: |p, v| { p.o().output_format = [OutputFormat::Pretty, OutputFormat::Json, OutputFormat::Bencher][one_of(v, "--output-format", &["pretty", "json", "bencher"])?]; Ok(()) } },
-    Flag { name: "save-baseline", value: Some("NAME"), help: "also store this run as baseline NAME", apply: |p, v| { check_baseline_name(v)?; p.o().save_baseline = Some(v.into()); Ok(()) } },
-    Flag { name: "baseline", value: Some("NAME"), help: "compare with baseline NAME (default: the previous run)", apply: |p, v| { check_baseline_name(v)?; p.o().baseline = Some(v.into()); Ok(()) } },
+    Flag { name: "save-baseline", value: Some("NAME"), help: "also store this run as baseline NAME", apply: |p, v| { p.o().save_baseline = Some(baseline_name(v)?); Ok(()) } },
+    Flag { name: "baseline", value: Some("NAME"), help: "compare with baseline NAME (default: the previous run)", apply: |p, v| { p.o().baseline = Some(baseline_name(v)?); Ok(()) } },
     Flag { name: "fail-on-regression", value: Some("[=PCT]"), help: "exit 3 on a regression (beyond PCT %)", apply: |p, v| { p.o().fail_on_regression = Some(if v.is_empty() { None } else { Some(percent(v, "--fail-on-regression")?) }); Ok(()) } },
     Flag { name: "noise-threshold", value: Some("PCT"), help: "changes of times within PCT % are noise (default 3)", apply: |p, v| { p.o().thresholds.time = percent(v, "--noise-threshold")?; Ok(()) } },
     Flag { name: "count-noise-threshold", value: Some("PCT"), help: "changes of counts within PCT % are noise (default 1)", apply: |p, v| { p.o().thresholds.count = percent(v, "--count-noise-threshold")?; Ok(()) } },
@@ -269,7 +269,7 @@ const CRITERION_SHORT: &[(char, &str)] = &[
 
 /// Why `--name` is no option: `unknown option `--name` (hint)`.
 fn unknown_option(name: &str) -> String {
-    format!("unknown option `--{name}` ({})", hint(name))
+    format!("unknown option `--{}` ({})", quoted(name), hint(name))
 }
 
 /// What to write instead of the unknown `--name`: the way to do what a
@@ -300,7 +300,7 @@ fn unknown_short(c: char) -> String {
         Some((_, long)) => hint(long),
         None => "see --help".into(),
     };
-    format!("unknown option `-{c}` ({hint})")
+    format!("unknown option `-{}` ({hint})", quoted(&c.to_string()))
 }
 
 fn env_name(flag: &str) -> String {
@@ -310,7 +310,7 @@ fn env_name(flag: &str) -> String {
 fn number(v: &str, what: &str) -> Result<usize, String> {
     v.trim()
         .parse()
-        .map_err(|_| format!("{what} takes a whole number, not `{v}`"))
+        .map_err(|_| format!("{what} takes a whole number, not `{}`", quoted(v)))
 }
 
 /// The most samples a benchmark may take: more would not fit in memory on
@@ -331,8 +331,9 @@ fn whole(v: &str, what: &str, max: u64) -> Result<u64, String> {
     match v.trim().parse::<u64>() {
         Ok(n) if (1..=max).contains(&n) => Ok(n),
         _ => Err(format!(
-            "{what} takes a whole number from 1 to {}, not `{v}`",
-            thousands(max as f64)
+            "{what} takes a whole number from 1 to {}, not `{}`",
+            thousands(max as f64),
+            quoted(v)
         )),
     }
 }
@@ -351,7 +352,8 @@ fn seconds(v: &str, what: &str) -> Result<Duration, String> {
             Ok(Duration::from_secs_f64(s * scale))
         }
         _ => Err(format!(
-            "{what} takes seconds from 0 to {MAX_SECONDS} (e.g. 0.5 or 500ms), not `{v}`"
+            "{what} takes seconds from 0 to {MAX_SECONDS} (e.g. 0.5 or 500ms), not `{}`",
+            quoted(v)
         )),
     }
 }
@@ -361,7 +363,8 @@ fn positive_seconds(v: &str, what: &str) -> Result<Duration, String> {
     match seconds(v, what) {
         Ok(d) if !d.is_zero() => Ok(d),
         _ => Err(format!(
-            "{what} takes seconds above 0, up to {MAX_SECONDS} (e.g. 5 or 500ms), not `{v}`"
+            "{what} takes seconds above 0, up to {MAX_SECONDS} (e.g. 5 or 500ms), not `{}`",
+            quoted(v)
         )),
     }
 }
@@ -371,8 +374,21 @@ fn percent(v: &str, what: &str) -> Result<f64, String> {
     match v.trim().trim_end_matches('%').parse::<f64>() {
         Ok(p) if p.is_finite() && (0.0..=MAX_PERCENT).contains(&p) => Ok(p / 100.0),
         _ => Err(format!(
-            "{what} takes a percentage from 0 to {MAX_PERCENT}, such as 5 or 2.5%, not `{v}`"
+            "{what} takes a percentage from 0 to {MAX_PERCENT}, such as 5 or 2.5%, not `{}`",
+            quoted(v)
         )),
+    }
+}
+
+/// A baseline name [`check_baseline_name`] accepts. Its error quotes the
+/// name whole and raw, a newline or 10,000 characters of it: the name is
+/// quoted here instead (escaped and cut). Only a name with such characters,
+/// or too long, is changed by [`quoted`], and no such text is in the rest
+/// of the error, so the one replaced is the name.
+fn baseline_name(v: &str) -> Result<String, String> {
+    match check_baseline_name(v) {
+        Ok(()) => Ok(v.into()),
+        Err(e) => Err(e.replacen(v, &quoted(v), 1)),
     }
 }
 
@@ -420,7 +436,7 @@ fn one_of(v: &str, what: &str, choices: &[&str]) -> Result<usize, String> {
     choices
         .iter()
         .position(|c| *c == v)
-        .ok_or_else(|| format!("{what} takes {}, not `{v}`", choices.join(" | ")))
+        .ok_or_else(|| format!("{what} takes {}, not `{}`", choices.join(" | "), quoted(v)))
 }
 
 /// A switch's value in the environment: 1 or 0 (also true/false, yes/no,
@@ -429,7 +445,7 @@ fn boolean(v: &str) -> Result<bool, String> {
     match v.trim().to_ascii_lowercase().as_str() {
         "1" | "true" | "yes" | "on" => Ok(true),
         "0" | "false" | "no" | "off" | "" => Ok(false),
-        _ => Err(format!("a switch takes 1 or 0, not `{v}`")),
+        _ => Err(format!("a switch takes 1 or 0, not `{}`", quoted(v))),
     }
 }
 
@@ -489,7 +505,7 @@ pub fn unknown_variables<S: AsRef<str>>(names: &[S]) -> Vec<String> {
             };
             format!(
                 "unknown variable `PERFBENCH_{}` is ignored ({hint})",
-                printable(rest)
+                quoted(rest)
             )
         })
         .collect()
@@ -640,8 +656,12 @@ fn finish(mut p: Parsed) -> Options {
 
 /// A value of the command line as text, or an error naming what it is for.
 fn string(v: OsString, what: &str) -> Result<String, String> {
-    v.into_string()
-        .map_err(|v| format!("{what}: `{}` is not valid UTF-8", v.to_string_lossy()))
+    v.into_string().map_err(|v| {
+        format!(
+            "{what}: `{}` is not valid UTF-8",
+            quoted(&v.to_string_lossy())
+        )
+    })
 }
 
 /// The usage text of `--help`.
@@ -1012,6 +1032,56 @@ mod tests {
         }
         let e = parse_with(&["--bench", "--profile-time"], &[]).unwrap_err();
         assert!(e.contains("--profile-time"), "{e}");
+    }
+
+    #[test]
+    fn a_hostile_baseline_name_is_quoted_escaped_and_cut() {
+        for flag in ["--baseline", "--save-baseline"] {
+            let e = parse_with(&[flag, "a\nb\r\x1b]0;x\x07\u{202e}"], &[]).unwrap_err();
+            assert!(
+                e.starts_with("baseline name `a\\nb\\r\\u{1b}]0;x\\u{7}\\u{202e}`: use "),
+                "{e}"
+            );
+            let long = "n".repeat(10_000);
+            let e = parse_with(&[flag, &long], &[]).unwrap_err();
+            let cut = format!(
+                "baseline name `{}… (9,800 more characters)`: ",
+                "n".repeat(200)
+            );
+            assert!(e.starts_with(&cut), "{e}");
+            assert!(e.ends_with("at most 64"), "{e}");
+        }
+        let env = [("PERFBENCH_BASELINE", "x\u{2066}\x1b[2K")];
+        let e = parse_with(&[], &env).unwrap_err();
+        assert!(
+            e.starts_with("PERFBENCH_BASELINE: baseline name `x\\u{2066}\\u{1b}[2K`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn values_and_unknown_options_are_quoted_escaped_and_cut() {
+        let long = "9".repeat(10_000);
+        let cut = format!("not `{}… (9,800 more characters)`", "9".repeat(200));
+        let e = parse_with(&["--sample-count", &long], &[]).unwrap_err();
+        assert!(e.ends_with(&cut), "{e}");
+        for (args, needle) in [
+            (&["--sample-count", "\x1b[2K"][..], "not `\\u{1b}[2K`"),
+            (
+                &["--color", "\x1b]52;c;ZXZpbA==\x07"],
+                "not `\\u{1b}]52;c;ZXZpbA==\\u{7}`",
+            ),
+            (&["--no\rpe\u{202e}"], "`--no\\rpe\\u{202e}`"),
+            (&["-\x1b"], "`-\\u{1b}`"),
+        ] {
+            let e = parse_with(args, &[]).unwrap_err();
+            assert!(e.contains(needle), "{e}");
+            assert!(!e.contains(['\x1b', '\r', '\u{202e}']), "{e}");
+        }
+        let env = [("PERFBENCH_MEASUREMENT_TIME", "1\x1b")];
+        let e = parse_with(&[], &env).unwrap_err();
+        assert!(e.starts_with("PERFBENCH_MEASUREMENT_TIME: "), "{e}");
+        assert!(e.ends_with("not `1\\u{1b}`"), "{e}");
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod panics;
 pub mod plan;
 pub mod registry;
+pub mod say;
 pub mod summary;
 
 use std::collections::BTreeSet;
@@ -19,7 +20,7 @@ use crate::analysis::compare::Target;
 use crate::counter::group;
 use crate::kernel::pmu;
 use crate::measure::{self, run_once};
-use crate::output::format::{count, plural, printable, thousands};
+use crate::output::format::{count, plural, printable, quoted, thousands};
 use crate::output::html::{ReportOptions, ReportSink};
 use crate::output::table::TableSink;
 use crate::output::{event_list, RunHeader, Sink};
@@ -35,7 +36,7 @@ pub fn main() -> ! {
         .filter_map(|(name, _)| name.into_string().ok())
         .collect();
     for warning in cli::unknown_variables(&names) {
-        eprintln!("perfbench: warning: {warning}");
+        say::warning(&warning);
     }
     let code = match cli::parse(std::env::args_os().skip(1), |var| {
         // Not UTF-8: passed on mangled, for the error to name the variable.
@@ -43,12 +44,12 @@ pub fn main() -> ! {
     }) {
         Ok(options) => {
             for warning in &options.warnings {
-                eprintln!("perfbench: warning: {warning}");
+                say::warning(warning);
             }
             run(&options)
         }
         Err(e) => {
-            eprintln!("perfbench: error: {e}");
+            say::error(&e);
             EXIT_USAGE
         }
     };
@@ -71,7 +72,7 @@ pub fn run(options: &Options) -> i32 {
     }
     let registry = registry::all();
     if let Err(e) = check(&registry.entries) {
-        eprintln!("perfbench: error: {e}");
+        say::error(&e);
         return EXIT_USAGE;
     }
     let total = registry.entries.len() + registry.broken.len();
@@ -91,7 +92,7 @@ pub fn run(options: &Options) -> i32 {
     }
     let chosen = selection.run.len() + selection.ignored.len() + broken.len();
     if let Some(nothing) = nothing_selected(options, chosen, total) {
-        eprintln!("perfbench: {nothing}");
+        say::say(&nothing);
     }
     let code = match options.mode {
         RunMode::Test => return run_tests(&selection, &broken),
@@ -99,7 +100,7 @@ pub fn run(options: &Options) -> i32 {
         RunMode::Bench => match run_benches(options, &selection.run, &broken) {
             Ok(code) => code,
             Err(e) => {
-                eprintln!("perfbench: error: {e}");
+                say::error(&e);
                 return EXIT_USAGE;
             }
         },
@@ -131,7 +132,7 @@ fn nothing_selected(options: &Options, chosen: usize, total: usize) -> Option<St
     let quoted = |patterns: &[String]| {
         let quoted: Vec<String> = patterns
             .iter()
-            .map(|p| format!("`{}`", printable(p)))
+            .map(|p| format!("`{}`", quoted(p)))
             .collect();
         quoted.join(", ")
     };
@@ -430,12 +431,10 @@ fn report_step(
     sinks: &mut [Sink],
 ) {
     if let Some(why) = step.mismatch.filter(|why| warned.insert(why.clone())) {
-        eprintln!(
-            "perfbench: warning: comparing with results from {why}: changes may come from that alone"
-        );
+        say::warning(&mismatch_warning(&why));
     }
     for err in &step.store_errors {
-        eprintln!("perfbench: error: {err}");
+        say::error(&err.to_string());
     }
     summary.store_errors += step.store_errors.len();
     summary.measured(&step.analysed, options.fail_on_regression);
@@ -456,7 +455,7 @@ fn finish(plan: Plan, sinks: Vec<Sink>, mut summary: Summary, total: usize) -> R
     } = plan;
     drop(pin);
     if let Some(Err(err)) = saving.map(|s| s.commit()) {
-        eprintln!("perfbench: error: {err}");
+        say::error(&err.to_string());
         summary.store_errors += 1;
     }
     let measured = total > summary.failed.len();
@@ -465,10 +464,14 @@ fn finish(plan: Plan, sinks: Vec<Sink>, mut summary: Summary, total: usize) -> R
             continue;
         }
         match sink.finish() {
-            Ok(Some(index)) => eprintln!("perfbench: report: {}", index.display()),
+            // Whole, not cut: a path to open.
+            Ok(Some(index)) => eprintln!(
+                "perfbench: report: {}",
+                printable(&index.display().to_string())
+            ),
             Ok(None) => {}
             Err(err) => {
-                eprintln!("perfbench: error: {err}");
+                say::error(&err.to_string());
                 summary.store_errors += 1;
             }
         }
@@ -477,6 +480,13 @@ fn finish(plan: Plan, sinks: Vec<Sink>, mut summary: Summary, total: usize) -> R
     // Held until the report is written.
     drop(lock);
     Ok(summary.exit_code())
+}
+
+/// The warning for a comparison with results from another environment,
+/// `why` ([`crate::measure::environment::Environment::mismatch`], which
+/// quotes the stored one's CPU model or kernel raw: [`say`] escapes it).
+fn mismatch_warning(why: &str) -> String {
+    format!("comparing with results from {why}: changes may come from that alone")
 }
 
 /// A pinned run pins the threads of `threads = [...]` too (they inherit
@@ -606,6 +616,73 @@ mod tests {
         assert_eq!(
             said(&["crc", "--skip=c"], 0).unwrap(),
             "no benchmark matches `crc` but for --skip `c` (12 registered; `--list` shows them)"
+        );
+    }
+
+    /// Text a hostile store (or command line) may hold: erase-line, a
+    /// window title, a clipboard write, a line break and a bidi override.
+    const HOSTILE: &str = "\x1b[2K\x1b]0;x\x07\x1b]52;c;ZXZpbA==\x07\r\nevil\u{202e}gpj";
+    /// [`HOSTILE`] as it is printed.
+    const ESCAPED: &str =
+        "\\u{1b}[2K\\u{1b}]0;x\\u{7}\\u{1b}]52;c;ZXZpbA==\\u{7}\\r\\nevil\\u{202e}gpj";
+
+    /// Whether `line` is one line with no raw control or bidi character.
+    fn harmless(line: &str) -> bool {
+        !line
+            .chars()
+            .any(|c| c.is_control() || ('\u{202a}'..='\u{202e}').contains(&c))
+    }
+
+    #[test]
+    fn a_stored_cpu_model_that_differs_is_warned_escaped_on_one_line() {
+        let here = crate::measure::environment::Environment {
+            cpu_model: "Here CPU".into(),
+            ..Default::default()
+        };
+        let stored = crate::measure::environment::Environment {
+            cpu_model: HOSTILE.into(),
+            ..Default::default()
+        };
+        let why = here.mismatch(&stored).unwrap();
+        let line = say::line(&format!("warning: {}", mismatch_warning(&why)));
+        assert!(harmless(&line), "{line}");
+        assert!(
+            line.starts_with(&format!(
+                "perfbench: warning: comparing with results from another CPU model (`{ESCAPED}`, \
+                 here `Here CPU`)"
+            )),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn a_stored_schema_is_named_escaped_on_one_line() {
+        let root = std::env::temp_dir().join(format!("perfbench-schema-{}", std::process::id()));
+        let store = crate::store::Store::at(&root);
+        let path = store.path("x", &Slot::Latest);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let doc = serde_json::json!({ "schema": HOSTILE });
+        std::fs::write(&path, doc.to_string()).unwrap();
+        let err = store.load("x", &Slot::Latest).unwrap_err();
+        std::fs::remove_dir_all(&root).unwrap();
+        let line = say::line(&format!("error: {err}"));
+        assert!(harmless(&line), "{line}");
+        assert!(line.contains(&format!("has schema `{ESCAPED}`")), "{line}");
+    }
+
+    #[test]
+    fn filters_that_leave_nothing_are_named_escaped_and_cut() {
+        let long = "f".repeat(10_000);
+        let args = ["--skip", HOSTILE, long.as_str()];
+        let options = cli::parse(args.iter().map(std::ffi::OsString::from), |_| None).unwrap();
+        let line = say::line(&nothing_selected(&options, 0, 3).unwrap());
+        assert!(harmless(&line), "{line}");
+        let cut = format!("`{}… (9,800 more characters)`", "f".repeat(200));
+        assert!(line.contains(&cut), "{line}");
+        assert!(line.contains(&format!("--skip `{ESCAPED}`")), "{line}");
+        assert!(
+            line.ends_with("(3 registered; `--list` shows them)"),
+            "{line}"
         );
     }
 

@@ -13,7 +13,9 @@ use crate::counter::group::{self, Groups};
 use crate::kernel::{alloc, pmu, sys};
 use crate::measure::environment::Environment;
 use crate::measure::{self, MeasureError, ThreadPin};
+use crate::output::format::quoted;
 use crate::run::cli::Options;
+use crate::run::say;
 use crate::stats::Statistics;
 use crate::store::{self, BaselineSave, Store, StoreLock};
 
@@ -129,7 +131,7 @@ pub fn prepare(options: &Options, wants: &[(Want, &str)]) -> Result<Plan, String
     let target = target(options, &store)?;
     let environment = Environment::current(cpu);
     for warning in environment.warnings() {
-        eprintln!("perfbench: warning: {warning}");
+        say::warning(&warning);
     }
     Ok(Plan {
         setup,
@@ -148,7 +150,8 @@ pub fn prepare(options: &Options, wants: &[(Want, &str)]) -> Result<Plan, String
 fn lock(options: &Options, store: &Store) -> Result<(StoreLock, Option<BaselineSave>), String> {
     let root = store.root().display();
     let lock = store
-        .lock(|holder| eprintln!("perfbench: waiting for {root}, in use by {holder}"))
+        // The holder is what the lock file says: stored text, escaped.
+        .lock(|holder| say::say(&format!("waiting for {root}, in use by {holder}")))
         .map_err(|e| e.to_string())?;
     let saving = match &options.save_baseline {
         Some(name) => Some(lock.begin_baseline(name).map_err(|e| e.to_string())?),
@@ -229,13 +232,13 @@ fn countable_events(spec: Option<&str>, pinned: bool) -> Result<Vec<Event>, Stri
                 countable.push(e);
             }
             Err(err) => {
-                eprintln!("perfbench: warning: {err}");
+                say::warning(&err.to_string());
                 last_error = Some(err);
             }
         }
     }
     if !narrowed.is_empty() {
-        eprintln!("perfbench: note: {}", user_only_note(&narrowed));
+        say::note(&user_only_note(&narrowed));
     }
     match (countable.is_empty(), last_error) {
         (true, Some(err)) => Err(format!("no event left to count (last: {err})")),
@@ -272,11 +275,11 @@ fn hardware_counters() -> bool {
 fn note_missing_hardware() {
     if !hardware_counters() {
         let paranoid = paranoid_setting();
-        eprintln!(
-            "perfbench: note: no hardware counters here (no CPU PMU, usual in VMs and CI; \
+        say::note(&format!(
+            "no hardware counters here (no CPU PMU, usual in VMs and CI; \
              kernel.perf_event_paranoid = {paranoid}): measuring software events and wall time; \
              on bare metal or with a virtual PMU you get cycles, instructions and cache misses"
-        );
+        ));
     }
 }
 
@@ -340,17 +343,26 @@ fn target(options: &Options, store: &Store) -> Result<Target, String> {
     };
     let saved = store.baseline_names();
     if !saved.contains(name) {
-        return Err(format!(
-            "baseline `{name}` not found under {} (saved baselines: {})",
-            store.root().display(),
-            if saved.is_empty() {
-                "none".to_string()
-            } else {
-                saved.join(", ")
-            }
-        ));
+        return Err(not_found(name, store.root(), &saved));
     }
     Ok(Target::Baseline(name.clone()))
+}
+
+/// The error for `--baseline name` missing from the store at `root`, which
+/// holds the baselines `saved`: folder names there, which a restored store
+/// may have made anything, so each is quoted (escaped and cut).
+fn not_found(name: &str, root: &std::path::Path, saved: &[String]) -> String {
+    let saved: Vec<String> = saved.iter().map(|s| format!("`{}`", quoted(s))).collect();
+    format!(
+        "baseline `{}` not found under {} (saved baselines: {})",
+        quoted(name),
+        quoted(&root.display().to_string()),
+        if saved.is_empty() {
+            "none".to_string()
+        } else {
+            saved.join(", ")
+        }
+    )
 }
 
 /// The measurement's own cost, from an empty routine measured in the same
@@ -451,5 +463,30 @@ pub(crate) mod tests {
             target: Target::PreviousRun,
             environment: Environment::default(),
         }
+    }
+
+    #[test]
+    fn a_missing_baseline_names_the_saved_ones_escaped_and_cut() {
+        let root = std::env::temp_dir().join(format!("perfbench-names-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        // Earlier layout: `<bench>/baselines/<name>.json`, named by a
+        // restored store as it likes.
+        let dir = root.join("b").join("baselines");
+        std::fs::create_dir_all(&dir).unwrap();
+        let long = "n".repeat(250);
+        for name in ["main", "x\x1b]52;c;ZXZpbA==\x07\ny\u{202e}", long.as_str()] {
+            std::fs::write(dir.join(format!("{name}.json")), "{}").unwrap();
+        }
+        let options = crate::run::cli::parse(["--baseline", "dev"].map(Into::into), |_| None);
+        let err = target(&options.unwrap(), &Store::at(&root)).unwrap_err();
+        std::fs::remove_dir_all(&root).unwrap();
+        assert!(!err.chars().any(char::is_control), "{err}");
+        assert!(!err.contains('\u{202e}'), "{err}");
+        let cut = format!("`{}… (50 more characters)`", "n".repeat(200));
+        let names = format!(
+            "(saved baselines: `main`, {cut}, `x\\u{{1b}}]52;c;ZXZpbA==\\u{{7}}\\ny\\u{{202e}}`)"
+        );
+        assert!(err.starts_with("baseline `dev` not found under "), "{err}");
+        assert!(err.ends_with(&names), "{err}");
     }
 }

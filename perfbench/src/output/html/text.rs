@@ -17,9 +17,11 @@ pub(super) const CSS: &str = include_str!("style.css");
 pub(super) const SCRIPT: &str = include_str!("sort.js");
 
 /// `s` with `&`, `<`, `>`, `"` and `'` escaped: safe in HTML text and in
-/// quoted attributes; control characters are written as the terminal
-/// writes them ([`printable`]: `\n`, `\u{1b}`), so that no page holds a
-/// raw NUL or ESC and an id reads the same everywhere.
+/// quoted attributes; control characters and those that turn the
+/// direction of text are written as the terminal writes them
+/// ([`printable`]: `\n`, `\u{1b}`, `\u{202e}`), so that no page holds a
+/// raw NUL or ESC, none reads otherwise than it is, and an id reads the
+/// same everywhere. Not cut: a page has room for a whole id.
 pub(super) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in printable(s).chars() {
@@ -172,6 +174,16 @@ mod tests {
         assert_eq!(
             esc("<a href='x'>&\"\n\x1b[2J\0"),
             "&lt;a href=&#39;x&#39;&gt;&amp;&quot;\\n\\u{1b}[2J\\0"
+        );
+    }
+
+    #[test]
+    fn text_that_turns_direction_reads_as_it_is_held() {
+        // A page shows an id as the terminal does: an override would make
+        // `evil\u{202e}gpj.exe` read `evilexe.jpg`.
+        assert_eq!(
+            esc("evil\u{202e}gpj.exe \u{2067}x"),
+            "evil\\u{202e}gpj.exe \\u{2067}x"
         );
     }
 }

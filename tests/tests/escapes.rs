@@ -1,0 +1,151 @@
+//! End to end: hostile text on the command line and in a restored store
+//! (a stored CPU model, a stored schema tag) reaches the terminal escaped,
+//! cut and one line per message, through the `inputs` bench target
+//! (tests/benches/inputs.rs) run directly, so that no line of cargo's
+//! echoes the arguments raw.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use common::{built, fresh_dir, without_our_variables, Run, QUICK, RUNS};
+use serde_json::Value;
+
+/// Erase-line, a window title, a clipboard write (OSC 52), a carriage
+/// return and a line break, a bidi override and an isolate.
+const HOSTILE: &str = "\x1b[2K\x1b]0;pwned\x07\x1b]52;c;ZXZpbA==\x07\r\nFake\u{202e}UPC\u{2066}";
+
+/// [`HOSTILE`] as perfbench prints it.
+const ESCAPED: &str =
+    "\\u{1b}[2K\\u{1b}]0;pwned\\u{7}\\u{1b}]52;c;ZXZpbA==\\u{7}\\r\\nFake\\u{202e}UPC\\u{2066}";
+
+/// The inputs bench target, built optimised as `cargo bench` builds it.
+fn binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| built(&["--bench", "inputs"], "/inputs-"))
+}
+
+/// The inputs binary measuring `plain`'s page faults quickly under `home`,
+/// with `args` after.
+fn run(home: &Path, args: &[&str]) -> Run {
+    binary();
+    let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut cmd = Command::new(binary());
+    without_our_variables(&mut cmd);
+    cmd.arg("--bench")
+        .args(QUICK)
+        .args(["--events", "page-faults", "--exact", "plain"])
+        .args(args)
+        .env("PERFBENCH_HOME", home);
+    Run::finish(cmd.output().expect("runs"))
+}
+
+/// Whether `text` holds a raw control character (but for line ends) or a
+/// character that turns the direction of text.
+fn harmful(text: &str) -> bool {
+    text.chars().any(|c| {
+        (c.is_control() && c != '\n')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}')
+    })
+}
+
+/// Every line of `run`'s stderr is a message of perfbench's (or a
+/// regression's indented line): none is the rest of a broken one.
+fn one_line_each(run: &Run) -> bool {
+    run.stderr.lines().all(|l| l.starts_with("perfbench: "))
+}
+
+#[test]
+fn hostile_baseline_names_are_one_line_errors_escaped_and_cut() {
+    let home = fresh_dir("escapes", "names");
+    let long = "n".repeat(10_000);
+    let cut = format!("{}… (9,800 more characters)", "n".repeat(200));
+    for flag in ["--baseline", "--save-baseline"] {
+        for (name, shown) in [(HOSTILE, ESCAPED), (&long, cut.as_str())] {
+            let run = run(&home, &[flag, name]);
+            assert_eq!(run.code, 2, "{flag}: {}", run.stderr);
+            assert_eq!(run.stdout, "", "{flag}: nothing is measured");
+            assert!(!harmful(&run.stderr), "{flag}: {:?}", run.stderr);
+            assert_eq!(run.stderr.lines().count(), 1, "{flag}: {}", run.stderr);
+            let said = format!("perfbench: error: baseline name `{shown}`: ");
+            assert!(run.stderr.starts_with(&said), "{flag}: {}", run.stderr);
+            assert!(run.stderr.len() < 400, "{flag}: {}", run.stderr);
+        }
+    }
+    let nothing_stored = std::fs::read_dir(&home).unwrap().count();
+    assert_eq!(nothing_stored, 0, "a refused name stores nothing");
+}
+
+/// The stored latest result under `home`, the only one there.
+fn latest(home: &Path) -> PathBuf {
+    let found: Vec<PathBuf> = std::fs::read_dir(home)
+        .unwrap()
+        .map(|e| e.unwrap().path().join("latest.json"))
+        .filter(|p| p.is_file())
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    found[0].clone()
+}
+
+/// Sets `field` (a JSON pointer) of the stored result at `path` to `to`.
+fn tamper(path: &Path, field: &str, to: &str) {
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    *doc.pointer_mut(field).expect("the field is stored") = Value::from(to);
+    std::fs::write(path, doc.to_string()).unwrap();
+}
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(files_under(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[test]
+fn a_hostile_stored_cpu_model_and_schema_reach_the_terminal_escaped() {
+    let home = fresh_dir("escapes", "stored");
+    let first = run(&home, &[]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let stored = latest(&home);
+    let model = format!("{HOSTILE}{}", "x".repeat(5_000));
+    tamper(&stored, "/environment/cpu_model", &model);
+
+    let compared = run(&home, &["--color", "never"]);
+    assert_eq!(compared.code, 0, "{}", compared.stderr);
+    for text in [&compared.stderr, &compared.stdout] {
+        assert!(!harmful(text), "{text:?}");
+    }
+    assert!(one_line_each(&compared), "{}", compared.stderr);
+    let warning = compared
+        .stderr
+        .lines()
+        .find(|l| l.contains("comparing with results from another CPU model"))
+        .unwrap_or_else(|| panic!("no warning: {}", compared.stderr));
+    let said =
+        format!("perfbench: warning: comparing with results from another CPU model (`{ESCAPED}xxx");
+    assert!(warning.starts_with(&said), "{warning}");
+    assert!(warning.ends_with(" more characters)"), "cut: {warning}");
+    assert!(warning.chars().count() < 1_100, "{warning}");
+    for file in files_under(&home.join("report")) {
+        let text = String::from_utf8_lossy(&std::fs::read(&file).unwrap()).into_owned();
+        assert!(!harmful(&text), "a raw one in {}", file.display());
+    }
+
+    tamper(&latest(&home), "/schema", HOSTILE);
+    let refused = run(&home, &[]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(!harmful(&refused.stderr), "{:?}", refused.stderr);
+    assert!(!harmful(&refused.stdout), "{:?}", refused.stdout);
+    assert!(one_line_each(&refused), "{}", refused.stderr);
+    let said = format!("has schema `{ESCAPED}`, this perfbench reads `perfbench/result/");
+    assert!(refused.stderr.contains(&said), "{}", refused.stderr);
+}

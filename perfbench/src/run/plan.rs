@@ -341,7 +341,7 @@ fn target(options: &Options, store: &Store) -> Result<Target, String> {
     let Some(name) = &options.baseline else {
         return Ok(Target::PreviousRun);
     };
-    let saved = store.baseline_names();
+    let saved = store.baseline_names().map_err(|e| e.to_string())?;
     if !saved.contains(name) {
         return Err(not_found(name, store.root(), &saved));
     }

@@ -107,32 +107,42 @@ fn version_folder(baselines: &Folder, name: &str) -> Result<Option<Folder>, Stor
     }
 }
 
-/// The names of the saved baselines, in both layouts, sorted.
-pub(super) fn names(root: &Path) -> Vec<String> {
-    let Ok(Some(root)) = Folder::root(root, false) else {
-        return Vec::new();
+/// The names of the saved baselines, in both layouts, sorted. A
+/// `baselines` folder, here or in a benchmark's folder, that is a link or
+/// no folder at all is the error.
+pub(super) fn names(root: &Path) -> Result<Vec<String>, StoreError> {
+    let Some(root) = Folder::root(root, false)? else {
+        return Ok(Vec::new());
     };
-    let linked = match root.sub(OsStr::new(BASELINES), false) {
-        Ok(Some(baselines)) => baselines.entries(),
-        _ => Vec::new(),
-    };
-    let linked = linked
-        .into_iter()
-        .filter(|(n, kind)| !n.starts_with('.') && *kind == Kind::Link)
-        .map(|(n, _)| n);
-    let earlier = root
-        .entries()
-        .into_iter()
-        .filter(|(_, kind)| *kind == Kind::Dir)
-        .filter_map(|(bench, _)| root.sub(OsStr::new(&bench), false).ok().flatten())
-        .filter_map(|bench| bench.sub(OsStr::new(BASELINES), false).ok().flatten())
-        .flat_map(|dir| dir.entries())
-        .filter(|(_, kind)| *kind == Kind::File)
-        .filter_map(|(f, _)| f.strip_suffix(".json").map(String::from));
-    let mut names: Vec<String> = linked.chain(earlier).collect();
+    let mut names = Vec::new();
+    if let Some(baselines) = root.sub(OsStr::new(BASELINES), false)? {
+        let linked = baselines.entries().into_iter();
+        names.extend(
+            linked
+                .filter(|(n, kind)| !n.starts_with('.') && *kind == Kind::Link)
+                .map(|(n, _)| n),
+        );
+    }
+    for (bench, kind) in root.entries() {
+        if kind != Kind::Dir || bench == BASELINES || bench.starts_with('.') {
+            continue;
+        }
+        let Some(bench) = root.sub(OsStr::new(&bench), false)? else {
+            continue;
+        };
+        let Some(earlier) = bench.sub(OsStr::new(BASELINES), false)? else {
+            continue;
+        };
+        let files = earlier.entries().into_iter();
+        names.extend(
+            files
+                .filter(|(_, kind)| *kind == Kind::File)
+                .filter_map(|(f, _)| f.strip_suffix(".json").map(String::from)),
+        );
+    }
     names.sort();
     names.dedup();
-    names
+    Ok(names)
 }
 
 /// A baseline being saved: its files go to a staging folder, which
@@ -418,9 +428,13 @@ mod tests {
         let first = lock.begin_baseline("main").unwrap();
         save(&first, "a", 16);
         save(&first, "b", 16);
-        assert_eq!(store.baseline_names(), Vec::<String>::new(), "not yet");
+        assert_eq!(
+            store.baseline_names().unwrap(),
+            Vec::<String>::new(),
+            "not yet"
+        );
         first.commit().unwrap();
-        assert_eq!(store.baseline_names(), ["main"]);
+        assert_eq!(store.baseline_names().unwrap(), ["main"]);
 
         let second = lock.begin_baseline("main").unwrap();
         save(&second, "a", 17);
@@ -455,7 +469,7 @@ mod tests {
         let earlier = store.root().join("a").join("baselines").join("old.json");
         std::fs::create_dir_all(earlier.parent().unwrap()).unwrap();
         std::fs::write(&earlier, encode_recording(&a, &result)).unwrap();
-        assert_eq!(store.baseline_names(), ["old"]);
+        assert_eq!(store.baseline_names().unwrap(), ["old"]);
         assert_eq!(faults(&store, "a", "old"), Some(16));
 
         let (b, result) = run_of("b", 17);
@@ -466,7 +480,7 @@ mod tests {
         assert_eq!(faults(&store, "b", "old"), Some(17));
         assert!(!earlier.exists(), "taken over");
         assert!(!earlier.parent().unwrap().exists(), "emptied, removed");
-        assert_eq!(store.baseline_names(), ["old"]);
+        assert_eq!(store.baseline_names().unwrap(), ["old"]);
         let _ = std::fs::remove_dir_all(store.root());
     }
 

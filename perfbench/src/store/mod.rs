@@ -210,8 +210,9 @@ impl Store {
         }
     }
 
-    /// The names of the baselines saved here.
-    pub fn baseline_names(&self) -> Vec<String> {
+    /// The names of the baselines saved here; a `baselines` folder that
+    /// is a link or no folder is the error.
+    pub fn baseline_names(&self) -> Result<Vec<String>, StoreError> {
         baseline::names(&self.root)
     }
 
@@ -538,7 +539,7 @@ mod tests {
         assert_eq!(store.load(&run.id, &Slot::Latest).unwrap(), Some(stored));
         let base = Slot::Baseline("main".into());
         store.save(&run, &base, &result).unwrap();
-        assert_eq!(store.baseline_names(), ["main"]);
+        assert_eq!(store.baseline_names().unwrap(), ["main"]);
         let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
             .unwrap()
             .flatten()

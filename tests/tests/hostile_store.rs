@@ -539,6 +539,9 @@ fn absurd_stored_numbers_are_named_never_a_panic_a_hang_or_a_loop() {
             serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
         let remade = remade["metrics"][0]["estimate"].as_array().unwrap().clone();
         assert!(remade[0].as_f64().unwrap() < 1e9, "{name}: {remade:?}");
-        assert!(remade[1].as_f64() <= remade[0].as_f64(), "{name}: {remade:?}");
+        assert!(
+            remade[1].as_f64() <= remade[0].as_f64(),
+            "{name}: {remade:?}"
+        );
     }
 }

@@ -122,7 +122,7 @@ pub(super) fn remove_debris(folder: &Folder, depth: usize) {
     }
 }
 
-/// Whether `name` is a temporary name [`write_atomically`] makes.
+/// Whether `name` is a temporary name [`Folder::write`] makes.
 fn is_temporary(name: &str) -> bool {
     name.starts_with('.') && name.contains(TEMP_MARK)
 }

@@ -147,8 +147,14 @@ pub fn decode_recording(text: &str) -> Result<Recording, String> {
         .map_err(|e| format!("not valid JSON ({e}); remove or restore it"))?;
     let schema = doc.get("schema").and_then(Value::as_str).unwrap_or("none");
     if schema != RESULT_SCHEMA {
-        // Escaped and cut short: the file's text is to make one short line.
-        let schema: String = schema.escape_debug().take(64).collect();
+        // Cut short, then escaped (never inside an escape): the file's
+        // text is to make one short line.
+        let schema: String = schema
+            .chars()
+            .take(64)
+            .collect::<String>()
+            .escape_debug()
+            .collect();
         return Err(format!(
             "has schema `{schema}`, this perfbench reads `{RESULT_SCHEMA}`; remove it or use a matching perfbench"
         ));
@@ -541,7 +547,7 @@ mod tests {
             e,
             format!(
                 "has schema `v0\\n{}`, this perfbench reads `{RESULT_SCHEMA}`; remove it or use a matching perfbench",
-                "x".repeat(60)
+                "x".repeat(61)
             )
         );
     }

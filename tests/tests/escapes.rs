@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use common::{built, fresh_dir, without_our_variables, Run, QUICK, RUNS};
+use common::{built, files_under, fresh_dir, without_our_variables, Run, QUICK, RUNS};
 use serde_json::Value;
 
 /// Erase-line, a window title, a clipboard write (OSC 52), a carriage
@@ -94,20 +94,6 @@ fn tamper(path: &Path, field: &str, to: &str) {
     let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     *doc.pointer_mut(field).expect("the field is stored") = Value::from(to);
     std::fs::write(path, doc.to_string()).unwrap();
-}
-
-/// Every file under `dir`, recursively.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            files.extend(files_under(&path));
-        } else {
-            files.push(path);
-        }
-    }
-    files
 }
 
 #[test]

@@ -6,9 +6,9 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use common::{bench_target_with_env, bench_with_env, Run, QUICK};
+use common::{bench_target_with_env, bench_with_env, files_under, Run, QUICK};
 
 /// `cargo bench --bench inputs -- ARGS` with `env`.
 fn inputs(args: &[&str], env: &[(&str, &str)]) -> Run {
@@ -188,20 +188,6 @@ fn control_characters_in_ids_are_escaped_in_the_table_and_the_report_and_kept_in
         index.contains("hostile/esc\\u{1b}[31mred"),
         "escaped as in the table"
     );
-}
-
-/// Every file under `dir`, recursively.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            files.extend(files_under(&path));
-        } else {
-            files.push(path);
-        }
-    }
-    files
 }
 
 #[test]

@@ -11,7 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use common::{built, fresh_dir, without_our_variables, Run, QUICK, RUNS};
+use common::{built, files_under, fresh_dir, without_our_variables, Run, QUICK, RUNS};
 use serde_json::Value;
 
 /// The store bench target, built optimised as `cargo bench` builds it.
@@ -83,20 +83,6 @@ fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
         );
         std::thread::sleep(Duration::from_millis(2));
     }
-}
-
-/// The files under `dir`, at any depth.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if entry.file_type().unwrap().is_dir() {
-            found.extend(files_under(&path));
-        } else {
-            found.push(path);
-        }
-    }
-    found
 }
 
 /// Staging folders of baselines (named `.NAME.<pid>-<random>`) under

@@ -147,3 +147,18 @@ pub fn built(extra: &[&str], marker: &str) -> PathBuf {
         })
         .unwrap_or_else(|| panic!("cargo names no executable with `{marker}`"))
 }
+
+/// Every file under `dir`, at any depth (links not followed); none where
+/// `dir` cannot be listed.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            found.extend(files_under(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
+}

@@ -232,7 +232,9 @@ fn small() {
     ] {
         let run = analysed(&store, &ids, &options.against);
         let (time, index) = best_of(3, || {
-            write_report(&store, &run, &options).expect("the report is written")
+            write_report(&store, &run, &options)
+                .expect("the report is written")
+                .index
         });
         let (files, bytes) = size(index.parent().expect("report/"));
         println!(
@@ -366,7 +368,9 @@ mod scale {
         };
         let run = [quick_run(store, noise)];
         let start = Instant::now();
-        let index = write_report(store, &run, &options).expect("the report is written");
+        let index = write_report(store, &run, &options)
+            .expect("the report is written")
+            .index;
         let first = start.elapsed();
         let mut times: Vec<Duration> = (0..REPEATS)
             .map(|_| {

@@ -8,8 +8,6 @@ pub mod format;
 pub mod html;
 pub mod table;
 
-use std::path::PathBuf;
-
 use crate::analysis::{Analysed, Calibration};
 use crate::counter::event::Event;
 use crate::measure::environment::Environment;
@@ -79,8 +77,8 @@ impl Sink {
         }
     }
 
-    /// Ends the output; the report gives the path of its index.
-    pub fn finish(self) -> Result<Option<PathBuf>, StoreError> {
+    /// Ends the output; the report says what it wrote.
+    pub fn finish(self) -> Result<Option<html::Written>, StoreError> {
         match self {
             Sink::Report(r) => r.finish().map(Some),
             Sink::Table(t) => {

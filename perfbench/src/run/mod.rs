@@ -464,11 +464,17 @@ fn finish(plan: Plan, sinks: Vec<Sink>, mut summary: Summary, total: usize) -> R
             continue;
         }
         match sink.finish() {
-            // Whole, not cut: a path to open.
-            Ok(Some(index)) => eprintln!(
-                "perfbench: report: {}",
-                printable(&index.display().to_string())
-            ),
+            Ok(Some(written)) => {
+                // Not this run's benchmarks: no reason to fail the run.
+                for left_out in &written.left_out {
+                    say::warning(&format!("left out of the report: {left_out}"));
+                }
+                // Whole, not cut: a path to open.
+                eprintln!(
+                    "perfbench: report: {}",
+                    printable(&written.index.display().to_string())
+                );
+            }
             Ok(None) => {}
             Err(err) => {
                 say::error(&err.to_string());

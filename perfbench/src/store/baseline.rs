@@ -123,16 +123,8 @@ pub(super) fn names(root: &Path) -> Result<Vec<String>, StoreError> {
                 .map(|(n, _)| n),
         );
     }
-    for (bench, kind) in root.entries() {
-        if kind != Kind::Dir || bench == BASELINES || bench.starts_with('.') {
-            continue;
-        }
-        let Some(bench) = root.sub(OsStr::new(&bench), false)? else {
-            continue;
-        };
-        let Some(earlier) = bench.sub(OsStr::new(BASELINES), false)? else {
-            continue;
-        };
+    for found in earlier_folders(&root) {
+        let (_, earlier) = found?;
         let files = earlier.entries().into_iter();
         names.extend(
             files
@@ -243,11 +235,7 @@ impl BaselineSave {
         }
         self.staging = None;
         match before {
-            Some(old) => {
-                if let Some(old) = old.path().file_name() {
-                    baselines.remove(old);
-                }
-            }
+            Some(old) => baselines.remove(old.name()),
             None => self.remove_earlier_layout(),
         }
         Ok(())
@@ -265,32 +253,25 @@ impl BaselineSave {
                     }
                 }
             }
-            None => {
-                for (bench, dir) in self.earlier_folders() {
-                    let from = format!("{}.json", self.name);
-                    if dir.stat(&from)?.is_some_and(|s| s.kind == Kind::File) {
-                        keep(&dir, &from, staging, &format!("{bench}.json"))?;
-                    }
-                }
-            }
+            None => self.carry_over_earlier(staging)?,
         }
         Ok(())
     }
 
-    /// The `<folder of the id>/baselines` folders of the earlier layout,
-    /// real folders only, with their benchmark's folder name.
-    fn earlier_folders(&self) -> Vec<(String, Folder)> {
-        let Ok(Some(root)) = Folder::root(&self.root, false) else {
-            return Vec::new();
+    /// Links into `staging` this baseline's files of the earlier layout;
+    /// a link in that layout is no baseline's, and is skipped.
+    fn carry_over_earlier(&self, staging: &Folder) -> Result<(), StoreError> {
+        let Some(root) = Folder::root(&self.root, false)? else {
+            return Ok(());
         };
-        root.entries()
-            .into_iter()
-            .filter(|(name, kind)| *kind == Kind::Dir && name != BASELINES)
-            .filter_map(|(bench, _)| {
-                let dir = root.sub(OsStr::new(&bench), false).ok()??;
-                Some((bench, dir.sub(OsStr::new(BASELINES), false).ok()??))
-            })
-            .collect()
+        let from = format!("{}.json", self.name);
+        for (bench, dir) in earlier_folders(&root).filter_map(Result::ok) {
+            if dir.stat(&from)?.is_some_and(|s| s.kind == Kind::File) {
+                let to = format!("{}.json", bench.name().to_string_lossy());
+                keep(&dir, &from, staging, &to)?;
+            }
+        }
+        Ok(())
     }
 
     /// Removes the earlier layout's files of this baseline, now taken over.
@@ -299,21 +280,34 @@ impl BaselineSave {
         let Ok(Some(root)) = Folder::root(&self.root, false) else {
             return;
         };
-        for (bench, dir) in self.earlier_folders() {
-            if dir
-                .stat(&file)
-                .ok()
-                .flatten()
-                .is_some_and(|s| s.kind == Kind::File)
+        for (bench, dir) in earlier_folders(&root).filter_map(Result::ok) {
+            if dir.stat_file(&file).ok().flatten().is_some()
                 && dir.dir().remove_file(OsStr::new(&file)).is_ok()
             {
                 // Only if it is now empty.
-                if let Ok(Some(bench)) = root.sub(OsStr::new(&bench), false) {
-                    let _ = bench.dir().remove_dir(OsStr::new(BASELINES));
-                }
+                let _ = bench.dir().remove_dir(OsStr::new(BASELINES));
             }
         }
     }
+}
+
+/// The `<folder of the id>/baselines` folders of the earlier layout under
+/// `root`, each with its benchmark's folder; one that is a link, or no
+/// folder, is the error in its place.
+fn earlier_folders(
+    root: &Folder,
+) -> impl Iterator<Item = Result<(Folder, Folder), StoreError>> + '_ {
+    root.entries()
+        .into_iter()
+        .filter(|(name, kind)| *kind == Kind::Dir && name != BASELINES && !name.starts_with('.'))
+        .filter_map(|(bench, _)| {
+            let found = root.sub(OsStr::new(&bench), false).and_then(|bench| {
+                let Some(bench) = bench else { return Ok(None) };
+                let earlier = bench.sub(OsStr::new(BASELINES), false)?;
+                Ok(earlier.map(|earlier| (bench, earlier)))
+            });
+            found.transpose()
+        })
 }
 
 /// Makes `to` in `staging` a second name of the file `from` in `dir`, or a

@@ -18,7 +18,7 @@ use super::{error, StoreError, MAX_STORED_BYTES};
 use crate::kernel::dir::{Access, Dir, Kind, Stat};
 
 /// What the store may hold where it is refused: one reason per kind.
-pub(super) const LINK: &str = "is a link, and perfbench follows no link in its store; remove it";
+const LINK: &str = "is a link, and perfbench follows no link in its store; remove it";
 const NOT_A_FOLDER: &str = "is not a folder; remove it";
 const IS_A_FOLDER: &str = "is a folder where a file should be; remove it";
 const NOT_A_FILE: &str = "is not a regular file; remove it";
@@ -114,6 +114,11 @@ impl Folder {
         &self.path
     }
 
+    /// This folder's name in its parent.
+    pub(super) fn name(&self) -> &OsStr {
+        self.path.file_name().unwrap_or_default()
+    }
+
     /// The folder's descriptor.
     pub(super) fn dir(&self) -> &Dir {
         &self.dir
@@ -136,13 +141,10 @@ impl Folder {
         let Some(stat) = self.stat(name)? else {
             return Ok(None);
         };
-        let reason = match stat.kind {
-            Kind::File => return Ok(Some(stat)),
-            Kind::Link => LINK,
-            Kind::Dir => IS_A_FOLDER,
-            Kind::Other => NOT_A_FILE,
-        };
-        Err(error(&self.path_of(name), reason))
+        match not_a_file(stat.kind) {
+            None => Ok(Some(stat)),
+            Some(reason) => Err(error(&self.path_of(name), reason)),
+        }
     }
 
     /// The names in this folder that are UTF-8 (perfbench makes no other),
@@ -152,8 +154,10 @@ impl Folder {
         let mut entries: Vec<(String, Kind)> = names
             .into_iter()
             .filter_map(|n| n.into_string().ok())
-            .filter_map(|n| Some((self.dir.stat(OsStr::new(&n)).ok()?.kind, n)))
-            .map(|(kind, n)| (n, kind))
+            .filter_map(|n| {
+                let kind = self.dir.stat(OsStr::new(&n)).ok()?.kind;
+                Some((n, kind))
+            })
             .collect();
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         entries
@@ -173,11 +177,8 @@ impl Folder {
         let meta = file
             .metadata()
             .map_err(|e| error(&path, format!("cannot read: {e}")))?;
-        if meta.is_dir() {
-            return Err(error(&path, IS_A_FOLDER));
-        }
-        if !meta.is_file() {
-            return Err(error(&path, NOT_A_FILE));
+        if let Some(reason) = not_a_file(kind_of(&meta)) {
+            return Err(error(&path, reason));
         }
         if meta.len() > MAX_STORED_BYTES {
             return Err(too_large(&path, meta.len()));
@@ -246,6 +247,17 @@ fn refusal(path: &Path, kind: Option<Kind>, e: io::Error) -> StoreError {
     }
 }
 
+/// Why a name of kind `kind` is refused where perfbench keeps a file of
+/// its own; `None` for a regular file.
+fn not_a_file(kind: Kind) -> Option<&'static str> {
+    match kind {
+        Kind::File => None,
+        Kind::Link => Some(LINK),
+        Kind::Dir => Some(IS_A_FOLDER),
+        Kind::Other => Some(NOT_A_FILE),
+    }
+}
+
 /// What std's metadata (of a path not followed) says it is.
 fn kind_of(meta: &std::fs::Metadata) -> Kind {
     let t = meta.file_type();
@@ -261,7 +273,7 @@ fn kind_of(meta: &std::fs::Metadata) -> Kind {
 }
 
 /// A file past [`MAX_STORED_BYTES`].
-pub(super) fn too_large(path: &Path, size: u64) -> StoreError {
+fn too_large(path: &Path, size: u64) -> StoreError {
     error(
         path,
         format!(

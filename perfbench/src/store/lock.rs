@@ -9,9 +9,9 @@ use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::folder::{Folder, LINK};
+use super::folder::Folder;
 use super::{error, files, Store, StoreError};
-use crate::kernel::dir::{Access, Kind};
+use crate::kernel::dir::Access;
 use crate::kernel::lock;
 
 /// The lock file's name in the root.
@@ -88,18 +88,12 @@ impl Store {
     /// would empty whatever it points at).
     fn open_lock_file(&self) -> Result<File, StoreError> {
         let root = Folder::root(&self.root, true)?.expect("made");
-        let path = root.path_of(LOCK_FILE);
-        let file = root
-            .dir()
+        // A link, a folder or a FIFO in its place is named; O_NOFOLLOW
+        // keeps a link made after this check from being opened.
+        root.stat_file(LOCK_FILE)?;
+        root.dir()
             .open_file(OsStr::new(LOCK_FILE), Access::ReadWriteOrCreate)
-            .map_err(|e| match root.stat(LOCK_FILE) {
-                Ok(Some(s)) if s.kind == Kind::Link => error(&path, LINK),
-                _ => error(&self.root, format!("cannot write in the folder: {e}")),
-            })?;
-        match file.metadata() {
-            Ok(m) if m.is_file() => Ok(file),
-            _ => Err(error(&path, "is not a regular file; remove it")),
-        }
+            .map_err(|e| error(&self.root, format!("cannot write in the folder: {e}")))
     }
 }
 

@@ -269,10 +269,27 @@ impl Store {
         Ok(folder.stat_file(name)?.map(|s| s.modified))
     }
 
-    /// The error for the entry `rel` under the root, a link: perfbench
-    /// follows none in its store.
-    pub fn link_refused(&self, rel: &Path) -> StoreError {
-        error(&self.root.join(rel), folder::LINK)
+    /// The latest run stored in the benchmark folder `folder` of the
+    /// root, checked to belong there; `None` where it holds none.
+    pub fn stored_run(&self, folder: &str) -> Result<Option<Recording>, StoreError> {
+        let Some(bench) = self.folder(Path::new(folder), false)? else {
+            return Ok(None);
+        };
+        let Some(text) = bench.read("latest.json")? else {
+            return Ok(None);
+        };
+        let path = bench.path_of("latest.json");
+        let run = decode_recording(&text).map_err(|reason| error(&path, reason))?;
+        if folder_name(&run.id) != folder {
+            return Err(error(
+                &path,
+                format!(
+                    "holds benchmark `{}`, which belongs in another folder; remove it",
+                    run.id
+                ),
+            ));
+        }
+        Ok(Some(run))
     }
 
     /// The UTF-8 names in the folder `rel` under the root with what each
@@ -299,8 +316,8 @@ impl Store {
             if folder.starts_with('.') || kind == Kind::File {
                 continue;
             }
-            match stored_id(&root, &folder) {
-                Ok(Some(id)) => ids.push(id),
+            match self.stored_run(&folder) {
+                Ok(Some(run)) => ids.push(run.id),
                 Ok(None) => {}
                 Err(e) => errors.push(e),
             }
@@ -377,29 +394,6 @@ impl Store {
         }
         folder.write(&name, encode_recording(run, result).as_bytes())?;
         Ok(folder.path_of(&name))
-    }
-}
-
-/// The id stored in `folder`'s latest run under the root; `None` where it
-/// has none.
-fn stored_id(root: &Folder, folder: &str) -> Result<Option<String>, StoreError> {
-    let Some(bench) = root.sub(OsStr::new(folder), false)? else {
-        return Ok(None);
-    };
-    let Some(text) = bench.read("latest.json")? else {
-        return Ok(None);
-    };
-    let path = bench.path_of("latest.json");
-    match decode_recording(&text) {
-        Ok(run) if folder_name(&run.id) == folder => Ok(Some(run.id)),
-        Ok(run) => Err(error(
-            &path,
-            format!(
-                "holds benchmark `{}`, which belongs in another folder; remove it",
-                run.id
-            ),
-        )),
-        Err(reason) => Err(error(&path, reason)),
     }
 }
 

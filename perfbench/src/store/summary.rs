@@ -177,16 +177,10 @@ fn estimate_json(e: &Estimate) -> Value {
 /// around its point.
 fn estimate_of(v: &Value) -> Result<Estimate, String> {
     let what = "metrics.estimate";
-    let a = v
-        .as_array()
-        .filter(|a| a.len() == 3)
-        .ok_or_else(|| bad(what))?;
+    let [point, low, high] = statistics(v, what)?;
     let e = Estimate {
-        point: statistic(&a[0], what)?,
-        ci: Interval {
-            low: statistic(&a[1], what)?,
-            high: statistic(&a[2], what)?,
-        },
+        point,
+        ci: Interval { low, high },
     };
     if !(e.ci.low <= e.point && e.point <= e.ci.high) {
         return Err(bad_because(
@@ -263,14 +257,8 @@ fn change_interval(v: &Value, relative: Option<f64>) -> Result<Option<Interval>,
         }
         (v, Some(r)) => (v, r),
     };
-    let a = v
-        .as_array()
-        .filter(|a| a.len() == 2)
-        .ok_or_else(|| bad(what))?;
-    let ci = Interval {
-        low: statistic(&a[0], what)?,
-        high: statistic(&a[1], what)?,
-    };
+    let [low, high] = statistics(v, what)?;
+    let ci = Interval { low, high };
     if !(ci.low <= relative && relative <= ci.high) {
         return Err(bad_because(
             what,
@@ -278,6 +266,20 @@ fn change_interval(v: &Value, relative: Option<f64>) -> Result<Option<Interval>,
         ));
     }
     Ok(Some(ci))
+}
+
+/// An array of exactly `N` statistics, or the error naming the field
+/// `what`.
+fn statistics<const N: usize>(v: &Value, what: &str) -> Result<[f64; N], String> {
+    let a = v
+        .as_array()
+        .filter(|a| a.len() == N)
+        .ok_or_else(|| bad(what))?;
+    let mut out = [0.0; N];
+    for (o, x) in out.iter_mut().zip(a) {
+        *o = statistic(x, what)?;
+    }
+    Ok(out)
 }
 
 /// A string, or the error naming the field `what`.

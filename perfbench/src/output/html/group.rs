@@ -420,7 +420,9 @@ mod tests {
             against: Target::PreviousRun,
             thresholds: Thresholds::default(),
         };
-        let path = write_report(&Store::at(&tmp.0), run, &options).unwrap();
+        let path = write_report(&Store::at(&tmp.0), run, &options)
+            .unwrap()
+            .index;
         std::fs::read_to_string(path).unwrap()
     }
 

@@ -34,8 +34,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::analysis::compare::{Comparison, MetricChange, Target, Thresholds};
 use crate::analysis::{analyze, Analysed, Calibration, Recording};
 use crate::counter::event::Unit;
-use crate::output::format::printable;
-use crate::store::json::decode_recording;
 use crate::store::summary::{
     decode_summary, decode_values, encode_summary, encode_values, values_of, MetricSummary,
     Summary, Values,
@@ -78,8 +76,8 @@ impl ReportSink {
         self.run.push(a.clone());
     }
 
-    /// Writes the report; returns the path of its index.
-    pub fn finish(self) -> Result<PathBuf, StoreError> {
+    /// Writes the report.
+    pub fn finish(self) -> Result<Written, StoreError> {
         write_report(&self.store, &self.run, &self.options)
     }
 }
@@ -87,7 +85,8 @@ impl ReportSink {
 /// Writes `<store root>/report/index.html`, one page per benchmark of
 /// `run` (the benchmarks of this run, analysed), the page of each group of
 /// two members or more with a member in `run`, and the index listing every
-/// benchmark stored under the root. Returns the path of `index.html`.
+/// benchmark stored under the root. Returns the path of `index.html`
+/// and the stored results it left out.
 ///
 /// The cost is that of the run, not of the store: a benchmark of the run
 /// leaves its summary in `report/data/` (estimates and change for the
@@ -100,7 +99,7 @@ pub fn write_report(
     store: &Store,
     run: &[Analysed],
     options: &ReportOptions,
-) -> Result<PathBuf, StoreError> {
+) -> Result<Written, StoreError> {
     let dir = Path::new(REPORT);
     let data = dir.join("data");
     let fresh: Vec<(Summary, Vec<Values>)> =
@@ -110,14 +109,6 @@ pub fn write_report(
     }
     let run_ids: BTreeSet<&str> = run.iter().map(|a| a.recording.id.as_str()).collect();
     let (stored, problems) = stored_summaries(store, &data, &run_ids);
-    // Not this run's benchmarks: named, left out of the report, and no
-    // reason to fail the run.
-    for p in &problems {
-        eprintln!(
-            "perfbench: warning: left out of the report: {}",
-            printable(p)
-        );
-    }
     let mut entries: Vec<&Summary> = fresh.iter().map(|(s, _)| s).chain(&stored).collect();
     entries.sort_by(|a, b| a.id.cmp(&b.id));
     // Two arguments with the same Display make one id, stored once: one row.
@@ -154,7 +145,22 @@ pub fn write_report(
     }) {
         written?;
     }
-    index::write(store, &ix)
+    let index = index::write(store, &ix)?;
+    Ok(Written {
+        index,
+        left_out: problems,
+    })
+}
+
+/// What [`write_report`] wrote.
+#[derive(Debug)]
+pub struct Written {
+    /// The path of `index.html`.
+    pub index: PathBuf,
+    /// Stored results of benchmarks outside the run that could not be
+    /// read, each named with why: left out of the report (and its index
+    /// says so), no reason to fail the run.
+    pub left_out: Vec<String>,
 }
 
 /// The report's folder in the store's root.
@@ -283,10 +289,9 @@ fn stored_summaries(
         if name.starts_with('.') || run_folders.contains(&name) {
             continue;
         }
-        match kind {
-            Kind::Dir => folders.push(name),
-            Kind::Link => problems.push(store.link_refused(Path::new(&name)).to_string()),
-            Kind::File | Kind::Other => {}
+        // A link is walked into like a folder, so that the walk names it.
+        if matches!(kind, Kind::Dir | Kind::Link) {
+            folders.push(name);
         }
     }
     for found in par_map(&folders, |folder| stored_summary(store, data, folder)) {
@@ -321,20 +326,9 @@ fn stored_summary(store: &Store, data: &Path, folder: &str) -> Result<Option<Sum
             return Ok(Some(s));
         }
     }
-    let failed = |reason: String| StoreError {
-        path: store.root().join(&latest),
-        reason,
+    let Some(recording) = store.stored_run(folder)? else {
+        return Ok(None);
     };
-    let text = store
-        .read(&latest)?
-        .ok_or_else(|| failed("is gone".into()))?;
-    let recording = decode_recording(&text).map_err(failed)?;
-    if folder_name(&recording.id) != folder {
-        return Err(failed(format!(
-            "holds benchmark `{}`, which belongs in another folder; remove it",
-            recording.id
-        )));
-    }
     let a = analysed_stored(store, recording)?;
     let summary = Summary::of(&a);
     write_summary(store, data, &summary, &values_of(&a))?;
@@ -613,7 +607,7 @@ mod tests {
             against,
             thresholds: Thresholds::default(),
         };
-        let path = write_report(store, &run, &options).unwrap();
+        let path = write_report(store, &run, &options).unwrap().index;
         assert_eq!(path, store.root().join("report").join("index.html"));
         std::fs::read_to_string(path).unwrap()
     }
@@ -1261,7 +1255,7 @@ mod tests {
             against: Target::PreviousRun,
             thresholds: Thresholds::default(),
         };
-        let index = write_report(&store, &run, &options).unwrap();
+        let index = write_report(&store, &run, &options).unwrap().index;
         let index = std::fs::read_to_string(index).unwrap();
         // Exactly 250 ns per iteration: 4096 bytes in it are 16.384e9 B/s.
         assert!(
@@ -1687,7 +1681,7 @@ mod scale_tests {
         assert!(before.iter().any(|(p, _, _)| p.ends_with("group/g.html")));
         std::thread::sleep(std::time::Duration::from_millis(20));
         let again = [stored(&store, "other", 6)];
-        let index = write_report(&store, &again, &options()).unwrap();
+        let index = write_report(&store, &again, &options()).unwrap().index;
         let after = snapshot(&tmp.0.join("report"));
         let changed: Vec<String> = after
             .iter()
@@ -1728,7 +1722,7 @@ mod scale_tests {
         // Stored by an older perfbench: no report at all.
         stored(&store, "old", 16);
         let run = [stored(&store, "new", 2)];
-        let index = write_report(&store, &run, &options()).unwrap();
+        let index = write_report(&store, &run, &options()).unwrap().index;
         let index = std::fs::read_to_string(index).unwrap();
         assert!(index.contains("<span>old</span> <span class=\"badge stale\">earlier run</span>"));
         assert!(index.contains(">16 <small>± 0</small>"));
@@ -1743,7 +1737,7 @@ mod scale_tests {
         );
         // A run stored after its summary (a report that failed) is summarised again.
         stored(&store, "old", 17);
-        let index = write_report(&store, &run, &options()).unwrap();
+        let index = write_report(&store, &run, &options()).unwrap().index;
         assert!(std::fs::read_to_string(index)
             .unwrap()
             .contains(">17 <small>± 0</small>"));

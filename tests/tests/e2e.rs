@@ -322,11 +322,7 @@ fn software_events_refused_the_kernel_count_user_space_with_one_note() {
     );
     let _ = std::fs::remove_dir_all(&home);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let notes: Vec<&str> = run
-        .stderr
-        .lines()
-        .filter(|l| l.contains("user space only"))
-        .collect();
+    let notes = run.stderr_lines(|l| l.contains("user space only"));
     assert_eq!(notes.len(), 1, "{}", run.stderr);
     assert!(
         notes[0].contains("counting page-faults, context-switches in user space only")

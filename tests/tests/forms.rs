@@ -286,11 +286,7 @@ fn a_benchmarks_own_events_and_mode_give_way_to_the_runs() {
 fn a_benchmarks_unknown_event_is_an_error_naming_it() {
     let run = forms(&["--exact", "unknown_event"], &[]);
     assert_eq!(run.code, 2, "{}", run.stderr);
-    let errors: Vec<&str> = run
-        .stderr
-        .lines()
-        .filter(|l| l.starts_with("perfbench: error"))
-        .collect();
+    let errors = run.stderr_lines(|l| l.starts_with("perfbench: error"));
     assert_eq!(errors.len(), 1, "{}", run.stderr);
     assert!(
         errors[0].starts_with(

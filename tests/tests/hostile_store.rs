@@ -221,10 +221,7 @@ fn run(home: &Path, args: &[&str]) -> Run {
 
 /// The lines of `stderr` that are errors.
 fn errors(r: &Run) -> Vec<&str> {
-    r.stderr
-        .lines()
-        .filter(|l| l.starts_with("perfbench: error"))
-        .collect()
+    r.stderr_lines(|l| l.starts_with("perfbench: error"))
 }
 
 /// Asserts that the run refused the store with exit 2, its errors naming
@@ -436,11 +433,7 @@ fn a_bad_file_of_a_benchmark_outside_the_run_is_a_warning_and_left_out() {
         make(&case.at(sleeps_latest));
         let r = case.run(&["pages_times"]);
         assert_eq!(r.code, 0, "{name}: {}", r.stderr);
-        let warned: Vec<&str> = r
-            .stderr
-            .lines()
-            .filter(|l| l.contains("left out of the report"))
-            .collect();
+        let warned = r.stderr_lines(|l| l.contains("left out of the report"));
         assert_eq!(warned.len(), 1, "{name}: {}", r.stderr);
         assert!(
             warned[0].contains(&case.at(sleeps_latest).display().to_string()),

@@ -368,11 +368,7 @@ fn a_full_disk_leaves_no_temporary_file_and_names_the_real_file() {
     // 16 KiB: the three results fit, the report's pages do not.
     let ran = run(command(&home, 16, 0, &["pages_times"]));
     assert_eq!(ran.code, 2, "{}", ran.stderr);
-    let full: Vec<&str> = ran
-        .stderr
-        .lines()
-        .filter(|l| l.contains("No space left on device"))
-        .collect();
+    let full = ran.stderr_lines(|l| l.contains("No space left on device"));
     assert!(!full.is_empty(), "the disk never filled: {}", ran.stderr);
     for line in full {
         let path = line

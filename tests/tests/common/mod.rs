@@ -94,6 +94,11 @@ impl Run {
         }
     }
 
+    /// The lines of stderr that `wanted` picks.
+    pub fn stderr_lines(&self, wanted: impl Fn(&str) -> bool) -> Vec<&str> {
+        self.stderr.lines().filter(|l| wanted(l)).collect()
+    }
+
     /// The JSON lines of stdout; fails if stdout holds anything else.
     pub fn json(&self) -> Vec<Value> {
         self.stdout

@@ -275,12 +275,23 @@ fn allocation_counts_without_the_allocator_are_dropped_with_a_warning() {
     assert_eq!(metrics["page-faults"]["estimate"], 16.0);
     assert!(metrics.get("allocs").is_none(), "{metrics}");
 
-    let run = bench_with_env(&["--exact", "touch_16", "--events", "allocs"], &[]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
+    // Nothing left to count: wall time is still measured.
+    let args: Vec<&str> = ["--exact", "touch_16", "--events", "allocs"]
+        .into_iter()
+        .chain(QUICK.iter().copied())
+        .chain(["--output-format", "json"])
+        .collect();
+    let run = bench_with_env(&args, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains(warning), "{}", run.stderr);
     assert!(
         run.stderr
-            .contains("perfbench: error: no event left to count (last: cannot count `allocs` here"),
+            .contains("perfbench: note: no event left to count: measuring wall time alone\n"),
         "{}",
         run.stderr
     );
+    let metrics = run.json()[0]["metrics"].as_object().unwrap().clone();
+    let names: Vec<&String> = metrics.keys().collect();
+    assert_eq!(names, ["wall-time"]);
+    assert!(metrics["wall-time"]["estimate"].as_f64().unwrap() > 0.0);
 }

@@ -7,7 +7,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 use common::{built, files_under, fresh_dir, without_our_variables, Run, QUICK, RUNS};
@@ -32,7 +31,7 @@ fn binary() -> &'static Path {
 fn run(home: &Path, args: &[&str]) -> Run {
     binary();
     let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
-    let mut cmd = Command::new(binary());
+    let mut cmd = common::command(binary());
     without_our_variables(&mut cmd);
     cmd.arg("--bench")
         .args(QUICK)

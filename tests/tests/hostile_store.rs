@@ -178,7 +178,9 @@ fn run(home: &Path, args: &[&str]) -> Run {
     let binary = binary();
     let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
     let mut cmd = Command::new("prlimit");
-    cmd.args([DATA_LIMIT, "--"]).arg(binary);
+    cmd.args([DATA_LIMIT, "--"])
+        .args(common::runner())
+        .arg(binary);
     without_our_variables(&mut cmd);
     cmd.arg("--bench")
         .args(QUICK)

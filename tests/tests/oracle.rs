@@ -102,7 +102,7 @@ fn perfbench(name: &str) -> Vec<f64> {
     let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
     let id = format!("oracle/{name}");
     let run = Run::finish(
-        Command::new(binary)
+        common::command(binary)
             .args(["--bench", "--exact", &id, "--events", EVENTS])
             .args(["--output-format", "json", "--sample-count", "20"])
             .args(["--warm-up-time", "0.05", "--measurement-time", "0.15"])

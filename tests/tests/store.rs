@@ -29,7 +29,7 @@ fn home(name: &str) -> PathBuf {
 /// touching `pages` pages per iteration (times their argument) and sleeping
 /// `sleep_ms` per iteration.
 fn command(home: &Path, pages: u32, sleep_ms: u32, args: &[&str]) -> Command {
-    configured(Command::new(binary()), home, pages, sleep_ms, args)
+    configured(common::command(binary()), home, pages, sleep_ms, args)
 }
 
 /// [`command`] in a PID namespace of its own, where it is process 1.
@@ -37,6 +37,7 @@ fn in_own_pid_namespace(home: &Path, pages: u32, sleep_ms: u32, args: &[&str]) -
     let mut unshare = Command::new("unshare");
     unshare
         .args(["--pid", "--fork", "--kill-child", "--"])
+        .args(common::runner())
         .arg(binary());
     configured(unshare, home, pages, sleep_ms, args)
 }

@@ -21,6 +21,7 @@ use std::io;
 use std::ops::Range;
 use std::os::fd::{AsFd, OwnedFd};
 
+use crate::counter::denial::{Cause, Denial};
 use crate::counter::event::{Event, Source};
 use crate::kernel::sys::{self, CounterAttr, MmapPage};
 use crate::kernel::{alloc, pmu, rdpmc};
@@ -103,12 +104,20 @@ pub enum OpenError {
         /// Why, in a user's words.
         why: String,
     },
-    /// The kernel refused for lack of privilege.
+    /// The kernel, or a filter before it, refused.
     PermissionDenied {
         /// The event as the user wrote it.
         event: String,
-        /// `/proc/sys/kernel/perf_event_paranoid`, if readable.
-        paranoid: Option<i32>,
+        /// Why, told apart by cause.
+        denial: Denial,
+    },
+    /// The event may count user space only here, where the kernel never
+    /// raises it ([`Event::kernel_only`]): it would always read 0.
+    KernelOnly {
+        /// The event as the user wrote it.
+        event: String,
+        /// Why kernel counting was refused.
+        denial: Denial,
     },
     /// Anything else the kernel said.
     Other {
@@ -126,6 +135,7 @@ impl fmt::Display for OpenError {
             OpenError::PermissionDenied { event, .. } => {
                 write!(f, "permission denied opening `{event}`: ")
             }
+            OpenError::KernelOnly { event, .. } => write!(f, "not counting `{event}`: "),
             OpenError::Other { event, .. } => write!(f, "cannot open `{event}`: "),
         }?;
         f.write_str(&self.reason())
@@ -135,28 +145,47 @@ impl fmt::Display for OpenError {
 impl std::error::Error for OpenError {}
 
 impl OpenError {
+    /// The event as the user wrote it.
+    pub fn event(&self) -> &str {
+        match self {
+            OpenError::Unsupported { event, .. }
+            | OpenError::PermissionDenied { event, .. }
+            | OpenError::KernelOnly { event, .. }
+            | OpenError::Other { event, .. } => event,
+        }
+    }
+
     /// Why the event cannot be opened, without naming it.
     pub fn reason(&self) -> String {
         match self {
             OpenError::Unsupported { why, .. } => why.clone(),
-            OpenError::PermissionDenied { paranoid, .. } => {
-                let level = paranoid.map_or("unreadable".to_string(), |p| p.to_string());
-                format!(
-                    "kernel.perf_event_paranoid is {level}; user-space counting needs it at 2 or \
-                     below, kernel counting (`:k`) at 1 or below (sudo sysctl \
-                     kernel.perf_event_paranoid=1), or run with CAP_PERFMON"
-                )
-            }
+            OpenError::PermissionDenied { denial, .. } => denial.to_string(),
+            OpenError::KernelOnly { denial, .. } => format!(
+                "raised by the kernel only in its own context, so user-space counting would \
+                 always read 0; {denial}"
+            ),
             OpenError::Other { error, .. } => error.to_string(),
         }
     }
 
     fn classify(event: &Event, error: io::Error) -> OpenError {
+        Self::classify_with(event, error, &Denial::here)
+    }
+
+    /// [`OpenError::classify`], with `denied` telling why a permission was
+    /// denied (the machine's settings, or a test's).
+    fn classify_with(event: &Event, error: io::Error, denied: &Denied) -> OpenError {
         let name = event.name.clone();
         match error.raw_os_error() {
-            Some(libc::EACCES | libc::EPERM) => OpenError::PermissionDenied {
+            Some(errno @ (libc::EACCES | libc::EPERM)) => OpenError::PermissionDenied {
                 event: name,
-                paranoid: sys::perf_event_paranoid(),
+                denial: denied(errno, event.attr.exclude_kernel),
+            },
+            Some(libc::ENOSYS) => OpenError::Unsupported {
+                event: name,
+                why: "this kernel has no perf_event_open (built without perf events, or a \
+                      filter hides the call)"
+                    .into(),
             },
             Some(libc::ENOENT | libc::EOPNOTSUPP | libc::ENODEV | libc::EINVAL)
                 if event.source == Source::Hardware =>
@@ -231,8 +260,12 @@ pub fn together(names: &[Vec<String>]) -> String {
 }
 
 /// Opens `events` in as few groups as the PMUs hold, for separate passes
-/// over the same benchmark; never multiplexed within a pass by design.
+/// over the same benchmark; never multiplexed within a pass by design. No
+/// events give one empty group: one pass, which measures wall time alone.
 pub fn open_groups(events: &[Event]) -> Result<Groups, OpenError> {
+    if events.is_empty() {
+        return Ok(vec![(CounterGroup::open(&[])?, 0..0)]);
+    }
     split_into_groups(events.len(), |range| {
         let alone = range.len() == 1;
         let mut group = CounterGroup::open(&events[range])?;
@@ -285,8 +318,12 @@ fn rotation_interval(events: &[Event]) -> Option<std::time::Duration> {
 
 /// Opens `event` alone and closes it again: whether this machine can count it.
 pub fn probe(event: &Event) -> Result<(), OpenError> {
-    probe_with(event, open_alone)
+    probe_with(event, open_alone, &Denial::here)
 }
+
+/// Why a permission was denied, from `errno` and whether the event left
+/// the kernel out: [`Denial::here`], or a test's.
+type Denied = dyn Fn(i32, bool) -> Denial;
 
 /// Opens a counter alone, stopped, and closes it again.
 fn open_alone(attr: &CounterAttr) -> io::Result<()> {
@@ -306,19 +343,32 @@ pub enum Countable {
 /// `event` as this machine can count it: as asked, or, where it counts the
 /// kernel by default and privilege forbids that, in user space only.
 pub fn countable(event: Event) -> Result<Countable, OpenError> {
-    countable_with(event, open_alone)
+    countable_with(event, open_alone, &Denial::here)
 }
 
 /// [`countable`] with `open` in place of the kernel's `perf_event_open`.
+///
+/// Narrowing is tried where kernel counting itself was refused, not where a
+/// filter or the kernel refuses every event.
 fn countable_with(
     event: Event,
     mut open: impl FnMut(&CounterAttr) -> io::Result<()>,
+    denied: &Denied,
 ) -> Result<Countable, OpenError> {
-    match probe_with(&event, &mut open) {
+    match probe_with(&event, &mut open, denied) {
         Ok(()) => Ok(Countable::AsAsked(event)),
-        Err(OpenError::PermissionDenied { .. }) if event.kernel_by_default => {
+        Err(OpenError::PermissionDenied { denial, .. })
+            if event.kernel_by_default
+                && !matches!(denial.cause(), Cause::Seccomp | Cause::NoUserEvents) =>
+        {
             let narrowed = event.user_only().expect("counts the kernel by default");
-            probe_with(&narrowed, open).map(|()| Countable::UserOnly(narrowed))
+            if narrowed.kernel_only() {
+                return Err(OpenError::KernelOnly {
+                    event: event.name,
+                    denial,
+                });
+            }
+            probe_with(&narrowed, open, denied).map(|()| Countable::UserOnly(narrowed))
         }
         Err(err) => Err(err),
     }
@@ -330,6 +380,7 @@ fn countable_with(
 fn probe_with(
     event: &Event,
     open: impl FnOnce(&CounterAttr) -> io::Result<()>,
+    denied: &Denied,
 ) -> Result<(), OpenError> {
     if event.source == Source::Allocator {
         return if alloc::installed() {
@@ -341,7 +392,7 @@ fn probe_with(
             })
         };
     }
-    open(&event.attr).map_err(|e| OpenError::classify(event, e))
+    open(&event.attr).map_err(|e| OpenError::classify_with(event, e, denied))
 }
 
 /// Why allocation counts cannot be counted in a binary without the
@@ -352,9 +403,9 @@ pub const NO_COUNTING_ALLOCATOR: &str = "the bench target's global allocator is 
 
 impl CounterGroup {
     /// Opens `events` as one group, the first as leader, all stopped. The
-    /// allocation counts among them must come last.
+    /// allocation counts among them must come last. A group of no events
+    /// counts nothing: its pass measures wall time alone.
     pub fn open(events: &[Event]) -> Result<CounterGroup, OpenError> {
-        assert!(!events.is_empty(), "a group has at least one event");
         let on_kernel = events
             .iter()
             .take_while(|e| e.source != Source::Allocator)
@@ -832,38 +883,93 @@ mod tests {
         }
     }
 
+    /// A machine at `perf_event_paranoid` `level`, filtered or not.
+    fn at_level(level: i32, seccomp: bool) -> impl Fn(i32, bool) -> Denial {
+        move |errno, user_only| Denial {
+            errno,
+            seccomp,
+            paranoid: Some(level),
+            user_only,
+        }
+    }
+
+    /// [`countable_with`] at `perf_event_paranoid` 2, unfiltered.
+    fn at_two(
+        spec: &str,
+        open: impl FnMut(&CounterAttr) -> io::Result<()>,
+    ) -> Result<Countable, OpenError> {
+        let event = crate::counter::event::parse(spec).unwrap();
+        countable_with(event, open, &at_level(2, false))
+    }
+
     #[test]
     fn software_events_refused_the_kernel_are_narrowed_to_user_space() {
         let mut asked = Vec::new();
-        let event = crate::counter::event::parse("context-switches").unwrap();
-        let got = countable_with(event, paranoid_opener(&mut asked)).unwrap();
+        let got = at_two("page-faults", paranoid_opener(&mut asked)).unwrap();
         let Countable::UserOnly(e) = got else {
             panic!("not narrowed: {got:?}")
         };
         assert!(e.attr.exclude_kernel && !e.attr.exclude_user);
+        assert_eq!(e.name, "page-faults:u");
         assert_eq!(asked, vec![false, true], "kernel first, then user only");
     }
 
     #[test]
-    fn levels_asked_for_are_never_narrowed() {
-        for spec in ["context-switches:uk", "context-switches:k"] {
+    fn events_the_kernel_raises_only_in_its_context_are_never_narrowed() {
+        for spec in ["context-switches", "cpu-migrations", "cs"] {
             let mut asked = Vec::new();
-            let event = crate::counter::event::parse(spec).unwrap();
-            let got = countable_with(event, paranoid_opener(&mut asked));
+            let got = at_two(spec, paranoid_opener(&mut asked));
+            let Err(e @ OpenError::KernelOnly { .. }) = got else {
+                panic!("{spec}: {got:?}")
+            };
+            assert_eq!(asked, vec![false], "{spec}: never opened in user space");
+            let text = e.to_string();
+            assert!(
+                text.starts_with(&format!("not counting `{spec}`: raised by the kernel only")),
+                "{text}"
+            );
+            assert!(text.contains("kernel.perf_event_paranoid is 2;"), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_filter_or_a_closed_kernel_is_not_narrowed_around() {
+        let refuse = |errno| {
+            move |_: &CounterAttr| -> io::Result<()> { Err(io::Error::from_raw_os_error(errno)) }
+        };
+        let event = || crate::counter::event::parse("page-faults").unwrap();
+        let got = countable_with(event(), refuse(libc::EPERM), &at_level(2, true));
+        let Err(OpenError::PermissionDenied { denial, .. }) = got else {
+            panic!("{got:?}")
+        };
+        assert_eq!(denial.cause(), Cause::Seccomp);
+        let got = countable_with(event(), refuse(libc::EACCES), &at_level(3, false));
+        let Err(OpenError::PermissionDenied { denial, .. }) = got else {
+            panic!("{got:?}")
+        };
+        assert_eq!(denial.cause(), Cause::NoUserEvents);
+        let got = countable_with(event(), refuse(libc::ENOSYS), &at_level(2, false));
+        assert!(
+            matches!(&got, Err(OpenError::Unsupported { why, .. }) if why.contains("no perf_event_open")),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn levels_asked_for_are_never_narrowed() {
+        for spec in ["page-faults:uk", "page-faults:k"] {
+            let mut asked = Vec::new();
+            let got = at_two(spec, paranoid_opener(&mut asked));
             assert!(
                 matches!(got, Err(OpenError::PermissionDenied { .. })),
                 "{spec}: {got:?}"
             );
             assert_eq!(asked, vec![false], "{spec}: one try");
         }
-        let mut asked = Vec::new();
-        let event = crate::counter::event::parse("context-switches").unwrap();
-        let got = countable_with(event, |_| Ok(()));
+        let got = at_two("context-switches", |_| Ok(()));
         assert!(matches!(got, Ok(Countable::AsAsked(_))), "{got:?}");
-        let got = countable_with(
-            crate::counter::event::parse("cycles").unwrap(),
-            paranoid_opener(&mut asked),
-        );
+        let mut asked = Vec::new();
+        let got = at_two("cycles", paranoid_opener(&mut asked));
         assert!(
             matches!(got, Ok(Countable::AsAsked(_))),
             "user-only already: {got:?}"
@@ -1017,11 +1123,15 @@ mod tests {
     }
 
     #[test]
-    fn permission_errors_name_perf_event_paranoid() {
+    fn permission_errors_name_the_event_and_the_cause() {
         let event = &parse_list("cycles:k").unwrap()[0];
-        let e = OpenError::classify(event, io::Error::from_raw_os_error(libc::EACCES));
-        let text = e.to_string();
-        assert!(text.contains("`cycles:k`"), "{text}");
-        assert!(text.contains("kernel.perf_event_paranoid is "), "{text}");
+        let eacces = || io::Error::from_raw_os_error(libc::EACCES);
+        let e = OpenError::classify_with(event, eacces(), &at_level(2, false));
+        assert_eq!(
+            e.to_string(),
+            "permission denied opening `cycles:k`: kernel.perf_event_paranoid is 2; counting \
+             the kernel needs 1 or below (`sudo sysctl kernel.perf_event_paranoid=1`) or \
+             CAP_PERFMON"
+        );
     }
 }

@@ -514,6 +514,18 @@ pub fn perf_event_paranoid() -> Option<i32> {
         .ok()
 }
 
+/// Whether a seccomp filter watches this process's system calls (`Seccomp:
+/// 2` in `/proc/self/status`): what containers' default profiles install.
+/// False where the kernel does not say.
+pub fn seccomp_filtered() -> bool {
+    std::fs::read_to_string("/proc/self/status").is_ok_and(|status| {
+        status
+            .lines()
+            .filter_map(|l| l.strip_prefix("Seccomp:"))
+            .any(|mode| mode.trim() == "2")
+    })
+}
+
 /// A set of CPUs, as `sched_setaffinity(2)` takes it.
 #[derive(Clone)]
 pub struct CpuSet(libc::cpu_set_t);

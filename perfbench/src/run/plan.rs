@@ -213,9 +213,13 @@ fn calibrate_setup(options: &Options, setup: &mut Setup) -> Result<(), String> {
 }
 
 /// The events to measure: those asked for, or the default set, minus those
-/// this machine cannot count (each named in a warning). Software events
-/// count the kernel's work for the task too; where privilege forbids that
-/// they count user space only, and one note names them.
+/// this machine cannot count. Software events count the kernel's work for
+/// the task too; where privilege forbids that they count user space only,
+/// named with `:u`, and one note names them. An event asked for by name
+/// that cannot be counted is a warning; events of the default set that
+/// cannot be are named in one note per cause. Where none is left, the run
+/// measures wall time alone (and says so): a container or a locked-down
+/// kernel still gets a measurement.
 fn countable_events(spec: Option<&str>, pinned: bool) -> Result<Vec<Event>, String> {
     let asked = match spec {
         Some(spec) => event::parse_list(spec).map_err(|e| e.to_string())?,
@@ -223,7 +227,7 @@ fn countable_events(spec: Option<&str>, pinned: bool) -> Result<Vec<Event>, Stri
     };
     let mut countable = Vec::new();
     let mut narrowed = Vec::new();
-    let mut last_error = None;
+    let mut refused = Vec::new();
     for e in asked {
         match group::countable(e) {
             Ok(group::Countable::AsAsked(e)) => countable.push(e),
@@ -231,19 +235,38 @@ fn countable_events(spec: Option<&str>, pinned: bool) -> Result<Vec<Event>, Stri
                 narrowed.push(e.name.clone());
                 countable.push(e);
             }
-            Err(err) => {
-                say::warning(&err.to_string());
-                last_error = Some(err);
-            }
+            Err(err) if spec.is_some() => say::warning(&err.to_string()),
+            Err(err) => refused.push(err),
         }
+    }
+    for note in refused_notes(&refused) {
+        say::note(&note);
     }
     if !narrowed.is_empty() {
         say::note(&user_only_note(&narrowed));
     }
-    match (countable.is_empty(), last_error) {
-        (true, Some(err)) => Err(format!("no event left to count (last: {err})")),
-        _ => Ok(countable),
+    if countable.is_empty() {
+        say::note("no event left to count: measuring wall time alone");
     }
+    Ok(countable)
+}
+
+/// One note per cause for the events of the default set that cannot be
+/// counted, naming them: a container's filter refuses four events for one
+/// reason, and says so once.
+fn refused_notes(refused: &[group::OpenError]) -> Vec<String> {
+    let mut notes: Vec<(String, Vec<&str>)> = Vec::new();
+    for err in refused {
+        let reason = err.reason();
+        match notes.iter_mut().find(|(r, _)| *r == reason) {
+            Some((_, names)) => names.push(err.event()),
+            None => notes.push((reason, vec![err.event()])),
+        }
+    }
+    notes
+        .into_iter()
+        .map(|(reason, names)| format!("not counting {}: {reason}", names.join(", ")))
+        .collect()
 }
 
 /// `kernel.perf_event_paranoid` as notes print it.
@@ -255,25 +278,32 @@ fn paranoid_setting() -> String {
 fn user_only_note(names: &[String]) -> String {
     let paranoid = paranoid_setting();
     format!(
-        "counting {} in user space only: kernel.perf_event_paranoid is {paranoid}, so the \
-         switches, migrations and faults the kernel takes on your behalf are missed; \
+        "counting {} in user space only: kernel.perf_event_paranoid is {paranoid}, so what the \
+         kernel does on your behalf (a fault taken while it copies into fresh pages, say) is \
+         missed; \
          `sudo sysctl kernel.perf_event_paranoid=1` or CAP_PERFMON counts them",
         names.join(", ")
     )
 }
 
-/// Whether hardware counters open here.
+/// Whether hardware counters open here, or why not.
 ///
 /// Probed once: the note and every setup of the default set ask.
-fn hardware_counters() -> bool {
-    static HARDWARE: OnceLock<bool> = OnceLock::new();
-    *HARDWARE.get_or_init(|| group::probe(&event::parse("cycles").expect("cycles parses")).is_ok())
+fn hardware_probe() -> &'static Result<(), group::OpenError> {
+    static HARDWARE: OnceLock<Result<(), group::OpenError>> = OnceLock::new();
+    HARDWARE.get_or_init(|| group::probe(&event::parse("cycles").expect("cycles parses")))
 }
 
-/// The note for a run of the default set where hardware counters are
-/// missing.
+/// Whether hardware counters open here.
+fn hardware_counters() -> bool {
+    hardware_probe().is_ok()
+}
+
+/// The note for a run of the default set where this machine has no
+/// hardware counters. Where perf events are refused altogether (a filter,
+/// the kernel's setting), the note on the default set's events says why.
 fn note_missing_hardware() {
-    if !hardware_counters() {
+    if let Err(group::OpenError::Unsupported { .. }) = hardware_probe() {
         let paranoid = paranoid_setting();
         say::note(&format!(
             "no hardware counters here (no CPU PMU, usual in VMs and CI; \

@@ -40,7 +40,9 @@ impl Summary {
     /// Counts a measured benchmark, against `--fail-on-regression`'s limit
     /// (a fraction) where the gate is on.
     pub fn measured(&mut self, a: &Analysed, gate: Option<Option<f64>>) {
-        if let Some(path) = a.result.read_path {
+        // Wall time alone reads no counter.
+        let counted = a.recording.series.len() > 1;
+        if let Some(path) = a.result.read_path.filter(|_| counted) {
             self.read_paths.insert(path.name());
         }
         let changes = a.comparison.as_ref().and_then(|c| c.changes.as_ref());

@@ -39,6 +39,110 @@ pub fn workspace() -> PathBuf {
         .to_path_buf()
 }
 
+/// Where the benchmarks run, from `E2E_UNDER`: as the test runs (unset or
+/// `root`), as an ordinary user (`nobody`: uid 65534, no capabilities, the
+/// kernel's `perf_event_paranoid`), or under a seccomp filter that refuses
+/// `perf_event_open` as Docker's default profile does (`seccomp`). CI runs
+/// the suite all three ways; the tests assert what each must show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Under {
+    /// As the test itself runs (root in CI).
+    AsIs,
+    /// As uid 65534 without capabilities.
+    Nobody,
+    /// With `perf_event_open` refused by a seccomp filter.
+    Seccomp,
+}
+
+/// The environment `E2E_UNDER` names.
+pub fn under() -> Under {
+    match std::env::var("E2E_UNDER").as_deref() {
+        Err(_) | Ok("" | "root") => Under::AsIs,
+        Ok("nobody") => Under::Nobody,
+        Ok("seccomp") => Under::Seccomp,
+        Ok(other) => panic!("E2E_UNDER={other}: expected root, nobody or seccomp"),
+    }
+}
+
+/// The command that puts a benchmark binary in the environment of
+/// [`under`], before the binary and its arguments; empty as is.
+pub fn runner() -> Vec<String> {
+    let environments = workspace().join("tests/environments");
+    match under() {
+        Under::AsIs => Vec::new(),
+        Under::Nobody => vec![
+            environments.join("as-nobody.sh").display().to_string(),
+            env!("CARGO_TARGET_TMPDIR").to_string(),
+        ],
+        Under::Seccomp => vec![deny_perf_events().display().to_string()],
+    }
+}
+
+/// The seccomp wrapper (tests/environments/deny-perf-events.c): the one
+/// `E2E_DENY_PERF_EVENTS` names (.ci/run builds it), else built here once.
+fn deny_perf_events() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            if let Some(given) = std::env::var_os("E2E_DENY_PERF_EVENTS") {
+                return PathBuf::from(given);
+            }
+            let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("deny-perf-events");
+            let source = workspace().join("tests/environments/deny-perf-events.c");
+            let built = Command::new("cc")
+                .args(["-O2", "-o"])
+                .arg(&out)
+                .arg(source)
+                .status()
+                .expect("cc runs");
+            assert!(built.success(), "cc could not build deny-perf-events");
+            out
+        })
+        .clone()
+}
+
+/// `binary` as a command in the environment of [`under`].
+pub fn command(binary: &Path) -> Command {
+    let mut prefix = runner();
+    if prefix.is_empty() {
+        return Command::new(binary);
+    }
+    let mut cmd = Command::new(prefix.remove(0));
+    cmd.args(prefix).arg(binary);
+    cmd
+}
+
+/// What the kernel counts of the software event `name` for benchmarks in
+/// this environment, under the name perfbench gives it: the event itself
+/// as root, `name:u` for an ordinary user at `perf_event_paranoid` 2
+/// (`None` for events the kernel raises in its own context only), and
+/// nothing under the filter or where the kernel denies users every event.
+pub fn counted(name: &str) -> Option<String> {
+    match under() {
+        Under::AsIs => Some(name.to_string()),
+        Under::Seccomp => None,
+        Under::Nobody => {
+            let paranoid = perfbench::kernel::sys::perf_event_paranoid().unwrap_or(4);
+            let kernel_only = ["context-switches", "cpu-migrations"].contains(&name);
+            match paranoid {
+                p if p < 2 => Some(name.to_string()),
+                2 if !kernel_only => Some(format!("{name}:u")),
+                _ => None,
+            }
+        }
+    }
+}
+
+/// The name of `page-faults` here; `None` where nothing counts it, for
+/// tests whose subject needs it (they say so and end).
+pub fn page_faults() -> Option<String> {
+    let name = counted("page-faults");
+    if name.is_none() {
+        eprintln!("skipped: nothing counts page faults under {:?}", under());
+    }
+    name
+}
+
 /// `cargo bench --bench fixtures` in its own target directory (the outer
 /// `cargo test` may hold the lock of the default one), with no `PERFBENCH_*`
 /// variable of ours leaking in.
@@ -49,8 +153,14 @@ pub fn cargo_bench_command() -> Command {
 /// [`cargo_bench_command`] for the bench target `target`.
 pub fn cargo_bench_of(target: &str) -> Command {
     let mut cmd = Command::new(env!("CARGO"));
-    cmd.current_dir(workspace())
-        .args(["bench", "-q", "-p", "perfbench-tests", "--bench", target])
+    cmd.current_dir(workspace()).args(["bench", "-q"]);
+    let runner = runner();
+    if !runner.is_empty() {
+        let quoted: Vec<String> = runner.iter().map(|a| format!("{a:?}")).collect();
+        let setting = format!("target.'cfg(all())'.runner=[{}]", quoted.join(","));
+        cmd.args(["--config", &setting]);
+    }
+    cmd.args(["-p", "perfbench-tests", "--bench", target])
         .env(
             "CARGO_TARGET_DIR",
             Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e"),

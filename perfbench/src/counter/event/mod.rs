@@ -64,16 +64,37 @@ pub struct Event {
 impl Event {
     /// This event counting user space only, if it counts the kernel by
     /// default: what can still be counted where kernel counting is refused.
+    ///
+    /// It is named as perf names it, with `:u` (`page-faults:u`): it counts
+    /// less than the event of the plain name, and results must not pass
+    /// for that event's.
     pub fn user_only(&self) -> Option<Event> {
         self.kernel_by_default.then(|| {
             let mut narrowed = self.clone();
+            // Other modifiers keep their place: `faults:D` becomes `faults:Du`.
+            let modifier = if self.name.contains(':') { "u" } else { ":u" };
+            narrowed.name.push_str(modifier);
             narrowed.attr.exclude_kernel = true;
             narrowed.attr.exclude_hv = true;
             narrowed.kernel_by_default = false;
             narrowed
         })
     }
+
+    /// Whether the kernel raises this event only from its own context, so
+    /// that counted in user space only it always reads 0: `context-switches`
+    /// and `cpu-migrations` are counted by the scheduler with the kernel's
+    /// registers.
+    pub fn kernel_only(&self) -> bool {
+        self.attr.kind == sys::TYPE_SOFTWARE
+            && [SW_CONTEXT_SWITCHES, SW_CPU_MIGRATIONS].contains(&self.attr.config)
+    }
 }
+
+/// `PERF_COUNT_SW_CONTEXT_SWITCHES`.
+const SW_CONTEXT_SWITCHES: u64 = 3;
+/// `PERF_COUNT_SW_CPU_MIGRATIONS`.
+const SW_CPU_MIGRATIONS: u64 = 4;
 
 /// The sysfs scale of an alias: a count times `factor` is an amount of
 /// `unit`.
@@ -200,10 +221,10 @@ const SOFTWARE: &[(&str, u64)] = &[
     ("task-clock", 1),
     ("page-faults", 2),
     ("faults", 2),
-    ("context-switches", 3),
-    ("cs", 3),
-    ("cpu-migrations", 4),
-    ("migrations", 4),
+    ("context-switches", SW_CONTEXT_SWITCHES),
+    ("cs", SW_CONTEXT_SWITCHES),
+    ("cpu-migrations", SW_CPU_MIGRATIONS),
+    ("migrations", SW_CPU_MIGRATIONS),
     ("minor-faults", 5),
     ("major-faults", 6),
     ("alignment-faults", 7),
@@ -565,10 +586,12 @@ mod tests {
             (a.exclude_user, a.exclude_kernel, a.exclude_hv),
             (false, true, true)
         );
-        assert_eq!(
-            narrowed.name, "page-faults",
-            "results keep the name asked for"
-        );
+        assert_eq!(narrowed.name, "page-faults:u", "named as perf names it");
+        assert!(!narrowed.kernel_only());
+        for spec in ["context-switches", "cs", "cpu-migrations:u", "migrations"] {
+            assert!(parse(spec).unwrap().kernel_only(), "{spec}");
+        }
+        assert!(!parse("task-clock").unwrap().kernel_only());
         assert!(parse("page-faults:uk").unwrap().user_only().is_none());
     }
 

@@ -246,6 +246,11 @@ pub fn unfair(base: &Recording, new: &Recording) -> Option<String> {
             count(new.threads, "thread")
         ));
     }
+    // Before the names: narrowed to user space, an event is named with
+    // `:u`, and the privilege level is the reason its name changed.
+    if let Some(why) = other_privilege(base, new) {
+        return Some(why);
+    }
     let names = |r: &Recording| r.series.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
     if names(base) != names(new) {
         return Some(format!(
@@ -253,9 +258,6 @@ pub fn unfair(base: &Recording, new: &Recording) -> Option<String> {
             names(base).join(","),
             names(new).join(",")
         ));
-    }
-    if let Some(why) = other_privilege(base, new) {
-        return Some(why);
     }
     let fewest = base.iterations.len().min(new.iterations.len());
     if fewest < MIN_SAMPLES {
@@ -273,11 +275,12 @@ pub fn unfair(base: &Recording, new: &Recording) -> Option<String> {
     })
 }
 
-/// Why the events of `base` and `new` count at other privilege levels
-/// under the same names, if they do: one run counted an event in user
-/// space only where the other counted the kernel too (`perf_event_paranoid`
-/// changed between them, say). Unknown for runs stored before it was
-/// recorded.
+/// Why the events of `base` and `new` count at other privilege levels, if
+/// they do: one run counted an event in user space only where the other
+/// counted the kernel too (`perf_event_paranoid` changed between them, or
+/// the user did). Narrowed events are named with `:u` (`page-faults:u`);
+/// runs stored before that kept the plain name. Unknown for runs stored
+/// before the level was recorded.
 fn other_privilege(base: &Recording, new: &Recording) -> Option<String> {
     let scope = |user_only: bool| {
         if user_only {
@@ -292,9 +295,10 @@ fn other_privilege(base: &Recording, new: &Recording) -> Option<String> {
         };
         (b_user != n_user).then(|| {
             format!(
-                "`{}` counted {}, this run {}",
-                n.name,
+                "`{}` counted {}, this run `{}` {}",
+                b.name,
                 scope(b_user),
+                n.name,
                 scope(n_user)
             )
         })
@@ -615,19 +619,30 @@ mod tests {
         assert!(why.starts_with("measured with other events"), "{why}");
         let mut user_only = batch.clone();
         user_only.series[1].user_only = Some(true);
+        user_only.series[1].name = "page-faults:u".into();
         assert_eq!(batch.series[1].user_only, Some(false));
         let why = unfair(&batch, &user_only).unwrap();
         assert_eq!(
             why,
-            "`page-faults` counted with the kernel, this run in user space only"
+            "`page-faults` counted with the kernel, this run `page-faults:u` in user space only"
+        );
+        let why = unfair(&user_only, &batch).unwrap();
+        assert_eq!(
+            why,
+            "`page-faults:u` counted in user space only, this run `page-faults` with the kernel"
         );
         let mut unknown = batch.clone();
         unknown.series[1].user_only = None;
+        // Stored before the level was recorded: judged as the names allow.
+        let mut user_only_then = user_only.clone();
+        user_only_then.series[1].name = "page-faults".into();
         assert_eq!(
-            unfair(&unknown, &user_only),
+            unfair(&unknown, &user_only_then),
             None,
             "stored before it was recorded"
         );
+        let why = unfair(&unknown, &user_only).unwrap();
+        assert!(why.starts_with("measured with other events"), "{why}");
         let why = unfair(&batch, &recording("page-faults", 1)).unwrap();
         assert!(why.starts_with("1 sample on one side"), "{why}");
         let mut one_round = batch.clone();

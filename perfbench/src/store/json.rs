@@ -508,9 +508,9 @@ mod tests {
     fn spoiled(spoil: impl FnOnce(&mut Value)) -> String {
         let mut doc = stored();
         spoil(&mut doc);
-        let start = std::time::Instant::now();
+        // How long a hostile file takes to refuse is the fuzz target's to
+        // bound (`-timeout`), not a timed assertion's on a shared machine.
         let e = decode_recording(&doc.to_string()).unwrap_err();
-        assert!(start.elapsed().as_secs() < 1, "{:?}", start.elapsed());
         assert!(!e.contains('\n'), "{e}");
         e
     }

@@ -5,7 +5,10 @@
 //! `PERFBENCH_WRITE_GOLDEN=1 cargo test -p perfbench --test golden`; the
 //! bootstrap is seeded, so the figures are deterministic. Since the move
 //! this test calls the new paths (a `Recording` analysed with a
-//! `Calibration`, a `Target` to compare with); the expected file is as it was.
+//! `Calibration`, a `Target` to compare with); the expected file is as it
+//! was, but for `sw::touch_16`, whose six multiplexed samples (every fifth)
+//! batch mode has left out since issue 23: its figures, notes and stored
+//! samples were written again then.
 
 use std::path::{Path, PathBuf};
 

@@ -256,7 +256,7 @@ mod tests {
     use crate::counter::group::Counts;
     use crate::measure::environment::Environment;
     use crate::measure::{Measurement, Sample};
-    use crate::stats::Interval;
+    use crate::stats::{linear_fit, Interval};
 
     fn analyze_m(id: &str, events: &[Event], m: &Measurement) -> BenchResult {
         let recording = Recording::new(id, events, m, Environment::default());
@@ -281,7 +281,7 @@ mod tests {
         let m = Measurement {
             samples: vec![
                 sample(1, 10, vec![30, 20], 100),
-                sample(2, 20, vec![60, 40], 90),
+                sample(2, 20, vec![60, 40], 100),
             ],
             throughput: None,
         };
@@ -291,7 +291,109 @@ mod tests {
         assert_eq!(r.metrics[1].stats.slope.point, 30.0);
         assert_eq!(derived_value(&r, "IPC"), Some(1.5));
         assert_eq!(r.iterations, 3);
-        assert_eq!(r.multiplexed_samples, 1);
+        assert_eq!(r.multiplexed_samples, 0);
+    }
+
+    /// 20 linear samples of 1..=20 iterations, 7 instructions and
+    /// 110 ns per iteration plus 50 per sample and a little noise, the
+    /// group on the PMU for `running(i)` of 100 ns in sample `i`.
+    fn noisy(running: impl Fn(u64) -> u64) -> Measurement {
+        let samples = (1..=20)
+            .map(|i| {
+                let noise = (i * 37) % 11;
+                sample(i, 110 * i + 50 + noise, vec![7 * i + noise], running(i))
+            })
+            .collect();
+        Measurement {
+            samples,
+            throughput: None,
+        }
+    }
+
+    /// `m` without the samples `drop` names.
+    fn without(m: &Measurement, drop: impl Fn(u64) -> bool) -> Measurement {
+        let samples = m.samples.iter().filter(|s| !drop(s.iterations));
+        Measurement {
+            samples: samples.cloned().collect(),
+            throughput: None,
+        }
+    }
+
+    #[test]
+    fn multiplexed_samples_are_left_out_of_the_fit_and_counted() {
+        let events = parse_list("instructions").unwrap();
+        // Every fifth sample ran a third of its time, and counted a third.
+        let mut m = noisy(|i| if i % 5 == 0 { 33 } else { 100 });
+        for s in m.samples.iter_mut().filter(|s| s.iterations % 5 == 0) {
+            s.counts.values[0] /= 3;
+        }
+        let r = analyze_m("x", &events, &m);
+        let others = analyze_m("x", &events, &without(&m, |i| i % 5 == 0));
+        for (with, alone) in r.metrics.iter().zip(&others.metrics) {
+            assert_eq!(with, alone, "{}", with.name);
+        }
+        assert_eq!((r.samples, r.left_out, r.multiplexed_samples), (16, 4, 0));
+        assert_eq!(r.iterations, 210 - (5 + 10 + 15 + 20));
+        assert_eq!(
+            notes::notes(&r),
+            ["the kernel multiplexed the counters during 4 of 20 samples; they are left out"]
+        );
+        assert_eq!(notes::multiplexed_warning(&r), None);
+    }
+
+    #[test]
+    fn every_sample_multiplexed_is_kept_unscaled_and_warned_of() {
+        let events = parse_list("instructions").unwrap();
+        // On the PMU half the time: the counts are what the group counted,
+        // not doubled.
+        let m = noisy(|_| 50);
+        let r = analyze_m("spin", &events, &m);
+        assert_eq!((r.samples, r.left_out, r.multiplexed_samples), (20, 0, 20));
+        let x: Vec<u64> = (1..=20).collect();
+        let y: Vec<u64> = m.samples.iter().map(|s| s.counts.values[0]).collect();
+        assert_eq!(r.metrics[1].estimate().point, linear_fit(&x, &y).0);
+        assert_eq!(
+            notes::notes(&r),
+            ["the kernel multiplexed the counters in 20 of 20 samples; counts are not scaled"]
+        );
+        let warning = notes::multiplexed_warning(&r).expect("a warning");
+        assert!(
+            warning.starts_with(
+                "spin: the kernel multiplexed the counters in every sample (20 samples)"
+            ) && warning.contains("`--events` naming fewer"),
+            "{warning}"
+        );
+    }
+
+    #[test]
+    fn a_round_multiplexed_throughout_is_left_out_beside_clean_ones() {
+        let events = parse_list("instructions").unwrap();
+        let record = |m: &Measurement| Recording::new("x", &events, m, Environment::default());
+        let clean = noisy(|_| 100);
+        for first in [true, false] {
+            let (mut a, b) = (record(&noisy(|_| 10)), record(&clean));
+            let mut r = if first {
+                a.append_round(b);
+                a
+            } else {
+                let mut b = b;
+                b.append_round(a);
+                b
+            };
+            assert_eq!((r.left_out, r.multiplexed_samples), (20, 0));
+            assert_eq!(r.iterations.len(), 20);
+            let alone = analyze(&record(&clean), &Calibration::default());
+            r.rounds = vec![0; 20];
+            let with = analyze(&r, &Calibration::default());
+            assert_eq!(with.metrics, alone.metrics);
+        }
+        // Multiplexed throughout in both: all kept and counted.
+        let mut a = record(&noisy(|_| 10));
+        a.append_round(record(&noisy(|_| 10)));
+        assert_eq!(
+            (a.left_out, a.multiplexed_samples, a.round_count()),
+            (0, 40, 2)
+        );
     }
 
     #[test]

@@ -7,8 +7,9 @@
 //! this test calls the new paths (a `Recording` analysed with a
 //! `Calibration`, a `Target` to compare with); the expected file is as it
 //! was, but for `sw::touch_16`, whose six multiplexed samples (every fifth)
-//! batch mode has left out since issue 23: its figures, notes and stored
-//! samples were written again then.
+//! batch mode has left out since issue 23, and whose context switches
+//! (never one) are headlined as a `rate` since then: its figures, notes
+//! and stored samples were written again.
 
 use std::path::{Path, PathBuf};
 

@@ -13,7 +13,7 @@ use crate::counter::event::{Scale, Unit};
 use crate::counter::group::ReadPath;
 use crate::measure::Throughput;
 use crate::stats::{
-    analyze_metric, linear_fit, theil_sen, Bootstrap, Estimate, RoundEstimates, Statistics,
+    analyze_metric, linear_fit, rate, theil_sen, Bootstrap, Estimate, RoundEstimates, Statistics,
 };
 
 pub use fit::{Fit, PoorFit};
@@ -43,14 +43,16 @@ pub struct Metric {
 
 impl Metric {
     /// The headline per-iteration estimate every output shows and compares:
-    /// the least-squares slope, or the Theil–Sen slope where the line fits
-    /// poorly ([`Fit`]). Its interval comes from the spread of the rounds
-    /// where there are two or more, so that it covers the run-to-run drift
-    /// of the machine; else from the samples.
+    /// the least-squares slope, the Theil–Sen slope where the line fits
+    /// poorly, or the rate of a rare count ([`Fit`]). Its interval comes
+    /// from the spread of the rounds where there are two or more, so that
+    /// it covers the run-to-run drift of the machine; else from the
+    /// samples. A count's is never below 0 ([`never_negative`]).
     pub fn estimate(&self) -> &Estimate {
         match &self.fit {
             Fit::Good => &self.stats.slope,
             Fit::Poor { robust, .. } => robust,
+            Fit::Rare { rate } => rate,
         }
     }
 
@@ -59,6 +61,7 @@ impl Metric {
         match self.fit {
             Fit::Good => "slope",
             Fit::Poor { .. } => "Theil-Sen slope",
+            Fit::Rare { .. } => "rate",
         }
     }
 }
@@ -145,6 +148,9 @@ pub fn analyze(recording: &Recording, calibration: &Calibration) -> BenchResult 
         threads: recording.threads,
     };
     overhead::apply(&mut result, calibration);
+    for m in &mut result.metrics {
+        never_negative(m);
+    }
     // Ratios of the figures shown, less the cost of measuring where it was
     // taken off: IPC of the routine, not of the routine and the loop.
     result.derived = derived::derived(recording, &result.metrics);
@@ -165,23 +171,27 @@ fn metrics_of(recording: &Recording) -> Vec<Metric> {
 /// interval taken from the rounds where there are two or more.
 pub fn metric(recording: &Recording, series: &Series, bootstrap: &Bootstrap) -> Metric {
     let (x, y) = (&recording.iterations, &series.totals);
+    let confidence = bootstrap.confidence;
     let mut stats = analyze_metric(x, y, bootstrap);
-    let mut fit = fit::assess(x, y, &stats, bootstrap.confidence);
-    // The headline's estimator: where a round has too few samples for
-    // Theil–Sen, its least-squares slope.
-    let robust = matches!(fit, Fit::Poor { .. });
-    let rounds = RoundEstimates::of(x, y, &recording.rounds, |x, y| {
-        let slope = || linear_fit(x, y).0;
-        if robust {
-            theil_sen(x, y, bootstrap.confidence).map_or_else(slope, |e| e.point)
-        } else {
-            slope()
+    let mut fit = fit::assess(series.unit, (x, y), &stats, confidence);
+    let rounds = RoundEstimates::of(x, y, &recording.rounds, |x, y| match fit {
+        Fit::Good => linear_fit(x, y).0,
+        // Where a round has too few samples for Theil–Sen, its
+        // least-squares slope.
+        Fit::Poor { .. } => {
+            theil_sen(x, y, confidence).map_or_else(|| linear_fit(x, y).0, |e| e.point)
         }
+        Fit::Rare { .. } => rate(x, y, confidence).point,
     });
-    if let Some(across) = rounds.estimate(&series.earlier, bootstrap.confidence) {
+    if let Some(across) = rounds.estimate(&series.earlier, confidence) {
         match &mut fit {
             Fit::Good => stats.slope = across,
             Fit::Poor { robust, .. } => *robust = across,
+            // The Poisson interval holds where the events come one by one
+            // at random; the rounds' spread where they come in bursts (a
+            // busy machine), though it says nothing where few rounds saw
+            // any. The interval takes in both.
+            Fit::Rare { rate } => rate.ci = rate.ci.hull(across.ci),
         }
     }
     Metric {
@@ -191,6 +201,34 @@ pub fn metric(recording: &Recording, series: &Series, bootstrap: &Bootstrap) -> 
         scale: series.scale().cloned(),
         fit,
         rounds,
+    }
+}
+
+/// Keeps a count's figures per iteration at 0 or above: a count is never
+/// negative, so a point below 0 is nearer the truth at 0, and an interval
+/// that held the truth still holds it cut at 0. Only a slope (of counts
+/// that barely grow with the iterations) or the cost of measuring taken
+/// off can take them below; rare counts have an estimator that cannot
+/// ([`Fit::Rare`]). Times are left as they are: their cost taken off may
+/// honestly show that nothing is left to measure.
+fn never_negative(m: &mut Metric) {
+    if m.unit != Unit::Count {
+        return;
+    }
+    let s = &mut m.stats;
+    for e in [&mut s.slope, &mut s.mean, &mut s.median] {
+        *e = e.at_least(0.0);
+    }
+    if let Some(own) = m.fit.own_headline_mut() {
+        *own = own.at_least(0.0);
+    }
+    for v in [
+        &mut s.min,
+        &mut s.max,
+        &mut s.quartiles.0,
+        &mut s.quartiles.1,
+    ] {
+        *v = v.max(0.0);
     }
 }
 
@@ -393,6 +431,100 @@ mod tests {
         assert_eq!(
             (a.left_out, a.multiplexed_samples, a.round_count()),
             (0, 40, 2)
+        );
+    }
+
+    /// A recording of `events` in `rounds` rounds of the same samples.
+    fn in_rounds(events: &[Event], m: &Measurement, rounds: u32) -> Recording {
+        let mut r = Recording::new("x", events, m, Environment::default());
+        for _ in 1..rounds {
+            r.append_round(Recording::new("x", events, m, Environment::default()));
+        }
+        r
+    }
+
+    #[test]
+    fn a_rare_count_headlines_its_rate_never_below_zero() {
+        let events = parse_list("context-switches").unwrap();
+        // 3 context switches in 1.1 10^6 iterations, in early samples of two
+        // of ten rounds: their slope is negative.
+        let m = Measurement {
+            samples: (1..=10)
+                .map(|i| sample(i * 2000, 9 * i, vec![0], 100))
+                .collect(),
+            throughput: None,
+        };
+        let mut r = in_rounds(&events, &m, 10);
+        let total: u64 = r.iterations.iter().sum();
+        r.series[1].totals[0] = 2;
+        r.series[1].totals[41] = 1;
+        let result = analyze(&r, &Calibration::default());
+        let cs = &result.metrics[1];
+        assert!(matches!(cs.fit, Fit::Rare { .. }), "{:?}", cs.fit);
+        assert_eq!(cs.estimator(), "rate");
+        let e = cs.estimate();
+        assert_eq!(e.point, 3.0 / total as f64);
+        assert!(
+            0.0 <= e.ci.low && e.ci.low < e.point && e.point < e.ci.high,
+            "{e:?}"
+        );
+        assert!(cs.stats.slope.point >= 0.0 && cs.stats.slope.ci.low >= 0.0);
+        assert_eq!(cs.rounds.rounds.len(), 10);
+    }
+
+    #[test]
+    fn a_steady_count_stays_exact() {
+        let events = parse_list("page-faults").unwrap();
+        let m = Measurement {
+            samples: (1..=10).map(|i| sample(i, 40 * i, vec![i], 100)).collect(),
+            throughput: None,
+        };
+        for rounds in [1, 3] {
+            let r = analyze(&in_rounds(&events, &m, rounds), &Calibration::default());
+            assert_eq!(r.metrics[1].fit, Fit::Good);
+            assert_eq!(*r.metrics[1].estimate(), Estimate::exact(1.0));
+        }
+        // Never counted: exactly none.
+        let zero = without(&m, |_| false);
+        let mut r = in_rounds(&events, &zero, 3);
+        r.series[1].totals.iter_mut().for_each(|t| *t = 0);
+        let r = analyze(&r, &Calibration::default());
+        assert_eq!(*r.metrics[1].estimate(), Estimate::exact(0.0));
+    }
+
+    #[test]
+    fn counts_are_cut_at_zero_and_times_are_not() {
+        // A count that does not grow with the iterations: its headline is
+        // below zero, its interval reaching either side.
+        let events = parse_list("page-faults").unwrap();
+        let m = Measurement {
+            samples: (1..=10)
+                .map(|i| sample(i, 40 * i, vec![8 - i % 4 - i / 5], 100))
+                .collect(),
+            throughput: None,
+        };
+        let recording = Recording::new("x", &events, &m, Environment::default());
+        let unclamped = metric(&recording, &recording.series[1], &Bootstrap::default());
+        let raw = *unclamped.estimate();
+        assert!(
+            raw.point < 0.0 && raw.ci.low < 0.0 && raw.ci.high > 0.0,
+            "{raw:?}"
+        );
+        let r = analyze(&recording, &Calibration::default());
+        let faults = r.metrics[1].estimate();
+        assert_eq!((faults.point, faults.ci.low), (0.0, 0.0));
+        assert_eq!(faults.ci.high, raw.ci.high);
+        // The cost of measuring taken off a time may leave it below zero.
+        let costs = [("wall-time", 50), ("page-faults", 3)];
+        let r = analyze(&recording, &Calibration::exact(&costs, true));
+        assert!(r.metrics[0].estimate().point < 0.0);
+        let faults = &r.metrics[1];
+        assert_eq!(faults.estimate().point, 0.0);
+        assert_eq!(faults.estimate().ci.low, 0.0);
+        let s = &faults.stats;
+        assert!(
+            s.min >= 0.0 && s.median.ci.low >= 0.0 && s.mean.point >= 0.0,
+            "{s:?}"
         );
     }
 

@@ -362,7 +362,7 @@ fn earlier_runs(v: &Value) -> Result<Vec<f64>, String> {
 /// Why the line fitted poorly, where it did.
 fn poor_fit_json(fit: &Fit) -> Option<Value> {
     match fit {
-        Fit::Good => None,
+        Fit::Good | Fit::Rare { .. } => None,
         Fit::Poor { why, .. } => Some(json!(why.describe())),
     }
 }

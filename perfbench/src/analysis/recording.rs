@@ -176,7 +176,9 @@ impl Recording {
     /// measured the same way, as round [`Recording::round_count`]. Where
     /// the kernel disturbed every sample of one side but not of the other,
     /// the disturbed side's samples are left out: a round that kept them
-    /// only because it had no others must not join undisturbed ones.
+    /// only because it had no others must not join undisturbed ones. A
+    /// later round left out so gives its number to the next, so the numbers
+    /// stay consecutive (the run counts the rounds it measures itself).
     pub fn append_round(&mut self, mut later: Recording) {
         let round = self.round_count() as u32;
         let (before, after) = (self.all_disturbed(), later.all_disturbed());

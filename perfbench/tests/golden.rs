@@ -5,7 +5,11 @@
 //! `PERFBENCH_WRITE_GOLDEN=1 cargo test -p perfbench --test golden`; the
 //! bootstrap is seeded, so the figures are deterministic. Since the move
 //! this test calls the new paths (a `Recording` analysed with a
-//! `Calibration`, a `Target` to compare with); the expected file is as it was.
+//! `Calibration`, a `Target` to compare with); the expected file is as it
+//! was, but for `sw::touch_16`, whose six multiplexed samples (every fifth)
+//! batch mode has left out since issue 23, and whose context switches
+//! (never one) are headlined as a `rate` since then: its figures, notes
+//! and stored samples were written again.
 
 use std::path::{Path, PathBuf};
 

@@ -5,9 +5,12 @@
 //! least-squares line through the samples' totals. A few disturbed samples
 //! (a preemption, an interrupt storm) can drag that slope anywhere; the
 //! line then fits badly, and the Theil–Sen slope, which most samples must
-//! agree on, is headlined instead, and the outputs say so.
+//! agree on, is headlined instead, and the outputs say so. A rare event,
+//! which most samples do not count at all, has no line: its rate is
+//! headlined.
 
-use crate::stats::{theil_sen, Estimate, Statistics};
+use crate::counter::event::Unit;
+use crate::stats::{rate, theil_sen, Estimate, Statistics};
 
 /// Below this R² the line is a poor description of the samples. Timed
 /// metrics on a quiet machine fit at 0.99 and above; exact counts at 1.
@@ -32,6 +35,39 @@ pub enum Fit {
         /// The Theil–Sen slope and its interval.
         robust: Estimate,
     },
+    /// A count of a rare event ([`rare`]): the samples are mostly 0, the
+    /// line says nothing, and its slope can go below zero, which a count
+    /// never does. Its rate, the total count over the total iterations,
+    /// is the headline ([`crate::stats::rate`]).
+    Rare {
+        /// The rate and its interval, never below 0.
+        rate: Estimate,
+    },
+}
+
+impl Fit {
+    /// The headline where it is not the least-squares slope
+    /// (`Statistics::slope`): the Theil–Sen slope or the rate.
+    pub fn own_headline_mut(&mut self) -> Option<&mut Estimate> {
+        match self {
+            Fit::Good => None,
+            Fit::Poor { robust, .. } => Some(robust),
+            Fit::Rare { rate } => Some(rate),
+        }
+    }
+}
+
+/// Whether a metric of `unit` whose samples totalled `totals` counts a
+/// rare event: it is a count (not a time), and at least half of its
+/// samples counted nothing. A context switch now and then, a page fault
+/// of the measuring itself: their line is a rate, R² says nothing about
+/// it, and a slope fitted through it may well be negative.
+pub fn rare(unit: Unit, totals: &[u64]) -> bool {
+    unit == Unit::Count && 2 * zeros(totals) >= totals.len()
+}
+
+fn zeros(totals: &[u64]) -> usize {
+    totals.iter().filter(|&&t| t == 0).count()
 }
 
 /// What made a fit poor.
@@ -54,8 +90,19 @@ impl PoorFit {
     }
 }
 
-/// Judges the fit of `stats` to the samples (`iterations[i]`, `totals[i]`).
-pub fn assess(iterations: &[u64], totals: &[u64], stats: &Statistics, confidence: f64) -> Fit {
+/// Judges the fit of `stats` to the samples (`iterations[i]`, `totals[i]`)
+/// of a metric of `unit`.
+pub fn assess(
+    unit: Unit,
+    (iterations, totals): (&[u64], &[u64]),
+    stats: &Statistics,
+    confidence: f64,
+) -> Fit {
+    if rare(unit, totals) {
+        return Fit::Rare {
+            rate: rate(iterations, totals, confidence),
+        };
+    }
     let Some(why) = poor_fit(iterations, totals, stats) else {
         return Fit::Good;
     };
@@ -68,8 +115,9 @@ pub fn assess(iterations: &[u64], totals: &[u64], stats: &Statistics, confidence
 fn poor_fit(iterations: &[u64], totals: &[u64], stats: &Statistics) -> Option<PoorFit> {
     // A rare event (a context switch now and then) leaves most samples at
     // zero: its line is a rate, and R² says nothing about it.
-    let zeros = totals.iter().filter(|&&t| t == 0).count();
-    if iterations.iter().all(|&i| i == iterations[0]) || 2 * zeros >= totals.len() {
+    // A time that is mostly 0 (a clock too coarse for the routine) has no
+    // line either.
+    if iterations.iter().all(|&i| i == iterations[0]) || 2 * zeros(totals) >= totals.len() {
         return None;
     }
     if stats.r_squared < MIN_R_SQUARED {
@@ -87,7 +135,7 @@ mod tests {
 
     fn fit(iterations: &[u64], totals: &[u64]) -> Fit {
         let stats = analyze_metric(iterations, totals, &Bootstrap::default());
-        assess(iterations, totals, &stats, 0.95)
+        assess(Unit::Nanoseconds, (iterations, totals), &stats, 0.95)
     }
 
     #[test]
@@ -96,9 +144,30 @@ mod tests {
         let y: Vec<u64> = x.iter().map(|&i| 50 * i + 300 + i % 3).collect();
         assert_eq!(fit(&x, &y), Fit::Good);
         assert_eq!(fit(&[1, 1, 1, 1], &[5, 90, 3, 7]), Fit::Good);
-        // A rare event: one context switch in a few samples.
+        // A time mostly 0: no line to judge.
         let rare: Vec<u64> = x.iter().map(|&i| u64::from(i % 7 == 0)).collect();
         assert_eq!(fit(&x, &rare), Fit::Good);
+    }
+
+    #[test]
+    fn a_count_mostly_zero_headlines_its_rate() {
+        // One context switch in 2 of 20 samples, early ones: the slope is
+        // negative, the rate is not.
+        let x: Vec<u64> = (1..=20).map(|i| 1000 * i).collect();
+        let mut y = vec![0; 20];
+        (y[0], y[2]) = (1, 1);
+        let stats = analyze_metric(&x, &y, &Bootstrap::default());
+        assert!(stats.slope.point < 0.0, "{:?}", stats.slope);
+        let Fit::Rare { rate } = assess(Unit::Count, (&x, &y), &stats, 0.95) else {
+            panic!("a count mostly 0 is rare")
+        };
+        assert_eq!(rate.point, 2.0 / 210_000.0);
+        assert!(0.0 < rate.ci.low && rate.ci.high > rate.point, "{rate:?}");
+        // Half the samples count something: rare still; fewer zeros: not.
+        let half: Vec<u64> = (0..20).map(|i| i % 2).collect();
+        assert!(rare(Unit::Count, &half));
+        assert!(!rare(Unit::Count, &half[1..]));
+        assert!(!rare(Unit::Nanoseconds, &y));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::counter::event::{Scale, Unit};
 use crate::counter::group::ReadPath;
 use crate::measure::Throughput;
 use crate::stats::{
-    analyze_metric, linear_fit, theil_sen, Bootstrap, Estimate, RoundEstimates, Statistics,
+    analyze_metric, linear_fit, rate, theil_sen, Bootstrap, Estimate, RoundEstimates, Statistics,
 };
 
 pub use fit::{Fit, PoorFit};
@@ -43,14 +43,16 @@ pub struct Metric {
 
 impl Metric {
     /// The headline per-iteration estimate every output shows and compares:
-    /// the least-squares slope, or the Theil–Sen slope where the line fits
-    /// poorly ([`Fit`]). Its interval comes from the spread of the rounds
-    /// where there are two or more, so that it covers the run-to-run drift
-    /// of the machine; else from the samples.
+    /// the least-squares slope, the Theil–Sen slope where the line fits
+    /// poorly, or the rate of a rare count ([`Fit`]). Its interval comes
+    /// from the spread of the rounds where there are two or more, so that
+    /// it covers the run-to-run drift of the machine; else from the
+    /// samples. A count's is never below 0 ([`never_negative`]).
     pub fn estimate(&self) -> &Estimate {
         match &self.fit {
             Fit::Good => &self.stats.slope,
             Fit::Poor { robust, .. } => robust,
+            Fit::Rare { rate } => rate,
         }
     }
 
@@ -59,6 +61,7 @@ impl Metric {
         match self.fit {
             Fit::Good => "slope",
             Fit::Poor { .. } => "Theil-Sen slope",
+            Fit::Rare { .. } => "rate",
         }
     }
 }
@@ -145,6 +148,9 @@ pub fn analyze(recording: &Recording, calibration: &Calibration) -> BenchResult 
         threads: recording.threads,
     };
     overhead::apply(&mut result, calibration);
+    for m in &mut result.metrics {
+        never_negative(m);
+    }
     // Ratios of the figures shown, less the cost of measuring where it was
     // taken off: IPC of the routine, not of the routine and the loop.
     result.derived = derived::derived(recording, &result.metrics);
@@ -165,23 +171,27 @@ fn metrics_of(recording: &Recording) -> Vec<Metric> {
 /// interval taken from the rounds where there are two or more.
 pub fn metric(recording: &Recording, series: &Series, bootstrap: &Bootstrap) -> Metric {
     let (x, y) = (&recording.iterations, &series.totals);
+    let confidence = bootstrap.confidence;
     let mut stats = analyze_metric(x, y, bootstrap);
-    let mut fit = fit::assess(x, y, &stats, bootstrap.confidence);
-    // The headline's estimator: where a round has too few samples for
-    // Theil–Sen, its least-squares slope.
-    let robust = matches!(fit, Fit::Poor { .. });
-    let rounds = RoundEstimates::of(x, y, &recording.rounds, |x, y| {
-        let slope = || linear_fit(x, y).0;
-        if robust {
-            theil_sen(x, y, bootstrap.confidence).map_or_else(slope, |e| e.point)
-        } else {
-            slope()
+    let mut fit = fit::assess(series.unit, (x, y), &stats, confidence);
+    let rounds = RoundEstimates::of(x, y, &recording.rounds, |x, y| match fit {
+        Fit::Good => linear_fit(x, y).0,
+        // Where a round has too few samples for Theil–Sen, its
+        // least-squares slope.
+        Fit::Poor { .. } => {
+            theil_sen(x, y, confidence).map_or_else(|| linear_fit(x, y).0, |e| e.point)
         }
+        Fit::Rare { .. } => rate(x, y, confidence).point,
     });
-    if let Some(across) = rounds.estimate(&series.earlier, bootstrap.confidence) {
+    if let Some(across) = rounds.estimate(&series.earlier, confidence) {
         match &mut fit {
             Fit::Good => stats.slope = across,
             Fit::Poor { robust, .. } => *robust = across,
+            // The Poisson interval holds where the events come one by one
+            // at random; the rounds' spread where they come in bursts (a
+            // busy machine), though it says nothing where few rounds saw
+            // any. The interval takes in both.
+            Fit::Rare { rate } => rate.ci = rate.ci.hull(across.ci),
         }
     }
     Metric {
@@ -191,6 +201,34 @@ pub fn metric(recording: &Recording, series: &Series, bootstrap: &Bootstrap) -> 
         scale: series.scale().cloned(),
         fit,
         rounds,
+    }
+}
+
+/// Keeps a count's figures per iteration at 0 or above: a count is never
+/// negative, so a point below 0 is nearer the truth at 0, and an interval
+/// that held the truth still holds it cut at 0. Only a slope (of counts
+/// that barely grow with the iterations) or the cost of measuring taken
+/// off can take them below; rare counts have an estimator that cannot
+/// ([`Fit::Rare`]). Times are left as they are: their cost taken off may
+/// honestly show that nothing is left to measure.
+fn never_negative(m: &mut Metric) {
+    if m.unit != Unit::Count {
+        return;
+    }
+    let s = &mut m.stats;
+    for e in [&mut s.slope, &mut s.mean, &mut s.median] {
+        *e = e.at_least(0.0);
+    }
+    if let Some(own) = m.fit.own_headline_mut() {
+        *own = own.at_least(0.0);
+    }
+    for v in [
+        &mut s.min,
+        &mut s.max,
+        &mut s.quartiles.0,
+        &mut s.quartiles.1,
+    ] {
+        *v = v.max(0.0);
     }
 }
 
@@ -256,7 +294,7 @@ mod tests {
     use crate::counter::group::Counts;
     use crate::measure::environment::Environment;
     use crate::measure::{Measurement, Sample};
-    use crate::stats::Interval;
+    use crate::stats::{linear_fit, Interval};
 
     fn analyze_m(id: &str, events: &[Event], m: &Measurement) -> BenchResult {
         let recording = Recording::new(id, events, m, Environment::default());
@@ -281,7 +319,7 @@ mod tests {
         let m = Measurement {
             samples: vec![
                 sample(1, 10, vec![30, 20], 100),
-                sample(2, 20, vec![60, 40], 90),
+                sample(2, 20, vec![60, 40], 100),
             ],
             throughput: None,
         };
@@ -291,7 +329,203 @@ mod tests {
         assert_eq!(r.metrics[1].stats.slope.point, 30.0);
         assert_eq!(derived_value(&r, "IPC"), Some(1.5));
         assert_eq!(r.iterations, 3);
-        assert_eq!(r.multiplexed_samples, 1);
+        assert_eq!(r.multiplexed_samples, 0);
+    }
+
+    /// 20 linear samples of 1..=20 iterations, 7 instructions and
+    /// 110 ns per iteration plus 50 per sample and a little noise, the
+    /// group on the PMU for `running(i)` of 100 ns in sample `i`.
+    fn noisy(running: impl Fn(u64) -> u64) -> Measurement {
+        let samples = (1..=20)
+            .map(|i| {
+                let noise = (i * 37) % 11;
+                sample(i, 110 * i + 50 + noise, vec![7 * i + noise], running(i))
+            })
+            .collect();
+        Measurement {
+            samples,
+            throughput: None,
+        }
+    }
+
+    /// `m` without the samples `drop` names.
+    fn without(m: &Measurement, drop: impl Fn(u64) -> bool) -> Measurement {
+        let samples = m.samples.iter().filter(|s| !drop(s.iterations));
+        Measurement {
+            samples: samples.cloned().collect(),
+            throughput: None,
+        }
+    }
+
+    #[test]
+    fn multiplexed_samples_are_left_out_of_the_fit_and_counted() {
+        let events = parse_list("instructions").unwrap();
+        // Every fifth sample ran a third of its time, and counted a third.
+        let mut m = noisy(|i| if i % 5 == 0 { 33 } else { 100 });
+        for s in m.samples.iter_mut().filter(|s| s.iterations % 5 == 0) {
+            s.counts.values[0] /= 3;
+        }
+        let r = analyze_m("x", &events, &m);
+        let others = analyze_m("x", &events, &without(&m, |i| i % 5 == 0));
+        for (with, alone) in r.metrics.iter().zip(&others.metrics) {
+            assert_eq!(with, alone, "{}", with.name);
+        }
+        assert_eq!((r.samples, r.left_out, r.multiplexed_samples), (16, 4, 0));
+        assert_eq!(r.iterations, 210 - (5 + 10 + 15 + 20));
+        assert_eq!(
+            notes::notes(&r),
+            ["the kernel multiplexed the counters during 4 of 20 samples; they are left out"]
+        );
+        assert_eq!(notes::multiplexed_warning(&r), None);
+    }
+
+    #[test]
+    fn every_sample_multiplexed_is_kept_unscaled_and_warned_of() {
+        let events = parse_list("instructions").unwrap();
+        // On the PMU half the time: the counts are what the group counted,
+        // not doubled.
+        let m = noisy(|_| 50);
+        let r = analyze_m("spin", &events, &m);
+        assert_eq!((r.samples, r.left_out, r.multiplexed_samples), (20, 0, 20));
+        let x: Vec<u64> = (1..=20).collect();
+        let y: Vec<u64> = m.samples.iter().map(|s| s.counts.values[0]).collect();
+        assert_eq!(r.metrics[1].estimate().point, linear_fit(&x, &y).0);
+        assert_eq!(
+            notes::notes(&r),
+            ["the kernel multiplexed the counters in 20 of 20 samples; counts are not scaled"]
+        );
+        let warning = notes::multiplexed_warning(&r).expect("a warning");
+        assert!(
+            warning.starts_with(
+                "spin: the kernel multiplexed the counters in every sample (20 samples)"
+            ) && warning.contains("`--events` naming fewer"),
+            "{warning}"
+        );
+    }
+
+    #[test]
+    fn a_round_multiplexed_throughout_is_left_out_beside_clean_ones() {
+        let events = parse_list("instructions").unwrap();
+        let record = |m: &Measurement| Recording::new("x", &events, m, Environment::default());
+        let clean = noisy(|_| 100);
+        for first in [true, false] {
+            let (mut a, b) = (record(&noisy(|_| 10)), record(&clean));
+            let mut r = if first {
+                a.append_round(b);
+                a
+            } else {
+                let mut b = b;
+                b.append_round(a);
+                b
+            };
+            assert_eq!((r.left_out, r.multiplexed_samples), (20, 0));
+            assert_eq!(r.iterations.len(), 20);
+            let alone = analyze(&record(&clean), &Calibration::default());
+            r.rounds = vec![0; 20];
+            let with = analyze(&r, &Calibration::default());
+            assert_eq!(with.metrics, alone.metrics);
+        }
+        // Multiplexed throughout in both: all kept and counted.
+        let mut a = record(&noisy(|_| 10));
+        a.append_round(record(&noisy(|_| 10)));
+        assert_eq!(
+            (a.left_out, a.multiplexed_samples, a.round_count()),
+            (0, 40, 2)
+        );
+    }
+
+    /// A recording of `events` in `rounds` rounds of the same samples.
+    fn in_rounds(events: &[Event], m: &Measurement, rounds: u32) -> Recording {
+        let mut r = Recording::new("x", events, m, Environment::default());
+        for _ in 1..rounds {
+            r.append_round(Recording::new("x", events, m, Environment::default()));
+        }
+        r
+    }
+
+    #[test]
+    fn a_rare_count_headlines_its_rate_never_below_zero() {
+        let events = parse_list("context-switches").unwrap();
+        // 3 context switches in 1.1 10^6 iterations, in early samples of two
+        // of ten rounds: their slope is negative.
+        let m = Measurement {
+            samples: (1..=10)
+                .map(|i| sample(i * 2000, 9 * i, vec![0], 100))
+                .collect(),
+            throughput: None,
+        };
+        let mut r = in_rounds(&events, &m, 10);
+        let total: u64 = r.iterations.iter().sum();
+        r.series[1].totals[0] = 2;
+        r.series[1].totals[41] = 1;
+        let result = analyze(&r, &Calibration::default());
+        let cs = &result.metrics[1];
+        assert!(matches!(cs.fit, Fit::Rare { .. }), "{:?}", cs.fit);
+        assert_eq!(cs.estimator(), "rate");
+        let e = cs.estimate();
+        assert_eq!(e.point, 3.0 / total as f64);
+        assert!(
+            0.0 <= e.ci.low && e.ci.low < e.point && e.point < e.ci.high,
+            "{e:?}"
+        );
+        assert!(cs.stats.slope.point >= 0.0 && cs.stats.slope.ci.low >= 0.0);
+        assert_eq!(cs.rounds.rounds.len(), 10);
+    }
+
+    #[test]
+    fn a_steady_count_stays_exact() {
+        let events = parse_list("page-faults").unwrap();
+        let m = Measurement {
+            samples: (1..=10).map(|i| sample(i, 40 * i, vec![i], 100)).collect(),
+            throughput: None,
+        };
+        for rounds in [1, 3] {
+            let r = analyze(&in_rounds(&events, &m, rounds), &Calibration::default());
+            assert_eq!(r.metrics[1].fit, Fit::Good);
+            assert_eq!(*r.metrics[1].estimate(), Estimate::exact(1.0));
+        }
+        // Never counted: exactly none.
+        let zero = without(&m, |_| false);
+        let mut r = in_rounds(&events, &zero, 3);
+        r.series[1].totals.iter_mut().for_each(|t| *t = 0);
+        let r = analyze(&r, &Calibration::default());
+        assert_eq!(*r.metrics[1].estimate(), Estimate::exact(0.0));
+    }
+
+    #[test]
+    fn counts_are_cut_at_zero_and_times_are_not() {
+        // A count that does not grow with the iterations: its headline is
+        // below zero, its interval reaching either side.
+        let events = parse_list("page-faults").unwrap();
+        let m = Measurement {
+            samples: (1..=10)
+                .map(|i| sample(i, 40 * i, vec![8 - i % 4 - i / 5], 100))
+                .collect(),
+            throughput: None,
+        };
+        let recording = Recording::new("x", &events, &m, Environment::default());
+        let unclamped = metric(&recording, &recording.series[1], &Bootstrap::default());
+        let raw = *unclamped.estimate();
+        assert!(
+            raw.point < 0.0 && raw.ci.low < 0.0 && raw.ci.high > 0.0,
+            "{raw:?}"
+        );
+        let r = analyze(&recording, &Calibration::default());
+        let faults = r.metrics[1].estimate();
+        assert_eq!((faults.point, faults.ci.low), (0.0, 0.0));
+        assert_eq!(faults.ci.high, raw.ci.high);
+        // The cost of measuring taken off a time may leave it below zero.
+        let costs = [("wall-time", 50), ("page-faults", 3)];
+        let r = analyze(&recording, &Calibration::exact(&costs, true));
+        assert!(r.metrics[0].estimate().point < 0.0);
+        let faults = &r.metrics[1];
+        assert_eq!(faults.estimate().point, 0.0);
+        assert_eq!(faults.estimate().ci.low, 0.0);
+        let s = &faults.stats;
+        assert!(
+            s.min >= 0.0 && s.median.ci.low >= 0.0 && s.mean.point >= 0.0,
+            "{s:?}"
+        );
     }
 
     #[test]

@@ -46,6 +46,31 @@ pub fn count(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", plural(n))
 }
 
+/// The warning of a benchmark all of whose samples the kernel multiplexed
+/// (in per-iteration mode, disturbed), so that none could be left out: its
+/// counts cover only the time the group was on the PMU and are not scaled,
+/// so they undercount. The group was made to fit the PMU alone, so another
+/// user of the counters took some (a pinned event, another perf session,
+/// the NMI watchdog), or the PMU holds fewer than the kernel accepted.
+pub fn multiplexed_warning(r: &BenchResult) -> Option<String> {
+    if r.multiplexed_samples == 0 || r.multiplexed_samples < r.samples {
+        return None;
+    }
+    let noun = if r.read_path.is_some() {
+        "iteration"
+    } else {
+        "sample"
+    };
+    Some(format!(
+        "{}: the kernel multiplexed the counters in every {noun} ({}), so its counts cover only \
+         the time they were on the PMU and undercount (not scaled); measure fewer events at once \
+         (`--events` naming fewer), or free the counters something else holds (another perf \
+         session, the NMI watchdog: `sysctl kernel.nmi_watchdog=0`)",
+        r.id,
+        count(r.multiplexed_samples, noun)
+    ))
+}
+
 /// The caveats of `r`, one sentence each: what an iteration is on several
 /// threads, counters multiplexed, samples that no line fits, a thread off
 /// the CPU.
@@ -66,11 +91,15 @@ pub fn notes(r: &BenchResult) -> Vec<String> {
         ));
     }
     if r.left_out > 0 {
+        // Per-iteration mode leaves out iterations, batch mode samples.
+        let (what, noun) = match r.read_path {
+            Some(_) => ("multiplexed or rescheduled", "iteration"),
+            None => ("multiplexed", "sample"),
+        };
         notes.push(format!(
-            "the kernel multiplexed or rescheduled the counters during {} of {}; \
-             they are left out",
+            "the kernel {what} the counters during {} of {}; they are left out",
             r.left_out,
-            count(r.samples + r.left_out, "iteration")
+            count(r.samples + r.left_out, noun)
         ));
     }
     if r.samples < 3 && r.metrics.iter().all(|m| m.rounds.rounds.len() < 2) {
@@ -85,7 +114,7 @@ pub fn notes(r: &BenchResult) -> Vec<String> {
         .iter()
         .filter_map(|m| match &m.fit {
             Fit::Poor { why, .. } => Some(format!("{} ({})", m.name, why.describe())),
-            Fit::Good => None,
+            Fit::Good | Fit::Rare { .. } => None,
         })
         .collect();
     if !poor.is_empty() {
@@ -117,6 +146,7 @@ mod tests {
     use super::*;
     use crate::analysis::test_support::exact_result;
     use crate::counter::event::Unit;
+    use crate::counter::group::ReadPath;
 
     #[test]
     fn one_or_two_samples_in_one_round_are_said_to_be_too_few() {
@@ -144,11 +174,17 @@ mod tests {
         r.left_out = 3;
         assert_eq!(
             notes(&r),
+            ["the kernel multiplexed the counters during 3 of 13 samples; they are left out"]
+        );
+        r.read_path = Some(ReadPath::Rdpmc);
+        assert_eq!(
+            notes(&r),
             [
                 "the kernel multiplexed or rescheduled the counters during 3 of 13 iterations; \
               they are left out"
             ]
         );
+        r.read_path = None;
         r.left_out = 0;
         r.multiplexed_samples = 10;
         assert_eq!(

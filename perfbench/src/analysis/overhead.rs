@@ -2,7 +2,7 @@
 //! with every result, and subtracted where asked, like from like and with
 //! its uncertainty.
 
-use super::{BenchResult, Fit, Recording, WALL_TIME};
+use super::{BenchResult, Recording, WALL_TIME};
 use crate::counter::event::Unit;
 use crate::stats::{median_of_sorted, Estimate, Interval, Statistics};
 
@@ -164,8 +164,8 @@ pub(crate) fn apply(result: &mut BenchResult, calibration: &Calibration) {
         s.slope = less(s.slope, costs.location);
         s.mean = less(s.mean, costs.location);
         s.median = less(s.median, costs.median);
-        if let Fit::Poor { robust, .. } = &mut m.fit {
-            *robust = less(*robust, costs.location);
+        if let Some(own) = m.fit.own_headline_mut() {
+            *own = less(*own, costs.location);
         }
         let shift = |v: f64| v - costs.median.point;
         s.min = shift(s.min);

@@ -5,7 +5,7 @@ use super::group::Membership;
 use crate::counter::event::{Event, Scale, Unit};
 use crate::counter::group::ReadPath;
 use crate::measure::environment::Environment;
-use crate::measure::{Measurement, Throughput};
+use crate::measure::{self, Measurement, Sample, Throughput};
 use crate::stats;
 
 /// The key of the wall-time metric, which every run has.
@@ -76,13 +76,15 @@ pub struct Recording {
     pub series: Vec<Series>,
     /// The throughput the benchmark declared.
     pub throughput: Option<Throughput>,
-    /// Samples in which the kernel multiplexed the counters; their counts
-    /// are not scaled.
+    /// Samples in which the kernel multiplexed the counters, kept because
+    /// it multiplexed every one; their counts are not scaled.
     pub multiplexed_samples: usize,
-    /// In per-iteration mode, iterations the kernel disturbed (multiplexed,
-    /// or rescheduled during a read), left out of the samples: they counted
-    /// the kernel's doing with the routine's. Where it disturbed every
-    /// iteration, all are kept and counted in `multiplexed_samples` instead.
+    /// Samples the kernel disturbed, left out: in batch mode those it
+    /// multiplexed, which counted only while the group was on the PMU; in
+    /// per-iteration mode iterations it multiplexed or rescheduled during a
+    /// read, which counted the kernel's doing with the routine's. Where it
+    /// disturbed every one, all are kept and counted in
+    /// `multiplexed_samples` instead.
     pub left_out: usize,
     /// In per-iteration mode, how the counters were read around each
     /// iteration; `None` in batch mode.
@@ -101,15 +103,23 @@ pub struct Recording {
 
 impl Recording {
     /// The recording of `m`, whose counts are in the order of `events`,
-    /// measured in batch mode in one group.
+    /// measured in batch mode in one group. Samples the kernel multiplexed
+    /// are left out and counted in [`Recording::left_out`], as
+    /// per-iteration mode leaves out the iterations it disturbed (by the
+    /// same rule, [`measure::leave_out_disturbed`]): their counts cover only
+    /// the time the group was on the PMU. Where it multiplexed every
+    /// sample, all are kept and counted in
+    /// [`Recording::multiplexed_samples`].
     pub fn new(id: &str, events: &[Event], m: &Measurement, environment: Environment) -> Recording {
+        let mut samples: Vec<&Sample> = m.samples.iter().collect();
+        let left_out = measure::leave_out_disturbed(&mut samples, |s| s.multiplexed());
         let series = metric_names(events)
             .into_iter()
             .enumerate()
             .map(|(k, (name, unit))| {
                 let totals = match k {
-                    0 => m.samples.iter().map(|s| s.wall_ns).collect(),
-                    _ => m.samples.iter().map(|s| s.counts.values[k - 1]).collect(),
+                    0 => samples.iter().map(|s| s.wall_ns).collect(),
+                    _ => samples.iter().map(|s| s.counts.values[k - 1]).collect(),
                 };
                 let event = k.checked_sub(1).map(|i| events[i].clone());
                 Series {
@@ -125,16 +135,12 @@ impl Recording {
         Recording {
             id: id.to_string(),
             environment,
-            iterations: m.samples.iter().map(|s| s.iterations).collect(),
-            rounds: vec![0; m.samples.len()],
+            iterations: samples.iter().map(|s| s.iterations).collect(),
+            rounds: vec![0; samples.len()],
             series,
             throughput: m.throughput,
-            multiplexed_samples: m
-                .samples
-                .iter()
-                .filter(|s| s.counts.time_running < s.counts.time_enabled)
-                .count(),
-            left_out: 0,
+            multiplexed_samples: samples.iter().filter(|s| s.multiplexed()).count(),
+            left_out,
             read_path: None,
             groups: Vec::new(),
             membership: None,
@@ -167,9 +173,21 @@ impl Recording {
     }
 
     /// Appends the samples of `later`, a later round of the same benchmark
-    /// measured the same way, as round [`Recording::round_count`].
-    pub fn append_round(&mut self, later: Recording) {
+    /// measured the same way, as round [`Recording::round_count`]. Where
+    /// the kernel disturbed every sample of one side but not of the other,
+    /// the disturbed side's samples are left out: a round that kept them
+    /// only because it had no others must not join undisturbed ones. A
+    /// later round left out so gives its number to the next, so the numbers
+    /// stay consecutive (the run counts the rounds it measures itself).
+    pub fn append_round(&mut self, mut later: Recording) {
         let round = self.round_count() as u32;
+        let (before, after) = (self.all_disturbed(), later.all_disturbed());
+        if before && !after && !later.iterations.is_empty() {
+            self.leave_out_all();
+        }
+        if after && !before && !self.iterations.is_empty() {
+            later.leave_out_all();
+        }
         self.rounds
             .extend(std::iter::repeat(round).take(later.iterations.len()));
         self.iterations.extend(later.iterations);
@@ -179,6 +197,23 @@ impl Recording {
         }
         self.multiplexed_samples += later.multiplexed_samples;
         self.left_out += later.left_out;
+    }
+
+    /// Whether the kernel disturbed (multiplexed, or in per-iteration mode
+    /// rescheduled) every sample kept, which were kept for want of others.
+    pub fn all_disturbed(&self) -> bool {
+        self.multiplexed_samples > 0 && self.multiplexed_samples == self.iterations.len()
+    }
+
+    /// Leaves every sample out, counted in [`Recording::left_out`].
+    fn leave_out_all(&mut self) {
+        self.left_out += self.iterations.len();
+        self.multiplexed_samples = 0;
+        self.iterations.clear();
+        self.rounds.clear();
+        for s in &mut self.series {
+            s.totals.clear();
+        }
     }
 
     /// How many rounds the samples were taken in.

@@ -149,6 +149,28 @@ pub struct Sample {
     pub counts: Counts,
 }
 
+impl Sample {
+    /// Whether the kernel multiplexed the group during this sample (it was
+    /// on the PMU for less time than it was enabled), so that its counts
+    /// cover only part of the routine's runs.
+    pub fn multiplexed(&self) -> bool {
+        self.counts.time_running < self.counts.time_enabled
+    }
+}
+
+/// Leaves out of `items` those the kernel `disturbed`, unless it disturbed
+/// every one (then nothing undisturbed is left to measure: they are kept,
+/// to be flagged), and returns how many it left out. The one rule of both
+/// modes: per-iteration mode applies it to iterations, batch mode to
+/// samples.
+pub fn leave_out_disturbed<T>(items: &mut Vec<T>, disturbed: impl Fn(&T) -> bool) -> usize {
+    let before = items.len();
+    if items.iter().any(|it| !disturbed(it)) {
+        items.retain(|it| !disturbed(it));
+    }
+    before - items.len()
+}
+
 /// Everything one benchmark's measurement produced.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Measurement {

@@ -104,11 +104,7 @@ impl PerIterMeasurement {
     /// kernel's doing as well as the routine's: a retried read's own
     /// instructions, or nothing at all while the group was off the PMU.
     pub fn without_disturbed(mut self) -> (PerIterMeasurement, usize) {
-        let before = self.per_iteration.len();
-        if self.per_iteration.iter().any(|it| !it.disturbed()) {
-            self.per_iteration.retain(|it| !it.disturbed());
-        }
-        let left_out = before - self.per_iteration.len();
+        let left_out = super::leave_out_disturbed(&mut self.per_iteration, |it| it.disturbed());
         (self, left_out)
     }
 

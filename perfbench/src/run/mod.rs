@@ -17,6 +17,7 @@ use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
 use crate::analysis::compare::Target;
+use crate::analysis::notes;
 use crate::counter::group;
 use crate::kernel::pmu;
 use crate::measure::{self, run_once};
@@ -432,6 +433,9 @@ fn report_step(
 ) {
     if let Some(why) = step.mismatch.filter(|why| warned.insert(why.clone())) {
         say::warning(&mismatch_warning(&why));
+    }
+    if let Some(warning) = notes::multiplexed_warning(&step.analysed.result) {
+        say::warning(&warning);
     }
     for err in &step.store_errors {
         say::error(&err.to_string());

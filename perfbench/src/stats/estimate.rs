@@ -19,6 +19,15 @@ impl Interval {
             high: value,
         }
     }
+
+    /// The smallest interval holding both `self` and `other`: it covers
+    /// whatever either covers.
+    pub fn hull(self, other: Interval) -> Interval {
+        Interval {
+            low: self.low.min(other.low),
+            high: self.high.max(other.high),
+        }
+    }
 }
 
 /// A point estimate with its confidence interval.
@@ -32,10 +41,31 @@ pub struct Estimate {
 
 impl Estimate {
     /// An estimate known exactly: its interval has zero width.
-    pub(super) fn exact(value: f64) -> Estimate {
+    pub fn exact(value: f64) -> Estimate {
         Estimate {
             point: value,
             ci: Interval::point(value),
+        }
+    }
+
+    /// The estimate of a quantity known to be `floor` or above: the point
+    /// and both bounds raised to `floor` where below it. The point is then
+    /// nearer the truth, and an interval that held the truth still does.
+    ///
+    /// ```
+    /// use perfbench::stats::{Estimate, Interval};
+    ///
+    /// let e = Estimate { point: -0.5, ci: Interval { low: -2.0, high: 1.0 } };
+    /// let cut = e.at_least(0.0);
+    /// assert_eq!((cut.point, cut.ci.low, cut.ci.high), (0.0, 0.0, 1.0));
+    /// ```
+    pub fn at_least(self, floor: f64) -> Estimate {
+        Estimate {
+            point: self.point.max(floor),
+            ci: Interval {
+                low: self.ci.low.max(floor),
+                high: self.ci.high.max(floor),
+            },
         }
     }
 }

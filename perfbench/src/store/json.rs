@@ -81,6 +81,19 @@ pub fn estimates_json(result: &BenchResult) -> Map<String, Value> {
     metrics
 }
 
+/// How per-iteration mode read the counters and how many iterations it
+/// left out, or in batch mode how many samples, where it left some out.
+fn read_path_json(obj: &mut Value, r: &BenchResult) {
+    match r.read_path {
+        Some(path) => {
+            obj["read_path"] = json!(path.name());
+            obj["left_out_iterations"] = json!(r.left_out);
+        }
+        None if r.left_out > 0 => obj["left_out_samples"] = json!(r.left_out),
+        None => {}
+    }
+}
+
 /// A stored result file: the recording's samples and environment, with the
 /// estimates derived from them for convenience.
 pub fn encode_recording(run: &Recording, result: &BenchResult) -> String {
@@ -349,7 +362,7 @@ fn earlier_runs(v: &Value) -> Result<Vec<f64>, String> {
 /// Why the line fitted poorly, where it did.
 fn poor_fit_json(fit: &Fit) -> Option<Value> {
     match fit {
-        Fit::Good => None,
+        Fit::Good | Fit::Rare { .. } => None,
         Fit::Poor { why, .. } => Some(json!(why.describe())),
     }
 }
@@ -398,10 +411,7 @@ pub fn bench_line(
     if r.threads > 1 {
         obj["threads"] = json!(r.threads);
     }
-    if let Some(path) = r.read_path {
-        obj["read_path"] = json!(path.name());
-        obj["left_out_iterations"] = json!(r.left_out);
-    }
+    read_path_json(&mut obj, r);
     for o in &r.overhead {
         obj["metrics"][&o.metric]["overhead"] = json!(o.per_iteration);
         obj["metrics"][&o.metric]["raw_estimate"] = json!(o.raw_estimate);

@@ -602,6 +602,27 @@ pub fn core_type_of(root: &Path, cpu: usize) -> Option<String> {
         .map(|t| t.pmu)
 }
 
+/// Whether PMU `root`'s event of type `kind` and config `config` is one of
+/// Intel's topdown events, whose user-space read is no count: the
+/// `slots` event (`event=0x00,umask=0x04`, fixed counter 3, which the
+/// kernel resets whenever it reads the metrics) or a metric
+/// (`event=0x00,umask=0x80` and up: `topdown-retiring`, `-bad-spec`,
+/// `-fe-bound`, `-be-bound`, …), whose mmap page `index` names the packed
+/// PERF_METRICS register rather than a counter. Only a PMU that lists a
+/// `slots` alias has these (as perf decides it has perf metrics); the
+/// umask range is the kernel's and wider, so an unknown future metric is
+/// read as one too. Atom cores' `topdown-*` aliases are ordinary events
+/// (event codes other than 0) and are not.
+pub fn is_topdown(root: &Path, kind: u32, config: u64) -> bool {
+    let (event, umask) = (config & 0xff, (config >> 8) & 0xff);
+    if event != 0 || !(umask == 0x04 || umask >= 0x80) {
+        return false;
+    }
+    core_pmu_names(root).iter().any(|name| {
+        Pmu::load(root, name).is_ok_and(|pmu| pmu.kind == kind && pmu.aliases.contains_key("slots"))
+    })
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -780,6 +801,75 @@ pub(crate) mod tests {
         // A second core PMU without CPUs does not make a hybrid either.
         arm.file("armv8_cortex_a53/type", "9\n");
         assert_eq!(hybrid_core_types(arm.root()), []);
+    }
+
+    /// The config `alias` of `pmu` encodes to under `root`.
+    fn alias_config(root: &Path, pmu: &str, alias: &str) -> u64 {
+        let pmu = Pmu::load(root, pmu).unwrap();
+        let mut words = [0; 3];
+        for term in &pmu.aliases[alias].terms {
+            let value = match term.value {
+                TermValue::Number(value) => value,
+                TermValue::Bare => 1,
+                // `ldlat=?` of mem-stores: any value is no topdown event.
+                TermValue::Required => 0,
+            };
+            pmu.encode_term(&term.name, value, &mut words).unwrap();
+        }
+        words[0]
+    }
+
+    #[test]
+    fn topdown_events_are_known_by_config_on_a_pmu_with_slots() {
+        let t = intel_hybrid();
+        for (alias, terms) in [
+            ("slots", "event=0x00,umask=0x4\n"),
+            ("topdown-bad-spec", "event=0x00,umask=0x81\n"),
+            ("topdown-be-bound", "event=0x00,umask=0x83\n"),
+            ("topdown-mem-bound", "event=0x00,umask=0x87\n"),
+            ("ref-cycles", "event=0x00,umask=0x03\n"),
+        ] {
+            t.file(&format!("cpu_core/events/{alias}"), terms);
+        }
+        // Gracemont's topdown events are ordinary counters.
+        t.file(
+            "cpu_atom/events/topdown-retiring",
+            "event=0xc2,umask=0x02\n",
+        )
+        .file(
+            "cpu_atom/events/topdown-fe-bound",
+            "event=0x71,umask=0x00\n",
+        );
+        let core = Pmu::load(t.root(), "cpu_core").unwrap();
+        let topdown: Vec<&str> = core
+            .aliases
+            .keys()
+            .filter(|a| is_topdown(t.root(), 4, alias_config(t.root(), "cpu_core", a)))
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            topdown,
+            [
+                "slots",
+                "topdown-bad-spec",
+                "topdown-be-bound",
+                "topdown-mem-bound",
+                "topdown-retiring"
+            ]
+        );
+        for alias in ["topdown-retiring", "topdown-fe-bound", "instructions"] {
+            let config = alias_config(t.root(), "cpu_atom", alias);
+            assert!(!is_topdown(t.root(), 10, config), "cpu_atom/{alias}");
+        }
+        // The metric's config on another PMU, or with an event code, is
+        // an ordinary event; an unknown metric of the range is not.
+        assert!(!is_topdown(t.root(), 10, 0x8200));
+        assert!(!is_topdown(t.root(), 9, 0x8200), "msr");
+        assert!(!is_topdown(t.root(), 4, 0x82c0));
+        assert!(is_topdown(t.root(), 4, 0x8f00));
+        // A PMU without `slots` (AMD, Intel before Ice Lake) has none.
+        assert!(!is_topdown(amd().root(), 4, 0x8200));
+        assert!(!is_topdown(amd().root(), 4, 0x0400));
     }
 
     #[test]

@@ -93,7 +93,7 @@ pub fn choose_core(
         let cpus = usable(t);
         if cpus.is_empty() {
             return Err(format!(
-                "--cpu-type {name}: none of its CPUs ({}) is one this process may run on",
+                "--cpu-type `{name}`: none of its CPUs ({}) is one this process may run on",
                 cpu_list(&t.cpus)
             ));
         }
@@ -132,7 +132,7 @@ pub fn choose_core(
 fn asked_type<'t>(types: &'t [CoreType], name: &str) -> Result<&'t CoreType, String> {
     if types.is_empty() {
         return Err(format!(
-            "--cpu-type {name}: this CPU has one kind of core (not a hybrid CPU)"
+            "--cpu-type `{name}`: this CPU has one kind of core (not a hybrid CPU)"
         ));
     }
     types
@@ -140,7 +140,7 @@ fn asked_type<'t>(types: &'t [CoreType], name: &str) -> Result<&'t CoreType, Str
         .find(|t| t.pmu == name || t.pmu.strip_prefix("cpu_") == Some(name))
         .ok_or_else(|| {
             format!(
-                "--cpu-type takes a core type of this CPU ({}), not `{name}`",
+                "--cpu-type `{name}`: not a core type of this CPU ({})",
                 names(types)
             )
         })
@@ -233,7 +233,10 @@ mod tests {
         );
         assert_eq!(
             choose_core(&types, Some("core"), &[9, 10], None),
-            Err("--cpu-type core: none of its CPUs (0-7,16) is one this process may run on".into())
+            Err(
+                "--cpu-type `core`: none of its CPUs (0-7,16) is one this process may run on"
+                    .into()
+            )
         );
         assert_eq!(
             choose_core(&types, None, &[17, 18], None),
@@ -267,8 +270,8 @@ mod tests {
         assert_eq!(
             choose_core(&types, Some("big"), &all, None),
             Err(
-                "--cpu-type takes a core type of this CPU (armv8_cortex_a76 (performance), \
-                 armv8_cortex_a55), not `big`"
+                "--cpu-type `big`: not a core type of this CPU (armv8_cortex_a76 (performance), \
+                 armv8_cortex_a55)"
                     .into()
             )
         );
@@ -281,7 +284,7 @@ mod tests {
         assert_eq!(choose_core(&types, None, &[0, 1], Some(1)), Ok(None));
         assert_eq!(
             choose_core(&types, Some("core"), &[0, 1], Some(1)),
-            Err("--cpu-type core: this CPU has one kind of core (not a hybrid CPU)".into())
+            Err("--cpu-type `core`: this CPU has one kind of core (not a hybrid CPU)".into())
         );
     }
 }

@@ -298,11 +298,11 @@ fn default_events(pinned: bool) -> Vec<Event> {
 }
 
 /// Pins the measuring thread as asked: `--cpu N`, `--cpu-type`, or `--pin`
-/// (the CPU it runs on, whatever its kind). Unasked, only where the CPU has more than one kind
-/// of core (hybrid), whose events count on one kind only: then on the
-/// performance cores, so that every run measures the same kind
-/// ([`measure::choose_core`]). The threads a routine spawns inherit the
-/// pin, so unpinned they run wherever the scheduler puts them.
+/// (the CPU it runs on, whatever its kind). Unasked, only where the CPU has
+/// more than one kind of core (hybrid), whose events count on one kind
+/// only: then on the performance cores, so that every run measures the
+/// same kind ([`measure::choose_core`]). The threads a routine spawns
+/// inherit the pin, so unpinned they run wherever the scheduler puts them.
 fn pin(options: &Options) -> Result<Option<ThreadPin>, String> {
     if options.no_pin {
         return Ok(None);

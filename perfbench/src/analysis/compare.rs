@@ -223,7 +223,9 @@ pub const MIN_ROUNDS: usize = 2;
 /// Why `new` cannot be fairly compared with `base`, if it cannot: measured
 /// in another mode (batch or per iteration), on another number of threads
 /// (an iteration of `threads` is a call on each, its counts their totals),
-/// with other events (so in other counter groups, at other privilege
+/// through another read path (per iteration: the reads that bracket each
+/// iteration, and so what they add, differ), on another kind of core of a
+/// hybrid CPU, with other events (so in other counter groups, at other privilege
 /// levels), or with too few samples or rounds to tell a change from noise.
 /// A run on another CPU model or kernel is still compared, with a warning
 /// (`Environment::mismatch`).
@@ -251,6 +253,9 @@ pub fn unfair(base: &Recording, new: &Recording) -> Option<String> {
     if let Some(why) = other_privilege(base, new) {
         return Some(why);
     }
+    if let Some(why) = other_read_path(base, new).or_else(|| other_core_type(base, new)) {
+        return Some(why);
+    }
     let names = |r: &Recording| r.series.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
     if names(base) != names(new) {
         return Some(format!(
@@ -273,6 +278,36 @@ pub fn unfair(base: &Recording, new: &Recording) -> Option<String> {
             count(rounds, "round")
         )
     })
+}
+
+/// Why per-iteration runs `base` and `new` were read on other paths
+/// (`rdpmc` or the arm64 counter registers against `read()`), if they were.
+fn other_read_path(base: &Recording, new: &Recording) -> Option<String> {
+    let (Some(b), Some(n)) = (base.read_path, new.read_path) else {
+        return None;
+    };
+    (b != n).then(|| format!("counters read through {b}, this run through {n}"))
+}
+
+/// Why `base` and `new` were measured on other kinds of core, if either
+/// ran on a hybrid CPU and they were, or if a kind is not known there (a
+/// run stored before it was recorded, or not pinned): such a core may be
+/// 1.5-2x slower, and a change of that size is no verdict on the code.
+fn other_core_type(base: &Recording, new: &Recording) -> Option<String> {
+    let (b, n) = (&base.environment, &new.environment);
+    let same = b.core_type.is_some() && b.core_type == n.core_type;
+    if same || !(b.is_hybrid() || n.is_hybrid()) {
+        return None;
+    }
+    let kind = |t: &Option<String>| match t {
+        Some(t) => format!("{t} cores"),
+        None => "a core of unknown type".to_string(),
+    };
+    Some(format!(
+        "measured on {}, this run on {} (a hybrid CPU's kinds of core differ in speed)",
+        kind(&b.core_type),
+        kind(&n.core_type)
+    ))
 }
 
 /// Why the events of `base` and `new` count at other privilege levels, if
@@ -598,6 +633,40 @@ mod tests {
         r
     }
 
+    /// `r` measured on a hybrid Intel CPU, on the core type `kind`.
+    fn on_core(r: &Recording, kind: Option<&str>) -> Recording {
+        let mut r = r.clone();
+        r.environment.pmus = vec!["cpu_atom".into(), "cpu_core".into(), "software".into()];
+        r.environment.core_type = kind.map(String::from);
+        r
+    }
+
+    #[test]
+    fn runs_on_other_kinds_of_core_are_not_judged() {
+        let batch = recording("page-faults", 10);
+        let (p, e) = (
+            on_core(&batch, Some("cpu_core")),
+            on_core(&batch, Some("cpu_atom")),
+        );
+        assert_eq!(unfair(&p, &p), None);
+        assert_eq!(
+            unfair(&p, &e).unwrap(),
+            "measured on cpu_core cores, this run on cpu_atom cores \
+             (a hybrid CPU's kinds of core differ in speed)"
+        );
+        // A hybrid run of unknown kind: stored before the kind was
+        // recorded, or --no-pin.
+        let unknown = on_core(&batch, None);
+        assert_eq!(
+            unfair(&unknown, &p).unwrap(),
+            "measured on a core of unknown type, this run on cpu_core cores \
+             (a hybrid CPU's kinds of core differ in speed)"
+        );
+        assert!(unfair(&unknown, &unknown).is_some());
+        // One kind of core on both sides: nothing to tell apart.
+        assert_eq!(unfair(&batch, &batch), None);
+    }
+
     #[test]
     fn unfair_comparisons_are_refused_with_the_reason() {
         let batch = recording("page-faults", 10);
@@ -608,6 +677,13 @@ mod tests {
         assert_eq!(
             why,
             "measured in batch mode, this run in per-iteration mode"
+        );
+        let mut rdpmc = per_iter.clone();
+        rdpmc.read_path = Some(crate::counter::group::ReadPath::Rdpmc);
+        assert_eq!(unfair(&per_iter, &per_iter), None);
+        assert_eq!(
+            unfair(&rdpmc, &per_iter).unwrap(),
+            "counters read through rdpmc, this run through read()"
         );
         // One id, another thread count: a `threads=4` argument of `args`
         // gives the id a count of `threads` gives.

@@ -35,6 +35,9 @@ pub struct CounterGroup {
     kernel: Option<KernelCounters>,
     /// The `kernel::alloc` total each of the last events reads.
     allocation: Vec<usize>,
+    /// The group holds one of Intel's topdown events ([`holds_topdown`]),
+    /// so it is never read from user space.
+    topdown: bool,
 }
 
 /// The kernel's part of a group: its leader and members.
@@ -428,6 +431,7 @@ impl CounterGroup {
             events: events.to_vec(),
             kernel,
             allocation: allocation.iter().map(|e| e.attr.config as usize).collect(),
+            topdown: holds_topdown(events, pmu::live_root()),
         })
     }
 
@@ -605,9 +609,10 @@ impl CounterGroup {
     }
 
     /// A reader for inline reads of the group, choosing `rdpmc` where the
-    /// kernel allows user-space reads ([`sys::user_reads_allowed`]) and
-    /// every counter's page offers them (`cap_user_rdpmc`), and one group
-    /// `read()` otherwise.
+    /// kernel allows user-space reads ([`sys::user_reads_allowed`]), every
+    /// counter's page offers them (`cap_user_rdpmc`) and the group holds
+    /// no topdown event ([`holds_topdown`]), and one group `read()`
+    /// otherwise.
     ///
     /// The choice does not depend on where the counters are at this moment:
     /// a group the kernel has multiplexed off the PMU keeps its path, and
@@ -617,7 +622,7 @@ impl CounterGroup {
     /// A group of allocation counts alone reads them with loads alone
     /// ([`ReadPath::AtomicLoads`]).
     pub fn reader(&mut self) -> GroupReader<'_> {
-        let pages = if self.kernel.is_some() && sys::user_reads_allowed() {
+        let pages = if self.kernel.is_some() && !self.topdown && sys::user_reads_allowed() {
             self.user_pages()
                 .ok()
                 .filter(|pages| pages.iter().all(MmapPage::cap_user_rdpmc))
@@ -636,6 +641,19 @@ impl CounterGroup {
             retries: 0,
         }
     }
+}
+
+/// Whether `events` hold one of Intel's topdown events on the PMUs under
+/// `root` ([`pmu::is_topdown`]: `slots` or a metric such as
+/// `topdown-retiring`). Such a group is read with `read()`, where the kernel
+/// decodes the metrics from the packed PERF_METRICS register; a user-space
+/// read would take that register (which the page's `index` names) for a
+/// counter, and `slots`, which the kernel resets when it reads the metrics,
+/// for a running count.
+pub fn holds_topdown(events: &[Event], root: &std::path::Path) -> bool {
+    events
+        .iter()
+        .any(|e| pmu::is_topdown(root, e.attr.kind, e.attr.config))
 }
 
 /// How a [`GroupReader`] reads the counters.
@@ -760,7 +778,7 @@ pub enum Side {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::counter::event::parse_list;
+    use crate::counter::event::{self, parse_list};
     use crate::fixtures::touch_fresh_pages;
 
     /// Opens the group, then runs `K` enable/touch/disable cycles touching
@@ -850,6 +868,41 @@ mod tests {
         assert!(after[1] - before[1] >= 10_000, "{before:?} {after:?}");
         assert!(after[0] > before[0], "{before:?} {after:?}");
         reader.group().disable().unwrap();
+    }
+
+    #[test]
+    fn groups_holding_topdown_events_are_told_from_others() {
+        let t = crate::kernel::pmu::tests::intel_hybrid();
+        t.file("cpu_core/events/slots", "event=0x00,umask=0x4\n")
+            .file(
+                "cpu_core/events/topdown-be-bound",
+                "event=0x00,umask=0x83\n",
+            )
+            .file(
+                "cpu_atom/events/topdown-retiring",
+                "event=0xc2,umask=0x02\n",
+            );
+        let topdown =
+            |spec: &str| holds_topdown(&event::parse_list_in(spec, t.root()).unwrap(), t.root());
+        for spec in [
+            "cpu_core/slots/,cpu_core/topdown-retiring/,cpu_core/topdown-be-bound/",
+            "cpu_core/slots/",
+            "cycles,cpu_core/topdown-retiring/",
+            "r8200",
+            "cpu_core/event=0x00,umask=0x85/",
+        ] {
+            assert!(topdown(spec), "{spec}");
+        }
+        for spec in [
+            "cycles,instructions",
+            "cpu_core/instructions/,page-faults",
+            "cpu_atom/topdown-retiring/",
+            "cpu_atom/event=0x00,umask=0x82/",
+            "r00c0",
+            "msr/tsc/",
+        ] {
+            assert!(!topdown(spec), "{spec}");
+        }
     }
 
     #[test]

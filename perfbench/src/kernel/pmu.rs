@@ -519,53 +519,113 @@ pub fn hybrid_type_for_cpu(root: &Path, cpu: u32) -> Option<u32> {
     })
 }
 
-/// For `--cpu-type`: the first CPU of the hybrid PMU `name` (`cpu_core`
-/// or `cpu_atom`; `core` and `atom` for short) among `allowed`.
-pub fn cpu_of_type(root: &Path, name: &str, allowed: &[usize]) -> Result<usize, String> {
-    let full = if name.starts_with("cpu_") {
-        name.to_string()
-    } else {
-        format!("cpu_{name}")
-    };
-    if !HYBRID_PMUS.contains(&full.as_str()) {
-        return Err(format!(
-            "--cpu-type takes core or atom (cpu_core, cpu_atom), not `{name}`"
-        ));
-    }
-    let pmu = Pmu::load(root, &full)
-        .map_err(|_| format!("--cpu-type {name}: no `{full}` PMU here (not a hybrid CPU)"))?;
-    let cpus = pmu.cpus.unwrap_or_default();
-    cpus.iter()
-        .map(|&c| c as usize)
-        .find(|c| allowed.contains(c))
-        .ok_or_else(|| {
-            format!("--cpu-type {name}: none of its CPUs {cpus:?} is allowed to this process")
+/// Where the kernel lists the CPUs (`cpuN/cpu_capacity`,
+/// `cpuN/cpufreq/cpuinfo_max_freq`).
+pub const LIVE_CPU_ROOT: &str = "/sys/devices/system/cpu";
+
+/// The live CPU directory as a path.
+pub fn live_cpu_root() -> &'static Path {
+    Path::new(LIVE_CPU_ROOT)
+}
+
+/// One kind of core of a hybrid CPU: the core PMU that counts on it and
+/// its CPUs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CoreType {
+    /// The core PMU's name (`cpu_core`, `cpu_atom`, `armv8_cortex_a76`).
+    pub pmu: String,
+    /// The CPUs of that kind, from the PMU's `cpus` file.
+    pub cpus: Vec<u32>,
+}
+
+/// The kinds of core under `root`, in name order: each core PMU with a
+/// non-empty `cpus` list, where there are at least two (a hybrid CPU:
+/// Intel's `cpu_core` and `cpu_atom`, or Arm big.LITTLE's one PMU per
+/// core design). Empty where the CPU has one kind of core.
+pub fn hybrid_core_types(root: &Path) -> Vec<CoreType> {
+    let types: Vec<CoreType> = core_pmu_names(root)
+        .into_iter()
+        .filter_map(|name| {
+            let cpus = Pmu::load(root, &name).ok()?.cpus?;
+            (!cpus.is_empty()).then_some(CoreType { pmu: name, cpus })
         })
+        .collect();
+    if types.len() < 2 {
+        return Vec::new();
+    }
+    types
+}
+
+/// [`hybrid_core_types`], the performance cores first. The rule, in order:
+/// Intel's names (the kernel calls the performance cores' PMU `cpu_core`
+/// and the efficient cores' `cpu_atom`); then the highest `cpu_capacity`
+/// among a type's CPUs under `cpu_root` (the scheduler's measure of a
+/// core's speed, 1024 for the fastest, on arm64); then the highest
+/// `cpufreq/cpuinfo_max_freq`; ties, and machines offering none of these,
+/// keep name order, so that every run of a machine picks the same type.
+pub fn core_types(root: &Path, cpu_root: &Path) -> Vec<CoreType> {
+    let mut types = hybrid_core_types(root);
+    // Sorting is stable: types that tie keep name order.
+    types.sort_by_key(|t| std::cmp::Reverse(speed(t, cpu_root)));
+    types
+}
+
+/// What ranks a core type: Intel's name, then capacity, then top frequency.
+fn speed(t: &CoreType, cpu_root: &Path) -> (u8, u64, u64) {
+    let intel = match t.pmu.as_str() {
+        "cpu_core" => 2,
+        "cpu_atom" => 1,
+        _ => 0,
+    };
+    let highest = |file: &str| {
+        t.cpus
+            .iter()
+            .filter_map(|cpu| {
+                let path = cpu_root.join(format!("cpu{cpu}")).join(file);
+                fs::read_to_string(path).ok()?.trim().parse::<u64>().ok()
+            })
+            .max()
+            .unwrap_or(0)
+    };
+    (
+        intel,
+        highest("cpu_capacity"),
+        highest("cpufreq/cpuinfo_max_freq"),
+    )
+}
+
+/// On a hybrid CPU, the core type `cpu` belongs to; `None` elsewhere.
+pub fn core_type_of(root: &Path, cpu: usize) -> Option<String> {
+    hybrid_core_types(root)
+        .into_iter()
+        .find(|t| t.cpus.iter().any(|&c| c as usize == cpu))
+        .map(|t| t.pmu)
+}
+
+/// Whether PMU `root`'s event of type `kind` and config `config` is one of
+/// Intel's topdown events, whose user-space read is no count: the
+/// `slots` event (`event=0x00,umask=0x04`, fixed counter 3, which the
+/// kernel resets whenever it reads the metrics) or a metric
+/// (`event=0x00,umask=0x80` and up: `topdown-retiring`, `-bad-spec`,
+/// `-fe-bound`, `-be-bound`, …), whose mmap page `index` names the packed
+/// PERF_METRICS register rather than a counter. Only a PMU that lists a
+/// `slots` alias has these (as perf decides it has perf metrics); the
+/// umask range is the kernel's and wider, so an unknown future metric is
+/// read as one too. Atom cores' `topdown-*` aliases are ordinary events
+/// (event codes other than 0) and are not.
+pub fn is_topdown(root: &Path, kind: u32, config: u64) -> bool {
+    let (event, umask) = (config & 0xff, (config >> 8) & 0xff);
+    if event != 0 || !(umask == 0x04 || umask >= 0x80) {
+        return false;
+    }
+    core_pmu_names(root).iter().any(|name| {
+        Pmu::load(root, name).is_ok_and(|pmu| pmu.kind == kind && pmu.aliases.contains_key("slots"))
+    })
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-
-    #[test]
-    fn cpu_types_pick_an_allowed_cpu_of_that_pmu() {
-        let t = intel_hybrid();
-        let all: Vec<usize> = (0..20).collect();
-        assert_eq!(cpu_of_type(&t.0, "core", &all), Ok(0));
-        assert_eq!(cpu_of_type(&t.0, "cpu_atom", &all), Ok(8));
-        assert_eq!(cpu_of_type(&t.0, "atom", &[3, 12]), Ok(12));
-        assert!(cpu_of_type(&t.0, "atom", &[0, 1])
-            .unwrap_err()
-            .contains("none of its CPUs"));
-        assert!(cpu_of_type(&t.0, "big", &all)
-            .unwrap_err()
-            .contains("not `big`"));
-        let amd = FakeTree::new("no-hybrid");
-        amd.file("cpu/type", "4\n");
-        assert!(cpu_of_type(&amd.0, "core", &all)
-            .unwrap_err()
-            .contains("not a hybrid CPU"));
-    }
 
     /// A temporary directory removed on drop.
     pub(crate) struct FakeTree(pub PathBuf);
@@ -659,6 +719,157 @@ pub(crate) mod tests {
             .file("cpu/events/branch-misses", "event=0xc3\n")
             .file("software/type", "1\n");
         t
+    }
+
+    /// An arm64 big.LITTLE machine: `armv8_cortex_a55` (type 8, CPUs 0-3)
+    /// and `armv8_cortex_a76` (type 9, CPUs 4-7); the CPUs' own files
+    /// (`cpu_capacity`, `cpufreq/`) under `cpu/` of the same tree.
+    pub(crate) fn big_little() -> FakeTree {
+        let t = FakeTree::new("big-little");
+        for (pmu, kind, cpus) in [
+            ("armv8_cortex_a55", "8", "0-3\n"),
+            ("armv8_cortex_a76", "9", "4-7\n"),
+        ] {
+            t.file(&format!("pmu/{pmu}/type"), &format!("{kind}\n"))
+                .file(&format!("pmu/{pmu}/cpus"), cpus)
+                .file(&format!("pmu/{pmu}/format/event"), "config:0-15\n");
+        }
+        t.file("pmu/software/type", "1\n");
+        t
+    }
+
+    /// Writes `file` (e.g. `cpu_capacity`) of each CPU of `cpus` under
+    /// `tree`'s `cpu/`.
+    fn per_cpu(tree: &FakeTree, cpus: std::ops::Range<u32>, file: &str, content: &str) {
+        for cpu in cpus {
+            tree.file(&format!("cpu/cpu{cpu}/{file}"), content);
+        }
+    }
+
+    fn names(types: &[CoreType]) -> Vec<&str> {
+        types.iter().map(|t| t.pmu.as_str()).collect()
+    }
+
+    #[test]
+    fn intel_performance_cores_are_cpu_core_whatever_the_name_order() {
+        let t = intel_hybrid();
+        let cpu_root = t.root().join("cpu");
+        // Name order puts cpu_atom first; the rule puts the P-cores first,
+        // even where the E-cores report a higher top frequency.
+        assert_eq!(
+            names(&hybrid_core_types(t.root())),
+            ["cpu_atom", "cpu_core"]
+        );
+        per_cpu(&t, 8..16, "cpufreq/cpuinfo_max_freq", "5000000\n");
+        let types = core_types(t.root(), &cpu_root);
+        assert_eq!(names(&types), ["cpu_core", "cpu_atom"]);
+        assert_eq!(types[0].cpus, [0, 1, 2, 3, 4, 5, 6, 7, 16]);
+        assert_eq!(core_type_of(t.root(), 16).as_deref(), Some("cpu_core"));
+        assert_eq!(core_type_of(t.root(), 9).as_deref(), Some("cpu_atom"));
+        assert_eq!(core_type_of(t.root(), 17), None);
+    }
+
+    #[test]
+    fn arm_big_cores_are_known_by_capacity_then_by_top_frequency() {
+        let t = big_little();
+        let (pmus, cpu_root) = (t.root().join("pmu"), t.root().join("cpu"));
+        // Nothing to tell them apart: name order, the same on every run.
+        let types = core_types(&pmus, &cpu_root);
+        assert_eq!(names(&types), ["armv8_cortex_a55", "armv8_cortex_a76"]);
+        per_cpu(&t, 0..4, "cpufreq/cpuinfo_max_freq", "1800000\n");
+        per_cpu(&t, 4..8, "cpufreq/cpuinfo_max_freq", "2400000\n");
+        let types = core_types(&pmus, &cpu_root);
+        assert_eq!(names(&types), ["armv8_cortex_a76", "armv8_cortex_a55"]);
+        assert_eq!(types[0].cpus, [4, 5, 6, 7]);
+        // Capacity outranks frequency (a made-up case where they disagree).
+        per_cpu(&t, 0..4, "cpu_capacity", "1024\n");
+        per_cpu(&t, 4..8, "cpu_capacity", "512\n");
+        let types = core_types(&pmus, &cpu_root);
+        assert_eq!(names(&types), ["armv8_cortex_a55", "armv8_cortex_a76"]);
+        assert_eq!(core_type_of(&pmus, 5).as_deref(), Some("armv8_cortex_a76"));
+    }
+
+    #[test]
+    fn a_cpu_with_one_kind_of_core_has_no_core_types() {
+        let amd = amd();
+        assert_eq!(core_types(amd.root(), &amd.root().join("cpu")), []);
+        assert_eq!(core_type_of(amd.root(), 0), None);
+        let arm = FakeTree::new("one-arm-pmu");
+        arm.file("armv8_pmuv3_0/type", "8\n")
+            .file("armv8_pmuv3_0/cpus", "0-3\n");
+        assert_eq!(hybrid_core_types(arm.root()), []);
+        // A second core PMU without CPUs does not make a hybrid either.
+        arm.file("armv8_cortex_a53/type", "9\n");
+        assert_eq!(hybrid_core_types(arm.root()), []);
+    }
+
+    /// The config `alias` of `pmu` encodes to under `root`.
+    fn alias_config(root: &Path, pmu: &str, alias: &str) -> u64 {
+        let pmu = Pmu::load(root, pmu).unwrap();
+        let mut words = [0; 3];
+        for term in &pmu.aliases[alias].terms {
+            let value = match term.value {
+                TermValue::Number(value) => value,
+                TermValue::Bare => 1,
+                // `ldlat=?` of mem-stores: any value is no topdown event.
+                TermValue::Required => 0,
+            };
+            pmu.encode_term(&term.name, value, &mut words).unwrap();
+        }
+        words[0]
+    }
+
+    #[test]
+    fn topdown_events_are_known_by_config_on_a_pmu_with_slots() {
+        let t = intel_hybrid();
+        for (alias, terms) in [
+            ("slots", "event=0x00,umask=0x4\n"),
+            ("topdown-bad-spec", "event=0x00,umask=0x81\n"),
+            ("topdown-be-bound", "event=0x00,umask=0x83\n"),
+            ("topdown-mem-bound", "event=0x00,umask=0x87\n"),
+            ("ref-cycles", "event=0x00,umask=0x03\n"),
+        ] {
+            t.file(&format!("cpu_core/events/{alias}"), terms);
+        }
+        // Gracemont's topdown events are ordinary counters.
+        t.file(
+            "cpu_atom/events/topdown-retiring",
+            "event=0xc2,umask=0x02\n",
+        )
+        .file(
+            "cpu_atom/events/topdown-fe-bound",
+            "event=0x71,umask=0x00\n",
+        );
+        let core = Pmu::load(t.root(), "cpu_core").unwrap();
+        let topdown: Vec<&str> = core
+            .aliases
+            .keys()
+            .filter(|a| is_topdown(t.root(), 4, alias_config(t.root(), "cpu_core", a)))
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            topdown,
+            [
+                "slots",
+                "topdown-bad-spec",
+                "topdown-be-bound",
+                "topdown-mem-bound",
+                "topdown-retiring"
+            ]
+        );
+        for alias in ["topdown-retiring", "topdown-fe-bound", "instructions"] {
+            let config = alias_config(t.root(), "cpu_atom", alias);
+            assert!(!is_topdown(t.root(), 10, config), "cpu_atom/{alias}");
+        }
+        // The metric's config on another PMU, or with an event code, is
+        // an ordinary event; an unknown metric of the range is not.
+        assert!(!is_topdown(t.root(), 10, 0x8200));
+        assert!(!is_topdown(t.root(), 9, 0x8200), "msr");
+        assert!(!is_topdown(t.root(), 4, 0x82c0));
+        assert!(is_topdown(t.root(), 4, 0x8f00));
+        // A PMU without `slots` (AMD, Intel before Ice Lake) has none.
+        assert!(!is_topdown(amd().root(), 4, 0x8200));
+        assert!(!is_topdown(amd().root(), 4, 0x0400));
     }
 
     #[test]

@@ -119,9 +119,18 @@ pub fn sign_extend(raw: u64, width: u16) -> i64 {
     ((raw << shift) as i64) >> shift
 }
 
+/// The `rdpmc` number of Intel's PERF_METRICS register (bit 29): the page
+/// of a topdown metric (`topdown-retiring`, …) names it, and its value is
+/// eight packed fractions of `slots`, no count.
+pub const PERF_METRICS_RDPMC: u32 = 1 << 29;
+
 /// The counter's current value read from user space, or `None` where the
-/// page does not allow it (`cap_user_rdpmc` clear, or `index == 0`: not on
-/// a hardware counter now) and the caller must fall back to `read()`.
+/// page does not allow it (`cap_user_rdpmc` clear, `index == 0`: not on
+/// a hardware counter now, or an index naming Intel's PERF_METRICS
+/// register, [`PERF_METRICS_RDPMC`]) and the caller must fall back to
+/// `read()`. (Groups holding topdown events are read with `read()` from
+/// the start, `counter::group::holds_topdown`; this keeps a metric the
+/// check missed from passing for a count.)
 ///
 /// `rdpmc(i)` reads hardware counter `i` (that is, `index - 1`). The whole
 /// read is retried until `lock` is the same before and after it, so the
@@ -141,7 +150,8 @@ where
         compiler_fence(Ordering::SeqCst);
         let index = page.index();
         let offset = page.offset();
-        let value = if page.cap_user_rdpmc() && index != 0 {
+        let counter = index != 0 && (index - 1) & PERF_METRICS_RDPMC == 0;
+        let value = if page.cap_user_rdpmc() && counter {
             let pmc = sign_extend(rdpmc(index - 1), page.pmc_width());
             Some(offset.wrapping_add(pmc) as u64)
         } else {
@@ -292,6 +302,27 @@ mod tests {
         assert_eq!(v, Some(1234));
         assert_eq!(asked, vec![2], "rdpmc reads counter index - 1, once");
         assert_eq!((p.lock_reads.get(), retries), (2, 0));
+    }
+
+    #[test]
+    fn the_perf_metrics_register_is_never_read_as_a_counter() {
+        // What the kernel puts in a topdown metric's page on Ice Lake and
+        // later: INTEL_PMC_FIXED_RDPMC_METRICS + 1.
+        let p = page(PERF_METRICS_RDPMC + 1, 0, 48);
+        let mut asked = Vec::new();
+        let mut retries = 0;
+        let v = read_counter(
+            &p,
+            |i| {
+                asked.push(i);
+                0x1a2b_3c4d
+            },
+            &mut retries,
+        );
+        assert_eq!((v, asked, retries), (None, vec![], 0));
+        // A fixed counter (bit 30, `slots` is fixed counter 3) is a counter.
+        let fixed = page((1 << 30) + 3 + 1, 10, 48);
+        assert_eq!(read_counter(&fixed, |_| 5, &mut retries), Some(15));
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::kernel::pmu::is_core_pmu;
+use crate::kernel::pmu::{core_type_of, is_core_pmu};
 
 /// Facts about the machine and the run that change what counts mean.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -16,6 +16,9 @@ pub struct Environment {
     pub kernel: String,
     /// The CPU the measuring thread was pinned to.
     pub cpu: Option<usize>,
+    /// On a hybrid CPU, the kind of core measured: the core PMU of the
+    /// pinned CPU (`cpu_core`, `cpu_atom`, `armv8_cortex_a76`).
+    pub core_type: Option<String>,
     /// The PMUs in `/sys/bus/event_source/devices`, sorted.
     pub pmus: Vec<String>,
     /// `kernel.perf_event_paranoid`.
@@ -77,6 +80,8 @@ impl Environment {
                 .unwrap_or_else(|| "unknown".into()),
             kernel: read(root, "/proc/sys/kernel/osrelease").unwrap_or_default(),
             cpu,
+            core_type: cpu
+                .and_then(|c| core_type_of(&root.join("sys/bus/event_source/devices"), c)),
             pmus,
             perf_event_paranoid: number("/proc/sys/kernel/perf_event_paranoid"),
             nmi_watchdog: number("/proc/sys/kernel/nmi_watchdog"),
@@ -95,6 +100,12 @@ impl Environment {
                     .any(|w| w == "irqchip.gicv3_pseudo_nmi=1")
             }),
         }
+    }
+
+    /// Whether the CPU has more than one kind of core: more than one CPU
+    /// PMU among the PMUs.
+    pub fn is_hybrid(&self) -> bool {
+        self.pmus.iter().filter(|p| is_core_pmu(p)).count() > 1
     }
 
     /// Whether a CPU PMU is among the PMUs.
@@ -150,7 +161,10 @@ impl Environment {
             "{}, kernel {}, {}{}, PMUs: {}, perf_event_paranoid {}, nmi_watchdog {}, rdpmc {}, governor {}",
             self.cpu_model,
             self.kernel,
-            self.cpu.map_or("not pinned".into(), |c| format!("CPU {c}")),
+            self.cpu.map_or("not pinned".into(), |c| match &self.core_type {
+                Some(kind) => format!("CPU {c} ({kind})"),
+                None => format!("CPU {c}"),
+            }),
             if self.virtual_machine { ", virtual machine" } else { "" },
             if self.pmus.is_empty() { "none".into() } else { self.pmus.join(" ") },
             or_na(self.perf_event_paranoid.map(|v| v.to_string())),
@@ -173,7 +187,10 @@ impl Environment {
             "governor": self.governor,
             "virtual_machine": self.virtual_machine,
         });
-        // Only where it is on, so that other records keep their bytes.
+        // Only where they apply, so that other records keep their bytes.
+        if let Some(kind) = &self.core_type {
+            v["core_type"] = json!(kind);
+        }
         if self.arm_pseudo_nmi {
             v["arm_pseudo_nmi"] = json!(true);
         }
@@ -188,6 +205,7 @@ impl Environment {
             cpu_model: v.get("cpu_model")?.as_str()?.to_string(),
             kernel: v.get("kernel")?.as_str()?.to_string(),
             cpu: v.get("cpu")?.as_u64().map(|c| c as usize),
+            core_type: v.get("core_type").and_then(Value::as_str).map(String::from),
             pmus: v
                 .get("pmus")
                 .and_then(Value::as_array)
@@ -394,6 +412,37 @@ mod tests {
             .unwrap()
             .contains("another CPU model (`Z80`"));
         assert_eq!(env.mismatch(&env), None);
+    }
+
+    #[test]
+    fn a_hybrid_cpu_records_the_core_type_measured() {
+        let devices = "sys/bus/event_source/devices";
+        let root = fake_root(
+            "hybrid",
+            &[
+                ("proc/cpuinfo", "model name\t: Core i7-12700\n"),
+                (&format!("{devices}/cpu_core/type")[..], "4\n"),
+                (&format!("{devices}/cpu_core/cpus")[..], "0-7\n"),
+                (&format!("{devices}/cpu_atom/type")[..], "10\n"),
+                (&format!("{devices}/cpu_atom/cpus")[..], "8-11\n"),
+            ],
+        );
+        let atom = Environment::read_from(&root, Some(9));
+        assert!(atom.is_hybrid());
+        assert_eq!(atom.core_type.as_deref(), Some("cpu_atom"));
+        assert!(
+            atom.summary().contains(", CPU 9 (cpu_atom), "),
+            "{}",
+            atom.summary()
+        );
+        assert_eq!(atom.to_json()["core_type"], "cpu_atom");
+        assert_eq!(Environment::from_json(&atom.to_json()), Some(atom));
+        let core = Environment::read_from(&root, Some(2));
+        assert_eq!(core.core_type.as_deref(), Some("cpu_core"));
+        let unpinned = Environment::read_from(&root, None);
+        assert_eq!(unpinned.core_type, None);
+        assert!(unpinned.to_json().get("core_type").is_none());
+        let _ = std::fs::remove_dir_all(root);
     }
 
     #[test]

@@ -1,5 +1,8 @@
-//! Pinning the measuring thread to one CPU for the length of a run.
+//! Pinning the measuring thread to one CPU for the length of a run, and on
+//! hybrid CPUs choosing which kind of core: the same on every run, so that
+//! runs compare.
 
+use crate::kernel::pmu::CoreType;
 use crate::kernel::sys::{self, CpuSet};
 
 /// Keeps the calling thread on one CPU while it lives, restoring the
@@ -38,5 +41,250 @@ impl ThreadPin {
 impl Drop for ThreadPin {
     fn drop(&mut self) {
         let _ = sys::set_thread_affinity(&self.previous);
+    }
+}
+
+/// The CPU a hybrid CPU's run is pinned to, of which kind, and why not the
+/// performance cores where it is not.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CoreChoice {
+    /// The CPU to pin to.
+    pub cpu: usize,
+    /// Its core type (the core PMU's name).
+    pub core_type: String,
+    /// A note for the user where the run does not measure what it would
+    /// by default.
+    pub note: Option<String>,
+}
+
+/// Chooses where to pin on a CPU whose kinds of core are `types`, the
+/// performance cores first (`kernel::pmu::core_types`): the kind `asked`
+/// (`--cpu-type`: a core PMU's name, or Intel's `core` and `atom`), else
+/// the performance cores, among the CPUs the process may run on
+/// (`allowed`); where none of those is allowed, the fastest kind that is,
+/// with a note. Within a kind, the CPU the thread is on (`current`) if it
+/// is one, else the first. `None`: no kind asked on a CPU with one kind of
+/// core, so nothing to choose. Errors are the user's: a kind that is not
+/// here, or none of whose CPUs is allowed.
+pub fn choose_core(
+    types: &[CoreType],
+    asked: Option<&str>,
+    allowed: &[usize],
+    current: Option<usize>,
+) -> Result<Option<CoreChoice>, String> {
+    let usable = |t: &CoreType| -> Vec<usize> {
+        t.cpus
+            .iter()
+            .map(|&c| c as usize)
+            .filter(|c| allowed.contains(c))
+            .collect()
+    };
+    let pick = |t: &CoreType, cpus: Vec<usize>, note| {
+        let cpu = current.filter(|c| cpus.contains(c)).unwrap_or(cpus[0]);
+        let core_type = t.pmu.clone();
+        Some(CoreChoice {
+            cpu,
+            core_type,
+            note,
+        })
+    };
+    if let Some(name) = asked {
+        let t = asked_type(types, name)?;
+        let cpus = usable(t);
+        if cpus.is_empty() {
+            return Err(format!(
+                "--cpu-type `{name}`: none of its CPUs ({}) is one this process may run on",
+                cpu_list(&t.cpus)
+            ));
+        }
+        return Ok(pick(t, cpus, None));
+    }
+    let Some(fastest) = types.first() else {
+        return Ok(None);
+    };
+    match types
+        .iter()
+        .map(|t| (t, usable(t)))
+        .find(|(_, c)| !c.is_empty())
+    {
+        Some((t, cpus)) if t == fastest => Ok(pick(t, cpus, None)),
+        Some((t, cpus)) => {
+            let note = format!(
+                "no performance core ({}: CPUs {}) is one this process may run on: measuring \
+                 {} cores, which compare only with runs on {} cores (--cpu-type chooses)",
+                fastest.pmu,
+                cpu_list(&fastest.cpus),
+                t.pmu,
+                t.pmu
+            );
+            Ok(pick(t, cpus, Some(note)))
+        }
+        None => Err(format!(
+            "none of the CPUs this process may run on belongs to a core type ({}); \
+             pin with --cpu N or --no-pin",
+            names(types)
+        )),
+    }
+}
+
+/// The core type `--cpu-type name` names: a core PMU's name, or that name
+/// without `cpu_` (Intel's `core`, `atom`).
+fn asked_type<'t>(types: &'t [CoreType], name: &str) -> Result<&'t CoreType, String> {
+    if types.is_empty() {
+        return Err(format!(
+            "--cpu-type `{name}`: this CPU has one kind of core (not a hybrid CPU)"
+        ));
+    }
+    types
+        .iter()
+        .find(|t| t.pmu == name || t.pmu.strip_prefix("cpu_") == Some(name))
+        .ok_or_else(|| {
+            format!(
+                "--cpu-type `{name}`: not a core type of this CPU ({})",
+                names(types)
+            )
+        })
+}
+
+/// The types' names, the performance cores' first and marked.
+fn names(types: &[CoreType]) -> String {
+    let names: Vec<String> = types.iter().map(|t| t.pmu.clone()).collect();
+    format!("{} (performance), {}", names[0], names[1..].join(", "))
+}
+
+/// A CPU list as sysfs writes it: `0-7,16`.
+fn cpu_list(cpus: &[u32]) -> String {
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for &c in cpus {
+        match runs.last_mut() {
+            Some((_, hi)) if *hi + 1 == c => *hi = c,
+            _ => runs.push((c, c)),
+        }
+    }
+    let runs: Vec<String> = runs
+        .iter()
+        .map(|&(lo, hi)| {
+            if lo == hi {
+                lo.to_string()
+            } else {
+                format!("{lo}-{hi}")
+            }
+        })
+        .collect();
+    runs.join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::pmu::tests::{amd, big_little, intel_hybrid};
+    use crate::kernel::pmu::{core_types, CoreType};
+
+    fn intel() -> Vec<CoreType> {
+        let t = intel_hybrid();
+        core_types(t.root(), &t.root().join("cpu"))
+    }
+
+    fn choice(cpu: usize, core_type: &str) -> Option<CoreChoice> {
+        Some(CoreChoice {
+            cpu,
+            core_type: core_type.into(),
+            note: None,
+        })
+    }
+
+    #[test]
+    fn intel_hybrid_runs_on_a_p_core_by_default() {
+        let types = intel();
+        let all: Vec<usize> = (0..17).collect();
+        // Started on an E-core, the run still measures a P-core.
+        assert_eq!(
+            choose_core(&types, None, &all, Some(9)),
+            Ok(choice(0, "cpu_core"))
+        );
+        // Started on a P-core: that one.
+        assert_eq!(
+            choose_core(&types, None, &all, Some(16)),
+            Ok(choice(16, "cpu_core"))
+        );
+        assert_eq!(
+            choose_core(&types, Some("atom"), &all, Some(3)),
+            Ok(choice(8, "cpu_atom"))
+        );
+        assert_eq!(
+            choose_core(&types, Some("cpu_atom"), &all, Some(12)),
+            Ok(choice(12, "cpu_atom"))
+        );
+    }
+
+    #[test]
+    fn an_affinity_without_p_cores_measures_e_cores_and_says_so() {
+        let types = intel();
+        let got = choose_core(&types, None, &[9, 10, 11], Some(10)).unwrap();
+        let got = got.unwrap();
+        assert_eq!((got.cpu, got.core_type.as_str()), (10, "cpu_atom"));
+        assert_eq!(
+            got.note.as_deref(),
+            Some(
+                "no performance core (cpu_core: CPUs 0-7,16) is one this process may run on: \
+                 measuring cpu_atom cores, which compare only with runs on cpu_atom cores \
+                 (--cpu-type chooses)"
+            )
+        );
+        assert_eq!(
+            choose_core(&types, Some("core"), &[9, 10], None),
+            Err(
+                "--cpu-type `core`: none of its CPUs (0-7,16) is one this process may run on"
+                    .into()
+            )
+        );
+        assert_eq!(
+            choose_core(&types, None, &[17, 18], None),
+            Err(
+                "none of the CPUs this process may run on belongs to a core type \
+                 (cpu_core (performance), cpu_atom); pin with --cpu N or --no-pin"
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn big_little_runs_on_the_big_cores() {
+        let t = big_little();
+        for cpu in 4..8 {
+            t.file(&format!("cpu/cpu{cpu}/cpu_capacity"), "1024\n");
+        }
+        for cpu in 0..4 {
+            t.file(&format!("cpu/cpu{cpu}/cpu_capacity"), "446\n");
+        }
+        let types = core_types(&t.root().join("pmu"), &t.root().join("cpu"));
+        let all: Vec<usize> = (0..8).collect();
+        assert_eq!(
+            choose_core(&types, None, &all, Some(1)),
+            Ok(choice(4, "armv8_cortex_a76"))
+        );
+        assert_eq!(
+            choose_core(&types, Some("armv8_cortex_a55"), &all, Some(6)),
+            Ok(choice(0, "armv8_cortex_a55"))
+        );
+        assert_eq!(
+            choose_core(&types, Some("big"), &all, None),
+            Err(
+                "--cpu-type `big`: not a core type of this CPU (armv8_cortex_a76 (performance), \
+                 armv8_cortex_a55)"
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn one_kind_of_core_is_not_pinned_unasked() {
+        let t = amd();
+        let types = core_types(t.root(), &t.root().join("cpu"));
+        assert_eq!(choose_core(&types, None, &[0, 1], Some(1)), Ok(None));
+        assert_eq!(
+            choose_core(&types, Some("core"), &[0, 1], Some(1)),
+            Err("--cpu-type `core`: this CPU has one kind of core (not a hybrid CPU)".into())
+        );
     }
 }

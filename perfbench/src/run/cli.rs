@@ -62,7 +62,8 @@ pub struct Options {
     pub events: Option<String>,
     /// `--cpu N`: the CPU to pin to.
     pub cpu: Option<usize>,
-    /// `--cpu-type`: pin to a CPU of this hybrid core type.
+    /// `--cpu-type`: pin to a CPU of this hybrid core type (a core PMU's
+    /// name, `measure::choose_core`).
     pub cpu_type: Option<String>,
     /// `--pin`: pin to the CPU the thread starts on.
     pub pin: bool,
@@ -209,7 +210,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "events", value: Some("SPEC"), help: "comma-separated events, perf's spelling", apply: |p, v| { p.o().events = Some(events(v)?); Ok(()) } },
     Flag { name: "list-events", value: None, help: "list the events this machine can count", apply: |p, _| { p.o().list_events = true; Ok(()) } },
     Flag { name: "cpu", value: Some("N"), help: "pin the measuring thread to CPU N", apply: |p, v| { p.o().cpu = Some(number(v, "--cpu")?); Ok(()) } },
-    Flag { name: "cpu-type", value: Some("core|atom"), help: "on hybrid CPUs, pin to a core of this type", apply: |p, v| { p.o().cpu_type = Some(v.into()); Ok(()) } },
+    Flag { name: "cpu-type", value: Some("TYPE"), help: "on hybrid CPUs, pin to a core of this type (its core PMU: cpu_core or core, cpu_atom or atom, armv8_…; default: the performance cores)", apply: |p, v| { p.o().cpu_type = Some(v.into()); Ok(()) } },
     Flag { name: "pin", value: None, help: "pin the measuring thread (and the threads it spawns) to the CPU it starts on", apply: |p, _| { p.o().pin = true; Ok(()) } },
     Flag { name: "no-pin", value: None, help: "do not pin the measuring thread, not even on hybrid CPUs", apply: |p, _| { p.o().no_pin = true; Ok(()) } },
     Flag { name: "sample-count", value: Some("N"), help: "samples per benchmark (default 50)", apply: |p, v| { p.sample_count = Some(whole(v, "--sample-count", MAX_SAMPLE_COUNT)?); Ok(()) } },

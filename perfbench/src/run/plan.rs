@@ -328,29 +328,47 @@ fn default_events(pinned: bool) -> Vec<Event> {
 }
 
 /// Pins the measuring thread as asked: `--cpu N`, `--cpu-type`, or `--pin`
-/// (the CPU it runs on). Unasked, only where the CPU has more than one kind
-/// of core (hybrid), whose events count on one kind only. The threads a
-/// routine spawns inherit the pin, so unpinned they run wherever the
-/// scheduler puts them.
+/// (the CPU it runs on, whatever its kind). Unasked, only where the CPU has
+/// more than one kind of core (hybrid), whose events count on one kind
+/// only: then on the performance cores, so that every run measures the
+/// same kind ([`measure::choose_core`]). The threads a routine spawns
+/// inherit the pin, so unpinned they run wherever the scheduler puts them.
 fn pin(options: &Options) -> Result<Option<ThreadPin>, String> {
     if options.no_pin {
         return Ok(None);
     }
-    let hybrid = pmu::core_pmu_names(pmu::live_root()).len() > 1;
     let cpu = match (&options.cpu_type, options.cpu) {
         (Some(_), Some(_)) => return Err("--cpu and --cpu-type exclude each other".into()),
-        (Some(kind), None) => {
-            let allowed = sys::thread_affinity()
-                .map_err(|e| format!("cannot read the CPU affinity: {e}"))?
-                .cpus();
-            Some(pmu::cpu_of_type(pmu::live_root(), kind, &allowed)?)
-        }
-        (None, cpu) => cpu,
+        (_, Some(cpu)) => Some(cpu),
+        // `--pin` alone: where it starts, whatever its kind.
+        (None, None) if options.pin => None,
+        (kind, None) => core_of_type(kind.as_deref())?,
     };
-    if cpu.is_none() && !options.pin && !hybrid {
+    if cpu.is_none() && !options.pin {
         return Ok(None);
     }
     ThreadPin::new(cpu).map(Some)
+}
+
+/// On a hybrid CPU, the CPU of the core type `kind` (`--cpu-type`), else
+/// of the performance cores, that this process may run on; `None` on a CPU
+/// with one kind of core, unless a kind was asked for (an error then).
+fn core_of_type(kind: Option<&str>) -> Result<Option<usize>, String> {
+    let types = pmu::core_types(pmu::live_root(), pmu::live_cpu_root());
+    if types.is_empty() && kind.is_none() {
+        return Ok(None);
+    }
+    let allowed = sys::thread_affinity()
+        .map_err(|e| format!("cannot read the CPU affinity: {e}"))?
+        .cpus();
+    let current = sys::current_cpu().ok();
+    let Some(choice) = measure::choose_core(&types, kind, &allowed, current)? else {
+        return Ok(None);
+    };
+    if let Some(note) = &choice.note {
+        say::note(note);
+    }
+    Ok(Some(choice.cpu))
 }
 
 /// On hybrid CPUs, generalized events go to the PMU of the pinned core.

@@ -119,10 +119,14 @@ pub(super) fn change_cells(c: &MetricChange) -> String {
     )
 }
 
-/// Where the thread was pinned.
+/// Where the thread was pinned, as HTML: the CPU and, on a hybrid CPU,
+/// its kind of core (stored text, escaped).
 pub(super) fn pinned(env: &Environment) -> String {
-    env.cpu
-        .map_or_else(|| "not pinned".to_string(), |c| format!("CPU {c}"))
+    match (env.cpu, &env.core_type) {
+        (None, _) => "not pinned".to_string(),
+        (Some(c), None) => format!("CPU {c}"),
+        (Some(c), Some(kind)) => format!("CPU {c} ({})", esc(kind)),
+    }
 }
 
 /// The start of a page, up to `<body>`.
@@ -168,6 +172,18 @@ pub(super) fn figure(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_kind_of_core_pinned_to_is_shown_escaped() {
+        let mut env = Environment::default();
+        assert_eq!(pinned(&env), "not pinned");
+        env.cpu = Some(3);
+        assert_eq!(pinned(&env), "CPU 3");
+        env.core_type = Some("cpu_core".into());
+        assert_eq!(pinned(&env), "CPU 3 (cpu_core)");
+        env.core_type = Some("<b>\u{1b}".into());
+        assert_eq!(pinned(&env), "CPU 3 (&lt;b&gt;\\u{1b})");
+    }
 
     #[test]
     fn escaped_text_holds_no_control_character() {

@@ -37,7 +37,7 @@ fn tables(ours: &str, criterion: &Path, plain: &str) -> Result<(), String> {
     let lines = perfbench_lines(ours)?;
     for (metric, group) in [("wall-time", "wall-time"), ("task-clock", "cpu-time")] {
         println!(
-            "{:<18} {:>28} {:>28} {:>6} {:>18}",
+            "{:<24} {:>28} {:>28} {:>6} {:>18}",
             format!("{metric} (ns)"),
             "perfbench [95% CI]",
             format!("Criterion {group} [95% CI]"),
@@ -58,7 +58,7 @@ fn tables(ours: &str, criterion: &Path, plain: &str) -> Result<(), String> {
             };
             let ratio = p.0 / c.0;
             println!(
-                "{name:<18} {:>28} {:>28} {ratio:>6.3} {stat:>18}",
+                "{name:<24} {:>28} {:>28} {ratio:>6.3} {stat:>18}",
                 shown(&p),
                 shown(&c)
             );

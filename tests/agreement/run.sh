@@ -22,7 +22,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 cargo build -q --release --bins
-cargo bench -q --no-run 2>/dev/null
+cargo bench -q --no-run
 bin=$CARGO_TARGET_DIR/release
 routines=$(sed -n 's/^ *"\([a-z0-9_]*\)" => (0\.\.n).*/\1/p' src/lib.rs)
 

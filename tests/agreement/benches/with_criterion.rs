@@ -1,0 +1,97 @@
+//! The agreement routines under Criterion with its defaults, timed twice:
+//! by wall time (group `wall-time`, what Criterion prints) and by the
+//! thread's CPU time (group `cpu-time`, comparable with perfbench's
+//! `task-clock` on a machine other work shares).
+
+use std::time::Duration;
+
+use criterion::measurement::{Measurement, ValueFormatter};
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
+use perfbench_agreement::{
+    alloc_free_68, base64_encode_50, base64_encode_50_inlined, mul_chain, stride_4mib, sum_1000,
+    Inputs,
+};
+use std::hint::black_box;
+
+/// The routines, in the group `g`.
+fn routines<M: Measurement>(mut g: BenchmarkGroup<'_, M>) {
+    let inputs = Inputs::default();
+    g.bench_function("base64_encode_50", |b| {
+        b.iter(|| base64_encode_50(black_box(&inputs.bytes_50)))
+    });
+    g.bench_function("base64_encode_50_inlined", |b| {
+        b.iter(|| base64_encode_50_inlined(black_box(&inputs.bytes_50)))
+    });
+    g.bench_function("alloc_free_68", |b| b.iter(|| alloc_free_68(black_box(7))));
+    g.bench_function("sum_1000", |b| {
+        b.iter(|| sum_1000(black_box(&inputs.numbers)))
+    });
+    g.bench_function("mul_chain", |b| b.iter(|| mul_chain(black_box(3))));
+    g.bench_function("stride_4mib", |b| {
+        b.iter(|| stride_4mib(black_box(&inputs.buffer)))
+    });
+    g.finish();
+}
+
+fn wall_time(c: &mut Criterion) {
+    // perfbench's process has a second thread (its signal watcher), and
+    // Criterion's has rayon's after its first analysis: from then on
+    // glibc's calloc and free take the arena's lock. One thread started
+    // here puts every routine, the first included, in that state.
+    std::thread::spawn(|| ()).join().expect("an empty thread");
+    routines(c.benchmark_group("wall-time"));
+}
+
+fn cpu_time(c: &mut Criterion<ThreadCpuTime>) {
+    routines(c.benchmark_group("cpu-time"));
+}
+
+/// The measuring thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`).
+struct ThreadCpuTime;
+
+impl Measurement for ThreadCpuTime {
+    type Intermediate = cpu_time::ThreadTime;
+    type Value = Duration;
+
+    fn start(&self) -> Self::Intermediate {
+        cpu_time::ThreadTime::now()
+    }
+    fn end(&self, start: Self::Intermediate) -> Self::Value {
+        start.elapsed()
+    }
+    fn add(&self, a: &Duration, b: &Duration) -> Duration {
+        *a + *b
+    }
+    fn zero(&self) -> Duration {
+        Duration::ZERO
+    }
+    fn to_f64(&self, value: &Duration) -> f64 {
+        value.as_nanos() as f64
+    }
+    fn formatter(&self) -> &dyn ValueFormatter {
+        &Nanoseconds
+    }
+}
+
+/// Values shown in ns, unscaled: only the estimates.json files are read.
+struct Nanoseconds;
+
+impl ValueFormatter for Nanoseconds {
+    fn scale_values(&self, _typical: f64, _values: &mut [f64]) -> &'static str {
+        "ns"
+    }
+    fn scale_throughputs(&self, _: f64, _: &Throughput, _: &mut [f64]) -> &'static str {
+        "ns"
+    }
+    fn scale_for_machines(&self, _values: &mut [f64]) -> &'static str {
+        "ns"
+    }
+}
+
+criterion_group!(by_wall_time, wall_time);
+criterion_group! {
+    name = by_cpu_time;
+    config = Criterion::default().with_measurement(ThreadCpuTime);
+    targets = cpu_time
+}
+criterion_main!(by_wall_time, by_cpu_time);

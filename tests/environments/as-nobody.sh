@@ -10,8 +10,9 @@
 set -eu
 scratch="$1"
 shift
-# Other tests of the same binary make and remove their folders meanwhile: a
-# file gone before chown reached it is no matter, and chown goes on past it.
+# Other tests make and remove files there meanwhile, and some mount a
+# read-only disk in it: a file gone or read-only mid-walk is not this run's,
+# so chown's complaints about them are not a failure.
 chown -R 65534:65534 "$scratch" 2>/dev/null || true
 exec setpriv --reuid=65534 --regid=65534 --clear-groups \
   --inh-caps=-all --bounding-set=-all -- "$@"

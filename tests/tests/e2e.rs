@@ -7,7 +7,9 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{bench_with_env, fixtures_binary, Run, QUICK, RUNS};
+use common::{
+    bench_with_env, counted, faults_metric, fixtures_binary, under, Run, Under, QUICK, RUNS,
+};
 use serde_json::Value;
 
 fn bench(args: &[&str]) -> Run {
@@ -33,6 +35,9 @@ fn run_json(args: &[&str]) -> (Run, Vec<Value>) {
 
 #[test]
 fn sixteen_fresh_pages_are_exactly_sixteen_page_faults_in_either_event_order() {
+    let Some(pf) = common::page_faults() else {
+        return;
+    };
     for events in ["task-clock,page-faults", "page-faults,task-clock"] {
         let (run, lines) = run_json(&["--exact", "touch_16", "--events", events]);
         assert_eq!(run.code, 0, "{}", run.stderr);
@@ -45,7 +50,7 @@ fn sixteen_fresh_pages_are_exactly_sixteen_page_faults_in_either_event_order() {
         // Two rounds of linear sampling: sample i of a round runs i·d
         // iterations, 15·d a round.
         assert_eq!(v["iterations"].as_u64().unwrap() % 15, 0);
-        let faults = &v["metrics"]["page-faults"];
+        let faults = &v["metrics"][&pf];
         assert_eq!(faults["rounds"], serde_json::json!([16.0, 16.0]));
         assert_eq!(faults["unit"], "count");
         for stat in ["estimate", "mean", "median", "min", "max"] {
@@ -69,12 +74,15 @@ fn sixteen_fresh_pages_are_exactly_sixteen_page_faults_in_either_event_order() {
 
 #[test]
 fn setup_of_iter_batched_is_not_counted() {
+    let Some(pf) = common::page_faults() else {
+        return;
+    };
     let (run, lines) = run_json(&["touch_batched", "--events", "page-faults"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let got: Vec<(String, f64, f64)> = lines
         .iter()
         .map(|v| {
-            let m = &v["metrics"]["page-faults"];
+            let m = &v["metrics"][&pf];
             (
                 v["id"].as_str().unwrap().to_string(),
                 m["min"].as_f64().unwrap(),
@@ -109,16 +117,27 @@ fn the_table_has_a_row_per_benchmark_with_exact_counts() {
         .find(|l| l.starts_with("benchmark"))
         .expect("a header");
     let columns: Vec<&str> = header.split_whitespace().collect();
-    assert_eq!(
-        columns,
-        ["benchmark", "wall-time", "page-faults", "task-clock"]
-    );
+    // Wall time, then what this environment counts of the two events.
+    let (faults_name, clock) = (counted("page-faults"), counted("task-clock"));
+    let counts: Vec<&str> = [&faults_name, &clock]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    let expected: Vec<&str> = ["benchmark", "wall-time"]
+        .into_iter()
+        .chain(counts)
+        .collect();
+    assert_eq!(columns, expected);
     for (id, faults) in [("touch_16", "16"), ("touch_batched/17", "17")] {
         let row = lines.iter().find(|l| l.starts_with(id)).expect("a row");
         // id, wall time (value unit), page faults, task-clock (value unit)
         let cells: Vec<&str> = row.split_whitespace().collect();
-        assert_eq!(cells.len(), 6, "{row}");
-        assert_eq!(cells[3], faults, "{row}");
+        let width = 3 + usize::from(faults_name.is_some()) + 2 * usize::from(clock.is_some());
+        assert_eq!(cells.len(), width, "{row}");
+        if faults_name.is_some() {
+            assert_eq!(cells[3], faults, "{row}");
+        }
         assert!(["ns", "µs", "ms"].contains(&cells[2]), "{row}");
     }
     assert!(
@@ -146,7 +165,9 @@ fn a_panicking_benchmark_is_reported_by_id_and_the_others_still_run() {
     );
     assert_eq!(lines.len(), 1);
     assert_eq!(lines[0]["id"], "touch_16");
-    assert_eq!(lines[0]["metrics"]["page-faults"]["estimate"], 16.0);
+    if let Some(faults) = faults_metric(&lines[0]["metrics"]) {
+        assert_eq!(faults["estimate"], 16.0);
+    }
 }
 
 #[test]
@@ -181,16 +202,18 @@ fn an_event_this_machine_cannot_count_is_named_and_the_rest_go_on() {
     let (run, lines) = run_json(&["--exact", "touch_16", "--events", "cycles,page-faults"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let metrics = &lines[0]["metrics"];
-    assert_eq!(metrics["page-faults"]["estimate"], 16.0);
-    if perfbench::counter::event::has_cpu_pmu() {
+    if let Some(faults) = faults_metric(metrics) {
+        assert_eq!(faults["estimate"], 16.0);
+    }
+    // Under the filter nothing reaches the kernel, which knows the PMU.
+    if perfbench::counter::event::has_cpu_pmu() && under() != Under::Seccomp {
         assert!(metrics["cycles"]["estimate"].as_f64().unwrap() > 0.0);
     } else {
-        assert!(
-            run.stderr
-                .contains("cannot count `cycles` here: no hardware PMU"),
-            "{}",
-            run.stderr
-        );
+        let why = match under() {
+            Under::Seccomp => "permission denied opening `cycles`: a seccomp filter blocks",
+            _ => "cannot count `cycles` here: no hardware PMU",
+        };
+        assert!(run.stderr.contains(why), "{}", run.stderr);
         assert!(metrics.get("cycles").is_none(), "{metrics}");
         // With nothing left to count, wall time is measured alone.
         let (alone, lines) = run_json(&["--exact", "touch_16", "--events", "cycles"]);
@@ -212,7 +235,19 @@ fn no_pmu_default_says_why_in_one_line() {
     let (run, lines) = run_json(&["--exact", "touch_16"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let metrics = lines[0]["metrics"].as_object().unwrap();
-    if perfbench::counter::event::has_cpu_pmu() {
+    let keys: Vec<&str> = metrics.keys().map(String::as_str).collect();
+    if under() == Under::Seccomp {
+        // Nothing opens: one note names the default set and the filter.
+        let notes = run.stderr_lines(|l| l.contains("a seccomp filter blocks"));
+        assert_eq!(notes.len(), 1, "{}", run.stderr);
+        assert!(
+            notes[0].starts_with("perfbench: note: not counting ")
+                && notes[0].contains("page-faults"),
+            "{}",
+            notes[0]
+        );
+        assert_eq!(keys, ["wall-time"]);
+    } else if perfbench::counter::event::has_cpu_pmu() {
         assert!(metrics.contains_key("cycles") && metrics.contains_key("instructions"));
     } else {
         let notes: Vec<&str> = run
@@ -222,17 +257,30 @@ fn no_pmu_default_says_why_in_one_line() {
             .collect();
         assert_eq!(notes.len(), 1, "{}", run.stderr);
         assert!(notes[0].contains("perf_event_paranoid"), "{}", notes[0]);
-        let keys: Vec<&str> = metrics.keys().map(String::as_str).collect();
+        assert!(keys.contains(&"wall-time"), "{keys:?}");
         for k in [
-            "wall-time",
             "task-clock",
             "page-faults",
             "context-switches",
             "cpu-migrations",
         ] {
-            assert!(keys.contains(&k), "{keys:?}");
+            match counted(k) {
+                Some(name) => assert!(keys.contains(&name.as_str()), "{name}: {keys:?}"),
+                None => assert!(!keys.iter().any(|key| key.starts_with(k)), "{k}: {keys:?}"),
+            }
         }
-        assert_eq!(metrics["page-faults"]["estimate"], 16.0);
+        if counted("context-switches").is_none() {
+            // As nobody: they would read 0 in user space, and one note says so.
+            let said = run.stderr_lines(|l| {
+                l.starts_with(
+                    "perfbench: note: not counting context-switches, cpu-migrations: raised by \
+                     the kernel only in its own context",
+                )
+            });
+            assert_eq!(said.len(), 1, "{}", run.stderr);
+        }
+        let faults = faults_metric(&lines[0]["metrics"]).expect("counted without the filter");
+        assert_eq!(faults["estimate"], 16.0);
     }
 }
 
@@ -259,6 +307,7 @@ fn permission_denied_names_perf_event_paranoid_and_its_value() {
         );
         return;
     }
+    let home = home_for_nobody("denied");
     let out = unprivileged()
         .args([
             "--bench",
@@ -266,31 +315,51 @@ fn permission_denied_names_perf_event_paranoid_and_its_value() {
             "touch_16",
             "--events",
             "page-faults:k",
+            "--output-format",
+            "json",
         ])
+        .args(QUICK)
+        .env("PERFBENCH_HOME", &home)
         .output()
         .expect("runs");
+    let _ = std::fs::remove_dir_all(&home);
     let run = Run::finish(out);
-    assert_eq!(run.code, 2, "{}", run.stderr);
+    // An event asked for by name is a warning; wall time is measured alone.
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let denied = run.stderr_lines(|l| l.contains("permission denied opening `page-faults:k`: "));
+    assert_eq!(denied.len(), 1, "{}", run.stderr);
     assert!(
-        run.stderr
-            .contains("permission denied opening `page-faults:k`"),
+        denied[0].starts_with("perfbench: warning: "),
         "{}",
-        run.stderr
+        denied[0]
     );
-    assert!(
-        run.stderr
-            .contains(&format!("kernel.perf_event_paranoid is {paranoid}")),
-        "{}",
-        run.stderr
-    );
+    // Under the filter the kernel's setting is not the cause.
+    let cause = match under() {
+        Under::Seccomp => "a seccomp filter blocks perf_event_open".to_string(),
+        _ => format!("kernel.perf_event_paranoid is {paranoid}"),
+    };
+    assert!(denied[0].contains(&cause), "{}", denied[0]);
+    let metrics = run.json()[0]["metrics"].as_object().unwrap().clone();
+    assert_eq!(metrics.keys().collect::<Vec<_>>(), ["wall-time"]);
+}
+
+/// A fresh folder `nobody` may write to, for an [`unprivileged`] run's
+/// results.
+fn home_for_nobody(name: &str) -> std::path::PathBuf {
+    let home = std::env::temp_dir().join(format!("perfbench-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::set_permissions(&home, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    home
 }
 
 /// The fixtures binary as a user without privilege: kernel-space counting
-/// is refused to such users at paranoid >= 2, so as root, drop to `nobody`.
+/// is refused to such users at paranoid >= 2, so as root, drop to `nobody`
+/// (under the filter too, where [`under`] asks for it).
 fn unprivileged() -> Command {
     let binary = fixtures_binary();
-    if !is_root() {
-        return Command::new(binary);
+    if !is_root() || under() == Under::Nobody {
+        return common::command(binary);
     }
     let mut c = Command::new("setpriv");
     c.args([
@@ -300,6 +369,7 @@ fn unprivileged() -> Command {
         "--inh-caps=-all",
         "--bounding-set=-all",
     ])
+    .args(common::runner())
     .arg(binary);
     c
 }
@@ -311,10 +381,7 @@ fn software_events_refused_the_kernel_count_user_space_with_one_note() {
         eprintln!("skipped: perf_event_paranoid is {paranoid}; anyone may count the kernel here");
         return;
     }
-    // A home `nobody` may write to.
-    let home = std::env::temp_dir().join(format!("perfbench-unprivileged-{}", std::process::id()));
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::set_permissions(&home, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let home = home_for_nobody("unprivileged");
     let run = Run::finish(
         unprivileged()
             .args(["--bench", "--exact", "touch_16", "--output-format", "json"])
@@ -327,6 +394,25 @@ fn software_events_refused_the_kernel_count_user_space_with_one_note() {
     let _ = std::fs::remove_dir_all(&home);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let notes = run.stderr_lines(|l| l.contains("user space only"));
+    if under() == Under::Seccomp {
+        // The filter refuses user space too: nothing is narrowed, each
+        // event asked for is a warning naming the filter.
+        assert_eq!(notes, Vec::<&str>::new(), "{}", run.stderr);
+        for event in ["page-faults", "context-switches", "task-clock"] {
+            let said = format!(
+                "perfbench: warning: permission denied opening `{event}`: a seccomp filter blocks"
+            );
+            assert_eq!(
+                run.stderr_lines(|l| l.starts_with(&said)).len(),
+                1,
+                "{}",
+                run.stderr
+            );
+        }
+        let metrics = run.json()[0]["metrics"].as_object().unwrap().clone();
+        assert_eq!(metrics.keys().collect::<Vec<_>>(), ["wall-time"]);
+        return;
+    }
     assert_eq!(notes.len(), 1, "{}", run.stderr);
     assert!(
         notes[0].contains("counting page-faults:u in user space only")
@@ -444,21 +530,23 @@ fn ignored_benchmarks_are_skipped_and_named_unless_asked_for() {
     // `--ignored`: only those, with their exact counts.
     let (run, lines) = run_json(&["--ignored", "--events", "page-faults"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let faults: Vec<(String, f64)> = lines
+    // Their page faults (where counted) prove which ran.
+    let faults: Vec<(String, Option<f64>)> = lines
         .iter()
         .map(|l| {
             let id = l["id"].as_str().unwrap().to_string();
             (
                 id,
-                l["metrics"]["page-faults"]["estimate"].as_f64().unwrap(),
+                faults_metric(&l["metrics"]).map(|m| m["estimate"].as_f64().unwrap()),
             )
         })
         .collect();
+    let counts = counted("page-faults").is_some();
     assert_eq!(
         faults,
         [
-            ("ignored_attribute".to_string(), 2.0),
-            ("ignored_key".to_string(), 3.0)
+            ("ignored_attribute".to_string(), counts.then_some(2.0)),
+            ("ignored_key".to_string(), counts.then_some(3.0))
         ]
     );
     // `--include-ignored`: them and the others the filter picks.
@@ -523,7 +611,9 @@ fn environment_twins_configure_a_run() {
     let v = &run.json()[0];
     assert_eq!(v["samples"], 7);
     assert_eq!(v["cpu"], 0);
-    assert_eq!(v["metrics"]["page-faults"]["estimate"], 16.0);
+    if let Some(faults) = faults_metric(&v["metrics"]) {
+        assert_eq!(faults["estimate"], 16.0);
+    }
 }
 
 #[test]
@@ -579,8 +669,9 @@ fn declared_throughput_reaches_the_table_and_the_bencher_lines() {
         .find_map(|l| Some((l, l.strip_prefix("  throughput: [")?)))
         .unwrap_or_else(|| panic!("no throughput line under the row:\n{}", run.stdout));
     let words: Vec<&str> = rates.split_whitespace().collect();
-    let rate =
-        |i: usize| number(words[2 * i]) * prefix(words[2 * i + 1].trim_end_matches("],"), "B/s");
+    let rate = |i: usize| {
+        number(words[2 * i]) * prefix(words[2 * i + 1].trim_end_matches([']', ',']), "B/s")
+    };
     let (low, point, high) = (rate(0), rate(1), rate(2));
     assert!(low <= point && point <= high, "{line}");
     // 5 bytes an iteration at the row's wall time, to the four digits shown.
@@ -590,8 +681,13 @@ fn declared_throughput_reaches_the_table_and_the_bencher_lines() {
         "{bytes} bytes: {line} vs {}",
         lines[at]
     );
-    assert!(run.stdout.contains(" task-clock/byte "), "{}", run.stdout);
-    assert!(run.stdout.contains(" page-faults/byte "), "{}", run.stdout);
+    // Per byte, each event this environment counts.
+    for event in ["task-clock", "page-faults"] {
+        if let Some(name) = counted(event) {
+            let per_byte = format!(" {name}/byte ");
+            assert!(run.stdout.contains(&per_byte), "{}", run.stdout);
+        }
+    }
 
     let run = bench_quick(&[
         "--exact",
@@ -744,29 +840,56 @@ fn list_events_shows_what_opens_here() {
     let run = bench_binary(&["--list-events"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines: Vec<&str> = run.stdout.lines().map(str::trim).collect();
-    for name in [
-        "task-clock",
-        "page-faults",
-        "context-switches",
-        "cycles",
-        "L1-dcache-load-misses",
-    ] {
+    for name in ["cycles", "L1-dcache-load-misses"] {
         assert!(lines.contains(&name), "{name} missing from\n{}", run.stdout);
+    }
+    // Software events: listed plain where they open as asked; as nobody
+    // those that count the kernel say why they cannot.
+    for name in ["task-clock", "page-faults", "context-switches"] {
+        let line = lines
+            .iter()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("{name} missing from\n{}", run.stdout));
+        if under() == Under::Nobody && counted(name).as_deref() != Some(name) {
+            assert!(
+                line.contains("not countable here: kernel.perf_event_paranoid is"),
+                "{line}"
+            );
+        } else {
+            assert_eq!(*line, name);
+        }
     }
     let hardware = lines
         .iter()
         .find(|l| l.starts_with("hardware events"))
         .unwrap();
+    let filtered = under() == Under::Seccomp;
     assert_eq!(
         hardware.contains("none countable here"),
-        !perfbench::counter::event::has_cpu_pmu(),
+        filtered || !perfbench::counter::event::has_cpu_pmu(),
         "{hardware}"
     );
-    assert!(lines.contains(&"software events:"), "{}", run.stdout);
+    let software = lines
+        .iter()
+        .find(|l| l.starts_with("software events"))
+        .unwrap();
+    if filtered {
+        assert!(
+            software.starts_with(
+                "software events (none countable here: a seccomp filter blocks perf_event_open"
+            ),
+            "{software}"
+        );
+    } else {
+        assert_eq!(*software, "software events:", "{}", run.stdout);
+    }
 }
 
 #[test]
 fn per_iteration_mode_counts_exactly_sixteen_faults_on_every_iteration() {
+    let Some(pf) = common::page_faults() else {
+        return;
+    };
     for events in ["task-clock,page-faults", "page-faults,task-clock"] {
         let (run, lines) = run_json(&[
             "--exact", "touch_16", "--events", events, "--mode", "per-iter",
@@ -778,7 +901,7 @@ fn per_iteration_mode_counts_exactly_sixteen_faults_on_every_iteration() {
         if !perfbench::counter::event::has_cpu_pmu() {
             assert_eq!(path, "read()", "software events cannot be read with rdpmc");
         }
-        let faults = &v["metrics"]["page-faults"];
+        let faults = &v["metrics"][&pf];
         for stat in ["estimate", "min", "p25", "median", "p75", "max"] {
             assert_eq!(faults[stat].as_f64(), Some(16.0), "{events}: {stat} in {v}");
         }
@@ -808,13 +931,14 @@ fn the_measurement_overhead_is_reported_and_can_be_subtracted() {
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let v = &lines[0];
-    let faults = &v["metrics"]["page-faults"];
-    assert_eq!(
-        faults["overhead"], 0.0,
-        "an empty routine takes no page faults"
-    );
-    assert_eq!(faults["estimate"], 16.0);
-    assert_eq!(faults["raw_estimate"], 16.0);
+    if let Some(faults) = faults_metric(&v["metrics"]) {
+        assert_eq!(
+            faults["overhead"], 0.0,
+            "an empty routine takes no page faults"
+        );
+        assert_eq!(faults["estimate"], 16.0);
+        assert_eq!(faults["raw_estimate"], 16.0);
+    }
     let wall = &v["metrics"]["wall-time"];
     let (raw, overhead, corrected) = (
         wall["raw_estimate"].as_f64().unwrap(),
@@ -842,6 +966,19 @@ fn msr_tsc_ticks_agree_with_task_clock() {
     let (run, lines) = run_json(&["--exact", "touch_16", "--events", "task-clock,msr/tsc/"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let m = &lines[0]["metrics"];
+    if under() != Under::AsIs {
+        // The msr PMU is refused to users at paranoid 2, and to all under
+        // the filter: a warning names it, and the rest is measured.
+        assert!(
+            run.stderr
+                .contains("perfbench: warning: permission denied opening `msr/tsc/`: "),
+            "{}",
+            run.stderr
+        );
+        assert!(m.get("msr/tsc/").is_none(), "{m}");
+        eprintln!("skipped: no msr/tsc/ ticks under {:?}", under());
+        return;
+    }
     let ticks = m["msr/tsc/"]["median"].as_f64().unwrap();
     let ns = m["task-clock"]["median"].as_f64().unwrap();
     assert_eq!(m["msr/tsc/"]["unit"], "count");
@@ -879,7 +1016,7 @@ fn bench_binary_merged(args: &[&str]) -> Run {
     let binary = fixtures_binary();
     let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
     Run::finish(
-        Command::new("sh")
+        common::command(Path::new("sh"))
             .args(["-c", "exec \"$0\" --bench \"$@\" 2>&1"])
             .arg(binary)
             .args(args)
@@ -893,6 +1030,15 @@ fn bench_binary_merged(args: &[&str]) -> Run {
 fn planned_samples(warning: &str) -> u64 {
     let (_, after) = warning.split_once(": measuring ").expect("the plan");
     after.split(' ').next().unwrap().parse().unwrap()
+}
+
+/// The number in `text` between `before` and `after`.
+fn figure_between(text: &str, before: &str, after: &str) -> f64 {
+    let (_, rest) = text.split_once(before).expect("the text before");
+    let (figure, _) = rest.split_once(after).expect("the text after");
+    figure
+        .parse()
+        .unwrap_or_else(|_| panic!("not a number: {figure}"))
 }
 
 #[test]
@@ -916,7 +1062,7 @@ fn a_routine_slower_than_its_budget_is_warned_of_before_measuring_and_runs_the_f
     let lines: Vec<&str> = run.stdout.lines().collect();
     let warning = lines
         .iter()
-        .position(|l| l.starts_with("perfbench: warning: `sleeps_300ms` takes about 30"))
+        .position(|l| l.starts_with("perfbench: warning: `sleeps_300ms` takes about "))
         .unwrap_or_else(|| panic!("no warning in:\n{}", run.stdout));
     let result = lines.iter().position(|l| l.starts_with('{')).unwrap();
     assert!(warning < result, "{}", run.stdout);
@@ -929,7 +1075,13 @@ fn a_routine_slower_than_its_budget_is_warned_of_before_measuring_and_runs_the_f
         ),
         "{said}"
     );
-    assert!(said.contains("; --measurement-time 15."), "{said}");
+    // The figures follow the time measured, which a loaded machine
+    // stretches (318.8 ms once): a 300 ms sleep takes at least that, and
+    // the time that fits 50 samples is 50 of them, to the tenth shown.
+    let ms = figure_between(said, "takes about ", " ms an iteration");
+    assert!(ms >= 300.0, "{said}");
+    let fits = figure_between(said, "; --measurement-time ", " fits them all");
+    assert!((fits - 50.0 * ms / 1e3).abs() <= 0.1, "{said}");
     assert_eq!(planned_samples(said), 3);
     let v: Value = serde_json::from_str(lines[result]).unwrap();
     assert_eq!(

@@ -101,15 +101,26 @@ fn deny_perf_events() -> PathBuf {
         .clone()
 }
 
-/// `binary` as a command in the environment of [`under`].
+/// `binary` as a command in the environment of [`under`], with the target
+/// directory `cargo bench` gives it ([`cargo_bench_of`]): a run without
+/// `PERFBENCH_HOME` stores there, where the runner lets nobody write, not
+/// in the outer `CARGO_TARGET_DIR` the tests may have been given.
 pub fn command(binary: &Path) -> Command {
     let mut prefix = runner();
-    if prefix.is_empty() {
-        return Command::new(binary);
-    }
-    let mut cmd = Command::new(prefix.remove(0));
-    cmd.args(prefix).arg(binary);
+    let mut cmd = if prefix.is_empty() {
+        Command::new(binary)
+    } else {
+        let mut cmd = Command::new(prefix.remove(0));
+        cmd.args(prefix).arg(binary);
+        cmd
+    };
+    cmd.env("CARGO_TARGET_DIR", bench_target_dir());
     cmd
+}
+
+/// The target directory of the fixtures' `cargo bench`.
+fn bench_target_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e")
 }
 
 /// What the kernel counts of the software event `name` for benchmarks in
@@ -124,11 +135,56 @@ pub fn counted(name: &str) -> Option<String> {
         Under::Nobody => {
             let paranoid = perfbench::kernel::sys::perf_event_paranoid().unwrap_or(4);
             let kernel_only = ["context-switches", "cpu-migrations"].contains(&name);
+            // The clocks count user space and kernel alike, never narrowed.
+            let clock = ["task-clock", "cpu-clock"].contains(&name);
             match paranoid {
                 p if p < 2 => Some(name.to_string()),
+                2 if clock => Some(name.to_string()),
                 2 if !kernel_only => Some(format!("{name}:u")),
                 _ => None,
             }
+        }
+    }
+}
+
+/// The metric of `page-faults` among `metrics` (a JSON line's, or a stored
+/// file's `estimates`) under the name [`counted`] gives it here; `None`
+/// where nothing counts page faults, and then no metric of them is there.
+pub fn faults_metric(metrics: &Value) -> Option<&Value> {
+    match counted("page-faults") {
+        Some(name) => {
+            let metric = metrics.get(&name);
+            assert!(metric.is_some(), "no {name} in {metrics}");
+            metric
+        }
+        None => {
+            let names = metrics.as_object().expect("metrics by name").keys();
+            assert!(
+                !names.into_iter().any(|n| n.contains("faults")),
+                "page faults counted under {:?}: {metrics}",
+                under()
+            );
+            None
+        }
+    }
+}
+
+/// Whether `line` of stderr is one a run adds in this environment on the
+/// events it cannot count as asked: kernel counting narrowed to user space
+/// or refused as nobody, every event refused under the filter, and wall
+/// time measured alone. None is, as is: there every event opens.
+fn is_environment_line(line: &str) -> bool {
+    match under() {
+        Under::AsIs => false,
+        Under::Nobody => {
+            (line.starts_with("perfbench: note: counting ")
+                && line.contains(" in user space only: "))
+                || line.contains("not counting `context-switches`: raised by the kernel only")
+                || line.contains("not counting `cpu-migrations`: raised by the kernel only")
+        }
+        Under::Seccomp => {
+            line.contains("a seccomp filter blocks perf_event_open")
+                || line == "perfbench: note: no event left to count: measuring wall time alone"
         }
     }
 }
@@ -161,10 +217,7 @@ pub fn cargo_bench_of(target: &str) -> Command {
         cmd.args(["--config", &setting]);
     }
     cmd.args(["-p", "perfbench-tests", "--bench", target])
-        .env(
-            "CARGO_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e"),
-        )
+        .env("CARGO_TARGET_DIR", bench_target_dir())
         .env_remove("COLUMNS");
     without_our_variables(&mut cmd);
     cmd
@@ -202,6 +255,17 @@ impl Run {
             stdout: String::from_utf8(output.stdout).unwrap(),
             stderr: String::from_utf8(output.stderr).unwrap(),
         }
+    }
+
+    /// stderr without the lines on events this environment cannot count
+    /// as asked: what a test of something else expects anywhere. As is,
+    /// stderr itself.
+    pub fn stderr_beyond_events(&self) -> String {
+        self.stderr
+            .lines()
+            .filter(|l| !is_environment_line(l))
+            .map(|l| format!("{l}\n"))
+            .collect()
     }
 
     /// The lines of stderr that `wanted` picks.

@@ -4,11 +4,11 @@
 
 use std::path::Path;
 
-use crate::counter::event::{catalogue, Event, Listed, ListedGroup, ListedKind};
+use crate::counter::event::{catalogue, Event, Listed, ListedGroup, ListedKind, Probed};
 
 /// The event list of the PMUs under `root`; `probe` says whether an event
 /// opens here.
-pub fn render(root: &Path, probe: impl Fn(&Event) -> Result<(), String>) -> String {
+pub fn render(root: &Path, probe: impl Fn(&Event) -> Probed) -> String {
     let mut out = String::new();
     for group in catalogue(root, probe) {
         if !group.events.is_empty() {
@@ -41,7 +41,10 @@ fn group_text(group: &ListedGroup) -> String {
             Some(why) if shared.is_none() => {
                 out.push_str(&format!("  {shown:<28} not countable here: {why}\n"))
             }
-            _ => out.push_str(&format!("  {shown}\n")),
+            _ => match &e.remark {
+                Some(how) => out.push_str(&format!("  {shown:<28} {how}\n")),
+                None => out.push_str(&format!("  {shown}\n")),
+            },
         }
     }
     out
@@ -81,10 +84,11 @@ mod tests {
         let t = intel_hybrid();
         let text = render(t.root(), |e| match e.source {
             Source::Hardware => Err("no hardware PMU".into()),
-            Source::Software => Ok(()),
+            Source::Software if e.name == "page-faults" => Ok(Some("user space only".into())),
+            Source::Software => Ok(None),
             Source::Pmu if e.name.starts_with("power/") => Err("CPU-wide only".into()),
             Source::Pmu if e.name == "msr/aperf/" => Err("not here".into()),
-            Source::Pmu => Ok(()),
+            Source::Pmu => Ok(None),
             Source::Allocator => Err("no CountingAllocator".into()),
         });
         let lines: Vec<&str> = text.lines().collect();
@@ -97,6 +101,11 @@ mod tests {
         assert_eq!(
             lines[at("hardware events")],
             "hardware events (none countable here: no hardware PMU):"
+        );
+        assert!(lines.contains(&"  page-faults                  user space only"));
+        assert!(
+            lines.contains(&"  minor-faults"),
+            "as named: the name alone"
         );
         assert!(at("hardware events") < at("hardware cache events"));
         assert!(at("hardware cache events") < at("software events:"));
@@ -131,7 +140,7 @@ mod tests {
         if parse("msr/tsc/").is_err() {
             return; // no msr PMU here
         }
-        let listing = render(root, |_| Ok(()));
+        let listing = render(root, |_| Ok(None));
         assert!(listing.lines().any(|l| l.trim() == "msr/tsc/"), "{listing}");
     }
 }

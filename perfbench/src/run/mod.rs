@@ -66,8 +66,13 @@ pub fn run(options: &Options) -> i32 {
     if options.list_events {
         print!(
             "{}",
-            event_list::render(pmu::live_root(), |e| group::probe(e)
-                .map_err(|err| err.reason()))
+            event_list::render(pmu::live_root(), |e| match group::countable(e.clone()) {
+                Ok(group::Countable::AsAsked(_)) => Ok(None),
+                Ok(group::Countable::UserOnly(e)) => {
+                    Ok(Some(format!("user space only here, as {}", e.name)))
+                }
+                Err(err) => Err(err.reason()),
+            })
         );
         return 0;
     }

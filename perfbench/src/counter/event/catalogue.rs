@@ -36,6 +36,29 @@ pub struct Listed {
     pub scale: Option<Scale>,
     /// Why it does not open here; `None` if it does.
     pub unavailable: Option<String>,
+    /// How it counts here where that is not as named (`user space only, as
+    /// page-faults:u`); `None` if as named.
+    pub remark: Option<String>,
+}
+
+/// What a probe says of an event: `Ok(None)` it opens as named, `Ok(Some(how))`
+/// it opens otherwise, `Err(why)` it does not open here.
+pub type Probed = Result<Option<String>, String>;
+
+impl Listed {
+    /// The event `name`, with what `probed` says of it.
+    fn probed(name: String, scale: Option<Scale>, probed: Probed) -> Listed {
+        let (remark, unavailable) = match probed {
+            Ok(remark) => (remark, None),
+            Err(why) => (None, Some(why)),
+        };
+        Listed {
+            name,
+            scale,
+            unavailable,
+            remark,
+        }
+    }
 }
 
 /// A group of the list.
@@ -49,9 +72,9 @@ pub struct ListedGroup {
 
 /// Every event perfbench knows and each sysfs PMU's aliases under `root`:
 /// hardware, hardware cache and software events, allocation counts, then
-/// one group per PMU with aliases. `probe` says whether an event opens here (`Err` with the
-/// reason if not).
-pub fn catalogue(root: &Path, probe: impl Fn(&Event) -> Result<(), String>) -> Vec<ListedGroup> {
+/// /// one group per PMU with aliases. `probe` says whether and how an event
+/// opens here ([`Probed`]).
+pub fn catalogue(root: &Path, probe: impl Fn(&Event) -> Probed) -> Vec<ListedGroup> {
     let mut groups: Vec<ListedGroup> = [
         ListedKind::Hardware,
         ListedKind::HardwareCache,
@@ -74,11 +97,9 @@ pub fn catalogue(root: &Path, probe: impl Fn(&Event) -> Result<(), String>) -> V
             TYPE_ALLOCATOR => 3,
             _ => 2,
         };
-        groups[slot].events.push(Listed {
-            name,
-            scale: None,
-            unavailable: probe(&e).err(),
-        });
+        groups[slot]
+            .events
+            .push(Listed::probed(name, None, probe(&e)));
     }
     groups.extend(
         pmu::pmu_names(root)
@@ -93,7 +114,7 @@ pub fn catalogue(root: &Path, probe: impl Fn(&Event) -> Result<(), String>) -> V
 fn pmu_group(
     root: &Path,
     pmu_name: &str,
-    probe: &impl Fn(&Event) -> Result<(), String>,
+    probe: &impl Fn(&Event) -> Probed,
 ) -> Option<ListedGroup> {
     let pmu = Pmu::load(root, pmu_name).ok()?;
     if pmu.aliases.is_empty() {
@@ -105,16 +126,8 @@ fn pmu_group(
         .map(|alias| {
             let name = format!("{pmu_name}/{}/", alias.name);
             match parse_in(&name, root) {
-                Ok(e) => Listed {
-                    scale: e.scale.clone(),
-                    unavailable: probe(&e).err(),
-                    name,
-                },
-                Err(err) => Listed {
-                    name,
-                    scale: None,
-                    unavailable: Some(err.reason),
-                },
+                Ok(e) => Listed::probed(name, e.scale.clone(), probe(&e)),
+                Err(err) => Listed::probed(name, None, Err(err.reason)),
             }
         })
         .collect();

@@ -34,7 +34,7 @@ use crate::kernel::alloc;
 use crate::kernel::pmu::{self, is_core_pmu};
 use crate::kernel::sys::{self, CounterAttr};
 
-pub use catalogue::{catalogue, Listed, ListedGroup, ListedKind};
+pub use catalogue::{catalogue, Listed, ListedGroup, ListedKind, Probed};
 use pmu_spec::parse_pmu;
 
 pub use crate::kernel::pmu::hybrid_type_for_cpu;

@@ -10,19 +10,16 @@ use super::method::Method;
 use super::windows::Windows;
 
 /// How many inputs [`Bencher::iter_batched`] keeps alive at a time, named
-/// as in Criterion: the trade between memory and the cost of toggling the
-/// counters once per batch. Fewer, larger batches give tighter intervals.
+/// as in Criterion: the trade between memory and the cost of a counted
+/// window per batch. Fewer, larger batches give tighter intervals.
 ///
 /// Every sample of a benchmark is run in the same number of batches, and
 /// every batch makes the same number of inputs, as many as a batch of the
 /// largest sample runs; a smaller sample runs the routine on fewer of them
-/// and drops the rest unused. So the counters are toggled the same number of
-/// times in every sample, each time after the same setup work, and what
-/// toggling costs lands in the fixed cost per sample (the intercept), never
-/// in the per-iteration estimate. That it follows the same work matters:
-/// on a shared machine the kernel's code goes cold while user code runs,
-/// and the first system call after 8 ms of setup took 16 µs here, against
-/// 1.2 µs after none.
+/// and drops the rest unused. So every sample has as many counted windows
+/// (the group read around each, `measure::windows`), each after the same
+/// setup work, and what a window costs lands in the fixed cost per sample
+/// (the intercept), never in the per-iteration estimate.
 ///
 /// ```no_run
 /// use perfbench::{perfbench, BatchSize, Bencher};
@@ -42,11 +39,11 @@ pub enum BatchSize {
     /// strain memory or spill out of the caches.
     LargeInput,
     /// One input at a time: for inputs so large that only one may be alive.
-    /// Every iteration then pays a toggle of the counters: the intercept
-    /// takes it, but the samples get far noisier, and
-    /// [`SmallInput`](Self::SmallInput) gives a tighter interval. Each
-    /// iteration also carries the entry of its batch's loop, which other
-    /// sizes pay once per sample: 3 instructions on arm64.
+    /// Every iteration then pays a counted window: the intercept takes it,
+    /// but the samples get noisier, and [`SmallInput`](Self::SmallInput)
+    /// gives a tighter interval. Each iteration also carries the entry of
+    /// its batch's loop, which other sizes pay once per sample (a few
+    /// instructions); calibration through the same size measures it.
     PerIteration,
     /// This many batches per sample (at least one).
     NumBatches(u64),

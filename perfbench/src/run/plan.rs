@@ -510,6 +510,35 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn each_method_is_calibrated_once_through_its_own_code() {
+        let args = ["--bench", "--quick", "--subtract-overhead"].map(Into::into);
+        let options = crate::run::cli::parse(args, |_| None).unwrap();
+        let mut setup = page_faults(std::path::Path::new("/nonexistent")).setup;
+        let batched = Method::IterBatched(measure::BatchSize::PerIteration);
+        for method in [Method::Iter, batched, Method::IterCustom, batched] {
+            calibrate_method(&options, &mut setup, method).unwrap();
+        }
+        let methods: Vec<Method> = setup.methods.iter().map(|c| c.method).collect();
+        assert_eq!(
+            methods,
+            [batched, Method::IterCustom],
+            "iter's is the setup's own"
+        );
+        let c = setup.calibration_for(batched);
+        assert_eq!((c.method, c.subtract), (batched, true));
+        // An empty routine faults nothing, whatever the method.
+        let faults = c.empty.iter().find(|(n, _)| n == "page-faults").unwrap();
+        assert_eq!(faults.1.slope.point, 0.0);
+        assert_eq!(setup.calibration_for(Method::Iter).method, Method::Iter);
+        let shared = Method::IterShared(2);
+        assert_eq!(
+            setup.calibration_for(shared).method,
+            Method::Iter,
+            "none yet"
+        );
+    }
+
+    #[test]
     fn a_missing_baseline_names_the_saved_ones_escaped_and_cut() {
         let root = std::env::temp_dir().join(format!("perfbench-names-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);

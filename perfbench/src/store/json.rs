@@ -195,9 +195,6 @@ fn put_method(doc: &mut Value, method: Method) {
 /// The method of a stored result on `threads`: `iter` where none is given
 /// (files from before methods were recorded).
 fn method_of(doc: &Value, threads: usize) -> Result<Method, String> {
-    let Some(name) = doc.get("method") else {
-        return Ok(Method::Iter);
-    };
     let size = match doc.get("batch_size") {
         None => None,
         Some(v) => Some(
@@ -206,6 +203,10 @@ fn method_of(doc: &Value, threads: usize) -> Result<Method, String> {
                 .ok_or_else(|| bad("batch_size"))?,
         ),
     };
+    let name = doc.get("method").unwrap_or(&Value::Null);
+    if name.is_null() && size.is_none() {
+        return Ok(Method::Iter);
+    }
     name.as_str()
         .and_then(|name| Method::from_parts(name, size, threads))
         .ok_or_else(|| bad("method"))

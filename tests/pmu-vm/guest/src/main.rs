@@ -319,7 +319,11 @@ fn batched_exact_instructions(bench: &str) -> Result<String, String> {
 /// `empty/*` and `empty_shared`: an empty routine under each `Bencher`
 /// method counts exactly 0 instructions per iteration once the calibrated
 /// cost of that method's own code is subtracted, in batch mode and (all but
-/// the threads, which it refuses) per iteration.
+/// the threads, which it refuses) per iteration. Two are deterministic only
+/// to a fraction of an instruction, so within 0.01 of 0: `iter_shared`,
+/// whose threads wait for each other a varying while, and `iter_custom` per
+/// iteration, whose routine reads the clock inside the bracket (a clock
+/// read retries now and then).
 fn empty_routine_of_each_method(bench: &str) -> Result<String, String> {
     let mut details = Vec::new();
     let mut wrong = Vec::new();
@@ -337,7 +341,13 @@ fn empty_routine_of_each_method(bench: &str) -> Result<String, String> {
                 "{mode} {id} ({}): {estimate:?} less {overhead:?}, ci {}",
                 l["method"], m["ci"]
             ));
-            if estimate != Some(0.0) {
+            let near =
+                id.starts_with("empty_shared") || (mode, id) == ("per-iter", "empty/iter_custom");
+            let ok = match estimate {
+                Some(e) if near => e.abs() < 0.01,
+                e => e == Some(0.0),
+            };
+            if !ok {
                 wrong.push(id.to_string());
             }
         }

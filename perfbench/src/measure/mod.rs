@@ -467,7 +467,9 @@ mod tests {
             let (m, _, got) =
                 measure_round(&quick(), &mut group, planning, |b| method.run_empty(b)).unwrap();
             assert_eq!(got, method);
-            assert_eq!(m.samples.len(), 10, "{method:?}");
+            // How many samples the plan takes depends on the machine's pace
+            // (a busy one makes it take fewer): not what this checks.
+            assert!(!m.samples.is_empty(), "{method:?}");
             for s in &m.samples {
                 assert_eq!(s.counts.values[0], 0, "{method:?}: {s:?}");
             }

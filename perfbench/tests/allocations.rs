@@ -14,7 +14,7 @@ use perfbench::counter::event::{parse_list, Source};
 use perfbench::counter::group::{self, CounterGroup, ReadPath};
 use perfbench::fixtures::{boxes_of_64, grow_and_shrink};
 use perfbench::measure::{
-    calibrate, calibrate_per_iter, measure, measure_per_iter, Config, Measurement,
+    calibrate, calibrate_per_iter, measure, measure_per_iter, Config, Measurement, Method,
     PerIterMeasurement,
 };
 use perfbench::{BatchSize, Bencher, CountingAllocator};
@@ -134,9 +134,9 @@ fn a_consumed_input_is_freed_inside() {
 
 fn an_empty_routine_counts_nothing() {
     let mut group = CounterGroup::open(&parse_list(EVENTS).unwrap()).unwrap();
-    let m = calibrate(&quick(), &mut group).unwrap();
+    let m = calibrate(&quick(), &mut group, Method::Iter).unwrap();
     assert_eq!(batch_excess(&m, [0; 4]), vec![[0; 4]; 10]);
-    let m = calibrate_per_iter(&quick(), &mut group).unwrap();
+    let m = calibrate_per_iter(&quick(), &mut group, Method::Iter).unwrap();
     assert!(per_iteration_counts(&m).iter().all(|c| c == &[0; 4]));
 }
 

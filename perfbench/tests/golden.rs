@@ -142,6 +142,7 @@ fn result_of(case: &Case, recording: &Recording) -> BenchResult {
                 per_sample: Vec::new(),
                 per_iter: false,
                 subtract,
+                method: Default::default(),
             };
             analyze(recording, &calibration)
         }

@@ -71,4 +71,42 @@ fn ignored_key(b: &mut Bencher) {
     b.iter(|| touch_fresh_pages(black_box(3)));
 }
 
+/// The `BatchSize` the iter_batched truth fixtures run under, by name.
+fn batch_size(name: &str) -> BatchSize {
+    match name {
+        "small" => BatchSize::SmallInput,
+        "large" => BatchSize::LargeInput,
+        "per_iteration" => BatchSize::PerIteration,
+        "batches_10" => BatchSize::NumBatches(10),
+        "inputs_10" => BatchSize::NumIterations(10),
+        _ => panic!("no batch size named {name}"),
+    }
+}
+
+/// `rounds` dependent multiply-adds on `x`: 64 take some 10 ns here, and
+/// 15,000 some 20 µs.
+fn mix(x: u64, rounds: u64) -> u64 {
+    (0..black_box(rounds)).fold(x, |a, i| {
+        a.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i)
+    })
+}
+
+/// A setup of ~20 µs before a ~10 ns routine: the routine's estimate must be
+/// positive, with an interval that excludes 0, under every batch size.
+#[perfbench(args = ["small", "large", "per_iteration", "batches_10", "inputs_10"])]
+fn dear_setup(b: &mut Bencher, size: &str) {
+    b.iter_batched(|| mix(1, 15_000), |x| mix(x, 64), batch_size(size));
+}
+
+/// A small input that stays hot, under plain `iter` and every batch size:
+/// each must read what `iter` reads.
+#[perfbench(args = ["iter", "small", "large", "per_iteration", "batches_10", "inputs_10"])]
+fn hot_input(b: &mut Bencher, size: &str) {
+    let input = 7u64;
+    match size {
+        "iter" => b.iter(|| mix(black_box(input), 64)),
+        _ => b.iter_batched(|| input, |x| mix(x, 64), batch_size(size)),
+    }
+}
+
 perfbench::main!();

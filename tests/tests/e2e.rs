@@ -481,6 +481,17 @@ fn list_prints_ids_in_source_order() {
         "sleeps_300ms: benchmark",
         "ignored_attribute: benchmark",
         "ignored_key: benchmark",
+        "dear_setup/small: benchmark",
+        "dear_setup/large: benchmark",
+        "dear_setup/per_iteration: benchmark",
+        "dear_setup/batches_10: benchmark",
+        "dear_setup/inputs_10: benchmark",
+        "hot_input/iter: benchmark",
+        "hot_input/small: benchmark",
+        "hot_input/large: benchmark",
+        "hot_input/per_iteration: benchmark",
+        "hot_input/batches_10: benchmark",
+        "hot_input/inputs_10: benchmark",
     ];
     let run = bench(&["--list", "--format", "terse"]);
     assert_eq!(run.code, 0);
@@ -511,7 +522,7 @@ fn ignored_benchmarks_are_skipped_and_named_unless_asked_for() {
         "test touch_16 ... ok",
         "test ignored_attribute ... ignored",
         "test ignored_key ... ignored",
-        "test result: ok. 1 passed; 0 failed; 2 ignored; 0 measured; 14 filtered out",
+        "test result: ok. 1 passed; 0 failed; 2 ignored; 0 measured; 25 filtered out",
     ] {
         assert!(run.stdout.contains(line), "no `{line}` in:\n{}", run.stdout);
     }
@@ -579,7 +590,7 @@ fn test_mode_runs_each_routine_once_like_libtest() {
     );
     assert!(run
         .stdout
-        .contains("test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 15 filtered out"));
+        .contains("test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 26 filtered out"));
     let run = bench(&["--test", "panics"]);
     assert_eq!(run.code, 101);
     assert!(

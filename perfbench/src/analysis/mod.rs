@@ -11,7 +11,7 @@ pub mod recording;
 
 use crate::counter::event::{Scale, Unit};
 use crate::counter::group::ReadPath;
-use crate::measure::Throughput;
+use crate::measure::{Method, Throughput};
 use crate::stats::{
     analyze_metric, linear_fit, rate, theil_sen, Bootstrap, Estimate, RoundEstimates, Statistics,
 };
@@ -107,6 +107,8 @@ pub struct BenchResult {
     pub overhead: Vec<Overhead>,
     /// The threads the routine ran on at once ([`Recording::threads`]).
     pub threads: usize,
+    /// The `Bencher` method that measured it ([`Recording::method`]).
+    pub method: Method,
 }
 
 /// One benchmark's run, analysed and compared: what every output is fed.
@@ -146,6 +148,7 @@ pub fn analyze(recording: &Recording, calibration: &Calibration) -> BenchResult 
         groups: recording.groups.clone(),
         overhead: Vec::new(),
         threads: recording.threads,
+        method: recording.method,
     };
     overhead::apply(&mut result, calibration);
     for m in &mut result.metrics {
@@ -283,6 +286,7 @@ pub(crate) mod test_support {
             groups: Vec::new(),
             overhead: Vec::new(),
             threads: 1,
+            method: crate::measure::Method::Iter,
         }
     }
 }

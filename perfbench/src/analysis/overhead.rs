@@ -4,6 +4,7 @@
 
 use super::{BenchResult, Recording, WALL_TIME};
 use crate::counter::event::Unit;
+use crate::measure::Method;
 use crate::stats::{median_of_sorted, Estimate, Interval, Statistics};
 
 /// What `--subtract-overhead` took off one metric's headline.
@@ -17,9 +18,10 @@ pub struct Overhead {
     pub raw_estimate: f64,
 }
 
-/// The measurement's own cost, from an empty routine measured in the run's
-/// mode with the run's counter groups, and whether to take it off the
-/// figures (`--subtract-overhead`).
+/// The measurement's own cost, from an empty routine measured through one
+/// `Bencher` method in the run's mode with the run's counter groups, and
+/// whether to take it off the figures (`--subtract-overhead`) of the
+/// benchmarks that method measured.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Calibration {
     /// The empty routine's statistics, per metric.
@@ -35,6 +37,8 @@ pub struct Calibration {
     pub per_iter: bool,
     /// Whether to take the cost per iteration off every figure.
     pub subtract: bool,
+    /// The method whose own code around the routine this measured.
+    pub method: Method,
 }
 
 impl Calibration {
@@ -150,7 +154,12 @@ pub(crate) fn apply(result: &mut BenchResult, calibration: &Calibration) {
         let Some((_, empty)) = calibration.empty.iter().find(|(n, _)| *n == m.name) else {
             continue;
         };
-        let loops = if m.name == WALL_TIME { 1 } else { threads };
+        // A method calibrated on the benchmark's threads counted them all.
+        let loops = if m.name == WALL_TIME || calibration.method.threads() > 1 {
+            1
+        } else {
+            threads
+        };
         let costs = calibration.costs(empty).times(loops);
         result.overhead.push(Overhead {
             metric: m.name.clone(),
@@ -193,6 +202,7 @@ impl Calibration {
             empty,
             per_iter: false,
             subtract,
+            method: Method::Iter,
         }
     }
 }
@@ -313,6 +323,7 @@ mod tests {
             per_sample: Vec::new(),
             per_iter: true,
             subtract: true,
+            method: Method::Iter,
         };
         let mut r = exact_result("x", &[("wall-time", Unit::Nanoseconds, 100.0)]);
         apply(&mut r, &c);

@@ -5,7 +5,7 @@ use super::group::Membership;
 use crate::counter::event::{Event, Scale, Unit};
 use crate::counter::group::ReadPath;
 use crate::measure::environment::Environment;
-use crate::measure::{self, Measurement, Sample, Throughput};
+use crate::measure::{self, Measurement, Method, Sample, Throughput};
 use crate::stats;
 
 /// The key of the wall-time metric, which every run has.
@@ -99,6 +99,10 @@ pub struct Recording {
     /// most: an iteration is one call on each, and the counts are totals
     /// over them.
     pub threads: usize,
+    /// The `Bencher` method that measured it: its own loop is what
+    /// calibration takes off (`iter` for results stored before methods
+    /// were recorded).
+    pub method: Method,
 }
 
 impl Recording {
@@ -145,6 +149,7 @@ impl Recording {
             groups: Vec::new(),
             membership: None,
             threads: 1,
+            method: Method::Iter,
         }
     }
 
@@ -169,6 +174,7 @@ impl Recording {
             groups: Vec::new(),
             membership: None,
             threads: 1,
+            method: Method::Iter,
         }
     }
 

@@ -5,6 +5,7 @@ use std::io;
 use std::time::{Duration, Instant};
 
 use super::bencher::{Bencher, Outcome, Target};
+use super::method::Method;
 use super::sampling::{Costs, SamplingPlan};
 use super::{Config, MeasureError, Measurement, Sample};
 use crate::counter::group::{CounterGroup, Counts};
@@ -206,18 +207,18 @@ pub fn measure(
     bench: impl FnOnce(&mut Bencher<'_>),
 ) -> Result<Measurement, MeasureError> {
     let mut quiet = |_: &SamplingPlan, _: &Costs| {};
-    measure_round(config, group, Planning::Choose(&mut quiet), bench).map(|(m, _)| m)
+    measure_round(config, group, Planning::Choose(&mut quiet), bench).map(|(m, ..)| m)
 }
 
 /// Measures one round of the benchmark `bench`, whose whole config is
 /// `config`, with the counters of `group`, as `planning` says; returns the
-/// samples and the plan they followed.
+/// samples, the plan they followed and the method that measured them.
 pub fn measure_round<'a>(
     config: &'a Config,
     group: &'a mut CounterGroup,
     planning: Planning<'a>,
     bench: impl FnOnce(&mut Bencher<'_>),
-) -> Result<(Measurement, SamplingPlan), MeasureError> {
+) -> Result<(Measurement, SamplingPlan, Method), MeasureError> {
     let mut b = Bencher::new(Target::Counters(config, group, planning));
     bench(&mut b);
     let throughput = b.total_throughput();
@@ -229,15 +230,20 @@ pub fn measure_round<'a>(
         samples,
         throughput,
     };
-    Ok((m, plan))
+    Ok((m, plan, b.method))
 }
 
-/// Measures an empty routine in batch mode: the intercept of the
-/// regression of its counts on iterations is the measurement's own cost per
-/// sample (enable, disable, read), the slope the cost of the loop around
-/// the routine. Samples run as many iterations as `config`'s measurement
-/// time allows, so that the slope is known to a fraction of a nanosecond
-/// rather than drowned in the per-sample cost's noise.
-pub fn calibrate(config: &Config, group: &mut CounterGroup) -> Result<Measurement, MeasureError> {
-    measure(config, group, |b| b.iter(|| ()))
+/// Measures an empty routine through `method` in batch mode: the intercept
+/// of the regression of its counts on iterations is the measurement's own
+/// cost per sample (enable, disable, read), the slope the cost of the
+/// method's loop around the routine. Samples run as many iterations as
+/// `config`'s measurement time allows, so that the slope is known to a
+/// fraction of a nanosecond rather than drowned in the per-sample cost's
+/// noise.
+pub fn calibrate(
+    config: &Config,
+    group: &mut CounterGroup,
+    method: Method,
+) -> Result<Measurement, MeasureError> {
+    measure(config, group, |b| method.run_empty(b))
 }

@@ -3,27 +3,23 @@
 //! [`BatchSize`].
 
 use std::hint::black_box;
-use std::io;
-use std::time::{Duration, Instant};
+use std::mem::MaybeUninit;
 
-use super::batch::Measured;
 use super::bencher::{Bencher, Target};
-use crate::counter::group::CounterGroup;
+use super::method::Method;
+use super::windows::Windows;
 
 /// How many inputs [`Bencher::iter_batched`] keeps alive at a time, named
-/// as in Criterion: the trade between memory and the cost of toggling the
-/// counters once per batch. Fewer, larger batches give tighter intervals.
+/// as in Criterion: the trade between memory and the cost of a counted
+/// window per batch. Fewer, larger batches give tighter intervals.
 ///
 /// Every sample of a benchmark is run in the same number of batches, and
 /// every batch makes the same number of inputs, as many as a batch of the
 /// largest sample runs; a smaller sample runs the routine on fewer of them
-/// and drops the rest unused. So the counters are toggled the same number of
-/// times in every sample, each time after the same setup work, and what
-/// toggling costs lands in the fixed cost per sample (the intercept), never
-/// in the per-iteration estimate. That it follows the same work matters:
-/// on a shared machine the kernel's code goes cold while user code runs,
-/// and the first system call after 8 ms of setup took 16 µs here, against
-/// 1.2 µs after none.
+/// and drops the rest unused. So every sample has as many counted windows
+/// (the group read around each, `measure::windows`), each after the same
+/// setup work, and what a window costs lands in the fixed cost per sample
+/// (the intercept), never in the per-iteration estimate.
 ///
 /// ```no_run
 /// use perfbench::{perfbench, BatchSize, Bencher};
@@ -43,11 +39,11 @@ pub enum BatchSize {
     /// strain memory or spill out of the caches.
     LargeInput,
     /// One input at a time: for inputs so large that only one may be alive.
-    /// Every iteration then pays a toggle of the counters: the intercept
-    /// takes it, but the samples get far noisier, and
-    /// [`SmallInput`](Self::SmallInput) gives a tighter interval. Each
-    /// iteration also carries the entry of its batch's loop, which other
-    /// sizes pay once per sample: 3 instructions on arm64.
+    /// Every iteration then pays a counted window: the intercept takes it,
+    /// but the samples get noisier, and [`SmallInput`](Self::SmallInput)
+    /// gives a tighter interval. Each iteration also carries the entry of
+    /// its batch's loop, which other sizes pay once per sample (a few
+    /// instructions); calibration through the same size measures it.
     PerIteration,
     /// This many batches per sample (at least one).
     NumBatches(u64),
@@ -56,6 +52,31 @@ pub enum BatchSize {
 }
 
 impl BatchSize {
+    /// The size as results name it: `small-input`, `large-input`,
+    /// `per-iteration`, `batches=N` or `inputs=N`.
+    pub fn name(self) -> String {
+        match self {
+            BatchSize::SmallInput => "small-input".to_string(),
+            BatchSize::LargeInput => "large-input".to_string(),
+            BatchSize::PerIteration => "per-iteration".to_string(),
+            BatchSize::NumBatches(n) => format!("batches={n}"),
+            BatchSize::NumIterations(n) => format!("inputs={n}"),
+        }
+    }
+
+    /// The size [`name`](Self::name) gives `name`, if any.
+    pub fn from_name(name: &str) -> Option<BatchSize> {
+        let number = |prefix: &str| name.strip_prefix(prefix).and_then(|n| n.parse().ok());
+        match name {
+            "small-input" => Some(BatchSize::SmallInput),
+            "large-input" => Some(BatchSize::LargeInput),
+            "per-iteration" => Some(BatchSize::PerIteration),
+            _ => number("batches=")
+                .map(BatchSize::NumBatches)
+                .or_else(|| number("inputs=").map(BatchSize::NumIterations)),
+        }
+    }
+
     /// The batches in every sample of a benchmark whose largest sample runs
     /// `largest` iterations: never more than `largest`.
     fn batches(self, largest: u64) -> u64 {
@@ -125,6 +146,7 @@ impl Bencher<'_> {
         if self.refuses_threads("iter_batched") {
             return;
         }
+        self.method = Method::IterBatched(size);
         if let Target::PerIter(..) = self.target {
             self.drive_per_iter(|b| {
                 let input = setup();
@@ -164,6 +186,7 @@ impl Bencher<'_> {
         if self.refuses_threads("iter_batched_ref") {
             return;
         }
+        self.method = Method::IterBatchedRef(size);
         if let Target::PerIter(..) = self.target {
             self.drive_per_iter(|b| {
                 let mut input = setup();
@@ -183,9 +206,9 @@ impl Bencher<'_> {
 
     /// Batch mode of both forms: every batch makes its inputs with `setup`,
     /// and `window(inputs, outputs)` runs the routine on all of `inputs`
-    /// (those the sample runs) while the group counts, pushing to
-    /// `outputs`; inputs left unused, the inputs' buffer and the outputs are
-    /// dropped outside the window.
+    /// (those the sample runs) inside one counted window ([`Windows`]),
+    /// pushing to `outputs`; inputs left unused, the inputs' buffer and the
+    /// outputs are dropped outside the window.
     fn drive_batches<I, O>(
         &mut self,
         size: BatchSize,
@@ -194,74 +217,34 @@ impl Bencher<'_> {
     ) {
         self.drive(|iterations, largest, group| {
             let batching = Batching::new(size, largest);
-            run_batches(iterations, batching, group, |made, runs, group| {
-                let mut inputs: Vec<I> = (0..made).map(|_| setup()).collect();
+            let mut windows = Windows::start(group)?;
+            for runs in batching.runs(iterations) {
+                let runs = usize::try_from(runs).expect("a batch's runs fit in memory");
+                let mut inputs: Vec<I> = (0..batching.inputs).map(|_| setup()).collect();
                 let unused = inputs.split_off(runs);
-                let mut outputs = Vec::with_capacity(runs);
-                let measured = counted(group, || window(&mut inputs, &mut outputs))?;
+                let mut outputs = touched_buffer(runs);
+                windows.count(|| window(&mut inputs, &mut outputs))?;
                 drop(black_box(outputs));
                 drop((inputs, unused));
-                Ok(measured)
-            })
+            }
+            windows.finish()
         });
     }
 }
 
-/// Runs one sample of `iterations` batched as `batching` says: `batch(made,
-/// runs, group)` makes `made` inputs and runs the routine on `runs` of
-/// them inside [`counted`]. Returns the counted windows' wall time and
-/// counts together.
-fn run_batches(
-    iterations: u64,
-    batching: Batching,
-    mut group: Option<&mut CounterGroup>,
-    mut batch: impl FnMut(u64, usize, Option<&mut CounterGroup>) -> io::Result<Measured>,
-) -> io::Result<Measured> {
-    let mut total = Measured {
-        wall: Duration::ZERO,
-        counts: None,
-    };
-    for runs in batching.runs(iterations) {
-        let runs = usize::try_from(runs).expect("a batch's runs fit in memory");
-        let m = batch(batching.inputs, runs, group.as_deref_mut())?;
-        total.wall += m.wall;
-        match (&mut total.counts, m.counts) {
-            (Some(sum), Some(c)) => sum.add(&c),
-            (sum @ None, c) => *sum = c,
-            (Some(_), None) => {}
-        }
+/// An empty buffer for `n` values whose memory is written once already:
+/// pushing to fresh memory inside a window would count its page faults
+/// (the allocator takes new pages as it grows its heap), one now and then,
+/// never the routine's.
+fn touched_buffer<T>(n: usize) -> Vec<T> {
+    let mut buffer = Vec::with_capacity(n);
+    // `take`: a buffer of zero-sized values has room for `usize::MAX`.
+    for slot in buffer.spare_capacity_mut().iter_mut().take(n) {
+        *slot = MaybeUninit::zeroed();
     }
-    Ok(total)
-}
-
-/// Runs `body` with the group counting and returns its wall time and what
-/// the group counted, read just around it.
-///
-/// A long setup leaves the kernel's code cold: after 8 ms of setup the
-/// counted part of an enable and disable took 5.6 µs (sd 2.0 µs) against
-/// 2.5 µs after 80 µs, noise that drowns a short routine. A toggle of the
-/// group and a read just before, outside what is counted, warm the very
-/// paths the window then takes: 2.1 µs (sd 0.3 µs) after 8 ms of setup.
-/// The clock is read outside the counted window, as in [`Bencher::iter`].
-fn counted(group: Option<&mut CounterGroup>, body: impl FnOnce()) -> io::Result<Measured> {
-    let Some(group) = group else {
-        let start = Instant::now();
-        body();
-        return Ok(start.elapsed().into());
-    };
-    group.enable()?;
-    group.disable()?;
-    let before = group.read()?;
-    let start = Instant::now();
-    group.enable()?;
-    body();
-    group.disable()?;
-    let wall = start.elapsed();
-    let after = group.read()?;
-    Ok(Measured {
-        wall,
-        counts: Some(after.since(&before)?),
-    })
+    // So that the writes are not left out as unread.
+    black_box(buffer.spare_capacity_mut().as_mut_ptr());
+    buffer
 }
 
 #[cfg(test)]
@@ -280,6 +263,23 @@ mod tests {
         }
         assert_eq!(batching(5, 1).runs(3).collect::<Vec<_>>(), [1, 1, 1, 0, 0]);
         assert_eq!(batching(2, 1).runs(0).collect::<Vec<_>>(), [0, 0]);
+    }
+
+    #[test]
+    fn batch_sizes_are_named_and_read_back() {
+        for size in [
+            BatchSize::SmallInput,
+            BatchSize::LargeInput,
+            BatchSize::PerIteration,
+            BatchSize::NumBatches(3),
+            BatchSize::NumIterations(70),
+        ] {
+            assert_eq!(BatchSize::from_name(&size.name()), Some(size));
+        }
+        assert_eq!(BatchSize::NumBatches(3).name(), "batches=3");
+        for junk in ["", "small", "batches=", "inputs=-1", "batches=x"] {
+            assert_eq!(BatchSize::from_name(junk), None, "{junk}");
+        }
     }
 
     #[test]

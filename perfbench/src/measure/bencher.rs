@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use super::batch::{
     run_for, sample_planned, start_counting, stop_counting, Measured, Planning, Ran,
 };
+use super::method::Method;
 use super::per_iter::{sample_per_iter, Bracket, PerIterMeasurement};
 use super::sampling::SamplingPlan;
 use super::{Config, MeasureError, Sample, Throughput};
@@ -30,6 +31,8 @@ pub struct Bencher<'a> {
     /// The threads [`iter_shared`](Self::iter_shared) runs the routine on
     /// at once (`threads = [...]`); 1 unless set.
     pub(super) threads: usize,
+    /// The method the benchmark gave its routine to.
+    pub(super) method: Method,
     pub(super) outcome: Option<Result<Outcome, MeasureError>>,
 }
 
@@ -71,6 +74,7 @@ impl<'a> Bencher<'a> {
             target,
             throughput: None,
             threads: 1,
+            method: Method::Iter,
             outcome: None,
         }
     }
@@ -89,6 +93,7 @@ impl Bencher<'_> {
         if self.refuses_threads("iter") {
             return;
         }
+        self.method = Method::Iter;
         // Every mode calls the same body through the same non-inlined,
         // non-generic code: what calibration measures around an empty body
         // is then the very machine code around the routine, and the cost
@@ -139,6 +144,7 @@ impl Bencher<'_> {
         if self.refuses_threads("iter_custom") {
             return;
         }
+        self.method = Method::IterCustom;
         if let Target::PerIter(..) = self.target {
             self.drive_per_iter(|b| b.bracket_timed(|| routine(1)));
             return;

@@ -12,10 +12,12 @@ mod batch;
 mod batched;
 mod bencher;
 pub mod environment;
+mod method;
 mod per_iter;
 mod pin;
 mod sampling;
 mod threads;
+mod windows;
 
 use std::io;
 use std::time::Duration;
@@ -25,6 +27,7 @@ use crate::counter::group::Counts;
 pub use batch::{calibrate, measure, measure_round, Planning, Ran};
 pub use batched::BatchSize;
 pub use bencher::{profile, run_once, Bencher};
+pub use method::Method;
 pub use per_iter::{
     calibrate_per_iter, measure_per_iter, IterationCounts, PerIterMeasurement,
     MAX_STORED_ITERATIONS,
@@ -303,10 +306,10 @@ mod tests {
             CounterGroup::open(&parse_list("minor-faults,task-clock").unwrap()).unwrap();
         let bench = |b: &mut Bencher<'_>| b.iter(|| touch_fresh_pages(4));
         let mut quiet = |_: &SamplingPlan, _: &Costs| {};
-        let (mut m, plan) =
+        let (mut m, plan, _) =
             measure_round(&quick(), &mut first, Planning::Choose(&mut quiet), bench).unwrap();
         let planned = Planning::Round(plan, 0);
-        let (later, _) = measure_round(&quick(), &mut second, planned, bench).unwrap();
+        let (later, ..) = measure_round(&quick(), &mut second, planned, bench).unwrap();
         assert_eq!(
             later
                 .samples
@@ -468,6 +471,43 @@ mod tests {
     }
 
     #[test]
+    fn every_method_is_recorded_and_its_empty_routine_faults_nothing() {
+        let sizes = [
+            BatchSize::SmallInput,
+            BatchSize::LargeInput,
+            BatchSize::PerIteration,
+            BatchSize::NumBatches(3),
+        ];
+        let mut methods = vec![Method::Iter, Method::IterCustom, Method::IterShared(2)];
+        for size in sizes {
+            methods.extend([Method::IterBatched(size), Method::IterBatchedRef(size)]);
+        }
+        for method in methods {
+            let mut group = CounterGroup::open(&parse_list("page-faults").unwrap()).unwrap();
+            let mut quiet = |_: &SamplingPlan, _: &Costs| {};
+            let planning = Planning::Choose(&mut quiet);
+            let (m, _, got) =
+                measure_round(&quick(), &mut group, planning, |b| method.run_empty(b)).unwrap();
+            assert_eq!(got, method);
+            // How many samples the plan takes depends on the machine's pace
+            // (a busy one makes it take fewer): not what this checks.
+            assert!(!m.samples.is_empty(), "{method:?}");
+            for s in &m.samples {
+                assert_eq!(s.counts.values[0], 0, "{method:?}: {s:?}");
+            }
+            if method.threads() > 1 {
+                continue;
+            }
+            let pm = calibrate_per_iter(&quick(), &mut group, method).unwrap();
+            assert_eq!(pm.method, method);
+            assert!(
+                pm.per_iteration.iter().all(|it| it.values == [0]),
+                "{method:?}"
+            );
+        }
+    }
+
+    #[test]
     fn inherited_counters_count_the_threads_the_routine_spawns() {
         // A thread that touches 64 fresh pages and is joined: its faults
         // and its CPU time are the routine's, counted only with `inherit`.
@@ -605,7 +645,7 @@ mod tests {
     fn per_iter_calibration_sees_only_the_reads() {
         let events = parse_list("page-faults,task-clock").unwrap();
         let mut group = CounterGroup::open(&events).unwrap();
-        let m = calibrate_per_iter(&quick(), &mut group).unwrap();
+        let m = calibrate_per_iter(&quick(), &mut group, Method::Iter).unwrap();
         assert_eq!(m.per_iteration.len() as u64, 10 * m.iterations_per_sample);
         for it in &m.per_iteration {
             assert_eq!(it.values[0], 0, "an empty routine faults nothing: {it:?}");
@@ -629,6 +669,7 @@ mod tests {
             read_path: ReadPath::Syscall,
             throughput: None,
             fallback_reads: 0,
+            method: Method::Iter,
         };
         let mixed = m(vec![
             it(119, 5, 5, false),
@@ -653,7 +694,7 @@ mod tests {
             sample_count: 7,
             rounds: 1,
         };
-        let m = calibrate_per_iter(&config, &mut group).unwrap();
+        let m = calibrate_per_iter(&config, &mut group, Method::Iter).unwrap();
         assert_eq!(m.iterations_per_sample, MAX_STORED_ITERATIONS / 7);
         assert_eq!(
             m.per_iteration.len() as u64,
@@ -684,7 +725,7 @@ mod tests {
     fn batch_calibration_samples_linearly_and_faults_nothing() {
         let events = parse_list("task-clock,page-faults").unwrap();
         let mut group = CounterGroup::open(&events).unwrap();
-        let m = calibrate(&quick(), &mut group).unwrap();
+        let m = calibrate(&quick(), &mut group, Method::Iter).unwrap();
         assert_eq!(m.samples.len(), 10);
         let d = m.samples[0].iterations;
         assert!(d > 1, "the measurement time buys many empty iterations");
@@ -704,7 +745,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(m.read_path, ReadPath::Rdpmc);
-        let calib = calibrate_per_iter(&quick(), &mut group).unwrap();
+        let calib = calibrate_per_iter(&quick(), &mut group, Method::Iter).unwrap();
         assert_eq!(calib.read_path, ReadPath::Rdpmc);
         let median = |m: &PerIterMeasurement, k: usize| {
             let mut v: Vec<u64> = m.per_iteration.iter().map(|it| it.values[k]).collect();

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::batch::warm_up;
 use super::bencher::{Bencher, Outcome, Target};
+use super::method::Method;
 use super::{Config, MeasureError, Measurement, Sample, Throughput};
 use crate::counter::group::{CounterGroup, Counts, GroupReader, ReadPath, Side};
 
@@ -62,6 +63,8 @@ pub struct PerIterMeasurement {
     /// Reads on the `rdpmc` path that found a counter off its hardware
     /// counter and used one group `read()` instead.
     pub fallback_reads: u64,
+    /// The method that measured it.
+    pub method: Method,
 }
 
 impl PerIterMeasurement {
@@ -242,6 +245,7 @@ where
         per_iteration: b.iterations,
         iterations_per_sample: d,
         throughput: None,
+        method: Method::Iter,
     })
 }
 
@@ -265,15 +269,18 @@ pub fn measure_per_iter(
         _ => unreachable!("a per-iteration target gives iterations"),
     };
     m.throughput = b.throughput;
+    m.method = b.method;
     Ok(m)
 }
 
-/// Measures an empty routine in per-iteration mode: what each iteration's
-/// counts and wall time include of the measurement itself (inline reads,
-/// clock reads), to report and subtract.
+/// Measures an empty routine through `method` in per-iteration mode: what
+/// each iteration's counts and wall time include of the measurement itself
+/// (inline reads, clock reads, the method's own code), to report and
+/// subtract.
 pub fn calibrate_per_iter(
     config: &Config,
     group: &mut CounterGroup,
+    method: Method,
 ) -> Result<PerIterMeasurement, MeasureError> {
-    measure_per_iter(config, group, |b| b.iter(|| ()))
+    measure_per_iter(config, group, |b| method.run_empty(b))
 }

@@ -27,6 +27,7 @@ use std::time::Instant;
 
 use super::batch::{start_counting, stop_counting, Measured};
 use super::bencher::{Bencher, Target};
+use super::method::Method;
 use super::MeasureError;
 use crate::counter::group::CounterGroup;
 
@@ -69,6 +70,7 @@ impl Bencher<'_> {
         if let Target::PerIter(..) = self.target {
             return self.fail(MeasureError::PerIterThreads(self.threads));
         }
+        self.method = Method::IterShared(self.threads);
         let crew = Crew::new(self.threads);
         let panicked = thread::scope(|scope| {
             // Whatever happens here, the other threads must stop waiting.

@@ -157,7 +157,8 @@ pub fn conclude(
     };
     // The runs before this one widen its intervals by their spread.
     carry_earlier(previous, &mut recording, &options.thresholds);
-    let result = analyze(&recording, &plan.setup_of(want).calibration);
+    let calibration = plan.setup_of(want).calibration_for(recording.method);
+    let result = analyze(&recording, calibration);
     let mut step = Step {
         analysed: Analysed {
             recording,
@@ -190,8 +191,9 @@ fn record(
     for (group, _) in &setup.groups {
         let _ = group.disable();
     }
-    let (m, per_iter, sampling) = outcome?;
+    let (m, per_iter, sampling, method) = outcome?;
     let mut recording = Recording::new(job.id, &setup.events, &m, environment);
+    recording.method = method;
     recording.groups = setup.pass_names();
     if let Some(facts) = per_iter {
         recording.read_path = Some(facts.read_path);
@@ -211,11 +213,12 @@ struct PerIterFacts {
 }
 
 /// What one round measured: the samples, how per-iteration mode read
-/// them, and the sampling plan of batch mode.
+/// them, the sampling plan of batch mode, and the `Bencher` method.
 type Measured = (
     measure::Measurement,
     Option<PerIterFacts>,
     Option<SamplingPlan>,
+    measure::Method,
 );
 
 /// Measures one round of `job` in the mode asked for, one pass per group.
@@ -238,7 +241,7 @@ fn measure_passes(
             multiplexed: pm.multiplexed(),
             left_out,
         };
-        return Ok((pm.as_measurement(), Some(facts), None));
+        return Ok((pm.as_measurement(), Some(facts), None, pm.method));
     }
     let mut warn = |plan: &SamplingPlan, costs: &Costs| {
         if let Some(warning) = fewer_samples_warning(job.id, config, plan, costs) {
@@ -251,14 +254,14 @@ fn measure_passes(
     };
     let mut passes = groups.iter_mut();
     let (first, _) = passes.next().expect("at least one group");
-    let (mut m, plan) = measure::measure_round(config, first, planning, job.routine)?;
+    let (mut m, plan, method) = measure::measure_round(config, first, planning, job.routine)?;
     let index = planned.map_or(0, |(_, index)| index);
     // Later passes take the first pass's plan, so their samples line up.
     for (group, _) in passes {
         let planning = Planning::Round(plan, index);
         m.merge_pass(&measure::measure_round(config, group, planning, job.routine)?.0);
     }
-    Ok((m, None, Some(plan)))
+    Ok((m, None, Some(plan), method))
 }
 
 /// Compares the step's recording with `base`, the stored run the plan

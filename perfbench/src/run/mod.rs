@@ -393,6 +393,11 @@ fn run_steps(
                 let mut recording = so_far.recording.expect("a round was recorded");
                 recording.membership = e.membership();
                 recording.threads = e.case.threads();
+                let setup = plan.setup_for(&job.want);
+                if let Err(why) = plan::calibrate_method(options, setup, recording.method) {
+                    failed(&e.id, &why, &mut summary);
+                    continue;
+                }
                 let step = bench::conclude((options, &job.want), plan, recording, so_far.took);
                 report_step(options, step, (&mut warned, &mut summary), sinks);
             }

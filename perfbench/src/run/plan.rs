@@ -12,7 +12,7 @@ use crate::counter::event::{self, Event, Source};
 use crate::counter::group::{self, Groups};
 use crate::kernel::{alloc, pmu, sys};
 use crate::measure::environment::Environment;
-use crate::measure::{self, MeasureError, ThreadPin};
+use crate::measure::{self, MeasureError, Method, ThreadPin};
 use crate::output::format::quoted;
 use crate::run::cli::Options;
 use crate::run::say;
@@ -34,11 +34,25 @@ pub struct Setup {
     pub groups: Groups,
     /// Per-iteration mode rather than batch mode.
     pub per_iter: bool,
-    /// The measurement's own cost per iteration and metric.
+    /// The measurement's own cost per iteration and metric, through
+    /// `iter`.
     pub calibration: Calibration,
+    /// The same through the other `Bencher` methods the benchmarks used,
+    /// each calibrated once the first benchmark it measured has run
+    /// ([`calibrate_method`]).
+    pub methods: Vec<Calibration>,
 }
 
 impl Setup {
+    /// The calibration of `method`: its own, or `iter`'s where it has
+    /// none yet.
+    pub fn calibration_for(&self, method: Method) -> &Calibration {
+        self.methods
+            .iter()
+            .find(|c| c.method == method)
+            .unwrap_or(&self.calibration)
+    }
+
     /// The events measured together in each pass, where there is more than
     /// one pass; empty otherwise.
     pub fn pass_names(&self) -> Vec<Vec<String>> {
@@ -203,12 +217,33 @@ fn open_setup(want: &Want, cpu: Option<usize>) -> Result<Setup, String> {
         groups,
         per_iter: *per_iter,
         calibration: Calibration::default(),
+        methods: Vec::new(),
     })
 }
 
-/// Measures the cost of measuring with `setup` ([`calibrate`]) into it.
+/// Measures the cost of measuring with `setup` through `iter`
+/// ([`calibrate`]) into it.
 fn calibrate_setup(options: &Options, setup: &mut Setup) -> Result<(), String> {
-    setup.calibration = calibrate(options, setup.per_iter, &mut setup.groups, &setup.events)?;
+    let per_iter = (setup.per_iter, Method::Iter);
+    setup.calibration = calibrate(options, per_iter, &mut setup.groups, &setup.events)?;
+    Ok(())
+}
+
+/// Measures the cost of measuring with `setup` through `method` into it,
+/// unless it holds it already. Only methods that selected benchmarks use
+/// are calibrated, once each: most use `iter` alone, and then the run
+/// costs no more.
+pub fn calibrate_method(
+    options: &Options,
+    setup: &mut Setup,
+    method: Method,
+) -> Result<(), String> {
+    if method == Method::Iter || setup.methods.iter().any(|c| c.method == method) {
+        return Ok(());
+    }
+    let how = (setup.per_iter, method);
+    let calibration = calibrate(options, how, &mut setup.groups, &setup.events)?;
+    setup.methods.push(calibration);
     Ok(())
 }
 
@@ -414,10 +449,11 @@ fn not_found(name: &str, root: &std::path::Path, saved: &[String]) -> String {
 }
 
 /// The measurement's own cost, from an empty routine measured in the same
-/// mode with the same groups.
+/// mode (per iteration or not) through the same method, with the same
+/// groups.
 fn calibrate(
     options: &Options,
-    per_iter: bool,
+    (per_iter, method): (bool, Method),
     groups: &mut Groups,
     events: &[Event],
 ) -> Result<Calibration, String> {
@@ -431,6 +467,7 @@ fn calibrate(
     let mut calibration = Calibration {
         per_iter,
         subtract: options.subtract_overhead,
+        method,
         ..Calibration::default()
     };
     for (pass, (group, range)) in groups.iter_mut().enumerate() {
@@ -441,7 +478,7 @@ fn calibrate(
             // Iterations the kernel disturbed measure the kernel, not the
             // reads: one retried read in 9,000 moved the mean bracket by
             // 0.0002 instructions on the emulated PMU.
-            let (pm, _) = measure::calibrate_per_iter(&config, group)
+            let (pm, _) = measure::calibrate_per_iter(&config, group, method)
                 .map_err(fail)?
                 .without_disturbed();
             let mut r = empty_recording(events, &pm.as_measurement());
@@ -451,7 +488,10 @@ fn calibrate(
                 .extend(statistics(&r).into_iter().skip(first));
             continue;
         }
-        let r = empty_recording(events, &measure::calibrate(&config, group).map_err(fail)?);
+        let r = empty_recording(
+            events,
+            &measure::calibrate(&config, group, method).map_err(fail)?,
+        );
         let empty = statistics(&r);
         // Samples of one, two, … empty iterations show the cost per sample
         // undisturbed by long runs of the loop; the loop run just before
@@ -463,7 +503,10 @@ fn calibrate(
             measurement: Duration::ZERO,
             ..config.clone()
         };
-        let r = empty_recording(events, &measure::calibrate(&short, group).map_err(fail)?);
+        let r = empty_recording(
+            events,
+            &measure::calibrate(&short, group, method).map_err(fail)?,
+        );
         let per_sample = overhead::per_sample(&r, &empty);
         calibration
             .per_sample
@@ -473,13 +516,21 @@ fn calibrate(
     Ok(calibration)
 }
 
-/// The statistics of each metric of an empty routine's recording.
+/// The statistics of each metric of an empty routine's recording, its
+/// slope the fit's headline: where a preempted sample made the fit poor,
+/// the robust slope, as for every benchmark (on a busy machine one such
+/// sample gave an empty `iter_batched` loop a least-squares slope of
+/// 644 ns, and every benchmark of that method lost it).
 fn statistics(r: &Recording) -> Vec<(String, Statistics)> {
     let result = analysis::analyze(r, &Calibration::default());
     result
         .metrics
         .into_iter()
-        .map(|m| (m.name, m.stats))
+        .map(|m| {
+            let mut stats = m.stats.clone();
+            stats.slope = *m.estimate();
+            (m.name, stats)
+        })
         .collect()
 }
 
@@ -502,6 +553,7 @@ pub(crate) mod tests {
                 events,
                 per_iter: false,
                 calibration: Calibration::default(),
+                methods: Vec::new(),
             },
             others: Vec::new(),
             pin: None,
@@ -511,6 +563,35 @@ pub(crate) mod tests {
             target: Target::PreviousRun,
             environment: Environment::default(),
         }
+    }
+
+    #[test]
+    fn each_method_is_calibrated_once_through_its_own_code() {
+        let args = ["--bench", "--quick", "--subtract-overhead"].map(Into::into);
+        let options = crate::run::cli::parse(args, |_| None).unwrap();
+        let mut setup = page_faults(std::path::Path::new("/nonexistent")).setup;
+        let batched = Method::IterBatched(measure::BatchSize::PerIteration);
+        for method in [Method::Iter, batched, Method::IterCustom, batched] {
+            calibrate_method(&options, &mut setup, method).unwrap();
+        }
+        let methods: Vec<Method> = setup.methods.iter().map(|c| c.method).collect();
+        assert_eq!(
+            methods,
+            [batched, Method::IterCustom],
+            "iter's is the setup's own"
+        );
+        let c = setup.calibration_for(batched);
+        assert_eq!((c.method, c.subtract), (batched, true));
+        // An empty routine faults nothing, whatever the method.
+        let faults = c.empty.iter().find(|(n, _)| n == "page-faults").unwrap();
+        assert_eq!(faults.1.slope.point, 0.0);
+        assert_eq!(setup.calibration_for(Method::Iter).method, Method::Iter);
+        let shared = Method::IterShared(2);
+        assert_eq!(
+            setup.calibration_for(shared).method,
+            Method::Iter,
+            "none yet"
+        );
     }
 
     #[test]

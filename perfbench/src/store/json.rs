@@ -11,7 +11,7 @@ use crate::analysis::{BenchResult, Fit, Recording, Series};
 use crate::counter::event::Unit;
 use crate::counter::group::ReadPath;
 use crate::measure::environment::Environment;
-use crate::measure::Throughput;
+use crate::measure::{BatchSize, Method, Throughput};
 use crate::stats::Estimate;
 
 /// The schema tag of every JSON line (`--output-format json`).
@@ -127,6 +127,7 @@ pub fn encode_recording(run: &Recording, result: &BenchResult) -> String {
     if run.threads > 1 {
         doc["threads"] = json!(run.threads);
     }
+    put_method(&mut doc, run.method);
     serde_json::to_string_pretty(&doc).expect("JSON values serialise")
 }
 
@@ -186,7 +187,42 @@ pub fn decode_recording(text: &str) -> Result<Recording, String> {
         v => Some(membership_of(v).ok_or_else(|| bad("group"))?),
     };
     recording.threads = threads_of(&doc["threads"])?;
+    recording.method = method_of(&doc, recording.threads)?;
     Ok(recording)
+}
+
+/// Writes which `Bencher` method measured a result into `doc`, unless it
+/// is `iter` (as results from before methods were recorded): `method`, and
+/// `batch_size` for the `iter_batched` forms, whose every batch is counted
+/// in a window the group is read around (`measure::windows`).
+fn put_method(doc: &mut Value, method: Method) {
+    if method == Method::Iter {
+        return;
+    }
+    doc["method"] = json!(method.name());
+    if let Some(size) = method.batch_size() {
+        doc["batch_size"] = json!(size.name());
+    }
+}
+
+/// The method of a stored result on `threads`: `iter` where none is given
+/// (files from before methods were recorded).
+fn method_of(doc: &Value, threads: usize) -> Result<Method, String> {
+    let size = match doc.get("batch_size") {
+        None => None,
+        Some(v) => Some(
+            v.as_str()
+                .and_then(BatchSize::from_name)
+                .ok_or_else(|| bad("batch_size"))?,
+        ),
+    };
+    let name = doc.get("method").unwrap_or(&Value::Null);
+    if name.is_null() && size.is_none() {
+        return Ok(Method::Iter);
+    }
+    name.as_str()
+        .and_then(|name| Method::from_parts(name, size, threads))
+        .ok_or_else(|| bad("method"))
 }
 
 /// The iterations of a stored result's samples and the round of each.
@@ -411,6 +447,7 @@ pub fn bench_line(
     if r.threads > 1 {
         obj["threads"] = json!(r.threads);
     }
+    put_method(&mut obj, r.method);
     read_path_json(&mut obj, r);
     for o in &r.overhead {
         obj["metrics"][&o.metric]["overhead"] = json!(o.per_iteration);
@@ -608,6 +645,50 @@ mod tests {
             "malformed `threads` (not a whole number from 1 to 2^22); remove or restore it";
         assert_eq!(e, threads);
         assert_eq!(spoiled(|d| d["threads"] = json!(1u64 << 23)), threads);
+    }
+
+    #[test]
+    fn the_method_is_stored_decoded_and_iter_where_a_file_has_none() {
+        // `iter`, the most common, is left out, as in older files.
+        let doc = stored();
+        assert_eq!((doc.get("method"), doc.get("batch_size")), (None, None));
+        let old = decode_recording(&doc.to_string()).unwrap();
+        assert_eq!(old.method, Method::Iter);
+        let mut run = old;
+        for method in [
+            Method::IterBatched(BatchSize::PerIteration),
+            Method::IterBatchedRef(BatchSize::NumBatches(7)),
+            Method::IterCustom,
+            Method::IterBatched(BatchSize::NumIterations(3)),
+        ] {
+            run.method = method;
+            let result = crate::analysis::analyze(&run, &Default::default());
+            let text = encode_recording(&run, &result);
+            assert_eq!(decode_recording(&text).unwrap().method, method);
+            let line: Value =
+                serde_json::from_str(&bench_line(&result, &Environment::default(), None)).unwrap();
+            assert_eq!(line["method"], method.name());
+        }
+        let doc: Value = serde_json::from_str(&encode_recording(
+            &run,
+            &crate::analysis::analyze(&run, &Default::default()),
+        ))
+        .unwrap();
+        assert_eq!(doc["batch_size"], "inputs=3");
+        assert_eq!(
+            spoiled(|d| d["method"] = json!("iter_batched")),
+            "malformed `method`; remove or restore it",
+            "iter_batched without a batch size"
+        );
+        assert_eq!(
+            spoiled(|d| d["method"] = json!("iter_shared")),
+            "malformed `method`; remove or restore it",
+            "iter_shared on one thread"
+        );
+        assert_eq!(
+            spoiled(|d| d["batch_size"] = json!("huge")),
+            "malformed `batch_size`; remove or restore it"
+        );
     }
 
     #[test]

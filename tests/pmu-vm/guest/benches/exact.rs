@@ -86,4 +86,36 @@ fn spin_threads(b: &mut Bencher) {
     b.iter_shared(|| spin(black_box(1000)));
 }
 
+/// An empty routine under each `Bencher` method, written as a user
+/// would: each method's own code around it is what calibration measures
+/// and `--subtract-overhead` takes off, so each counts exactly 0
+/// instructions per iteration then.
+#[perfbench(args = ["iter", "iter_batched", "iter_batched_ref", "iter_batched_per_iteration",
+    "iter_batched_ref_per_iteration", "iter_custom"])]
+fn empty(b: &mut Bencher, method: &str) {
+    match method {
+        "iter" => b.iter(|| ()),
+        "iter_batched" => b.iter_batched(|| 0u64, |x| x, BatchSize::SmallInput),
+        "iter_batched_ref" => b.iter_batched_ref(|| 0u64, |x| *x, BatchSize::SmallInput),
+        "iter_batched_per_iteration" => b.iter_batched(|| 0u64, |x| x, BatchSize::PerIteration),
+        "iter_batched_ref_per_iteration" => {
+            b.iter_batched_ref(|| 0u64, |x| *x, BatchSize::PerIteration)
+        }
+        _ => b.iter_custom(|n| {
+            let start = std::time::Instant::now();
+            for i in 0..n {
+                black_box(i);
+            }
+            start.elapsed()
+        }),
+    }
+}
+
+/// The empty routine shared by two threads (`iter_shared`): calibrated on
+/// as many, it counts exactly 0 instructions once subtracted.
+#[perfbench(threads = [2])]
+fn empty_shared(b: &mut Bencher) {
+    b.iter_shared(|| ());
+}
+
 perfbench::main!();

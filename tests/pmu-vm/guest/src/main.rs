@@ -316,6 +316,49 @@ fn batched_exact_instructions(bench: &str) -> Result<String, String> {
     Ok(details.join(", "))
 }
 
+/// `empty/*` and `empty_shared`: an empty routine under each `Bencher`
+/// method counts exactly 0 instructions per iteration once the calibrated
+/// cost of that method's own code is subtracted, in batch mode and (all but
+/// the threads, which it refuses) per iteration. Two are deterministic only
+/// to a fraction of an instruction, so within 0.01 of 0: `iter_shared`,
+/// whose threads wait for each other a varying while, and `iter_custom` per
+/// iteration, whose routine reads the clock inside the bracket (a clock
+/// read retries now and then).
+fn empty_routine_of_each_method(bench: &str) -> Result<String, String> {
+    let mut details = Vec::new();
+    let mut wrong = Vec::new();
+    for (mode, select) in [("batch", "empty"), ("per-iter", "empty/")] {
+        let extra = ["--mode", mode, "--subtract-overhead"];
+        let (lines, _) = run(&mut bench_command(bench, &[select], "instructions", &extra))?;
+        if lines.len() != if mode == "batch" { 7 } else { 6 } {
+            return Err(format!("{mode}: {} results", lines.len()));
+        }
+        for l in &lines {
+            let id = l["id"].as_str().unwrap_or("?");
+            let m = &l["metrics"]["instructions"];
+            let (estimate, overhead) = (m["estimate"].as_f64(), m["overhead"].as_f64());
+            details.push(format!(
+                "{mode} {id} ({}): {estimate:?} less {overhead:?}, ci {}",
+                l["method"], m["ci"]
+            ));
+            let near =
+                id.starts_with("empty_shared") || (mode, id) == ("per-iter", "empty/iter_custom");
+            let ok = match estimate {
+                Some(e) if near => e.abs() < 0.01,
+                e => e == Some(0.0),
+            };
+            if !ok {
+                wrong.push(id.to_string());
+            }
+        }
+    }
+    if wrong.is_empty() {
+        Ok(details.join("; "))
+    } else {
+        Err(format!("not 0: {wrong:?}; {}", details.join("; ")))
+    }
+}
+
 /// A benchmark's own `events` and `mode` in its attribute, in a run of the
 /// default events in batch mode: it alone is counted per iteration with its
 /// one event, exactly; and `iter_custom`, whose counters bracket the
@@ -676,6 +719,10 @@ fn main() {
         attribute_setup_and_iter_custom(&bench),
     );
     check("threads_total", threads_total(&bench));
+    check(
+        "empty_routine_of_each_method",
+        empty_routine_of_each_method(&bench),
+    );
     check("environment_record", environment_record(&bench));
     check("list_events_aliases", list_events(&bench));
     let mut failed = 0;

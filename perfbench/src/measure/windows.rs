@@ -1,0 +1,118 @@
+//! The counted windows of one `iter_batched` sample: the group counts for
+//! the whole sample, and each batch's window is read around, so that what
+//! the setup between windows does is left out without toggling the
+//! counters once per batch.
+
+use std::io;
+use std::time::{Duration, Instant};
+
+use super::batch::Measured;
+use crate::counter::group::{CounterGroup, Counts};
+
+/// The windows of one sample, and what they counted so far.
+///
+/// Toggling the group around each batch put two `ioctl`s and a read in
+/// every window, whose cost after a dear setup (the kernel's code gone
+/// cold) varied by microseconds: under `BatchSize::PerIteration`, a 10 ns
+/// routine after 20 µs of setup read anything from −5 µs to +0.5 µs. Here
+/// a window holds the tail and the head of one group `read()` in the counts
+/// and two clock reads around the routine in the wall time: every sample
+/// has as many windows (empty ones included), so what they cost lands in
+/// the intercept, and it hardly varies.
+pub(super) struct Windows<'g> {
+    group: Option<&'g mut CounterGroup>,
+    before: Vec<u64>,
+    after: Vec<u64>,
+    wall: Duration,
+    /// What the windows counted, summed.
+    counts: Counts,
+}
+
+impl<'g> Windows<'g> {
+    /// Starts a sample: enables `group`, if any, for all of it.
+    pub(super) fn start(group: Option<&'g mut CounterGroup>) -> io::Result<Self> {
+        let events = group.as_ref().map_or(0, |g| g.events().len());
+        if let Some(g) = &group {
+            g.enable()?;
+        }
+        Ok(Windows {
+            group,
+            before: vec![0; events],
+            after: vec![0; events],
+            wall: Duration::ZERO,
+            counts: Counts {
+                time_enabled: 0,
+                time_running: 0,
+                values: vec![0; events],
+            },
+        })
+    }
+
+    /// Runs `body` inside one window: the group read just around it, the
+    /// clock just around the body. Nothing allocates between the reads.
+    #[inline]
+    pub(super) fn count(&mut self, body: impl FnOnce()) -> io::Result<()> {
+        let Some(group) = self.group.as_deref_mut() else {
+            let start = Instant::now();
+            body();
+            self.wall += start.elapsed();
+            return Ok(());
+        };
+        // A read just before, outside the window, warms the very path the
+        // window's first read then takes (after a long setup the kernel's
+        // code is cold, and its first system call slow and uneven), and
+        // writes the buffer the window's last read fills: a zeroed
+        // allocation may still be fresh pages, whose fault the window would
+        // count.
+        group.read_into(&mut self.after)?;
+        // The clock is read inside the window, just around the body: with
+        // the reads inside it instead, a preemption at the end of a read
+        // (likely on a busy machine) fell into the wall time, and a 10 ns
+        // routine read ±5 µs under `PerIteration`. The counts then hold the
+        // clock reads, the same in every window (calibration measures them).
+        let (enabled_before, running_before) = group.read_into(&mut self.before)?;
+        let start = Instant::now();
+        body();
+        let wall = start.elapsed();
+        let (enabled_after, running_after) = group.read_into(&mut self.after)?;
+        self.wall += wall;
+        let sum = &mut self.counts;
+        sum.time_enabled += enabled_after.saturating_sub(enabled_before);
+        sum.time_running += running_after.saturating_sub(running_before);
+        for ((total, now), then) in sum.values.iter_mut().zip(&self.after).zip(&self.before) {
+            // No counter of one group goes backwards: a wrap or a mix-up
+            // of reads must not pass for a huge count.
+            let counted = now.checked_sub(*then).ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("a counter went backwards, from {then} to {now}"),
+                )
+            })?;
+            *total = total.saturating_add(counted);
+        }
+        Ok(())
+    }
+
+    /// Ends the sample: disables the group and returns the windows' wall
+    /// time and counts together.
+    pub(super) fn finish(mut self) -> io::Result<Measured> {
+        let group = self.group.take();
+        if let Some(g) = &group {
+            g.disable()?;
+        }
+        Ok(Measured {
+            wall: self.wall,
+            counts: group.map(|_| self.counts.clone()),
+        })
+    }
+}
+
+impl Drop for Windows<'_> {
+    /// A sample cut short (a read failed, the routine panicked) leaves the
+    /// group stopped, as every sample does.
+    fn drop(&mut self) {
+        if let Some(g) = &self.group {
+            let _ = g.disable();
+        }
+    }
+}

@@ -122,9 +122,11 @@ fn a_sleeping_routine_never_shows_an_exact_zero_of_context_switches() {
     let metrics = &run_json.json()[0]["metrics"];
     match counted("context-switches") {
         Some(name) => {
-            // Four sleeps are at least four switches away and back.
+            // Each of the four sleeps switches away. The estimate is a
+            // slope over samples, which preemptions of the short samples
+            // can tip a little below 4 (3.995 seen); far from an exact 0.
             let switches = metrics[name.as_str()]["estimate"].as_f64().unwrap();
-            assert!(switches >= 4.0, "{switches}");
+            assert!(switches >= 3.5, "{switches}");
             assert!(run.stdout.contains("context-switches"), "{}", run.stdout);
         }
         None => {

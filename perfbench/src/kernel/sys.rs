@@ -486,6 +486,53 @@ pub fn user_timestamp() -> u64 {
     unsafe { std::arch::x86_64::_rdtsc() }
 }
 
+/// The timestamp counter read once every earlier instruction has
+/// completed (`lfence; rdtsc`), as the kernel's `rdtsc_ordered` and so
+/// `clock_gettime` read it: for timing a span of code. A plain `rdtsc` lets
+/// the timed code still run after the closing read (one iteration of 6.5 ns
+/// read 1.35 ns); a second `lfence` after it, as well, isolates the code
+/// from its neighbours and measured 14 ns for the same iteration.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub fn ordered_timestamp() -> u64 {
+    let (lo, hi): (u32, u32);
+    // SAFETY: `lfence` and `rdtsc`, which user space may always run on
+    // Linux (CR4.TSD is clear); no memory is read or written. Not `nomem`,
+    // so the compiler keeps the timed code's memory accesses between two
+    // reads.
+    unsafe {
+        std::arch::asm!(
+            "lfence",
+            "rdtsc",
+            out("eax") lo,
+            out("edx") hi,
+            options(nostack, preserves_flags),
+        );
+    }
+    (u64::from(hi) << 32) | u64::from(lo)
+}
+
+/// See the x86_64 version: on aarch64 the `isb` before the read of
+/// `CNTVCT_EL0` waits for every earlier instruction, as the vDSO's
+/// `clock_gettime` does.
+#[cfg(target_arch = "aarch64")]
+#[inline]
+pub fn ordered_timestamp() -> u64 {
+    let value: u64;
+    // SAFETY: `isb` and `mrs` of CNTVCT_EL0 (which Linux lets EL0 read,
+    // CNTKCTL_EL1.EL0VCTEN); no memory is read or written. Not `nomem`, so
+    // the compiler keeps the timed code between two reads.
+    unsafe {
+        std::arch::asm!(
+            "isb",
+            "mrs {value}, cntvct_el0",
+            value = out(reg) value,
+            options(nostack, preserves_flags),
+        );
+    }
+    value
+}
+
 /// See the x86_64 version.
 #[cfg(target_arch = "aarch64")]
 #[inline]

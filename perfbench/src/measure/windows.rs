@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::batch::Measured;
 use crate::counter::group::{CounterGroup, Counts};
+use crate::kernel::sys;
 
 /// The windows of one sample, and what they counted so far.
 ///
@@ -19,11 +20,23 @@ use crate::counter::group::{CounterGroup, Counts};
 /// and two clock reads around the routine in the wall time: every sample
 /// has as many windows (empty ones included), so what they cost lands in
 /// the intercept, and it hardly varies.
+///
+/// The clock inside a window is the CPU's timestamp counter, read in
+/// program order (`kernel::sys::ordered_timestamp`): a fixed sequence of
+/// instructions, where
+/// `Instant::now()` now and then retries its seqlock and added a few
+/// instructions to one window (seen on the emulated arm64 PMU as an empty
+/// routine counting 0.0075 instructions). Its ticks are turned into
+/// nanoseconds by the sample's own ratio of `Instant` time to ticks, read
+/// at its start and end, outside every window.
 pub(super) struct Windows<'g> {
     group: Option<&'g mut CounterGroup>,
     before: Vec<u64>,
     after: Vec<u64>,
-    wall: Duration,
+    /// Timestamp ticks inside the windows, summed.
+    ticks: u64,
+    /// The sample's start, by both clocks.
+    started: (Instant, u64),
     /// What the windows counted, summed.
     counts: Counts,
 }
@@ -39,7 +52,8 @@ impl<'g> Windows<'g> {
             group,
             before: vec![0; events],
             after: vec![0; events],
-            wall: Duration::ZERO,
+            ticks: 0,
+            started: (Instant::now(), sys::ordered_timestamp()),
             counts: Counts {
                 time_enabled: 0,
                 time_running: 0,
@@ -53,9 +67,9 @@ impl<'g> Windows<'g> {
     #[inline]
     pub(super) fn count(&mut self, body: impl FnOnce()) -> io::Result<()> {
         let Some(group) = self.group.as_deref_mut() else {
-            let start = Instant::now();
+            let start = sys::ordered_timestamp();
             body();
-            self.wall += start.elapsed();
+            self.ticks += sys::ordered_timestamp().wrapping_sub(start);
             return Ok(());
         };
         // A read just before, outside the window, warms the very path the
@@ -71,11 +85,11 @@ impl<'g> Windows<'g> {
         // routine read ±5 µs under `PerIteration`. The counts then hold the
         // clock reads, the same in every window (calibration measures them).
         let (enabled_before, running_before) = group.read_into(&mut self.before)?;
-        let start = Instant::now();
+        let start = sys::ordered_timestamp();
         body();
-        let wall = start.elapsed();
+        let ticks = sys::ordered_timestamp().wrapping_sub(start);
         let (enabled_after, running_after) = group.read_into(&mut self.after)?;
-        self.wall += wall;
+        self.ticks += ticks;
         let sum = &mut self.counts;
         sum.time_enabled += enabled_after.saturating_sub(enabled_before);
         sum.time_running += running_after.saturating_sub(running_before);
@@ -101,9 +115,18 @@ impl<'g> Windows<'g> {
             g.disable()?;
         }
         Ok(Measured {
-            wall: self.wall,
+            wall: self.wall(),
             counts: group.map(|_| self.counts.clone()),
         })
+    }
+
+    /// The windows' ticks in nanoseconds, at the sample's ratio of
+    /// nanoseconds to ticks.
+    fn wall(&self) -> Duration {
+        let (instant, tick) = self.started;
+        let nanos = instant.elapsed().as_nanos() as f64;
+        let ticks = sys::ordered_timestamp().wrapping_sub(tick).max(1) as f64;
+        Duration::from_nanos((self.ticks as f64 * nanos / ticks).round() as u64)
     }
 }
 

@@ -42,6 +42,158 @@ use syn::{Error, ItemFn};
 /// - `ignore`, or libtest's `#[ignore]` on the function: the benchmark is
 ///   skipped and listed as ignored, unless run with `--ignored` or
 ///   `--include-ignored`.
+///
+/// # Examples
+///
+/// Each option compiles as shown (these examples are doc tests).
+///
+/// A plain function, and the `Bencher` form:
+///
+/// ```no_run
+/// use perfbench::{black_box, perfbench, Bencher};
+///
+/// #[perfbench]
+/// fn square() -> u64 {
+///     black_box(12u64) * black_box(12u64)
+/// }
+///
+/// #[perfbench]
+/// fn sum_1000(b: &mut Bencher) {
+///     let v: Vec<u64> = (0..1000).collect();
+///     b.iter(|| v.iter().sum::<u64>());
+/// }
+///
+/// perfbench::main!();
+/// ```
+///
+/// `args`, as a list or any expression that iterates, with `throughput`:
+///
+/// ```no_run
+/// use perfbench::{perfbench, Bencher};
+///
+/// const SIZES: [usize; 3] = [64, 4096, 65536];
+///
+/// #[perfbench(args = SIZES, throughput = bytes)] // zeroed/64, zeroed/4096, …
+/// fn zeroed(b: &mut Bencher, len: usize) {
+///     b.iter(|| vec![0u8; len]);
+/// }
+///
+/// #[perfbench(args = 1..=3, throughput = elements)] // shifts/1, shifts/2, shifts/3
+/// fn shifts(b: &mut Bencher, n: u32) {
+///     b.iter(|| perfbench::black_box(1u64) << n);
+/// }
+///
+/// #[perfbench(args = [(64, 2), (4096, 8)])] // chunks/(64, 2): named by Debug
+/// fn chunks(b: &mut Bencher, (len, parts): (usize, usize)) {
+///     let v = vec![1u8; len];
+///     b.iter(|| v.chunks(len / parts).count());
+/// }
+///
+/// perfbench::main!();
+/// ```
+///
+/// `types` on a generic function:
+///
+/// ```no_run
+/// use perfbench::{perfbench, Bencher};
+///
+/// #[perfbench(types = [u8, u64])] // default::<u8>, default::<u64>
+/// fn default<T: Default>(b: &mut Bencher) {
+///     b.iter(T::default);
+/// }
+///
+/// perfbench::main!();
+/// ```
+///
+/// `threads`: the plain form runs its body on each thread; the `Bencher`
+/// form shares one routine through `iter_shared`:
+///
+/// ```no_run
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use perfbench::{perfbench, Bencher};
+///
+/// #[perfbench(threads = [1, 2, 4])] // contended/threads=1, …=2, …=4
+/// fn contended(b: &mut Bencher) {
+///     let counter = AtomicU64::new(0);
+///     b.iter_shared(|| counter.fetch_add(1, Ordering::Relaxed));
+/// }
+///
+/// perfbench::main!();
+/// ```
+///
+/// `group`, and a benchmark's own settings:
+///
+/// ```no_run
+/// use perfbench::{black_box, perfbench};
+///
+/// #[perfbench(group = "hashers", sample_count = 30, warm_up_time = 0.5, measurement_time = 2)]
+/// fn fnv() -> u64 {
+///     black_box(b"perfbench").iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+///         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+///     })
+/// }
+///
+/// perfbench::main!();
+/// ```
+///
+/// `events` and `mode`:
+///
+/// ```no_run
+/// use perfbench::{black_box, perfbench};
+///
+/// #[perfbench(events = "task-clock,page-faults", mode = "per-iter")]
+/// fn touch_page() -> u8 {
+///     let page = black_box(vec![1u8; 4096]);
+///     page[4095]
+/// }
+///
+/// perfbench::main!();
+/// ```
+///
+/// `ignore`, or libtest's `#[ignore]`:
+///
+/// ```no_run
+/// use perfbench::{black_box, perfbench};
+///
+/// #[perfbench(ignore)]
+/// fn slow() -> u64 {
+///     (0..black_box(1u64 << 30)).sum()
+/// }
+///
+/// #[perfbench]
+/// #[ignore]
+/// fn slower() -> u64 {
+///     (0..black_box(1u64 << 34)).sum()
+/// }
+///
+/// perfbench::main!();
+/// ```
+///
+/// Misuse is a compile error pointing at the culprit: an unknown key (the
+/// error suggests the nearest one),
+///
+/// ```compile_fail
+/// #[perfbench::perfbench(sample_size = 10)]
+/// fn unknown_key() {}
+/// ```
+///
+/// `args` without a parameter to take them,
+///
+/// ```compile_fail
+/// #[perfbench::perfbench(args = [1, 2])]
+/// fn no_parameter(b: &mut perfbench::Bencher) {
+///     b.iter(|| 1);
+/// }
+/// ```
+///
+/// or a generic function without `types`.
+///
+/// ```compile_fail
+/// #[perfbench::perfbench]
+/// fn generic<T: Default>(b: &mut perfbench::Bencher) {
+///     b.iter(T::default);
+/// }
+/// ```
 #[proc_macro_attribute]
 pub fn perfbench(attr: TokenStream, item: TokenStream) -> TokenStream {
     let func = syn::parse_macro_input!(item as ItemFn);

@@ -70,7 +70,18 @@ pub use perfbench_macros::perfbench;
 pub use std::hint::black_box;
 
 /// Defines `main` for a bench target: runs every `#[perfbench]` function of
-/// the binary as the command line asks (`cargo bench -- --help`).
+/// the binary as the command line asks (`cargo bench -- --help`). Once, at
+/// the end of the bench file; the target needs `harness = false` in
+/// Cargo.toml.
+///
+/// ```no_run
+/// #[perfbench::perfbench]
+/// fn answer() -> u64 {
+///     perfbench::black_box(42)
+/// }
+///
+/// perfbench::main!();
+/// ```
 #[macro_export]
 macro_rules! main {
     () => {

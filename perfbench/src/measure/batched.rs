@@ -54,6 +54,14 @@ pub enum BatchSize {
 impl BatchSize {
     /// The size as results name it: `small-input`, `large-input`,
     /// `per-iteration`, `batches=N` or `inputs=N`.
+    ///
+    /// ```
+    /// use perfbench::BatchSize;
+    ///
+    /// assert_eq!(BatchSize::SmallInput.name(), "small-input");
+    /// assert_eq!(BatchSize::NumBatches(10).name(), "batches=10");
+    /// assert_eq!(BatchSize::NumIterations(3).name(), "inputs=3");
+    /// ```
     pub fn name(self) -> String {
         match self {
             BatchSize::SmallInput => "small-input".to_string(),
@@ -64,7 +72,17 @@ impl BatchSize {
         }
     }
 
-    /// The size [`name`](Self::name) gives `name`, if any.
+    /// The size [`name`](Self::name) gives `name`, if any: what a stored
+    /// result's `batch_size` is read back as.
+    ///
+    /// ```
+    /// use perfbench::BatchSize;
+    ///
+    /// for size in [BatchSize::PerIteration, BatchSize::LargeInput, BatchSize::NumBatches(4)] {
+    ///     assert_eq!(BatchSize::from_name(&size.name()), Some(size));
+    /// }
+    /// assert_eq!(BatchSize::from_name("huge-input"), None);
+    /// ```
     pub fn from_name(name: &str) -> Option<BatchSize> {
         let number = |prefix: &str| name.strip_prefix(prefix).and_then(|n| n.parse().ok());
         match name {
@@ -136,6 +154,25 @@ impl Bencher<'_> {
     /// #[perfbench]
     /// fn parse_number(b: &mut Bencher) {
     ///     b.iter_batched(|| "12345".to_string(), |s| s.parse::<u32>(), BatchSize::SmallInput);
+    /// }
+    /// ```
+    ///
+    /// An input so large that only one may be alive at a time, consumed by
+    /// the routine (returned, so that freeing it stays outside):
+    ///
+    /// ```no_run
+    /// use perfbench::{perfbench, BatchSize, Bencher};
+    ///
+    /// #[perfbench]
+    /// fn reverse_64_mib(b: &mut Bencher) {
+    ///     b.iter_batched(
+    ///         || vec![1u8; 64 << 20],
+    ///         |mut v| {
+    ///             v.reverse();
+    ///             v
+    ///         },
+    ///         BatchSize::PerIteration,
+    ///     );
     /// }
     /// ```
     pub fn iter_batched<I, O, S, R>(&mut self, mut setup: S, mut routine: R, size: BatchSize)

@@ -89,6 +89,17 @@ impl Bencher<'_> {
     /// With `threads = [...]` above one thread, use
     /// [`iter_shared`](Self::iter_shared): `iter` runs its routine on one
     /// thread and fails the benchmark.
+    ///
+    /// ```no_run
+    /// use perfbench::{perfbench, Bencher};
+    ///
+    /// #[perfbench]
+    /// fn format_number(b: &mut Bencher) {
+    ///     // Returned, so the String is freed inside the measurement: with
+    ///     // the counting allocator, 1 alloc and 1 dealloc per iteration.
+    ///     b.iter(|| format!("{}", perfbench::black_box(12345)));
+    /// }
+    /// ```
     pub fn iter<O, R: FnMut() -> O>(&mut self, mut routine: R) {
         if self.refuses_threads("iter") {
             return;
@@ -158,7 +169,20 @@ impl Bencher<'_> {
     }
 
     /// Declares the work one iteration does, for per-byte or per-element
-    /// figures.
+    /// figures; `#[perfbench(args = …, throughput = bytes)]` declares it
+    /// from each argument instead.
+    ///
+    /// ```no_run
+    /// use perfbench::{perfbench, Bencher, Throughput};
+    ///
+    /// #[perfbench(args = [64, 4096])]
+    /// fn copy(b: &mut Bencher, len: usize) {
+    ///     let src = vec![1u8; len];
+    ///     let mut dst = vec![0u8; len];
+    ///     b.throughput(Throughput::Bytes(len as u64))
+    ///         .iter(|| dst.copy_from_slice(&src));
+    /// }
+    /// ```
     pub fn throughput(&mut self, throughput: Throughput) -> &mut Self {
         self.throughput = Some(throughput);
         self

@@ -105,6 +105,28 @@ impl Config {
 
 /// Work done per iteration, to turn counts into per-byte or per-element
 /// figures.
+///
+/// ```no_run
+/// use perfbench::{perfbench, Bencher, Throughput};
+///
+/// #[perfbench]
+/// fn checksum_4k(b: &mut Bencher) {
+///     let data = vec![7u8; 4096];
+///     b.throughput(Throughput::Bytes(data.len() as u64));
+///     b.iter(|| data.iter().map(|&x| u64::from(x)).sum::<u64>());
+/// }
+///
+/// #[perfbench]
+/// fn sort_1000(b: &mut Bencher) {
+///     let data: Vec<u32> = (0..1000).rev().collect();
+///     b.throughput(Throughput::Elements(1000));
+///     b.iter(|| {
+///         let mut v = data.clone();
+///         v.sort_unstable();
+///         v
+///     });
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Throughput {
     /// Bytes processed per iteration.

@@ -512,25 +512,13 @@ pub fn ordered_timestamp() -> u64 {
     (u64::from(hi) << 32) | u64::from(lo)
 }
 
-/// See the x86_64 version: on aarch64 the `isb` before the read of
-/// `CNTVCT_EL0` waits for every earlier instruction, as the vDSO's
-/// `clock_gettime` does.
+/// See the x86_64 version: on aarch64 [`user_timestamp`] is already in
+/// order, its `isb` before the read of `CNTVCT_EL0` waiting for every
+/// earlier instruction, as the vDSO's `clock_gettime` does.
 #[cfg(target_arch = "aarch64")]
 #[inline]
 pub fn ordered_timestamp() -> u64 {
-    let value: u64;
-    // SAFETY: `isb` and `mrs` of CNTVCT_EL0 (which Linux lets EL0 read,
-    // CNTKCTL_EL1.EL0VCTEN); no memory is read or written. Not `nomem`, so
-    // the compiler keeps the timed code between two reads.
-    unsafe {
-        std::arch::asm!(
-            "isb",
-            "mrs {value}, cntvct_el0",
-            value = out(reg) value,
-            options(nostack, preserves_flags),
-        );
-    }
-    value
+    user_timestamp()
 }
 
 /// See the x86_64 version.

@@ -170,7 +170,7 @@ impl TwoSided {
     }
 
     /// The two-sided p-value of `value` being 0.
-    fn p_value(&self) -> f64 {
+    pub(super) fn p_value(&self) -> f64 {
         if self.variance == 0.0 {
             return if self.value == 0.0 { 1.0 } else { 0.0 };
         }

@@ -5,7 +5,8 @@
 //! page faults per iteration come out as `16.0`, not `15.999999999999998`.
 //!
 //! [`analyze_metric`] adds confidence intervals, dispersion and Tukey outlier
-//! counts, and [`compare`](fn@compare) a baseline with a new run. Intervals of the
+//! counts, [`compare`](fn@compare) a baseline with a new run, and
+//! [`compare_paired`] two builds measured in alternating rounds. Intervals of the
 //! per-iteration statistics come from a percentile bootstrap with a seeded,
 //! hand-written generator (SplitMix64), so the same data and seed give
 //! bit-identical results. Zero-variance data (an exact counter) skips the
@@ -16,6 +17,7 @@ mod compare;
 mod descriptive;
 mod estimate;
 pub mod kde;
+mod paired;
 mod rate;
 mod regression;
 mod robust;
@@ -25,6 +27,7 @@ pub use bootstrap::*;
 pub use compare::*;
 pub use descriptive::*;
 pub use estimate::*;
+pub use paired::*;
 pub use rate::*;
 pub use regression::*;
 pub use robust::*;

@@ -1,13 +1,13 @@
 //! The index page: every stored benchmark in a sortable summary, one row
 //! each with its metrics as columns, the environments they ran in, and the
-//! charts of benchmarks with `args` ([`super::arguments`]).
+//! charts of benchmarks with `args` ([`super::argument_families`]).
 
 use std::fmt::Write as _;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use super::arguments::argument_charts;
-use super::group::Group;
+use super::argument_families::argument_charts;
+use super::group_page::Group;
 use super::text::{
     change_interval, esc, head, interval, pinned, relative_change, sort_key, target_html, value,
     verdict_class, SCRIPT,

@@ -19,8 +19,8 @@
 //! analysis and, where the run compared with a named baseline, compared
 //! with it.
 
-mod arguments;
-mod group;
+mod argument_families;
+mod group_page;
 mod index;
 mod page;
 mod plots;
@@ -118,9 +118,9 @@ pub fn write_report(
         .iter()
         .map(|e| run_ids.contains(e.id.as_str()))
         .collect();
-    let groups = group::groups(&entries, &order);
+    let groups = group_page::groups(&entries, &order);
     // Only the groups with a member in the run change.
-    let touched: Vec<&group::Group> = groups
+    let touched: Vec<&group_page::Group> = groups
         .iter()
         .filter(|g| g.benchmarks.iter().any(|&i| in_run[i]))
         .collect();
@@ -141,7 +141,7 @@ pub fn write_report(
     };
     for written in par_map(&touched, |g| {
         let path = dir.join(group_page_path(g.name));
-        store.write(&path, group::render(&ix, g).as_bytes())
+        store.write(&path, group_page::render(&ix, g).as_bytes())
     }) {
         written?;
     }
@@ -214,7 +214,7 @@ fn group_values(
     store: &Store,
     data: &Path,
     entries: &[&Summary],
-    groups: &[&group::Group],
+    groups: &[&group_page::Group],
     fresh: &[(Summary, Vec<Values>)],
 ) -> Vec<Vec<Values>> {
     let mut values: Vec<Vec<Values>> = vec![Vec::new(); entries.len()];
@@ -240,7 +240,7 @@ fn group_values(
 fn write_pages(
     store: &Store,
     run: &[Analysed],
-    groups: &[group::Group],
+    groups: &[group_page::Group],
     plots: bool,
 ) -> Result<(), StoreError> {
     let written = par_map(run, |a| {

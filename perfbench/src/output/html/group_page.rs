@@ -10,7 +10,7 @@
 
 use std::fmt::Write as _;
 
-use super::arguments::{family_charts, Arguments, Line};
+use super::argument_families::{family_charts, Arguments, Line};
 use super::index::{estimate_cell, Index};
 use super::plots::{self, member_color};
 use super::text::{esc, figure, head, sort_key};

@@ -355,12 +355,12 @@ fn distributions(out: &mut String, arg: Option<&str>, here: &[&Member], drawn: &
     let labels: Vec<String> = here.iter().map(|m| m.label()).collect();
     out.push_str("<div class=\"plots\">\n");
     for &(metric, unit) in drawn {
-        let sets: Vec<plots::Values> = here
+        let sets: Vec<plots::DistributionSet> = here
             .iter()
             .enumerate()
             .filter_map(|(i, m)| {
                 let v = m.values.iter().find(|v| v.name == metric)?;
-                Some(plots::Values {
+                Some(plots::DistributionSet {
                     label: &labels[i],
                     values: &v.values,
                     samples: v.samples,

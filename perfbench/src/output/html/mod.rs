@@ -1566,7 +1566,10 @@ mod scale_tests {
             "the spike names every sample"
         );
         let circles = page.matches("<circle").count();
-        assert!(circles <= 2 * plots::MAX_POINTS, "{circles} circles");
+        assert!(
+            circles <= 2 * plots::regression_chart::MAX_POINTS,
+            "{circles} circles"
+        );
         let data = std::fs::read_to_string(tmp.0.join("report/data/big.values.json")).unwrap();
         assert!(
             data.len() < 64 * 1024,

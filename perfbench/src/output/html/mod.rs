@@ -20,9 +20,9 @@
 //! with it.
 
 mod argument_families;
+mod bench_page;
 mod group_page;
 mod index;
-mod page;
 mod plots;
 mod text;
 
@@ -247,7 +247,7 @@ fn write_pages(
         let path = Path::new(REPORT).join(page_path(&a.recording.id));
         let group = a.result.membership.as_ref().map(|m| m.group.as_str());
         let group = group.filter(|g| groups.iter().any(|known| known.name == *g));
-        store.write(&path, page::render(a, plots, group).as_bytes())
+        store.write(&path, bench_page::render(a, plots, group).as_bytes())
     });
     written.into_iter().collect()
 }

@@ -416,3 +416,6 @@ fn derived_section(out: &mut String, e: &Analysed) {
     }
     out.push_str("</tbody>\n</table>\n</section>\n");
 }
+
+#[cfg(test)]
+mod tests;

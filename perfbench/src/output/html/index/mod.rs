@@ -550,20 +550,4 @@ fn no_change_why(e: &Summary) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rows_fill_what_the_first_page_leaves_then_whole_pages() {
-        let row = "x".repeat(400_000);
-        let rows = vec![row; 9];
-        // The first page's groups and charts leave room for two rows.
-        assert_eq!(
-            split_rows(&rows, ROWS_PER_PAGE_BYTES - 600_000),
-            [0..2, 2..5, 5..8, 8..9]
-        );
-        // A row larger than a page still gets one, and no rows one page.
-        assert_eq!(split_rows(&rows[..1], 0), vec![Range { start: 0, end: 1 }]);
-        assert_eq!(split_rows(&[], 0), vec![Range { start: 0, end: 0 }]);
-    }
-}
+mod tests;

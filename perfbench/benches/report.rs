@@ -16,7 +16,11 @@
 //! (it is where a report meets results stored without its summaries).
 //!
 //! `cargo bench -p perfbench --bench report` (`-- scale` for the scale
-//! figures only, `-- small` for the first ones only)
+//! figures only, `-- small` for the first ones only). `-- small keep DIR`
+//! builds the store in DIR and keeps each report there (`report-0/` to
+//! `report-2/`): the store and its reports are the same, byte for byte, on
+//! every run, so a change to the report's code shows as a `diff -r` of the
+//! reports kept before and after it.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -186,25 +190,28 @@ fn main() {
         return;
     }
     if !args.iter().any(|a| a == "scale") {
-        small();
+        let keep = args.iter().position(|a| a == "keep");
+        small(keep.and_then(|i| args.get(i + 1)).map(Path::new));
     }
     if !args.iter().any(|a| a == "small") {
         scale::run();
     }
 }
 
-/// The report of 100 benchmarks, all in the run.
-fn small() {
-    let root = std::env::temp_dir().join(format!("perfbench-report-bench-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
+/// The report of 100 benchmarks, all in the run; with `keep`, in that
+/// folder, each report kept.
+fn small(keep: Option<&Path>) {
+    let temp = std::env::temp_dir().join(format!("perfbench-report-bench-{}", std::process::id()));
+    let root = keep.unwrap_or(&temp);
+    let _ = std::fs::remove_dir_all(root);
     let start = Instant::now();
-    let (store, ids) = build_store(&root);
+    let (store, ids) = build_store(root);
     println!(
         "store: {BENCHMARKS} benchmarks × 6 metrics × {SAMPLES} samples, latest and baseline, built in {:.2} s",
         start.elapsed().as_secs_f64()
     );
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    for (what, options) in [
+    for (k, (what, options)) in [
         (
             "plots, against baseline `main` (overlays)",
             ReportOptions {
@@ -229,7 +236,10 @@ fn small() {
                 thresholds: Thresholds::default(),
             },
         ),
-    ] {
+    ]
+    .into_iter()
+    .enumerate()
+    {
         let run = analysed(&store, &ids, &options.against);
         let (time, index) = best_of(3, || {
             write_report(&store, &run, &options)
@@ -242,8 +252,14 @@ fn small() {
             time.as_secs_f64() * 1e3,
             bytes as f64 / 1e6
         );
+        if keep.is_some() {
+            let kept = root.join(format!("report-{k}"));
+            std::fs::rename(root.join("report"), kept).expect("the report is kept");
+        }
     }
-    let _ = std::fs::remove_dir_all(&root);
+    if keep.is_none() {
+        let _ = std::fs::remove_dir_all(root);
+    }
 }
 
 /// The report of a run of one quick benchmark in stores of many others.

@@ -174,6 +174,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn text_helpers_escape_and_never_print_nan() {
+        assert_eq!(
+            esc(r#"<a href="x">'&'</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
+        assert_eq!(percent(0.0625), "+6.25%");
+        assert_eq!(percent(-0.5), "-50.00%");
+        assert_eq!(percent(f64::INFINITY), "+∞");
+        assert_eq!(percent(-0.000_001), "+0.00%");
+        assert_eq!(value(f64::NAN, Unit::Count), "n/a");
+        assert_eq!(value(4512.3, Unit::Nanoseconds), "4.512 µs");
+        assert_eq!(sort_key(f64::NAN), "");
+        assert_eq!(sort_key(1.5), " data-v=\"1.5\"");
+    }
+
+    #[test]
     fn the_kind_of_core_pinned_to_is_shown_escaped() {
         let mut env = Environment::default();
         assert_eq!(pinned(&env), "not pinned");

@@ -1,13 +1,13 @@
 //! The index page: every stored benchmark in a sortable summary, one row
 //! each with its metrics as columns, the environments they ran in, and the
-//! charts of benchmarks with `args` ([`super::arguments`]).
+//! charts of benchmarks with `args` ([`super::argument_families`]).
 
 use std::fmt::Write as _;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use super::arguments::argument_charts;
-use super::group::Group;
+use super::argument_families::argument_charts;
+use super::group_page::Group;
 use super::text::{
     change_interval, esc, head, interval, pinned, relative_change, sort_key, target_html, value,
     verdict_class, SCRIPT,
@@ -550,20 +550,4 @@ fn no_change_why(e: &Summary) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rows_fill_what_the_first_page_leaves_then_whole_pages() {
-        let row = "x".repeat(400_000);
-        let rows = vec![row; 9];
-        // The first page's groups and charts leave room for two rows.
-        assert_eq!(
-            split_rows(&rows, ROWS_PER_PAGE_BYTES - 600_000),
-            [0..2, 2..5, 5..8, 8..9]
-        );
-        // A row larger than a page still gets one, and no rows one page.
-        assert_eq!(split_rows(&rows[..1], 0), vec![Range { start: 0, end: 1 }]);
-        assert_eq!(split_rows(&[], 0), vec![Range { start: 0, end: 0 }]);
-    }
-}
+mod tests;

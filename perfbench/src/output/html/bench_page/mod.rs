@@ -193,14 +193,14 @@ fn metric_plots(out: &mut String, e: &Analysed, m: &Metric) {
         Some(Target::Baseline(name)) => format!("baseline {name}"),
         _ => "previous run".to_string(),
     };
-    let mut sets = vec![plots::Values {
+    let mut sets = vec![plots::DistributionSet {
         label: "this run",
         values: &values,
         samples: values.len(),
         color: plots::NEW,
     }];
     if let (Some(bv), Some(_)) = (&base_values, against) {
-        sets.push(plots::Values {
+        sets.push(plots::DistributionSet {
             label: &base_label,
             values: bv,
             samples: bv.len(),
@@ -416,3 +416,6 @@ fn derived_section(out: &mut String, e: &Analysed) {
     }
     out.push_str("</tbody>\n</table>\n</section>\n");
 }
+
+#[cfg(test)]
+mod tests;

@@ -3,14 +3,14 @@
 //! per-benchmark steps (measure, analyse, compare, store), outputs and a
 //! summary with the exit code.
 
-pub mod arguments;
 pub mod bench;
+pub mod case_args;
 pub mod cli;
 pub mod panics;
 pub mod plan;
 pub mod registry;
 pub mod say;
-pub mod summary;
+pub mod tally;
 
 use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
@@ -29,7 +29,7 @@ use crate::run::cli::{Options, OutputFormat, RunMode};
 use crate::run::panics::{catch, caught};
 use crate::run::plan::Plan;
 use crate::run::registry::{Broken, Entry};
-use crate::run::summary::{Summary, EXIT_FAILED, EXIT_USAGE};
+use crate::run::tally::{Tally, EXIT_FAILED, EXIT_USAGE};
 
 /// Runs the benchmarks of this binary as the command line asks and exits.
 pub fn main() -> ! {
@@ -176,14 +176,14 @@ fn list(selection: &registry::Selection, broken: &[Broken], terse: bool) -> i32 
     failures(broken).exit_code()
 }
 
-/// A summary that counts the functions whose cases could not be listed as
+/// A tally that counts the functions whose cases could not be listed as
 /// failed, each named on stderr.
-fn failures(broken: &[Broken]) -> Summary {
-    let mut summary = Summary::default();
+fn failures(broken: &[Broken]) -> Tally {
+    let mut tally = Tally::default();
     for b in broken {
-        failed(&b.path, &b.why, &mut summary);
+        failed(&b.path, &b.why, &mut tally);
     }
-    summary
+    tally
 }
 
 /// Names the ignored benchmarks a measuring run leaves out, on stderr.
@@ -252,7 +252,7 @@ fn run_tests(selection: &registry::Selection, broken: &[Broken]) -> i32 {
 /// analysis, storing or report, for a profiler such as `perf record` to
 /// watch; a line per benchmark says what ran. Returns the exit code.
 fn run_profiles(entries: &[Entry], broken: &[Broken], time: Duration) -> i32 {
-    let mut summary = failures(broken);
+    let mut tally = failures(broken);
     for e in entries {
         match caught(|| measure::profile(time, |b| e.run(b))) {
             Ok(ran) => println!(
@@ -262,17 +262,17 @@ fn run_profiles(entries: &[Entry], broken: &[Broken], time: Duration) -> i32 {
                 plural(ran.iterations as usize),
                 ran.elapsed.as_secs_f64()
             ),
-            Err(why) => failed(&e.id, &why, &mut summary),
+            Err(why) => failed(&e.id, &why, &mut tally),
         }
     }
-    summary.print(entries.len() + broken.len(), &Target::PreviousRun);
-    summary.exit_code()
+    tally.print(entries.len() + broken.len(), &Target::PreviousRun);
+    tally.exit_code()
 }
 
 /// Names a benchmark that failed (`why` follows its id) and counts it.
-fn failed(id: &str, why: &str, summary: &mut Summary) {
+fn failed(id: &str, why: &str, tally: &mut Tally) {
     eprintln!("perfbench: error: benchmark `{}`{why}", printable(id));
-    summary.failed.push(id.to_string());
+    tally.failed.push(id.to_string());
 }
 
 /// Measures `entries` as `options` ask and returns the exit code, counting
@@ -309,9 +309,9 @@ fn run_benches(options: &Options, entries: &[Entry], broken: &[Broken]) -> Resul
     for sink in &mut sinks {
         sink.start(&header);
     }
-    let mut summary = run_steps(options, &mut plan, (entries, &jobs), &mut sinks);
-    summary.failed.splice(0..0, early.failed);
-    finish(plan, sinks, summary, entries.len() + broken.len())
+    let mut tally = run_steps(options, &mut plan, (entries, &jobs), &mut sinks);
+    tally.failed.splice(0..0, early.failed);
+    finish(plan, sinks, tally, entries.len() + broken.len())
 }
 
 /// The routine of each entry.
@@ -369,9 +369,9 @@ fn run_steps(
     plan: &mut Plan,
     (entries, jobs): (&[Entry], &[bench::Job<'_>]),
     sinks: &mut [Sink],
-) -> Summary {
+) -> Tally {
     let rounds = jobs.iter().map(|j| j.config.rounds()).max().unwrap_or(1);
-    let mut summary = Summary::default();
+    let mut tally = Tally::default();
     let mut warned = BTreeSet::new();
     let mut pending: Vec<Option<bench::Rounds>> =
         entries.iter().map(|_| Some(Default::default())).collect();
@@ -384,7 +384,7 @@ fn run_steps(
             let measured = bench::measure_round(plan, job, so_far);
             drop(progress);
             if let Err(why) = measured {
-                failed(&e.id, &why, &mut summary);
+                failed(&e.id, &why, &mut tally);
                 pending[i] = None;
                 continue;
             }
@@ -395,15 +395,15 @@ fn run_steps(
                 recording.threads = e.case.threads();
                 let setup = plan.setup_for(&job.want);
                 if let Err(why) = plan::calibrate_method(options, setup, recording.method) {
-                    failed(&e.id, &why, &mut summary);
+                    failed(&e.id, &why, &mut tally);
                     continue;
                 }
                 let step = bench::conclude((options, &job.want), plan, recording, so_far.took);
-                report_step(options, step, (&mut warned, &mut summary), sinks);
+                report_step(options, step, (&mut warned, &mut tally), sinks);
             }
         }
     }
-    summary
+    tally
 }
 
 /// The `[round r/R] [i/n] id ...` line on a terminal, cleared when dropped.
@@ -434,11 +434,11 @@ impl Drop for Progress {
 }
 
 /// Warns of what a concluded benchmark's step found, counts it in the
-/// summary and feeds it to every sink.
+/// tally and feeds it to every sink.
 fn report_step(
     options: &Options,
     step: bench::Step,
-    (warned, summary): (&mut BTreeSet<String>, &mut Summary),
+    (warned, tally): (&mut BTreeSet<String>, &mut Tally),
     sinks: &mut [Sink],
 ) {
     if let Some(why) = step.mismatch.filter(|why| warned.insert(why.clone())) {
@@ -450,8 +450,8 @@ fn report_step(
     for err in &step.store_errors {
         say::error(&err.to_string());
     }
-    summary.store_errors += step.store_errors.len();
-    summary.measured(&step.analysed, options.fail_on_regression);
+    tally.store_errors += step.store_errors.len();
+    tally.measured(&step.analysed, options.fail_on_regression);
     for sink in sinks.iter_mut() {
         sink.benchmark(&step.analysed);
     }
@@ -459,7 +459,7 @@ fn report_step(
 
 /// Releases the pin, makes the baseline being saved whole, ends every
 /// output and prints the summary; returns the exit code.
-fn finish(plan: Plan, sinks: Vec<Sink>, mut summary: Summary, total: usize) -> Result<i32, String> {
+fn finish(plan: Plan, sinks: Vec<Sink>, mut tally: Tally, total: usize) -> Result<i32, String> {
     let Plan {
         pin,
         target,
@@ -470,9 +470,9 @@ fn finish(plan: Plan, sinks: Vec<Sink>, mut summary: Summary, total: usize) -> R
     drop(pin);
     if let Some(Err(err)) = saving.map(|s| s.commit()) {
         say::error(&err.to_string());
-        summary.store_errors += 1;
+        tally.store_errors += 1;
     }
-    let measured = total > summary.failed.len();
+    let measured = total > tally.failed.len();
     for sink in sinks {
         if matches!(sink, Sink::Report(_)) && !measured {
             continue;
@@ -492,14 +492,14 @@ fn finish(plan: Plan, sinks: Vec<Sink>, mut summary: Summary, total: usize) -> R
             Ok(None) => {}
             Err(err) => {
                 say::error(&err.to_string());
-                summary.store_errors += 1;
+                tally.store_errors += 1;
             }
         }
     }
-    summary.print(total, &target);
+    tally.print(total, &target);
     // Held until the report is written.
     drop(lock);
-    Ok(summary.exit_code())
+    Ok(tally.exit_code())
 }
 
 /// The warning for a comparison with results from another environment,
@@ -561,8 +561,8 @@ mod tests {
         });
         let routines = routines(&entries);
         let jobs = jobs(&options, &entries, &routines);
-        let summary = run_steps(&options, &mut plan, (&entries, &jobs), &mut []);
-        assert!(summary.failed.is_empty());
+        let tally = run_steps(&options, &mut plan, (&entries, &jobs), &mut []);
+        assert!(tally.failed.is_empty());
         assert_eq!(
             *CALLS.lock().unwrap(),
             ["one", "two", "one", "two", "one", "two"],

@@ -1,6 +1,7 @@
-//! What a run tells at its end, and its exit code: failed benchmarks,
-//! regressions under `--fail-on-regression`, stored files that could not be
-//! read or written, and how per-iteration counts were read.
+//! The tally of a run: what it tells at its end, and its exit code —
+//! failed benchmarks, regressions under `--fail-on-regression`, stored
+//! files that could not be read or written, and how per-iteration counts
+//! were read.
 
 use std::collections::BTreeSet;
 
@@ -25,7 +26,7 @@ const USER_READS_NEED: &str = if cfg!(target_arch = "aarch64") {
 
 /// The tallies of a run, benchmark by benchmark.
 #[derive(Debug, Default)]
-pub struct Summary {
+pub struct Tally {
     /// Benchmarks that failed, by id.
     pub failed: Vec<String>,
     /// Regressions that fail the run, one line each.
@@ -36,7 +37,7 @@ pub struct Summary {
     pub read_paths: BTreeSet<&'static str>,
 }
 
-impl Summary {
+impl Tally {
     /// Counts a measured benchmark, against `--fail-on-regression`'s limit
     /// (a fraction) where the gate is on.
     pub fn measured(&mut self, a: &Analysed, gate: Option<Option<f64>>) {
@@ -59,7 +60,7 @@ impl Summary {
         }
     }
 
-    /// Prints the end of the run on stderr: [`Summary::lines`].
+    /// Prints the end of the run on stderr: [`Tally::lines`].
     pub fn print(&self, total: usize, target: &Target) {
         for line in self.lines(total, target) {
             eprintln!("{line}");
@@ -112,7 +113,7 @@ impl Summary {
 
     /// The exit code, of the worst that happened: a failed benchmark (101),
     /// then unusable stored files (2), then regressions (3). Each is said
-    /// by [`Summary::print`] whichever decides the code.
+    /// by [`Tally::print`] whichever decides the code.
     pub fn exit_code(&self) -> i32 {
         if !self.failed.is_empty() {
             EXIT_FAILED
@@ -132,7 +133,7 @@ mod tests {
 
     #[test]
     fn failures_outrank_store_errors_which_outrank_regressions() {
-        let mut s = Summary::default();
+        let mut s = Tally::default();
         assert_eq!(s.exit_code(), 0);
         s.regressions.push("  x wall-time: +5%".into());
         assert_eq!(s.exit_code(), EXIT_REGRESSED);
@@ -144,11 +145,11 @@ mod tests {
 
     #[test]
     fn a_regression_is_said_when_storing_failed_too_and_ids_are_escaped() {
-        let s = Summary {
+        let s = Tally {
             regressions: vec!["  x wall-time: +5%".into()],
             store_errors: 2,
             failed: vec!["bad\nid\x1b[2J".into()],
-            ..Summary::default()
+            ..Tally::default()
         };
         assert_eq!(
             s.lines(3, &Target::PreviousRun),

@@ -25,7 +25,7 @@ use crate::output::format::{count, plural, printable, quoted, thousands};
 use crate::output::html::{ReportOptions, ReportSink};
 use crate::output::table::TableSink;
 use crate::output::{event_list, RunHeader, Sink};
-use crate::run::cli::{Options, OutputFormat, RunMode};
+use crate::run::cli::{Action, Filter, OutputFormat, RunMode, RunOptions};
 use crate::run::panics::{catch, caught};
 use crate::run::plan::Plan;
 use crate::run::registry::{Broken, Entry};
@@ -58,49 +58,33 @@ pub fn main() -> ! {
 }
 
 /// Runs with `options` and returns the exit code.
-pub fn run(options: &Options) -> i32 {
-    if options.help {
-        print!("{}", cli::usage());
-        return 0;
-    }
-    if options.list_events {
-        print!(
-            "{}",
-            event_list::render(pmu::live_root(), |e| match group::countable(e.clone()) {
-                Ok(group::Countable::AsAsked(_)) => Ok(None),
-                Ok(group::Countable::UserOnly(e)) => {
-                    Ok(Some(format!("user space only here, as {}", e.name)))
-                }
-                Err(err) => Err(err.reason()),
-            })
-        );
-        return 0;
-    }
-    let registry = registry::all();
-    if let Err(e) = check(&registry.entries) {
-        say::error(&e);
-        return EXIT_USAGE;
-    }
-    let total = registry.entries.len() + registry.broken.len();
-    let (filters, skip, exact) = (&options.filters, &options.skip, options.exact);
-    let broken: Vec<Broken> = (registry.broken.into_iter())
-        .filter(|b| registry::could_match(&b.path, filters, skip, exact))
-        .collect();
-    let filter = |id: &str| registry::matches(id, filters, skip, exact);
-    let selection = registry::select(
-        registry.entries,
-        filter,
-        options.ignored,
-        options.include_ignored,
-    );
-    if options.list {
-        return list(&selection, &broken, options.terse);
-    }
+pub fn run(options: &RunOptions) -> i32 {
+    let mode = match options.action {
+        Action::Help => {
+            print!("{}", cli::usage());
+            return 0;
+        }
+        Action::ListEvents => {
+            print!("{}", event_list());
+            return 0;
+        }
+        Action::List { terse } => {
+            return match selected(&options.filter) {
+                Ok((selection, broken, _)) => list(&selection, &broken, terse),
+                Err(code) => code,
+            }
+        }
+        Action::Run(mode) => mode,
+    };
+    let (selection, broken, total) = match selected(&options.filter) {
+        Ok(selected) => selected,
+        Err(code) => return code,
+    };
     let chosen = selection.run.len() + selection.ignored.len() + broken.len();
-    if let Some(nothing) = nothing_selected(options, chosen, total) {
+    if let Some(nothing) = nothing_selected(&options.filter, chosen, total) {
         say::say(&nothing);
     }
-    let code = match options.mode {
+    let code = match mode {
         RunMode::Test => return run_tests(&selection, &broken),
         RunMode::Profile(time) => run_profiles(&selection.run, &broken, time),
         RunMode::Bench => match run_benches(options, &selection.run, &broken) {
@@ -113,6 +97,34 @@ pub fn run(options: &Options) -> i32 {
     };
     say_ignored(&selection.ignored);
     code
+}
+
+/// `--list-events`: every event name, and whether it opens here.
+fn event_list() -> String {
+    event_list::render(pmu::live_root(), |e| match group::countable(e.clone()) {
+        Ok(group::Countable::AsAsked(_)) => Ok(None),
+        Ok(group::Countable::UserOnly(e)) => {
+            Ok(Some(format!("user space only here, as {}", e.name)))
+        }
+        Err(err) => Err(err.reason()),
+    })
+}
+
+/// The registered benchmarks `filter` selects, the functions whose cases
+/// could not be listed that it could select, and how many are registered;
+/// or the exit code where the registry is unfit to run (said on stderr).
+fn selected(filter: &Filter) -> Result<(registry::Selection, Vec<Broken>, usize), i32> {
+    let registry = registry::all();
+    if let Err(e) = check(&registry.entries) {
+        say::error(&e);
+        return Err(EXIT_USAGE);
+    }
+    let total = registry.entries.len() + registry.broken.len();
+    let broken: Vec<Broken> = (registry.broken.into_iter())
+        .filter(|b| filter.could_match(&b.path))
+        .collect();
+    let selection = registry::select(registry.entries, |id| filter.matches(id), filter.ignored);
+    Ok((selection, broken, total))
 }
 
 /// What makes the registered benchmarks unfit to run at all: two with one
@@ -131,8 +143,8 @@ fn check(entries: &[Entry]) -> Result<(), String> {
 
 /// Where filters or `--skip` leave no benchmark of the `total` registered
 /// (`chosen` is what they left), the line that says so.
-fn nothing_selected(options: &Options, chosen: usize, total: usize) -> Option<String> {
-    if chosen > 0 || total == 0 || (options.filters.is_empty() && options.skip.is_empty()) {
+fn nothing_selected(filter: &Filter, chosen: usize, total: usize) -> Option<String> {
+    if chosen > 0 || total == 0 || (filter.patterns.is_empty() && filter.skip.is_empty()) {
         return None;
     }
     let quoted = |patterns: &[String]| {
@@ -142,16 +154,16 @@ fn nothing_selected(options: &Options, chosen: usize, total: usize) -> Option<St
             .collect();
         quoted.join(", ")
     };
-    let skip = quoted(&options.skip);
-    let what = match (options.filters.is_empty(), skip.is_empty()) {
+    let skip = quoted(&filter.skip);
+    let what = match (filter.patterns.is_empty(), skip.is_empty()) {
         (true, _) => format!("--skip {skip} leaves no benchmark"),
-        (false, true) => format!("no benchmark matches {}", quoted(&options.filters)),
+        (false, true) => format!("no benchmark matches {}", quoted(&filter.patterns)),
         (false, false) => format!(
             "no benchmark matches {} but for --skip {skip}",
-            quoted(&options.filters)
+            quoted(&filter.patterns)
         ),
     };
-    let empty = if options.skip.iter().any(String::is_empty) {
+    let empty = if filter.skip.iter().any(String::is_empty) {
         "; an empty --skip is in every id"
     } else {
         ""
@@ -278,7 +290,7 @@ fn failed(id: &str, why: &str, tally: &mut Tally) {
 /// Measures `entries` as `options` ask and returns the exit code, counting
 /// the `broken` functions as failed; `Err` is a user's mistake found before
 /// the first benchmark.
-fn run_benches(options: &Options, entries: &[Entry], broken: &[Broken]) -> Result<i32, String> {
+fn run_benches(options: &RunOptions, entries: &[Entry], broken: &[Broken]) -> Result<i32, String> {
     let early = failures(broken);
     if entries.is_empty() {
         if !broken.is_empty() {
@@ -325,7 +337,7 @@ fn routines(entries: &[Entry]) -> Vec<impl Fn(&mut measure::Bencher<'_>) + '_> {
 /// Each entry as the run measures it: its routine, and its own settings
 /// under the run's.
 fn jobs<'a>(
-    options: &Options,
+    options: &RunOptions,
     entries: &'a [Entry],
     routines: &'a [impl Fn(&mut measure::Bencher<'_>)],
 ) -> Vec<bench::Job<'a>> {
@@ -342,7 +354,7 @@ fn jobs<'a>(
 }
 
 /// The outputs of a run: the format asked for on stdout, and the report.
-fn sinks(options: &Options, plan: &Plan) -> Vec<Sink> {
+fn sinks(options: &RunOptions, plan: &Plan) -> Vec<Sink> {
     let stdout = match options.output_format {
         OutputFormat::Pretty => Sink::Table(TableSink::new(options.color)),
         OutputFormat::Json => Sink::JsonLines(plan.environment.clone()),
@@ -365,7 +377,7 @@ fn sinks(options: &Options, plan: &Plan) -> Vec<Sink> {
 /// fewer than the others) a benchmark is concluded and fed to every sink.
 /// Failures and stored files that could not be used are named on stderr.
 fn run_steps(
-    options: &Options,
+    options: &RunOptions,
     plan: &mut Plan,
     (entries, jobs): (&[Entry], &[bench::Job<'_>]),
     sinks: &mut [Sink],
@@ -436,7 +448,7 @@ impl Drop for Progress {
 /// Warns of what a concluded benchmark's step found, counts it in the
 /// tally and feeds it to every sink.
 fn report_step(
-    options: &Options,
+    options: &RunOptions,
     step: bench::Step,
     (warned, tally): (&mut BTreeSet<String>, &mut Tally),
     sinks: &mut [Sink],
@@ -451,7 +463,7 @@ fn report_step(
         say::error(&err.to_string());
     }
     tally.store_errors += step.store_errors.len();
-    tally.measured(&step.analysed, options.fail_on_regression);
+    tally.measured(&step.analysed, options.gate);
     for sink in sinks.iter_mut() {
         sink.benchmark(&step.analysed);
     }
@@ -620,7 +632,7 @@ mod tests {
     fn filters_or_skips_that_leave_nothing_say_so_naming_them() {
         let said = |args: &[&str], chosen| {
             let options = cli::parse(args.iter().map(std::ffi::OsString::from), |_| None).unwrap();
-            nothing_selected(&options, chosen, 12)
+            nothing_selected(&options.filter, chosen, 12)
         };
         assert_eq!(said(&[], 0), None);
         assert_eq!(said(&["x"], 1), None);
@@ -695,7 +707,7 @@ mod tests {
         let long = "f".repeat(10_000);
         let args = ["--skip", HOSTILE, long.as_str()];
         let options = cli::parse(args.iter().map(std::ffi::OsString::from), |_| None).unwrap();
-        let line = say::line(&nothing_selected(&options, 0, 3).unwrap());
+        let line = say::line(&nothing_selected(&options.filter, 0, 3).unwrap());
         assert!(harmless(&line), "{line}");
         let cut = format!("`{}… (9,800 more characters)`", "f".repeat(200));
         assert!(line.contains(&cut), "{line}");

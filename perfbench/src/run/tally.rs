@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use crate::analysis::compare::{fails, Target};
 use crate::analysis::Analysed;
 use crate::output::format::{change_text, count, plural, printable};
+use crate::run::cli::RegressionGate;
 
 /// Exit code when a benchmark failed (libtest's).
 pub const EXIT_FAILED: i32 = 101;
@@ -38,16 +39,20 @@ pub struct Tally {
 }
 
 impl Tally {
-    /// Counts a measured benchmark, against `--fail-on-regression`'s limit
-    /// (a fraction) where the gate is on.
-    pub fn measured(&mut self, a: &Analysed, gate: Option<Option<f64>>) {
+    /// Counts a measured benchmark, against `--fail-on-regression`'s gate.
+    pub fn measured(&mut self, a: &Analysed, gate: RegressionGate) {
         // Wall time alone reads no counter.
         let counted = a.recording.series.len() > 1;
         if let Some(path) = a.result.read_path.filter(|_| counted) {
             self.read_paths.insert(path.name());
         }
         let changes = a.comparison.as_ref().and_then(|c| c.changes.as_ref());
-        let (Some(limit), Some(changes)) = (gate, changes) else {
+        let limit = match gate {
+            RegressionGate::Off => return,
+            RegressionGate::AnyRegression => None,
+            RegressionGate::Beyond(fraction) => Some(fraction),
+        };
+        let Some(changes) = changes else {
             return;
         };
         for c in changes.iter().filter(|c| fails(c, limit)) {

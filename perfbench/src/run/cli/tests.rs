@@ -490,3 +490,57 @@ fn libtest_flags_from_cargo_test_are_accepted() {
     .unwrap();
     assert_eq!(o.action, Action::List { terse: true });
 }
+
+#[test]
+fn the_defaults_help_shows_are_those_the_run_takes() {
+    let help = usage();
+    let line = |flag: &str| {
+        let start = format!("  --{flag} ");
+        help.lines()
+            .find(|l| l.starts_with(&start))
+            .unwrap()
+            .to_string()
+    };
+    let o = parse_with(&[], &[]).unwrap();
+    let c = &o.config;
+    for (flag, value) in [
+        ("sample-count", c.sample_count.to_string()),
+        ("warm-up-time", c.warm_up.as_secs_f64().to_string()),
+        ("measurement-time", c.measurement.as_secs_f64().to_string()),
+        ("rounds", c.rounds.to_string()),
+        (
+            "noise-threshold",
+            (o.thresholds.time * 100.0).round().to_string(),
+        ),
+        (
+            "count-noise-threshold",
+            (o.thresholds.count * 100.0).round().to_string(),
+        ),
+    ] {
+        let l = line(flag);
+        assert!(l.contains(&format!("(default {value})")), "{l}");
+    }
+    let q = parse_with(&["--quick"], &[]).unwrap().config;
+    let settings = format!(
+        "short run: {} s warm-up, {} s measurement, {} samples",
+        q.warm_up.as_secs_f64(),
+        q.measurement.as_secs_f64(),
+        q.sample_count
+    );
+    assert!(line("quick").ends_with(&settings), "{}", line("quick"));
+}
+
+#[test]
+fn every_flag_but_libtest_s_has_help_and_a_twin_and_names_are_unique() {
+    let mut names: Vec<&str> = flags::FLAGS.iter().map(|f| f.name).collect();
+    names.extend(flags::FLAGS.iter().filter_map(|f| f.alias.map(|a| a.0)));
+    let count = names.len();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), count, "a name or alias given twice");
+    let libtest = ["nocapture", "show-output", "quiet", "test-threads"];
+    for f in flags::FLAGS {
+        assert_eq!(f.help.is_none(), libtest.contains(&f.name), "--{}", f.name);
+        assert_eq!(f.twin().is_some(), f.help.is_some(), "--{}", f.name);
+    }
+}

@@ -324,7 +324,7 @@ mod tests {
     use super::*;
     use crate::analysis::compare::{Target, Verdict};
     use crate::fixtures::touch_fresh_pages;
-    use std::ffi::OsString;
+    use crate::run::cli::tests::parse_args as options;
 
     fn plan(root: &std::path::Path) -> Plan {
         crate::run::plan::tests::page_faults(root)
@@ -335,10 +335,6 @@ mod tests {
         let root = std::env::temp_dir().join(format!("perfbench-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         root
-    }
-
-    fn options(args: &[&str]) -> RunOptions {
-        crate::run::cli::parse(args.iter().map(OsString::from), |_| None).unwrap()
     }
 
     /// Every round of one benchmark, then its conclusion.

@@ -564,7 +564,7 @@ mod tests {
             "--rounds",
             "3",
         ];
-        let options = cli::parse(args.iter().map(std::ffi::OsString::from), |_| None).unwrap();
+        let options = cli::tests::parse_args(&args);
         let mut plan = plan::tests::page_faults(&root);
         let entries = [&ONE, &TWO].map(|bench| Entry {
             id: bench.name.into(),
@@ -631,7 +631,7 @@ mod tests {
     #[test]
     fn filters_or_skips_that_leave_nothing_say_so_naming_them() {
         let said = |args: &[&str], chosen| {
-            let options = cli::parse(args.iter().map(std::ffi::OsString::from), |_| None).unwrap();
+            let options = cli::tests::parse_args(args);
             nothing_selected(&options.filter, chosen, 12)
         };
         assert_eq!(said(&[], 0), None);
@@ -706,7 +706,7 @@ mod tests {
     fn filters_that_leave_nothing_are_named_escaped_and_cut() {
         let long = "f".repeat(10_000);
         let args = ["--skip", HOSTILE, long.as_str()];
-        let options = cli::parse(args.iter().map(std::ffi::OsString::from), |_| None).unwrap();
+        let options = cli::tests::parse_args(&args);
         let line = say::line(&nothing_selected(&options.filter, 0, 3).unwrap());
         assert!(harmless(&line), "{line}");
         let cut = format!("`{}… (9,800 more characters)`", "f".repeat(200));

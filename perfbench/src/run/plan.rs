@@ -541,6 +541,7 @@ fn empty_recording(events: &[Event], m: &measure::Measurement) -> Recording {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::run::cli::tests::parse_args;
 
     /// A plan counting page faults in batch mode, storing under `root`,
     /// without calibration: what the step and run tests measure with.
@@ -566,8 +567,7 @@ pub(crate) mod tests {
 
     #[test]
     fn each_method_is_calibrated_once_through_its_own_code() {
-        let args = ["--bench", "--quick", "--subtract-overhead"].map(Into::into);
-        let options = crate::run::cli::parse(args, |_| None).unwrap();
+        let options = parse_args(&["--bench", "--quick", "--subtract-overhead"]);
         let mut setup = page_faults(std::path::Path::new("/nonexistent")).setup;
         let batched = Method::IterBatched(measure::BatchSize::PerIteration);
         for method in [Method::Iter, batched, Method::IterCustom, batched] {
@@ -605,8 +605,7 @@ pub(crate) mod tests {
         for name in ["main", "x\x1b]52;c;ZXZpbA==\x07\ny\u{202e}", long.as_str()] {
             std::fs::write(dir.join(format!("{name}.json")), "{}").unwrap();
         }
-        let options = crate::run::cli::parse(["--baseline", "dev"].map(Into::into), |_| None);
-        let err = target(&options.unwrap(), &Store::at(&root)).unwrap_err();
+        let err = target(&parse_args(&["--baseline", "dev"]), &Store::at(&root)).unwrap_err();
         std::fs::remove_dir_all(&root).unwrap();
         assert!(!err.chars().any(char::is_control), "{err}");
         assert!(!err.contains('\u{202e}'), "{err}");

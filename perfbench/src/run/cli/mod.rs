@@ -231,4 +231,4 @@ fn quick_config() -> Config {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

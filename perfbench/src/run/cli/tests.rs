@@ -6,6 +6,12 @@ use std::ffi::OsString;
 
 use super::*;
 
+/// The options `args` give with no `PERFBENCH_*` variable set: the
+/// fixture of the run's tests (plan, step, selection).
+pub(crate) fn parse_args(args: &[&str]) -> RunOptions {
+    parse(args.iter().map(OsString::from), |_| None).unwrap()
+}
+
 fn parse_with(args: &[&str], env: &[(&str, &str)]) -> Result<RunOptions, String> {
     let env: Vec<(String, String)> = env
         .iter()

@@ -1,6 +1,6 @@
 //! The flags, each one typed definition: its name, the name of its value,
 //! its help, the default it shows, another spelling, and what it sets. The
-//! parser ([`super::parse`]), the environment twins and `--help`
+//! parser (`parse.rs`), the environment twins and `--help`
 //! ([`usage`]) all come from this one table, so they cannot disagree; the
 //! defaults `--help` shows are read from where the run takes them
 //! ([`Config::default`], [`Thresholds::default`], [`quick_config`]).

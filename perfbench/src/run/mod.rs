@@ -29,7 +29,7 @@ use crate::run::cli::{Action, Filter, OutputFormat, RunMode, RunOptions};
 use crate::run::panics::{catch, caught};
 use crate::run::plan::Plan;
 use crate::run::registry::{Broken, Entry};
-use crate::run::tally::{Tally, EXIT_FAILED, EXIT_USAGE};
+use crate::run::tally::{RunTally, EXIT_FAILED, EXIT_USAGE};
 
 /// Runs the benchmarks of this binary as the command line asks and exits.
 pub fn main() -> ! {
@@ -190,8 +190,8 @@ fn list(selection: &registry::Selection, broken: &[Broken], terse: bool) -> i32 
 
 /// A tally that counts the functions whose cases could not be listed as
 /// failed, each named on stderr.
-fn failures(broken: &[Broken]) -> Tally {
-    let mut tally = Tally::default();
+fn failures(broken: &[Broken]) -> RunTally {
+    let mut tally = RunTally::default();
     for b in broken {
         failed(&b.path, &b.why, &mut tally);
     }
@@ -282,7 +282,7 @@ fn run_profiles(entries: &[Entry], broken: &[Broken], time: Duration) -> i32 {
 }
 
 /// Names a benchmark that failed (`why` follows its id) and counts it.
-fn failed(id: &str, why: &str, tally: &mut Tally) {
+fn failed(id: &str, why: &str, tally: &mut RunTally) {
     eprintln!("perfbench: error: benchmark `{}`{why}", printable(id));
     tally.failed.push(id.to_string());
 }
@@ -381,9 +381,9 @@ fn run_steps(
     plan: &mut Plan,
     (entries, jobs): (&[Entry], &[bench::Job<'_>]),
     sinks: &mut [Sink],
-) -> Tally {
+) -> RunTally {
     let rounds = jobs.iter().map(|j| j.config.rounds()).max().unwrap_or(1);
-    let mut tally = Tally::default();
+    let mut tally = RunTally::default();
     let mut warned = BTreeSet::new();
     let mut pending: Vec<Option<bench::Rounds>> =
         entries.iter().map(|_| Some(Default::default())).collect();
@@ -450,7 +450,7 @@ impl Drop for Progress {
 fn report_step(
     options: &RunOptions,
     step: bench::Step,
-    (warned, tally): (&mut BTreeSet<String>, &mut Tally),
+    (warned, tally): (&mut BTreeSet<String>, &mut RunTally),
     sinks: &mut [Sink],
 ) {
     if let Some(why) = step.mismatch.filter(|why| warned.insert(why.clone())) {
@@ -471,7 +471,7 @@ fn report_step(
 
 /// Releases the pin, makes the baseline being saved whole, ends every
 /// output and prints the summary; returns the exit code.
-fn finish(plan: Plan, sinks: Vec<Sink>, mut tally: Tally, total: usize) -> Result<i32, String> {
+fn finish(plan: Plan, sinks: Vec<Sink>, mut tally: RunTally, total: usize) -> Result<i32, String> {
     let Plan {
         pin,
         target,

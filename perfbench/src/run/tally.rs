@@ -27,7 +27,7 @@ const USER_READS_NEED: &str = if cfg!(target_arch = "aarch64") {
 
 /// The tallies of a run, benchmark by benchmark.
 #[derive(Debug, Default)]
-pub struct Tally {
+pub struct RunTally {
     /// Benchmarks that failed, by id.
     pub failed: Vec<String>,
     /// Regressions that fail the run, one line each.
@@ -38,7 +38,7 @@ pub struct Tally {
     pub read_paths: BTreeSet<&'static str>,
 }
 
-impl Tally {
+impl RunTally {
     /// Counts a measured benchmark, against `--fail-on-regression`'s gate.
     pub fn measured(&mut self, a: &Analysed, gate: RegressionGate) {
         // Wall time alone reads no counter.
@@ -65,7 +65,7 @@ impl Tally {
         }
     }
 
-    /// Prints the end of the run on stderr: [`Tally::lines`].
+    /// Prints the end of the run on stderr: [`RunTally::lines`].
     pub fn print(&self, total: usize, target: &Target) {
         for line in self.lines(total, target) {
             eprintln!("{line}");
@@ -118,7 +118,7 @@ impl Tally {
 
     /// The exit code, of the worst that happened: a failed benchmark (101),
     /// then unusable stored files (2), then regressions (3). Each is said
-    /// by [`Tally::print`] whichever decides the code.
+    /// by [`RunTally::print`] whichever decides the code.
     pub fn exit_code(&self) -> i32 {
         if !self.failed.is_empty() {
             EXIT_FAILED
@@ -138,7 +138,7 @@ mod tests {
 
     #[test]
     fn failures_outrank_store_errors_which_outrank_regressions() {
-        let mut s = Tally::default();
+        let mut s = RunTally::default();
         assert_eq!(s.exit_code(), 0);
         s.regressions.push("  x wall-time: +5%".into());
         assert_eq!(s.exit_code(), EXIT_REGRESSED);
@@ -150,11 +150,11 @@ mod tests {
 
     #[test]
     fn a_regression_is_said_when_storing_failed_too_and_ids_are_escaped() {
-        let s = Tally {
+        let s = RunTally {
             regressions: vec!["  x wall-time: +5%".into()],
             store_errors: 2,
             failed: vec!["bad\nid\x1b[2J".into()],
-            ..Tally::default()
+            ..RunTally::default()
         };
         assert_eq!(
             s.lines(3, &Target::PreviousRun),

@@ -95,7 +95,7 @@ macro_rules! main {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::measure::Bencher;
-    pub use crate::run::arguments::{nth_arg, Amount, ArgId, IntoArg, ViaDebug, ViaDisplay};
+    pub use crate::run::case_args::{nth_arg, Amount, ArgId, IntoArg, ViaDebug, ViaDisplay};
     pub use crate::run::registry::{cases, with_threads, Benchmark, Case, Settings};
     pub use inventory;
 }

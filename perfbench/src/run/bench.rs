@@ -11,7 +11,7 @@ use crate::counter::group::{self, Groups};
 use crate::measure::environment::Environment;
 use crate::measure::{self, Bencher, Costs, MeasureError, Planning, SamplingPlan};
 use crate::output::format::{format_value, printable};
-use crate::run::cli::Options;
+use crate::run::cli::RunOptions;
 use crate::run::panics::caught;
 use crate::run::plan::{Plan, Setup, Want};
 use crate::store::Slot;
@@ -57,9 +57,9 @@ pub struct Job<'a> {
     /// Its routine.
     pub routine: Routine<'a>,
     /// How long and how often, all rounds together
-    /// ([`Options::config_for`]).
+    /// ([`RunOptions::config_for`]).
     pub config: measure::Config,
-    /// The setup it is measured with ([`Options::setup_for`]).
+    /// The setup it is measured with ([`RunOptions::setup_for`]).
     pub want: Want,
 }
 
@@ -136,7 +136,7 @@ pub fn fewer_samples_warning(
 /// `want`: learn from the runs before it, analyse, compare with the stored
 /// run, and store.
 pub fn conclude(
-    (options, want): (&Options, &Want),
+    (options, want): (&RunOptions, &Want),
     plan: &Plan,
     mut recording: Recording,
     took: Duration,
@@ -266,7 +266,7 @@ fn measure_passes(
 
 /// Compares the step's recording with `base`, the stored run the plan
 /// targets, if there is one.
-fn compare(options: &Options, plan: &Plan, step: &mut Step, base: Option<Recording>) {
+fn compare(options: &RunOptions, plan: &Plan, step: &mut Step, base: Option<Recording>) {
     let a = &mut step.analysed;
     if let Some(base) = &base {
         step.mismatch = plan.environment.mismatch(&base.environment);
@@ -284,7 +284,7 @@ fn compare(options: &Options, plan: &Plan, step: &mut Step, base: Option<Recordi
 /// learned from) and, where asked, as a baseline (with that baseline's
 /// earlier runs, [`carry_earlier`]); a stored run that could not be read is
 /// left as it is.
-fn store(options: &Options, plan: &Plan, step: &mut Step) {
+fn store(options: &RunOptions, plan: &Plan, step: &mut Step) {
     let a = &step.analysed;
     let target = Slot::from(&plan.target);
     // No comparison: the target could not be read.
@@ -324,7 +324,7 @@ mod tests {
     use super::*;
     use crate::analysis::compare::{Target, Verdict};
     use crate::fixtures::touch_fresh_pages;
-    use std::ffi::OsString;
+    use crate::run::cli::tests::parse_args as options;
 
     fn plan(root: &std::path::Path) -> Plan {
         crate::run::plan::tests::page_faults(root)
@@ -337,13 +337,9 @@ mod tests {
         root
     }
 
-    fn options(args: &[&str]) -> Options {
-        crate::run::cli::parse(args.iter().map(OsString::from), |_| None).unwrap()
-    }
-
     /// Every round of one benchmark, then its conclusion.
     fn step(
-        options: &Options,
+        options: &RunOptions,
         plan: &mut Plan,
         id: &str,
         bench: Routine<'_>,

@@ -3,14 +3,14 @@
 //! per-benchmark steps (measure, analyse, compare, store), outputs and a
 //! summary with the exit code.
 
-pub mod arguments;
 pub mod bench;
+pub mod case_args;
 pub mod cli;
 pub mod panics;
 pub mod plan;
 pub mod registry;
 pub mod say;
-pub mod summary;
+pub mod tally;
 
 use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
@@ -25,11 +25,11 @@ use crate::output::format::{count, plural, printable, quoted, thousands};
 use crate::output::html::{ReportOptions, ReportSink};
 use crate::output::table::TableSink;
 use crate::output::{event_list, RunHeader, Sink};
-use crate::run::cli::{Options, OutputFormat, RunMode};
+use crate::run::cli::{Action, Filter, OutputFormat, RunMode, RunOptions};
 use crate::run::panics::{catch, caught};
 use crate::run::plan::Plan;
 use crate::run::registry::{Broken, Entry};
-use crate::run::summary::{Summary, EXIT_FAILED, EXIT_USAGE};
+use crate::run::tally::{RunTally, EXIT_FAILED, EXIT_USAGE};
 
 /// Runs the benchmarks of this binary as the command line asks and exits.
 pub fn main() -> ! {
@@ -58,49 +58,33 @@ pub fn main() -> ! {
 }
 
 /// Runs with `options` and returns the exit code.
-pub fn run(options: &Options) -> i32 {
-    if options.help {
-        print!("{}", cli::usage());
-        return 0;
-    }
-    if options.list_events {
-        print!(
-            "{}",
-            event_list::render(pmu::live_root(), |e| match group::countable(e.clone()) {
-                Ok(group::Countable::AsAsked(_)) => Ok(None),
-                Ok(group::Countable::UserOnly(e)) => {
-                    Ok(Some(format!("user space only here, as {}", e.name)))
-                }
-                Err(err) => Err(err.reason()),
-            })
-        );
-        return 0;
-    }
-    let registry = registry::all();
-    if let Err(e) = check(&registry.entries) {
-        say::error(&e);
-        return EXIT_USAGE;
-    }
-    let total = registry.entries.len() + registry.broken.len();
-    let (filters, skip, exact) = (&options.filters, &options.skip, options.exact);
-    let broken: Vec<Broken> = (registry.broken.into_iter())
-        .filter(|b| registry::could_match(&b.path, filters, skip, exact))
-        .collect();
-    let filter = |id: &str| registry::matches(id, filters, skip, exact);
-    let selection = registry::select(
-        registry.entries,
-        filter,
-        options.ignored,
-        options.include_ignored,
-    );
-    if options.list {
-        return list(&selection, &broken, options.terse);
-    }
+pub fn run(options: &RunOptions) -> i32 {
+    let mode = match options.action {
+        Action::Help => {
+            print!("{}", cli::usage());
+            return 0;
+        }
+        Action::ListEvents => {
+            print!("{}", event_list());
+            return 0;
+        }
+        Action::List { terse } => {
+            return match selected(&options.filter) {
+                Ok((selection, broken, _)) => list(&selection, &broken, terse),
+                Err(code) => code,
+            }
+        }
+        Action::Run(mode) => mode,
+    };
+    let (selection, broken, total) = match selected(&options.filter) {
+        Ok(selected) => selected,
+        Err(code) => return code,
+    };
     let chosen = selection.run.len() + selection.ignored.len() + broken.len();
-    if let Some(nothing) = nothing_selected(options, chosen, total) {
+    if let Some(nothing) = nothing_selected(&options.filter, chosen, total) {
         say::say(&nothing);
     }
-    let code = match options.mode {
+    let code = match mode {
         RunMode::Test => return run_tests(&selection, &broken),
         RunMode::Profile(time) => run_profiles(&selection.run, &broken, time),
         RunMode::Bench => match run_benches(options, &selection.run, &broken) {
@@ -113,6 +97,34 @@ pub fn run(options: &Options) -> i32 {
     };
     say_ignored(&selection.ignored);
     code
+}
+
+/// `--list-events`: every event name, and whether it opens here.
+fn event_list() -> String {
+    event_list::render(pmu::live_root(), |e| match group::countable(e.clone()) {
+        Ok(group::Countable::AsAsked(_)) => Ok(None),
+        Ok(group::Countable::UserOnly(e)) => {
+            Ok(Some(format!("user space only here, as {}", e.name)))
+        }
+        Err(err) => Err(err.reason()),
+    })
+}
+
+/// The registered benchmarks `filter` selects, the functions whose cases
+/// could not be listed that it could select, and how many are registered;
+/// or the exit code where the registry is unfit to run (said on stderr).
+fn selected(filter: &Filter) -> Result<(registry::Selection, Vec<Broken>, usize), i32> {
+    let registry = registry::all();
+    if let Err(e) = check(&registry.entries) {
+        say::error(&e);
+        return Err(EXIT_USAGE);
+    }
+    let total = registry.entries.len() + registry.broken.len();
+    let broken: Vec<Broken> = (registry.broken.into_iter())
+        .filter(|b| filter.could_match(&b.path))
+        .collect();
+    let selection = registry::select(registry.entries, |id| filter.matches(id), filter.ignored);
+    Ok((selection, broken, total))
 }
 
 /// What makes the registered benchmarks unfit to run at all: two with one
@@ -131,8 +143,8 @@ fn check(entries: &[Entry]) -> Result<(), String> {
 
 /// Where filters or `--skip` leave no benchmark of the `total` registered
 /// (`chosen` is what they left), the line that says so.
-fn nothing_selected(options: &Options, chosen: usize, total: usize) -> Option<String> {
-    if chosen > 0 || total == 0 || (options.filters.is_empty() && options.skip.is_empty()) {
+fn nothing_selected(filter: &Filter, chosen: usize, total: usize) -> Option<String> {
+    if chosen > 0 || total == 0 || (filter.patterns.is_empty() && filter.skip.is_empty()) {
         return None;
     }
     let quoted = |patterns: &[String]| {
@@ -142,16 +154,16 @@ fn nothing_selected(options: &Options, chosen: usize, total: usize) -> Option<St
             .collect();
         quoted.join(", ")
     };
-    let skip = quoted(&options.skip);
-    let what = match (options.filters.is_empty(), skip.is_empty()) {
+    let skip = quoted(&filter.skip);
+    let what = match (filter.patterns.is_empty(), skip.is_empty()) {
         (true, _) => format!("--skip {skip} leaves no benchmark"),
-        (false, true) => format!("no benchmark matches {}", quoted(&options.filters)),
+        (false, true) => format!("no benchmark matches {}", quoted(&filter.patterns)),
         (false, false) => format!(
             "no benchmark matches {} but for --skip {skip}",
-            quoted(&options.filters)
+            quoted(&filter.patterns)
         ),
     };
-    let empty = if options.skip.iter().any(String::is_empty) {
+    let empty = if filter.skip.iter().any(String::is_empty) {
         "; an empty --skip is in every id"
     } else {
         ""
@@ -176,14 +188,14 @@ fn list(selection: &registry::Selection, broken: &[Broken], terse: bool) -> i32 
     failures(broken).exit_code()
 }
 
-/// A summary that counts the functions whose cases could not be listed as
+/// A tally that counts the functions whose cases could not be listed as
 /// failed, each named on stderr.
-fn failures(broken: &[Broken]) -> Summary {
-    let mut summary = Summary::default();
+fn failures(broken: &[Broken]) -> RunTally {
+    let mut tally = RunTally::default();
     for b in broken {
-        failed(&b.path, &b.why, &mut summary);
+        failed(&b.path, &b.why, &mut tally);
     }
-    summary
+    tally
 }
 
 /// Names the ignored benchmarks a measuring run leaves out, on stderr.
@@ -252,7 +264,7 @@ fn run_tests(selection: &registry::Selection, broken: &[Broken]) -> i32 {
 /// analysis, storing or report, for a profiler such as `perf record` to
 /// watch; a line per benchmark says what ran. Returns the exit code.
 fn run_profiles(entries: &[Entry], broken: &[Broken], time: Duration) -> i32 {
-    let mut summary = failures(broken);
+    let mut tally = failures(broken);
     for e in entries {
         match caught(|| measure::profile(time, |b| e.run(b))) {
             Ok(ran) => println!(
@@ -262,23 +274,23 @@ fn run_profiles(entries: &[Entry], broken: &[Broken], time: Duration) -> i32 {
                 plural(ran.iterations as usize),
                 ran.elapsed.as_secs_f64()
             ),
-            Err(why) => failed(&e.id, &why, &mut summary),
+            Err(why) => failed(&e.id, &why, &mut tally),
         }
     }
-    summary.print(entries.len() + broken.len(), &Target::PreviousRun);
-    summary.exit_code()
+    tally.print(entries.len() + broken.len(), &Target::PreviousRun);
+    tally.exit_code()
 }
 
 /// Names a benchmark that failed (`why` follows its id) and counts it.
-fn failed(id: &str, why: &str, summary: &mut Summary) {
+fn failed(id: &str, why: &str, tally: &mut RunTally) {
     eprintln!("perfbench: error: benchmark `{}`{why}", printable(id));
-    summary.failed.push(id.to_string());
+    tally.failed.push(id.to_string());
 }
 
 /// Measures `entries` as `options` ask and returns the exit code, counting
 /// the `broken` functions as failed; `Err` is a user's mistake found before
 /// the first benchmark.
-fn run_benches(options: &Options, entries: &[Entry], broken: &[Broken]) -> Result<i32, String> {
+fn run_benches(options: &RunOptions, entries: &[Entry], broken: &[Broken]) -> Result<i32, String> {
     let early = failures(broken);
     if entries.is_empty() {
         if !broken.is_empty() {
@@ -309,9 +321,9 @@ fn run_benches(options: &Options, entries: &[Entry], broken: &[Broken]) -> Resul
     for sink in &mut sinks {
         sink.start(&header);
     }
-    let mut summary = run_steps(options, &mut plan, (entries, &jobs), &mut sinks);
-    summary.failed.splice(0..0, early.failed);
-    finish(plan, sinks, summary, entries.len() + broken.len())
+    let mut tally = run_steps(options, &mut plan, (entries, &jobs), &mut sinks);
+    tally.failed.splice(0..0, early.failed);
+    finish(plan, sinks, tally, entries.len() + broken.len())
 }
 
 /// The routine of each entry.
@@ -325,7 +337,7 @@ fn routines(entries: &[Entry]) -> Vec<impl Fn(&mut measure::Bencher<'_>) + '_> {
 /// Each entry as the run measures it: its routine, and its own settings
 /// under the run's.
 fn jobs<'a>(
-    options: &Options,
+    options: &RunOptions,
     entries: &'a [Entry],
     routines: &'a [impl Fn(&mut measure::Bencher<'_>)],
 ) -> Vec<bench::Job<'a>> {
@@ -342,7 +354,7 @@ fn jobs<'a>(
 }
 
 /// The outputs of a run: the format asked for on stdout, and the report.
-fn sinks(options: &Options, plan: &Plan) -> Vec<Sink> {
+fn sinks(options: &RunOptions, plan: &Plan) -> Vec<Sink> {
     let stdout = match options.output_format {
         OutputFormat::Pretty => Sink::Table(TableSink::new(options.color)),
         OutputFormat::Json => Sink::JsonLines(plan.environment.clone()),
@@ -365,13 +377,13 @@ fn sinks(options: &Options, plan: &Plan) -> Vec<Sink> {
 /// fewer than the others) a benchmark is concluded and fed to every sink.
 /// Failures and stored files that could not be used are named on stderr.
 fn run_steps(
-    options: &Options,
+    options: &RunOptions,
     plan: &mut Plan,
     (entries, jobs): (&[Entry], &[bench::Job<'_>]),
     sinks: &mut [Sink],
-) -> Summary {
+) -> RunTally {
     let rounds = jobs.iter().map(|j| j.config.rounds()).max().unwrap_or(1);
-    let mut summary = Summary::default();
+    let mut tally = RunTally::default();
     let mut warned = BTreeSet::new();
     let mut pending: Vec<Option<bench::Rounds>> =
         entries.iter().map(|_| Some(Default::default())).collect();
@@ -384,7 +396,7 @@ fn run_steps(
             let measured = bench::measure_round(plan, job, so_far);
             drop(progress);
             if let Err(why) = measured {
-                failed(&e.id, &why, &mut summary);
+                failed(&e.id, &why, &mut tally);
                 pending[i] = None;
                 continue;
             }
@@ -395,15 +407,15 @@ fn run_steps(
                 recording.threads = e.case.threads();
                 let setup = plan.setup_for(&job.want);
                 if let Err(why) = plan::calibrate_method(options, setup, recording.method) {
-                    failed(&e.id, &why, &mut summary);
+                    failed(&e.id, &why, &mut tally);
                     continue;
                 }
                 let step = bench::conclude((options, &job.want), plan, recording, so_far.took);
-                report_step(options, step, (&mut warned, &mut summary), sinks);
+                report_step(options, step, (&mut warned, &mut tally), sinks);
             }
         }
     }
-    summary
+    tally
 }
 
 /// The `[round r/R] [i/n] id ...` line on a terminal, cleared when dropped.
@@ -434,11 +446,11 @@ impl Drop for Progress {
 }
 
 /// Warns of what a concluded benchmark's step found, counts it in the
-/// summary and feeds it to every sink.
+/// tally and feeds it to every sink.
 fn report_step(
-    options: &Options,
+    options: &RunOptions,
     step: bench::Step,
-    (warned, summary): (&mut BTreeSet<String>, &mut Summary),
+    (warned, tally): (&mut BTreeSet<String>, &mut RunTally),
     sinks: &mut [Sink],
 ) {
     if let Some(why) = step.mismatch.filter(|why| warned.insert(why.clone())) {
@@ -450,8 +462,8 @@ fn report_step(
     for err in &step.store_errors {
         say::error(&err.to_string());
     }
-    summary.store_errors += step.store_errors.len();
-    summary.measured(&step.analysed, options.fail_on_regression);
+    tally.store_errors += step.store_errors.len();
+    tally.measured(&step.analysed, options.gate);
     for sink in sinks.iter_mut() {
         sink.benchmark(&step.analysed);
     }
@@ -459,7 +471,7 @@ fn report_step(
 
 /// Releases the pin, makes the baseline being saved whole, ends every
 /// output and prints the summary; returns the exit code.
-fn finish(plan: Plan, sinks: Vec<Sink>, mut summary: Summary, total: usize) -> Result<i32, String> {
+fn finish(plan: Plan, sinks: Vec<Sink>, mut tally: RunTally, total: usize) -> Result<i32, String> {
     let Plan {
         pin,
         target,
@@ -470,9 +482,9 @@ fn finish(plan: Plan, sinks: Vec<Sink>, mut summary: Summary, total: usize) -> R
     drop(pin);
     if let Some(Err(err)) = saving.map(|s| s.commit()) {
         say::error(&err.to_string());
-        summary.store_errors += 1;
+        tally.store_errors += 1;
     }
-    let measured = total > summary.failed.len();
+    let measured = total > tally.failed.len();
     for sink in sinks {
         if matches!(sink, Sink::Report(_)) && !measured {
             continue;
@@ -492,14 +504,14 @@ fn finish(plan: Plan, sinks: Vec<Sink>, mut summary: Summary, total: usize) -> R
             Ok(None) => {}
             Err(err) => {
                 say::error(&err.to_string());
-                summary.store_errors += 1;
+                tally.store_errors += 1;
             }
         }
     }
-    summary.print(total, &target);
+    tally.print(total, &target);
     // Held until the report is written.
     drop(lock);
-    Ok(summary.exit_code())
+    Ok(tally.exit_code())
 }
 
 /// The warning for a comparison with results from another environment,
@@ -552,7 +564,7 @@ mod tests {
             "--rounds",
             "3",
         ];
-        let options = cli::parse(args.iter().map(std::ffi::OsString::from), |_| None).unwrap();
+        let options = cli::tests::parse_args(&args);
         let mut plan = plan::tests::page_faults(&root);
         let entries = [&ONE, &TWO].map(|bench| Entry {
             id: bench.name.into(),
@@ -561,8 +573,8 @@ mod tests {
         });
         let routines = routines(&entries);
         let jobs = jobs(&options, &entries, &routines);
-        let summary = run_steps(&options, &mut plan, (&entries, &jobs), &mut []);
-        assert!(summary.failed.is_empty());
+        let tally = run_steps(&options, &mut plan, (&entries, &jobs), &mut []);
+        assert!(tally.failed.is_empty());
         assert_eq!(
             *CALLS.lock().unwrap(),
             ["one", "two", "one", "two", "one", "two"],
@@ -619,8 +631,8 @@ mod tests {
     #[test]
     fn filters_or_skips_that_leave_nothing_say_so_naming_them() {
         let said = |args: &[&str], chosen| {
-            let options = cli::parse(args.iter().map(std::ffi::OsString::from), |_| None).unwrap();
-            nothing_selected(&options, chosen, 12)
+            let options = cli::tests::parse_args(args);
+            nothing_selected(&options.filter, chosen, 12)
         };
         assert_eq!(said(&[], 0), None);
         assert_eq!(said(&["x"], 1), None);
@@ -694,8 +706,8 @@ mod tests {
     fn filters_that_leave_nothing_are_named_escaped_and_cut() {
         let long = "f".repeat(10_000);
         let args = ["--skip", HOSTILE, long.as_str()];
-        let options = cli::parse(args.iter().map(std::ffi::OsString::from), |_| None).unwrap();
-        let line = say::line(&nothing_selected(&options, 0, 3).unwrap());
+        let options = cli::tests::parse_args(&args);
+        let line = say::line(&nothing_selected(&options.filter, 0, 3).unwrap());
         assert!(harmless(&line), "{line}");
         let cut = format!("`{}… (9,800 more characters)`", "f".repeat(200));
         assert!(line.contains(&cut), "{line}");

@@ -14,14 +14,14 @@ use crate::kernel::{alloc, pmu, sys};
 use crate::measure::environment::Environment;
 use crate::measure::{self, MeasureError, Method, ThreadPin};
 use crate::output::format::quoted;
-use crate::run::cli::Options;
+use crate::run::cli::{Pinning, RunOptions};
 use crate::run::say;
 use crate::stats::Statistics;
 use crate::store::{self, BaselineSave, Store, StoreLock};
 
 /// What a benchmark asks to be measured with: its events as `--events`
 /// writes them (`None`: the default set), and whether in per-iteration
-/// mode ([`Options::setup_for`]).
+/// mode ([`RunOptions::setup_for`]).
 pub type Want = (Option<String>, bool);
 
 /// How benchmarks are measured: their events, opened in groups, in one
@@ -118,7 +118,7 @@ impl Plan {
 /// ask for it), takes the store's lock and calibrates each setup. Errors
 /// are for the user (bad events, CPUs, output folder or baselines), and
 /// name the benchmark whose attribute is at fault.
-pub fn prepare(options: &Options, wants: &[(Want, &str)]) -> Result<Plan, String> {
+pub fn prepare(options: &RunOptions, wants: &[(Want, &str)]) -> Result<Plan, String> {
     let pin = pin(options)?;
     let cpu = pin.as_ref().map(ThreadPin::cpu);
     let own: Want = (options.events.clone(), options.per_iter);
@@ -161,7 +161,7 @@ pub fn prepare(options: &Options, wants: &[(Want, &str)]) -> Result<Plan, String
 
 /// Takes the store's lock, saying whom it waits for, and starts the
 /// baseline `--save-baseline` saves.
-fn lock(options: &Options, store: &Store) -> Result<(StoreLock, Option<BaselineSave>), String> {
+fn lock(options: &RunOptions, store: &Store) -> Result<(StoreLock, Option<BaselineSave>), String> {
     let root = store.root().display();
     let lock = store
         // The holder is what the lock file says: stored text, escaped.
@@ -223,7 +223,7 @@ fn open_setup(want: &Want, cpu: Option<usize>) -> Result<Setup, String> {
 
 /// Measures the cost of measuring with `setup` through `iter`
 /// ([`calibrate`]) into it.
-fn calibrate_setup(options: &Options, setup: &mut Setup) -> Result<(), String> {
+fn calibrate_setup(options: &RunOptions, setup: &mut Setup) -> Result<(), String> {
     let per_iter = (setup.per_iter, Method::Iter);
     setup.calibration = calibrate(options, per_iter, &mut setup.groups, &setup.events)?;
     Ok(())
@@ -234,7 +234,7 @@ fn calibrate_setup(options: &Options, setup: &mut Setup) -> Result<(), String> {
 /// are calibrated, once each: most use `iter` alone, and then the run
 /// costs no more.
 pub fn calibrate_method(
-    options: &Options,
+    options: &RunOptions,
     setup: &mut Setup,
     method: Method,
 ) -> Result<(), String> {
@@ -368,20 +368,19 @@ fn default_events(pinned: bool) -> Vec<Event> {
 /// only: then on the performance cores, so that every run measures the
 /// same kind ([`measure::choose_core`]). The threads a routine spawns
 /// inherit the pin, so unpinned they run wherever the scheduler puts them.
-fn pin(options: &Options) -> Result<Option<ThreadPin>, String> {
-    if options.no_pin {
-        return Ok(None);
-    }
-    let cpu = match (&options.cpu_type, options.cpu) {
-        (Some(_), Some(_)) => return Err("--cpu and --cpu-type exclude each other".into()),
-        (_, Some(cpu)) => Some(cpu),
+fn pin(options: &RunOptions) -> Result<Option<ThreadPin>, String> {
+    let cpu = match &options.pinning {
+        Pinning::Off => return Ok(None),
+        Pinning::Conflicting => return Err("--cpu and --cpu-type exclude each other".into()),
+        Pinning::Cpu(cpu) => Some(*cpu),
         // `--pin` alone: where it starts, whatever its kind.
-        (None, None) if options.pin => None,
-        (kind, None) => core_of_type(kind.as_deref())?,
+        Pinning::StartingCpu => None,
+        Pinning::CoreType(kind) => core_of_type(Some(kind))?,
+        Pinning::Auto => match core_of_type(None)? {
+            Some(cpu) => Some(cpu),
+            None => return Ok(None),
+        },
     };
-    if cpu.is_none() && !options.pin {
-        return Ok(None);
-    }
     ThreadPin::new(cpu).map(Some)
 }
 
@@ -420,7 +419,7 @@ fn for_pinned_core(events: Vec<Event>, cpu: Option<usize>) -> Vec<Event> {
 
 /// What to compare with: `--baseline NAME`, which must exist, or the
 /// previous run.
-fn target(options: &Options, store: &Store) -> Result<Target, String> {
+fn target(options: &RunOptions, store: &Store) -> Result<Target, String> {
     let Some(name) = &options.baseline else {
         return Ok(Target::PreviousRun);
     };
@@ -452,7 +451,7 @@ fn not_found(name: &str, root: &std::path::Path, saved: &[String]) -> String {
 /// mode (per iteration or not) through the same method, with the same
 /// groups.
 fn calibrate(
-    options: &Options,
+    options: &RunOptions,
     (per_iter, method): (bool, Method),
     groups: &mut Groups,
     events: &[Event],
@@ -542,6 +541,7 @@ fn empty_recording(events: &[Event], m: &measure::Measurement) -> Recording {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::run::cli::tests::parse_args;
 
     /// A plan counting page faults in batch mode, storing under `root`,
     /// without calibration: what the step and run tests measure with.
@@ -567,8 +567,7 @@ pub(crate) mod tests {
 
     #[test]
     fn each_method_is_calibrated_once_through_its_own_code() {
-        let args = ["--bench", "--quick", "--subtract-overhead"].map(Into::into);
-        let options = crate::run::cli::parse(args, |_| None).unwrap();
+        let options = parse_args(&["--bench", "--quick", "--subtract-overhead"]);
         let mut setup = page_faults(std::path::Path::new("/nonexistent")).setup;
         let batched = Method::IterBatched(measure::BatchSize::PerIteration);
         for method in [Method::Iter, batched, Method::IterCustom, batched] {
@@ -606,8 +605,7 @@ pub(crate) mod tests {
         for name in ["main", "x\x1b]52;c;ZXZpbA==\x07\ny\u{202e}", long.as_str()] {
             std::fs::write(dir.join(format!("{name}.json")), "{}").unwrap();
         }
-        let options = crate::run::cli::parse(["--baseline", "dev"].map(Into::into), |_| None);
-        let err = target(&options.unwrap(), &Store::at(&root)).unwrap_err();
+        let err = target(&parse_args(&["--baseline", "dev"]), &Store::at(&root)).unwrap_err();
         std::fs::remove_dir_all(&root).unwrap();
         assert!(!err.chars().any(char::is_control), "{err}");
         assert!(!err.contains('\u{202e}'), "{err}");

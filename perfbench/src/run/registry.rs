@@ -109,7 +109,7 @@ pub fn with_threads(cases: Vec<Case>, threads: &[usize]) -> Vec<Case> {
 
 /// What `#[perfbench(…)]` set for a function's benchmarks, besides their
 /// cases. The measurement settings give way to the run's own (command
-/// line, environment, `--quick`): see [`crate::run::cli::Options::config_for`].
+/// line, environment, `--quick`): see [`crate::run::cli::RunOptions::config_for`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Settings {
     /// `group = "name"`: the group its benchmarks are compared in, instead
@@ -319,33 +319,38 @@ pub struct Selection {
     pub filtered_out: usize,
 }
 
+/// What becomes of `#[ignore]`d benchmarks (libtest's flags).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ignored {
+    /// Unasked: set aside, and named.
+    #[default]
+    Skipped,
+    /// `--ignored`: they alone run, the others counting as filtered out.
+    Only,
+    /// `--include-ignored`: they run with the others.
+    Included,
+}
+
 /// libtest's selection: the benchmarks the filters match, less the ignored
-/// ones; with `only_ignored` (`--ignored`) the ignored ones only, the
-/// others counting as filtered out; with `include_ignored`
-/// (`--include-ignored`) all of them.
-pub fn select(
-    all: Vec<Entry>,
-    filter: impl Fn(&str) -> bool,
-    only_ignored: bool,
-    include_ignored: bool,
-) -> Selection {
+/// ones unless `ignored` asks for them.
+pub fn select(all: Vec<Entry>, filter: impl Fn(&str) -> bool, ignored: Ignored) -> Selection {
     let total = all.len();
-    let (mut run, mut ignored) = (Vec::new(), Vec::new());
+    let (mut run, mut set_aside) = (Vec::new(), Vec::new());
     for e in all.into_iter().filter(|e| filter(&e.id)) {
         let ignore = e.bench.settings.ignore;
-        if only_ignored && !ignore {
+        if ignored == Ignored::Only && !ignore {
             continue;
         }
-        if ignore && !(only_ignored || include_ignored) {
-            ignored.push(e);
+        if ignore && ignored == Ignored::Skipped {
+            set_aside.push(e);
         } else {
             run.push(e);
         }
     }
     Selection {
-        filtered_out: total - run.len() - ignored.len(),
+        filtered_out: total - run.len() - set_aside.len(),
         run,
-        ignored,
+        ignored: set_aside,
     }
 }
 
@@ -480,17 +485,17 @@ mod tests {
         };
         let ids = |v: &[Entry]| v.iter().map(|e| e.id.clone()).collect::<Vec<_>>();
         let not_other = |id: &str| id != "other";
-        let s = select(all(), not_other, false, false);
+        let s = select(all(), not_other, Ignored::Skipped);
         assert_eq!(
             (ids(&s.run), ids(&s.ignored), s.filtered_out),
             (vec!["plain".to_string()], vec!["slow".to_string()], 1)
         );
-        let s = select(all(), not_other, true, false);
+        let s = select(all(), not_other, Ignored::Only);
         assert_eq!(
             (ids(&s.run), s.ignored.len(), s.filtered_out),
             (vec!["slow".to_string()], 0, 2)
         );
-        let s = select(all(), |_| true, false, true);
+        let s = select(all(), |_| true, Ignored::Included);
         assert_eq!((s.run.len(), s.ignored.len(), s.filtered_out), (3, 0, 0));
     }
 

@@ -1,12 +1,14 @@
-//! What a run tells at its end, and its exit code: failed benchmarks,
-//! regressions under `--fail-on-regression`, stored files that could not be
-//! read or written, and how per-iteration counts were read.
+//! The tally of a run: what it tells at its end, and its exit code —
+//! failed benchmarks, regressions under `--fail-on-regression`, stored
+//! files that could not be read or written, and how per-iteration counts
+//! were read.
 
 use std::collections::BTreeSet;
 
 use crate::analysis::compare::{fails, Target};
 use crate::analysis::Analysed;
 use crate::output::format::{change_text, count, plural, printable};
+use crate::run::cli::RegressionGate;
 
 /// Exit code when a benchmark failed (libtest's).
 pub const EXIT_FAILED: i32 = 101;
@@ -25,7 +27,7 @@ const USER_READS_NEED: &str = if cfg!(target_arch = "aarch64") {
 
 /// The tallies of a run, benchmark by benchmark.
 #[derive(Debug, Default)]
-pub struct Summary {
+pub struct RunTally {
     /// Benchmarks that failed, by id.
     pub failed: Vec<String>,
     /// Regressions that fail the run, one line each.
@@ -36,17 +38,21 @@ pub struct Summary {
     pub read_paths: BTreeSet<&'static str>,
 }
 
-impl Summary {
-    /// Counts a measured benchmark, against `--fail-on-regression`'s limit
-    /// (a fraction) where the gate is on.
-    pub fn measured(&mut self, a: &Analysed, gate: Option<Option<f64>>) {
+impl RunTally {
+    /// Counts a measured benchmark, against `--fail-on-regression`'s gate.
+    pub fn measured(&mut self, a: &Analysed, gate: RegressionGate) {
         // Wall time alone reads no counter.
         let counted = a.recording.series.len() > 1;
         if let Some(path) = a.result.read_path.filter(|_| counted) {
             self.read_paths.insert(path.name());
         }
         let changes = a.comparison.as_ref().and_then(|c| c.changes.as_ref());
-        let (Some(limit), Some(changes)) = (gate, changes) else {
+        let limit = match gate {
+            RegressionGate::Off => return,
+            RegressionGate::AnyRegression => None,
+            RegressionGate::Beyond(fraction) => Some(fraction),
+        };
+        let Some(changes) = changes else {
             return;
         };
         for c in changes.iter().filter(|c| fails(c, limit)) {
@@ -59,7 +65,7 @@ impl Summary {
         }
     }
 
-    /// Prints the end of the run on stderr: [`Summary::lines`].
+    /// Prints the end of the run on stderr: [`RunTally::lines`].
     pub fn print(&self, total: usize, target: &Target) {
         for line in self.lines(total, target) {
             eprintln!("{line}");
@@ -112,7 +118,7 @@ impl Summary {
 
     /// The exit code, of the worst that happened: a failed benchmark (101),
     /// then unusable stored files (2), then regressions (3). Each is said
-    /// by [`Summary::print`] whichever decides the code.
+    /// by [`RunTally::print`] whichever decides the code.
     pub fn exit_code(&self) -> i32 {
         if !self.failed.is_empty() {
             EXIT_FAILED
@@ -132,7 +138,7 @@ mod tests {
 
     #[test]
     fn failures_outrank_store_errors_which_outrank_regressions() {
-        let mut s = Summary::default();
+        let mut s = RunTally::default();
         assert_eq!(s.exit_code(), 0);
         s.regressions.push("  x wall-time: +5%".into());
         assert_eq!(s.exit_code(), EXIT_REGRESSED);
@@ -144,11 +150,11 @@ mod tests {
 
     #[test]
     fn a_regression_is_said_when_storing_failed_too_and_ids_are_escaped() {
-        let s = Summary {
+        let s = RunTally {
             regressions: vec!["  x wall-time: +5%".into()],
             store_errors: 2,
             failed: vec!["bad\nid\x1b[2J".into()],
-            ..Summary::default()
+            ..RunTally::default()
         };
         assert_eq!(
             s.lines(3, &Target::PreviousRun),

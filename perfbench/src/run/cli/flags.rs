@@ -1,0 +1,426 @@
+//! The flags, each one typed definition: its name, the name of its value,
+//! its help, the default it shows, another spelling, and what it sets. The
+//! parser (`parse.rs`), the environment twins and `--help`
+//! ([`usage`]) all come from this one table, so they cannot disagree; the
+//! defaults `--help` shows are read from where the run takes them
+//! ([`Config::default`], [`Thresholds::default`], [`quick_config`]).
+
+use crate::analysis::compare::Thresholds;
+use crate::measure::Config;
+use crate::output::Color;
+
+use super::parse::Parsed;
+use super::values::{
+    baseline_name, events, number, one_of, percent, percent_text, positive_seconds, seconds,
+    seconds_text, whole, MAX_ROUNDS, MAX_SAMPLE_COUNT,
+};
+use super::{quick_config, OutputFormat, RegressionGate};
+
+/// What a flag's value sets, given the value and the flag as the user
+/// spelled it (for errors).
+pub(super) type Set = fn(&mut Parsed, &str, &str) -> Result<(), String>;
+
+/// Whether a flag takes a value, and what it sets.
+#[derive(Clone, Copy)]
+pub(super) enum Takes {
+    /// A switch: `--exact`.
+    Nothing(fn(&mut Parsed)),
+    /// `--cpu N` or `--cpu=N`: the name of the value, and what it sets.
+    Value(&'static str, Set),
+    /// `--fail-on-regression[=PCT]`: the value only after `=`, so that a
+    /// following word stays a filter. Set with `""` where it is left out.
+    Optional(&'static str, Set),
+}
+
+/// What `--help` shows of a flag beside its help.
+#[derive(Clone, Copy)]
+pub(super) enum Shown {
+    /// Nothing more.
+    Nothing,
+    /// `(default 50)`: a value, read from where the run takes it.
+    Default(fn() -> String),
+    /// `(default: the previous run)`: what happens unasked, in words.
+    DefaultWords(&'static str),
+    /// `: 0.05 s warm-up, …`: the settings a flag stands for.
+    Settings(fn() -> String),
+}
+
+/// One flag: a long option with its `PERFBENCH_*` twin.
+#[derive(Clone, Copy)]
+pub(super) struct Flag {
+    /// The long name, without `--`.
+    pub name: &'static str,
+    /// Its value, and what it sets.
+    pub takes: Takes,
+    /// One line for `--help`; `None` for libtest's flags, accepted without
+    /// effect and without a twin.
+    pub help: Option<&'static str>,
+    /// Said in parentheses after the help, before a default.
+    pub note: Option<&'static str>,
+    /// What `--help` shows beside the help.
+    pub shown: Shown,
+    /// Another spelling on the command line, and whose it is (its twin is
+    /// this flag's).
+    pub alias: Option<(&'static str, &'static str)>,
+}
+
+impl Flag {
+    /// A switch.
+    const fn switch(name: &'static str, help: &'static str, set: fn(&mut Parsed)) -> Flag {
+        Flag::new(name, Takes::Nothing(set), Some(help))
+    }
+
+    /// A flag that takes a value named `value`.
+    const fn value(name: &'static str, value: &'static str, help: &'static str, set: Set) -> Flag {
+        Flag::new(name, Takes::Value(value, set), Some(help))
+    }
+
+    /// A flag with neither help nor twin.
+    const fn new(name: &'static str, takes: Takes, help: Option<&'static str>) -> Flag {
+        Flag {
+            name,
+            takes,
+            help,
+            note: None,
+            shown: Shown::Nothing,
+            alias: None,
+        }
+    }
+
+    /// The flag, showing `shown` in `--help`.
+    const fn showing(self, shown: Shown) -> Flag {
+        Flag { shown, ..self }
+    }
+
+    /// The flag, with `note` in parentheses in `--help`.
+    const fn noting(self, note: &'static str) -> Flag {
+        Flag {
+            note: Some(note),
+            ..self
+        }
+    }
+
+    /// The flag, also spelled `--alias` (`whose` spelling it is).
+    const fn also(self, alias: &'static str, whose: &'static str) -> Flag {
+        Flag {
+            alias: Some((alias, whose)),
+            ..self
+        }
+    }
+
+    /// Its environment twin, `PERFBENCH_WARM_UP_TIME` for `--warm-up-time`;
+    /// libtest's flags have none.
+    pub fn twin(&self) -> Option<String> {
+        self.help.map(|_| twin_of(self.name))
+    }
+
+    /// Its line in `--help`.
+    fn usage_line(&self, help: &str) -> String {
+        let left = match self.takes {
+            Takes::Optional(v, _) => format!("--{}{v}", self.name),
+            Takes::Value(v, _) => format!("--{} {v}", self.name),
+            Takes::Nothing(_) => format!("--{}", self.name),
+        };
+        let mut text = help.to_string();
+        let mut aside: Vec<String> = self.note.iter().map(|n| n.to_string()).collect();
+        match self.shown {
+            Shown::Nothing => {}
+            Shown::Default(value) => aside.push(format!("default {}", value())),
+            Shown::DefaultWords(words) => aside.push(format!("default: {words}")),
+            Shown::Settings(settings) => text.push_str(&format!(": {}", settings())),
+        }
+        if !aside.is_empty() {
+            text.push_str(&format!(" ({})", aside.join("; ")));
+        }
+        if let Some((alias, whose)) = self.alias {
+            text.push_str(&format!("; also --{alias} ({whose})"));
+        }
+        format!("  {left:<34} {text}\n")
+    }
+}
+
+/// The environment twin of the flag `--name`.
+fn twin_of(name: &str) -> String {
+    format!("PERFBENCH_{}", name.to_uppercase().replace('-', "_"))
+}
+
+/// The flag named `name` (not an alias).
+pub(super) fn find(name: &str) -> Option<&'static Flag> {
+    FLAGS.iter().find(|f| f.name == name)
+}
+
+/// The flag `name` stands for, by its name or its alias, and whether it
+/// was the alias.
+pub(super) fn resolve(name: &str) -> Option<(&'static Flag, bool)> {
+    find(name).map(|f| (f, false)).or_else(|| {
+        FLAGS
+            .iter()
+            .find(|f| f.alias.is_some_and(|(alias, _)| alias == name))
+            .map(|f| (f, true))
+    })
+}
+
+/// Every flag, in the order of `--help`.
+pub(super) const FLAGS: &[Flag] = &[
+    Flag::switch("bench", "measure (cargo bench passes this)", |p| {
+        p.bench = true
+    }),
+    Flag::switch("test", "run each benchmark once as a test", |p| {
+        p.test = true
+    }),
+    Flag::switch("exact", "filters match whole ids", |p| p.exact = true),
+    Flag::value(
+        "skip",
+        "FILTER",
+        "skip benchmarks whose id contains FILTER",
+        |p, v, _| {
+            p.skip.push(v.into());
+            Ok(())
+        },
+    ),
+    Flag::switch("list", "list benchmarks as `ID: benchmark`", |p| {
+        p.list = true
+    }),
+    Flag::value(
+        "format",
+        "pretty|terse",
+        "format of --list",
+        |p, v, what| {
+            p.terse = one_of(v, what, &["pretty", "terse"])? == 1;
+            Ok(())
+        },
+    ),
+    Flag::switch(
+        "ignored",
+        "run only the ignored benchmarks (#[ignore])",
+        |p| p.ignored = true,
+    ),
+    Flag::switch("include-ignored", "run the ignored benchmarks too", |p| {
+        p.include_ignored = true
+    }),
+    Flag::value(
+        "events",
+        "SPEC",
+        "comma-separated events, perf's spelling",
+        |p, v, _| {
+            p.events = Some(events(v)?);
+            Ok(())
+        },
+    ),
+    Flag::switch(
+        "list-events",
+        "list the events this machine can count",
+        |p| p.list_events = true,
+    ),
+    Flag::value(
+        "cpu",
+        "N",
+        "pin the measuring thread to CPU N",
+        |p, v, what| {
+            p.cpu = Some(number(v, what)?);
+            Ok(())
+        },
+    ),
+    Flag::value(
+        "cpu-type",
+        "TYPE",
+        "on hybrid CPUs, pin to a core of this type",
+        |p, v, _| {
+            p.cpu_type = Some(v.into());
+            Ok(())
+        },
+    )
+    .noting("its core PMU: cpu_core or core, cpu_atom or atom, armv8_…")
+    .showing(Shown::DefaultWords("the performance cores")),
+    Flag::switch(
+        "pin",
+        "pin the measuring thread (and the threads it spawns) to the CPU it starts on",
+        |p| p.pin = true,
+    ),
+    Flag::switch(
+        "no-pin",
+        "do not pin the measuring thread, not even on hybrid CPUs",
+        |p| p.no_pin = true,
+    ),
+    Flag::value(
+        "sample-count",
+        "N",
+        "samples per benchmark",
+        |p, v, what| {
+            p.sample_count = Some(whole(v, what, MAX_SAMPLE_COUNT)?);
+            Ok(())
+        },
+    )
+    .showing(Shown::Default(|| {
+        Config::default().sample_count.to_string()
+    }))
+    .also("sample-size", "Criterion's"),
+    Flag::value("warm-up-time", "S", "warm-up seconds", |p, v, what| {
+        p.warm_up = Some(seconds(v, what)?);
+        Ok(())
+    })
+    .showing(Shown::Default(|| seconds_text(Config::default().warm_up))),
+    Flag::value(
+        "measurement-time",
+        "S",
+        "measurement seconds",
+        |p, v, what| {
+            p.measurement = Some(seconds(v, what)?);
+            Ok(())
+        },
+    )
+    .showing(Shown::Default(|| {
+        seconds_text(Config::default().measurement)
+    })),
+    Flag::value(
+        "rounds",
+        "N",
+        "measure each benchmark in N rounds interleaved with the others, sharing its time and \
+         samples",
+        |p, v, what| {
+            p.rounds = Some(whole(v, what, MAX_ROUNDS)?);
+            Ok(())
+        },
+    )
+    .showing(Shown::Default(|| Config::default().rounds.to_string())),
+    Flag::value(
+        "profile-time",
+        "S",
+        "run each routine for about S seconds for a profiler (perf record): no counters, \
+         analysis or storing",
+        |p, v, what| {
+            p.profile_time = Some(positive_seconds(v, what)?);
+            Ok(())
+        },
+    ),
+    Flag::switch("quick", "short run", |p| p.quick = true).showing(Shown::Settings(|| {
+        let q = quick_config();
+        format!(
+            "{} s warm-up, {} s measurement, {} samples",
+            seconds_text(q.warm_up),
+            seconds_text(q.measurement),
+            q.sample_count
+        )
+    })),
+    Flag::value(
+        "output-format",
+        "pretty|json|bencher",
+        "table, JSON lines, or libtest bench lines",
+        |p, v, what| {
+            let formats = [
+                OutputFormat::Pretty,
+                OutputFormat::Json,
+                OutputFormat::Bencher,
+            ];
+            p.output_format = Some(formats[one_of(v, what, &["pretty", "json", "bencher"])?]);
+            Ok(())
+        },
+    ),
+    Flag::value(
+        "save-baseline",
+        "NAME",
+        "also store this run as baseline NAME",
+        |p, v, _| {
+            p.save_baseline = Some(baseline_name(v)?);
+            Ok(())
+        },
+    ),
+    Flag::value(
+        "baseline",
+        "NAME",
+        "compare with baseline NAME",
+        |p, v, _| {
+            p.baseline = Some(baseline_name(v)?);
+            Ok(())
+        },
+    )
+    .showing(Shown::DefaultWords("the previous run")),
+    Flag::new(
+        "fail-on-regression",
+        Takes::Optional("[=PCT]", |p, v, what| {
+            p.gate = match v {
+                "" => RegressionGate::AnyRegression,
+                v => RegressionGate::Beyond(percent(v, what)?),
+            };
+            Ok(())
+        }),
+        Some("exit 3 on a regression (beyond PCT %)"),
+    ),
+    Flag::value(
+        "noise-threshold",
+        "PCT",
+        "changes of times within PCT % are noise",
+        |p, v, what| {
+            p.thresholds.time = percent(v, what)?;
+            Ok(())
+        },
+    )
+    .showing(Shown::Default(|| percent_text(Thresholds::default().time))),
+    Flag::value(
+        "count-noise-threshold",
+        "PCT",
+        "changes of counts within PCT % are noise",
+        |p, v, what| {
+            p.thresholds.count = percent(v, what)?;
+            Ok(())
+        },
+    )
+    .showing(Shown::Default(|| percent_text(Thresholds::default().count))),
+    Flag::value(
+        "color",
+        "auto|always|never",
+        "colour the output",
+        |p, v, what| {
+            let colors = [Color::Auto, Color::Always, Color::Never];
+            p.color = Some(colors[one_of(v, what, &["auto", "always", "never"])?]);
+            Ok(())
+        },
+    ),
+    Flag::value(
+        "mode",
+        "batch|per-iter",
+        "counters per sample of many iterations, or per iteration",
+        |p, v, what| {
+            p.per_iter = Some(one_of(v, what, &["batch", "per-iter"])? == 1);
+            Ok(())
+        },
+    ),
+    Flag::switch(
+        "subtract-overhead",
+        "subtract the measured cost of measuring, its uncertainty included",
+        |p| p.subtract_overhead = true,
+    ),
+    Flag::switch("noplot", "HTML report without plots (faster)", |p| {
+        p.noplot = true
+    }),
+    Flag::switch("help", "print this help", |p| p.help = true),
+    // libtest flags that `cargo test` users pass to every target; accepted
+    // and without effect here, since benchmarks run one at a time anyway.
+    Flag::new("nocapture", Takes::Nothing(|_| {}), None),
+    Flag::new("show-output", Takes::Nothing(|_| {}), None),
+    Flag::new("quiet", Takes::Nothing(|_| {}), None),
+    Flag::new(
+        "test-threads",
+        Takes::Value("N", |_, v, what| number(v, what).map(drop)),
+        None,
+    ),
+];
+
+/// The usage text of `--help`.
+pub fn usage() -> String {
+    let mut s = String::from(
+        "Usage: cargo bench [--bench NAME] -- [OPTIONS] [FILTER]...\n\n\
+         Runs the #[perfbench] benchmarks whose id contains a FILTER (all without one).\n\
+         Without --bench (cargo test --benches) each runs once as a test.\n\nOptions:\n",
+    );
+    for f in FLAGS {
+        if let Some(help) = f.help {
+            s.push_str(&f.usage_line(help));
+        }
+    }
+    s.push_str(
+        "\nEvery option has an environment twin: --warm-up-time is PERFBENCH_WARM_UP_TIME,\n\
+                switches take 1 or 0. The command line wins.\n",
+    );
+    s
+}

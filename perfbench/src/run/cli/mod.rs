@@ -1,0 +1,234 @@
+//! Command-line options, libtest-compatible where libtest has the flag, each
+//! with a `PERFBENCH_*` environment twin (`--warm-up-time` ↔
+//! `PERFBENCH_WARM_UP_TIME`). The command line wins over the environment.
+//!
+//! This file is the option model, [`RunOptions`]: what a run was asked to
+//! do, settled at parse time into enums, so that no later layer weighs two
+//! switches against each other. The flags themselves are one table
+//! (`flags.rs`), from which the parser (`parse.rs`) and `--help` come;
+//! `values.rs` parses their values within limits, and `hints.rs` says what
+//! to write instead of an unknown option.
+
+mod flags;
+mod hints;
+mod parse;
+mod values;
+
+use std::time::Duration;
+
+use crate::analysis::compare::Thresholds;
+use crate::measure::Config;
+use crate::output::Color;
+use crate::run::registry::{self, Ignored, Settings};
+
+pub use flags::usage;
+pub use hints::unknown_variables;
+pub use parse::parse;
+pub use values::{check_settings, MAX_PERCENT, MAX_ROUNDS, MAX_SAMPLE_COUNT, MAX_SECONDS};
+
+/// Whether to measure, to run each routine once as a test, or to run it
+/// for a profiler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunMode {
+    /// `cargo bench` (`--bench`): measure.
+    Bench,
+    /// `cargo test --benches` (no `--bench`) or `--test`: run each once.
+    Test,
+    /// `--profile-time S` under `cargo bench`: run each routine for about
+    /// this long, without counters, analysis or storing.
+    Profile(Duration),
+}
+
+/// What the run does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// `--help` (`-h`): print the usage.
+    Help,
+    /// `--list-events`: list the events this machine can count.
+    ListEvents,
+    /// `--list`: list the benchmarks; `terse` (`--format terse`) without
+    /// the summary line.
+    List {
+        /// `--format terse`.
+        terse: bool,
+    },
+    /// Run the selected benchmarks, in this mode.
+    Run(RunMode),
+}
+
+/// How results are written to stdout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// A table for people.
+    Pretty,
+    /// One JSON object per benchmark per line.
+    Json,
+    /// libtest's `test ID ... bench: N ns/iter (+/- M)` lines.
+    Bencher,
+}
+
+/// Which benchmarks a run takes, with libtest's semantics.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Filter {
+    /// Substrings (or exact ids with `exact`) selecting benchmarks.
+    pub patterns: Vec<String>,
+    /// Substrings (or exact ids) excluding benchmarks.
+    pub skip: Vec<String>,
+    /// `--exact`: patterns match whole ids.
+    pub exact: bool,
+    /// What becomes of `#[ignore]`d benchmarks.
+    pub ignored: Ignored,
+}
+
+impl Filter {
+    /// Whether the benchmark `id` is selected (ignored or not).
+    pub fn matches(&self, id: &str) -> bool {
+        registry::matches(id, &self.patterns, &self.skip, self.exact)
+    }
+
+    /// Whether a benchmark of the function at `path` could be selected,
+    /// its cases unknown ([`registry::could_match`]).
+    pub fn could_match(&self, path: &str) -> bool {
+        registry::could_match(path, &self.patterns, &self.skip, self.exact)
+    }
+}
+
+/// Where the measuring thread (and the threads it spawns) runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Pinning {
+    /// `--no-pin`: nowhere in particular, not even on hybrid CPUs.
+    Off,
+    /// Unasked: on hybrid CPUs a performance core, elsewhere unpinned.
+    Auto,
+    /// `--pin`: the CPU it starts on, whatever its kind.
+    StartingCpu,
+    /// `--cpu N`.
+    Cpu(usize),
+    /// `--cpu-type TYPE`: a CPU of this hybrid core type (a core PMU's
+    /// name, `measure::choose_core`).
+    CoreType(String),
+    /// `--cpu` and `--cpu-type` together: an error when the run pins (a
+    /// run that lists or tests does not pin, and says nothing).
+    Conflicting,
+}
+
+/// `--fail-on-regression[=PCT]`: when a regression fails the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum RegressionGate {
+    /// Never (no `--fail-on-regression`).
+    #[default]
+    Off,
+    /// On any regression.
+    AnyRegression,
+    /// On a regression beyond this fraction (`=5` is 0.05).
+    Beyond(f64),
+}
+
+/// Everything the command line and environment asked for, settled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunOptions {
+    /// What the run does.
+    pub action: Action,
+    /// Which benchmarks it takes.
+    pub filter: Filter,
+    /// `--events`, as written.
+    pub events: Option<String>,
+    /// Where the measuring thread runs.
+    pub pinning: Pinning,
+    /// Warm-up, measurement time, sample count and rounds of a benchmark
+    /// whose attribute sets none of them ([`RunOptions::config_for`] gives
+    /// a benchmark's own).
+    pub config: Config,
+    /// The measurement settings the run was given (command line,
+    /// environment, `--quick`), which win over a benchmark's attribute.
+    pub given: Given,
+    /// Output format.
+    pub output_format: OutputFormat,
+    /// Colour.
+    pub color: Color,
+    /// `--save-baseline NAME`.
+    pub save_baseline: Option<String>,
+    /// `--baseline NAME`: compare with it instead of the previous run.
+    pub baseline: Option<String>,
+    /// `--fail-on-regression[=PCT]`.
+    pub gate: RegressionGate,
+    /// Noise thresholds and significance of comparisons.
+    pub thresholds: Thresholds,
+    /// `--noplot`: the HTML report without plots.
+    pub noplot: bool,
+    /// `--mode per-iter`: each iteration bracketed by counter reads.
+    pub per_iter: bool,
+    /// `--subtract-overhead`: report values less the calibrated overhead.
+    pub subtract_overhead: bool,
+    /// What the environment set that the command line overrides and that
+    /// would have been an error on its own, one line each.
+    pub warnings: Vec<String>,
+}
+
+/// The measurement settings given to the whole run: by the command line or
+/// the environment (`Some`), or by `--quick`. (`--events` is
+/// [`RunOptions::events`], which is given where it is `Some`.)
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Given {
+    /// `--quick`: shorter defaults.
+    pub quick: bool,
+    /// `--mode`: per-iteration (`true`) or batch.
+    pub per_iter: Option<bool>,
+    /// `--warm-up-time`.
+    pub warm_up: Option<Duration>,
+    /// `--measurement-time`.
+    pub measurement: Option<Duration>,
+    /// `--sample-count`.
+    pub sample_count: Option<u64>,
+}
+
+impl RunOptions {
+    /// How long and how often to measure a benchmark with these attribute
+    /// settings. Each setting comes from the first of: the command line,
+    /// the environment, `--quick`, the benchmark's attribute, the default.
+    /// The attribute is the benchmark's own default; a setting given for
+    /// the run is a request for every benchmark in it.
+    pub fn config_for(&self, settings: &Settings) -> Config {
+        let t = &self.given;
+        let own = if t.quick {
+            quick_config()
+        } else {
+            let d = Config::default();
+            Config {
+                warm_up: settings.warm_up.unwrap_or(d.warm_up),
+                measurement: settings.measurement.unwrap_or(d.measurement),
+                sample_count: settings.sample_count.unwrap_or(d.sample_count),
+                ..d
+            }
+        };
+        Config {
+            warm_up: t.warm_up.unwrap_or(own.warm_up),
+            measurement: t.measurement.unwrap_or(own.measurement),
+            sample_count: t.sample_count.unwrap_or(own.sample_count),
+            rounds: self.config.rounds,
+        }
+    }
+
+    /// What a benchmark with these attribute settings is measured with:
+    /// its events as `--events` writes them (`None`: the default set) and
+    /// whether in per-iteration mode. The command line or the environment
+    /// win over the attribute, as for [`RunOptions::config_for`].
+    pub fn setup_for(&self, settings: &Settings) -> (Option<String>, bool) {
+        let events = self.events.clone().or(settings.events.map(String::from));
+        let per_iter = self.given.per_iter.or(settings.per_iter).unwrap_or(false);
+        (events, per_iter)
+    }
+}
+
+/// `--quick`'s settings (its line in `--help` is written from them).
+fn quick_config() -> Config {
+    Config {
+        warm_up: Duration::from_millis(50),
+        measurement: Duration::from_millis(200),
+        sample_count: 20,
+        ..Config::default()
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

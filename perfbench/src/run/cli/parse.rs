@@ -1,0 +1,261 @@
+//! The parser: the environment twins, then the command line, through the
+//! flag table into [`Parsed`] (what was written, flag by flag), which is
+//! then settled into [`RunOptions`] — enums instead of the switches that
+//! together decide them, and `--quick` under the settings given.
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use crate::analysis::compare::Thresholds;
+use crate::measure::Config;
+use crate::output::Color;
+use crate::run::registry::{Ignored, Settings};
+
+use super::flags::{resolve, Flag, Takes, FLAGS};
+use super::hints::{unknown_option, unknown_short};
+use super::values::{boolean, string};
+use super::{Action, Filter, Given, OutputFormat, Pinning, RegressionGate, RunMode, RunOptions};
+
+/// What the flags wrote, before it is settled into [`RunOptions`]: one
+/// field per flag, as the flag table sets it.
+#[derive(Default)]
+pub(super) struct Parsed {
+    pub(super) bench: bool,
+    pub(super) test: bool,
+    pub(super) help: bool,
+    pub(super) list: bool,
+    pub(super) terse: bool,
+    pub(super) list_events: bool,
+    pub(super) filters: Vec<String>,
+    pub(super) skip: Vec<String>,
+    pub(super) exact: bool,
+    pub(super) ignored: bool,
+    pub(super) include_ignored: bool,
+    pub(super) events: Option<String>,
+    pub(super) cpu: Option<usize>,
+    pub(super) cpu_type: Option<String>,
+    pub(super) pin: bool,
+    pub(super) no_pin: bool,
+    pub(super) quick: bool,
+    pub(super) warm_up: Option<Duration>,
+    pub(super) measurement: Option<Duration>,
+    pub(super) sample_count: Option<u64>,
+    pub(super) rounds: Option<u64>,
+    pub(super) per_iter: Option<bool>,
+    pub(super) profile_time: Option<Duration>,
+    pub(super) output_format: Option<OutputFormat>,
+    pub(super) color: Option<Color>,
+    pub(super) save_baseline: Option<String>,
+    pub(super) baseline: Option<String>,
+    pub(super) gate: RegressionGate,
+    pub(super) thresholds: Thresholds,
+    pub(super) noplot: bool,
+    pub(super) subtract_overhead: bool,
+}
+
+/// Parses `args` (without the program name) and the `PERFBENCH_*` variables
+/// `env` gives; the command line wins. A variable whose value is wrong is
+/// an error naming it, unless the command line gives its flag: then it is
+/// a warning in [`RunOptions::warnings`].
+pub fn parse(
+    args: impl IntoIterator<Item = OsString>,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<RunOptions, String> {
+    let mut p = Parsed::default();
+    let wrong = apply_environment(&mut p, env);
+    let given = apply_arguments(&mut p, args)?;
+    let mut warnings = Vec::new();
+    for (flag, error) in wrong {
+        if !given.contains(&flag) {
+            return Err(error);
+        }
+        warnings.push(format!("{error} (ignored: --{flag} is given)"));
+    }
+    let mut o = settle(p);
+    o.warnings = warnings;
+    Ok(o)
+}
+
+/// Applies the `PERFBENCH_*` twin of every flag that `env` sets: switches
+/// take 1 or 0, `PERFBENCH_FAIL_ON_REGRESSION` also a percentage. Returns
+/// the flags whose variable is wrong, each with its error.
+fn apply_environment(
+    p: &mut Parsed,
+    env: impl Fn(&str) -> Option<String>,
+) -> Vec<(&'static str, String)> {
+    let mut wrong = Vec::new();
+    for flag in FLAGS {
+        let Some(var) = flag.twin() else { continue };
+        let Some(value) = env(&var) else { continue };
+        if let Err(e) = apply_variable(p, flag, &value) {
+            wrong.push((flag.name, format!("{var}: {e}")));
+        }
+    }
+    wrong
+}
+
+/// Applies `flag`'s variable, set to `value`.
+fn apply_variable(p: &mut Parsed, flag: &Flag, value: &str) -> Result<(), String> {
+    let what = format!("--{}", flag.name);
+    match flag.takes {
+        Takes::Optional(_, set) => match value.trim().to_ascii_lowercase().as_str() {
+            "0" | "false" | "no" | "off" => Ok(()),
+            "" | "1" | "true" | "yes" | "on" => set(p, "", &what),
+            _ => set(p, value, &what),
+        },
+        Takes::Value(_, set) => set(p, value, &what),
+        Takes::Nothing(set) => {
+            if boolean(value)? {
+                set(p);
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Applies the command line: flags, `-h`, libtest's `-q`, and filters.
+/// Returns the flags it gave (by their names, not their aliases).
+fn apply_arguments(
+    p: &mut Parsed,
+    args: impl IntoIterator<Item = OsString>,
+) -> Result<Vec<&'static str>, String> {
+    use lexopt::Arg;
+    let mut given = Vec::new();
+    let mut parser = lexopt::Parser::from_args(args);
+    while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
+        match arg {
+            Arg::Long(name) => {
+                let name = name.to_string();
+                given.push(apply_flag(p, &mut parser, &name)?);
+            }
+            Arg::Short('h') => p.help = true,
+            Arg::Short('q') => {}
+            Arg::Short(c) => return Err(unknown_short(c)),
+            Arg::Value(v) => {
+                let v = string(v, "FILTER")?;
+                p.filters.push(v);
+            }
+        }
+    }
+    Ok(given)
+}
+
+/// Applies `--name` (or an alias of a flag), taking its value from
+/// `parser` where it has one; returns the flag's name.
+fn apply_flag(
+    p: &mut Parsed,
+    parser: &mut lexopt::Parser,
+    name: &str,
+) -> Result<&'static str, String> {
+    let (flag, alias) = resolve(name).ok_or_else(|| unknown_option(name))?;
+    let what = format!("--{}", flag.name);
+    let set = match flag.takes {
+        Takes::Nothing(set) => {
+            set(p);
+            Ok(())
+        }
+        Takes::Optional(_, set) => {
+            let value = match parser.optional_value() {
+                Some(v) => string(v, name)?,
+                None => String::new(),
+            };
+            set(p, &value, &what)
+        }
+        Takes::Value(_, set) => {
+            let value = string(parser.value().map_err(|e| e.to_string())?, name)?;
+            set(p, &value, &what)
+        }
+    };
+    // Errors name the flag; say which the user's spelling stands for.
+    set.map_err(|e| if alias { format!("--{name}: {e}") } else { e })?;
+    Ok(flag.name)
+}
+
+/// The options, settled: what the run does, how it selects and pins, the
+/// regression gate, and the timing settings with `--quick` under those
+/// given.
+fn settle(p: Parsed) -> RunOptions {
+    let given = Given {
+        quick: p.quick,
+        per_iter: p.per_iter,
+        warm_up: p.warm_up,
+        measurement: p.measurement,
+        sample_count: p.sample_count,
+    };
+    let mut o = RunOptions {
+        action: action(&p),
+        filter: filter(&p),
+        events: p.events.clone(),
+        pinning: pinning(&p),
+        config: Config {
+            rounds: p.rounds.unwrap_or(Config::default().rounds),
+            ..Config::default()
+        },
+        given,
+        output_format: p.output_format.unwrap_or(OutputFormat::Pretty),
+        color: p.color.unwrap_or(Color::Auto),
+        save_baseline: p.save_baseline,
+        baseline: p.baseline,
+        gate: p.gate,
+        thresholds: p.thresholds,
+        noplot: p.noplot,
+        per_iter: p.per_iter.unwrap_or(false),
+        subtract_overhead: p.subtract_overhead,
+        warnings: Vec::new(),
+    };
+    o.config = o.config_for(&Settings::NONE);
+    o
+}
+
+/// What the run does: `--help` before `--list-events` before `--list`
+/// before running, and, running, test mode before profiling before
+/// measuring (as in Criterion).
+fn action(p: &Parsed) -> Action {
+    if p.help {
+        return Action::Help;
+    }
+    if p.list_events {
+        return Action::ListEvents;
+    }
+    if p.list {
+        return Action::List { terse: p.terse };
+    }
+    Action::Run(match (p.bench && !p.test, p.profile_time) {
+        (true, Some(time)) => RunMode::Profile(time),
+        (true, None) => RunMode::Bench,
+        (false, _) => RunMode::Test,
+    })
+}
+
+/// Which benchmarks run: `--ignored` wins over `--include-ignored`.
+fn filter(p: &Parsed) -> Filter {
+    let ignored = if p.ignored {
+        Ignored::Only
+    } else if p.include_ignored {
+        Ignored::Included
+    } else {
+        Ignored::Skipped
+    };
+    Filter {
+        patterns: p.filters.clone(),
+        skip: p.skip.clone(),
+        exact: p.exact,
+        ignored,
+    }
+}
+
+/// How to pin: `--no-pin` wins over everything, `--cpu` over `--pin`
+/// (`--cpu` with `--cpu-type` is [`Pinning::Conflicting`], refused when
+/// the run pins).
+fn pinning(p: &Parsed) -> Pinning {
+    if p.no_pin {
+        return Pinning::Off;
+    }
+    match (&p.cpu_type, p.cpu) {
+        (Some(_), Some(_)) => Pinning::Conflicting,
+        (_, Some(cpu)) => Pinning::Cpu(cpu),
+        (Some(kind), None) => Pinning::CoreType(kind.clone()),
+        (None, None) if p.pin => Pinning::StartingCpu,
+        (None, None) => Pinning::Auto,
+    }
+}

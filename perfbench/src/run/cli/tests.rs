@@ -1,0 +1,552 @@
+//! The option model's tests: every flag in both spellings and from the
+//! environment, the errors a user sees (one line, naming the culprit,
+//! quoting values escaped and cut), and the help the flag table prints.
+
+use std::ffi::OsString;
+
+use super::*;
+
+/// The options `args` give with no `PERFBENCH_*` variable set: the
+/// fixture of the run's tests (plan, step, selection).
+pub(crate) fn parse_args(args: &[&str]) -> RunOptions {
+    parse(args.iter().map(OsString::from), |_| None).unwrap()
+}
+
+fn parse_with(args: &[&str], env: &[(&str, &str)]) -> Result<RunOptions, String> {
+    let env: Vec<(String, String)> = env
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    parse(args.iter().map(OsString::from), move |k| {
+        env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
+    })
+}
+
+#[test]
+fn cargo_bench_arguments_select_bench_mode_and_filters() {
+    let o = parse_with(&["--bench", "three::", "many"], &[]).unwrap();
+    assert_eq!(o.action, Action::Run(RunMode::Bench));
+    assert_eq!(o.filter.patterns, ["three::", "many"]);
+    assert_eq!(
+        parse_with(&[], &[]).unwrap().action,
+        Action::Run(RunMode::Test)
+    );
+    assert_eq!(
+        parse_with(&["--bench", "--test"], &[]).unwrap().action,
+        Action::Run(RunMode::Test)
+    );
+}
+
+#[test]
+fn values_parse_in_both_spellings() {
+    let o = parse_with(
+        &[
+            "--events=task-clock",
+            "--cpu",
+            "1",
+            "--warm-up-time",
+            "250ms",
+            "--measurement-time=2",
+            "--sample-count",
+            "7",
+        ],
+        &[],
+    )
+    .unwrap();
+    assert_eq!(o.events.as_deref(), Some("task-clock"));
+    assert_eq!(o.pinning, Pinning::Cpu(1));
+    assert_eq!(o.config.warm_up, Duration::from_millis(250));
+    assert_eq!(o.config.measurement, Duration::from_secs(2));
+    assert_eq!(o.config.sample_count, 7);
+}
+
+#[test]
+fn environment_twins_apply_and_the_command_line_wins() {
+    let env = [
+        ("PERFBENCH_EVENTS", "page-faults"),
+        ("PERFBENCH_SAMPLE_COUNT", "9"),
+        ("PERFBENCH_NO_PIN", "1"),
+        ("PERFBENCH_OUTPUT_FORMAT", "json"),
+        ("PERFBENCH_EXACT", "0"),
+    ];
+    let o = parse_with(&["--sample-count", "3"], &env).unwrap();
+    assert_eq!(o.events.as_deref(), Some("page-faults"));
+    assert_eq!(o.config.sample_count, 3);
+    assert_eq!(o.pinning, Pinning::Off);
+    assert!(!o.filter.exact);
+    assert_eq!(o.output_format, OutputFormat::Json);
+}
+
+#[test]
+fn quick_fills_only_what_was_not_set() {
+    let o = parse_with(&["--sample-count", "5", "--quick"], &[]).unwrap();
+    assert_eq!(o.config.sample_count, 5);
+    assert_eq!(o.config.measurement, Duration::from_millis(200));
+}
+
+#[test]
+fn bad_input_is_a_one_line_error_naming_the_culprit() {
+    for (args, env, needle) in [
+        (&["--frobnicate"][..], &[][..], "`--frobnicate`"),
+        (&["-x"], &[], "`-x`"),
+        (&["--sample-count", "0"], &[], "not `0`"),
+        (&["--warm-up-time", "soon"], &[], "not `soon`"),
+        (
+            &["--output-format", "xml"],
+            &[],
+            "pretty | json | bencher, not `xml`",
+        ),
+        (&["--cpu"], &[], "--cpu"),
+        (&[], &[("PERFBENCH_NO_PIN", "maybe")], "PERFBENCH_NO_PIN"),
+        (
+            &[],
+            &[("PERFBENCH_CPU", "one")],
+            "PERFBENCH_CPU: --cpu takes a whole number",
+        ),
+    ] {
+        let e = parse_with(args, env).unwrap_err();
+        assert!(e.contains(needle), "{args:?}: {e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+}
+
+#[test]
+fn numbers_out_of_range_are_one_line_errors_naming_the_flag() {
+    let count = "takes a whole number from 1 to 1,000,000";
+    let seconds = "takes seconds from 0 to 86400 (e.g. 0.5 or 500ms)";
+    let pct = "takes a percentage from 0 to 1000, such as 5 or 2.5%";
+    for (flag, bad, says) in [
+        ("--sample-count", "1000000000", count),
+        ("--sample-count", "18446744073709551615", count),
+        ("--sample-count", "18446744073709551616", count),
+        ("--sample-count", "-1", count),
+        ("--rounds", "10001", "takes a whole number from 1 to 10,000"),
+        ("--warm-up-time", "86401", seconds),
+        ("--warm-up-time", "1e300", seconds),
+        ("--measurement-time", "inf", seconds),
+        ("--measurement-time", "NaN", seconds),
+        ("--measurement-time", "-0.5", seconds),
+        ("--measurement-time", "86400001ms", seconds),
+        ("--noise-threshold", "1001", pct),
+        ("--count-noise-threshold", "1e308", pct),
+        ("--count-noise-threshold", "-1", pct),
+        ("--fail-on-regression", "NaN", pct),
+    ] {
+        let e = parse_with(&[&format!("{flag}={bad}")], &[]).unwrap_err();
+        assert_eq!(e, format!("{flag} {says}, not `{bad}`"));
+        let var = format!("PERFBENCH_{}", flag[2..].to_uppercase().replace('-', "_"));
+        let e = parse_with(&[], &[(&var, bad)]).unwrap_err();
+        assert_eq!(e, format!("{var}: {flag} {says}, not `{bad}`"));
+    }
+    // The limits themselves are taken.
+    let o = parse_with(
+        &[
+            "--sample-count=1000000",
+            "--measurement-time=86400",
+            "--noise-threshold=1000",
+        ],
+        &[],
+    )
+    .unwrap();
+    assert_eq!(o.config.sample_count, 1_000_000);
+    assert_eq!(o.config.measurement, Duration::from_secs(86_400));
+    assert_eq!(o.thresholds.time, 10.0);
+}
+
+#[test]
+fn an_attributes_own_settings_beyond_the_limits_name_the_function() {
+    let ok = Settings {
+        sample_count: Some(1_000_000),
+        measurement: Some(Duration::from_secs(86_400)),
+        ..Settings::NONE
+    };
+    assert_eq!(check_settings("m::f", &ok), Ok(()));
+    let many = Settings {
+        sample_count: Some(u64::MAX),
+        ..Settings::NONE
+    };
+    assert_eq!(
+        check_settings("m::f", &many).unwrap_err(),
+        "`m::f`: sample_count takes a whole number from 1 to 1,000,000, not 18446744073709551615"
+    );
+    let long = Settings {
+        warm_up: Some(Duration::from_secs(86_401)),
+        ..Settings::NONE
+    };
+    assert_eq!(
+        check_settings("m::f", &long).unwrap_err(),
+        "`m::f`: warm_up_time takes seconds from 0 to 86400, not 86401"
+    );
+}
+
+#[test]
+fn a_wrong_variable_is_an_error_unless_its_flag_is_given_then_a_warning() {
+    let env = [("PERFBENCH_SAMPLE_COUNT", "lots")];
+    let e = parse_with(&[], &env).unwrap_err();
+    assert_eq!(
+        e,
+        "PERFBENCH_SAMPLE_COUNT: --sample-count takes a whole number from 1 to 1,000,000, not `lots`"
+    );
+    // Given on the command line (in any spelling), the flag wins.
+    for args in [&["--sample-count", "7"][..], &["--sample-size=7"]] {
+        let o = parse_with(args, &env).unwrap();
+        assert_eq!(o.config.sample_count, 7);
+        assert_eq!(
+            o.warnings,
+            [format!("{e} (ignored: --sample-count is given)")]
+        );
+    }
+    let e = parse_with(&[], &[("PERFBENCH_NO_PIN", "maybe")]).unwrap_err();
+    assert_eq!(e, "PERFBENCH_NO_PIN: a switch takes 1 or 0, not `maybe`");
+    let o = parse_with(&["--no-pin"], &[("PERFBENCH_NO_PIN", "maybe")]).unwrap();
+    assert_eq!(o.pinning, Pinning::Off);
+    assert_eq!(o.warnings.len(), 1);
+    assert!(parse_with(&[], &[]).unwrap().warnings.is_empty());
+}
+
+#[test]
+fn wrong_events_in_the_environment_are_an_error_naming_the_variable() {
+    let env = [("PERFBENCH_EVENTS", "junk")];
+    let e = parse_with(&["--list"], &env).unwrap_err();
+    assert!(
+        e.starts_with("PERFBENCH_EVENTS: --events: event `junk`"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'), "{e}");
+    let o = parse_with(&["--events", "page-faults"], &env).unwrap();
+    assert_eq!(o.events.as_deref(), Some("page-faults"));
+    assert_eq!(o.warnings.len(), 1, "{:?}", o.warnings);
+    let e = parse_with(&["--events", "cyclez"], &[]).unwrap_err();
+    assert!(e.starts_with("--events: event `cyclez`"), "{e}");
+}
+
+#[test]
+fn unknown_perfbench_variables_are_warned_with_the_nearest_known_one() {
+    let names = [
+        "PERFBENCH_SAMPEL_COUNT",
+        "PERFBENCH_SAMPLE_COUNT",
+        "PERFBENCH_HOME",
+        "PERFBENCH_WRITE_GOLDEN",
+        "PERFBENCH_FROBNICATE_EVERYTHING",
+        "PERFBENCH_A\nB",
+        "NO_COLOR",
+        "HOME",
+    ];
+    assert_eq!(
+        unknown_variables(&names),
+        [
+            "unknown variable `PERFBENCH_SAMPEL_COUNT` is ignored (did you mean `PERFBENCH_SAMPLE_COUNT`?)",
+            "unknown variable `PERFBENCH_FROBNICATE_EVERYTHING` is ignored (`--help` lists the options; each has a PERFBENCH_ twin)",
+            "unknown variable `PERFBENCH_A\\nB` is ignored (`--help` lists the options; each has a PERFBENCH_ twin)",
+        ]
+    );
+}
+
+#[test]
+fn a_close_typo_is_suggested_and_a_far_off_name_is_not() {
+    let e = parse_with(&["--sampel-count", "5"], &[]).unwrap_err();
+    assert_eq!(
+        e,
+        "unknown option `--sampel-count` (did you mean `--sample-count`?)"
+    );
+    let e = parse_with(&["--warmup-time=1"], &[]).unwrap_err();
+    assert_eq!(
+        e,
+        "unknown option `--warmup-time` (did you mean `--warm-up-time`?)"
+    );
+    // Aliases are suggested too.
+    let e = parse_with(&["--sample-sise"], &[]).unwrap_err();
+    assert!(e.ends_with("(did you mean `--sample-size`?)"), "{e}");
+    for far in ["--frobnicate", "--fast", "--xy"] {
+        let e = parse_with(&[far], &[]).unwrap_err();
+        assert_eq!(e, format!("unknown option `{far}` (see --help)"));
+    }
+}
+
+#[test]
+fn criterion_and_libtest_options_we_lack_say_what_to_use_instead() {
+    for (args, hint) in [
+        (
+            &["--nresamples", "5000"][..],
+            "(Criterion's; the bootstrap always takes 1000 resamples, seeded)",
+        ),
+        (
+            &["--load-baseline", "main"],
+            "compare with a stored run with --baseline NAME)",
+        ),
+        (
+            &["--baseline-lenient", "main"],
+            "--baseline NAME is lenient already",
+        ),
+        (
+            &["--logfile", "out.txt"],
+            "(libtest's; redirect stdout instead",
+        ),
+        (
+            &["-s", "main"],
+            "(Criterion's; here it is `--save-baseline`)",
+        ),
+        (
+            &["-v"],
+            "(Criterion's; the table always shows intervals and changes",
+        ),
+    ] {
+        let e = parse_with(args, &[]).unwrap_err();
+        assert!(
+            e.starts_with(&format!("unknown option `{}` (", args[0])),
+            "{e}"
+        );
+        assert!(e.contains(hint), "{args:?}: {e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+}
+
+#[test]
+fn sample_size_is_criterion_s_spelling_of_sample_count() {
+    let size = parse_with(&["--sample-size", "12"], &[]).unwrap();
+    let count = parse_with(&["--sample-count", "12"], &[]).unwrap();
+    assert_eq!(size, count);
+    assert_eq!(size.config.sample_count, 12);
+    assert_eq!(
+        parse_with(&["--sample-size=7", "--quick"], &[])
+            .unwrap()
+            .config
+            .sample_count,
+        7
+    );
+    // An error names the spelling used and the flag it stands for.
+    assert_eq!(
+        parse_with(&["--sample-size", "0"], &[]).unwrap_err(),
+        "--sample-size: --sample-count takes a whole number from 1 to 1,000,000, not `0`"
+    );
+    let help = usage();
+    let line = help
+        .lines()
+        .find(|l| l.contains("--sample-count N"))
+        .unwrap();
+    assert!(
+        line.ends_with("(default 50); also --sample-size (Criterion's)"),
+        "{line}"
+    );
+}
+
+#[test]
+fn profile_time_profiles_when_measuring_and_takes_seconds_above_zero() {
+    let o = parse_with(&["--bench", "--profile-time", "0.2"], &[]).unwrap();
+    assert_eq!(
+        o.action,
+        Action::Run(RunMode::Profile(Duration::from_millis(200)))
+    );
+    let o = parse_with(&["--bench", "--profile-time=5"], &[]).unwrap();
+    assert_eq!(
+        o.action,
+        Action::Run(RunMode::Profile(Duration::from_secs(5)))
+    );
+    // Test mode wins, as in Criterion.
+    let o = parse_with(&["--profile-time", "1"], &[]).unwrap();
+    assert_eq!(o.action, Action::Run(RunMode::Test));
+    let o = parse_with(&["--bench"], &[("PERFBENCH_PROFILE_TIME", "250ms")]).unwrap();
+    assert_eq!(
+        o.action,
+        Action::Run(RunMode::Profile(Duration::from_millis(250)))
+    );
+    for bad in ["0", "0ms", "-1", "soon", "inf", "NaN", "1e10", ""] {
+        let e = parse_with(&["--bench", "--profile-time", bad], &[]).unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "--profile-time takes seconds above 0, up to 86400 (e.g. 5 or 500ms), not `{bad}`"
+            )
+        );
+    }
+    let e = parse_with(&["--bench", "--profile-time"], &[]).unwrap_err();
+    assert!(e.contains("--profile-time"), "{e}");
+}
+
+#[test]
+fn a_hostile_baseline_name_is_quoted_escaped_and_cut() {
+    for flag in ["--baseline", "--save-baseline"] {
+        let e = parse_with(&[flag, "a\nb\r\x1b]0;x\x07\u{202e}"], &[]).unwrap_err();
+        assert!(
+            e.starts_with("baseline name `a\\nb\\r\\u{1b}]0;x\\u{7}\\u{202e}`: use "),
+            "{e}"
+        );
+        let long = "n".repeat(10_000);
+        let e = parse_with(&[flag, &long], &[]).unwrap_err();
+        let cut = format!(
+            "baseline name `{}… (9,800 more characters)`: ",
+            "n".repeat(200)
+        );
+        assert!(e.starts_with(&cut), "{e}");
+        assert!(e.ends_with("at most 64"), "{e}");
+    }
+    let env = [("PERFBENCH_BASELINE", "x\u{2066}\x1b[2K")];
+    let e = parse_with(&[], &env).unwrap_err();
+    assert!(
+        e.starts_with("PERFBENCH_BASELINE: baseline name `x\\u{2066}\\u{1b}[2K`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn values_and_unknown_options_are_quoted_escaped_and_cut() {
+    let long = "9".repeat(10_000);
+    let cut = format!("not `{}… (9,800 more characters)`", "9".repeat(200));
+    let e = parse_with(&["--sample-count", &long], &[]).unwrap_err();
+    assert!(e.ends_with(&cut), "{e}");
+    for (args, needle) in [
+        (&["--sample-count", "\x1b[2K"][..], "not `\\u{1b}[2K`"),
+        (
+            &["--color", "\x1b]52;c;ZXZpbA==\x07"],
+            "not `\\u{1b}]52;c;ZXZpbA==\\u{7}`",
+        ),
+        (&["--no\rpe\u{202e}"], "`--no\\rpe\\u{202e}`"),
+        (&["-\x1b"], "`-\\u{1b}`"),
+    ] {
+        let e = parse_with(args, &[]).unwrap_err();
+        assert!(e.contains(needle), "{e}");
+        assert!(!e.contains(['\x1b', '\r', '\u{202e}']), "{e}");
+    }
+    let env = [("PERFBENCH_MEASUREMENT_TIME", "1\x1b")];
+    let e = parse_with(&[], &env).unwrap_err();
+    assert!(e.starts_with("PERFBENCH_MEASUREMENT_TIME: "), "{e}");
+    assert!(e.ends_with("not `1\\u{1b}`"), "{e}");
+}
+
+#[test]
+fn baselines_and_the_regression_gate() {
+    let o = parse_with(
+        &[
+            "--save-baseline",
+            "main",
+            "--baseline=v1",
+            "--fail-on-regression",
+        ],
+        &[],
+    )
+    .unwrap();
+    assert_eq!(o.save_baseline.as_deref(), Some("main"));
+    assert_eq!(o.baseline.as_deref(), Some("v1"));
+    assert_eq!(o.gate, RegressionGate::AnyRegression);
+    let o = parse_with(
+        &["--fail-on-regression=5", "--noise-threshold", "2.5%"],
+        &[],
+    )
+    .unwrap();
+    assert_eq!(o.gate, RegressionGate::Beyond(0.05));
+    assert_eq!(o.thresholds.time, 0.025);
+    // The value is optional: a following word is a filter, not a percentage.
+    let o = parse_with(&["--fail-on-regression", "touch"], &[]).unwrap();
+    assert_eq!(
+        (o.gate, o.filter.patterns),
+        (RegressionGate::AnyRegression, vec!["touch".to_string()])
+    );
+    let o = parse_with(&[], &[("PERFBENCH_FAIL_ON_REGRESSION", "true")]).unwrap();
+    assert_eq!(o.gate, RegressionGate::AnyRegression);
+    let o = parse_with(&[], &[("PERFBENCH_FAIL_ON_REGRESSION", "7%")]).unwrap();
+    assert_eq!(o.gate, RegressionGate::Beyond(0.07));
+    let o = parse_with(&[], &[("PERFBENCH_FAIL_ON_REGRESSION", "0")]).unwrap();
+    assert_eq!(o.gate, RegressionGate::Off);
+    assert!(parse_with(&["--baseline", "../etc"], &[])
+        .unwrap_err()
+        .contains("baseline name `../etc`"));
+    assert!(parse_with(&["--fail-on-regression=lots"], &[])
+        .unwrap_err()
+        .contains("not `lots`"));
+}
+
+#[test]
+fn measurement_modes() {
+    assert!(!parse_with(&[], &[]).unwrap().per_iter);
+    assert!(parse_with(&["--mode", "per-iter"], &[]).unwrap().per_iter);
+    assert!(
+        parse_with(&[], &[("PERFBENCH_MODE", "per-iter")])
+            .unwrap()
+            .per_iter
+    );
+    assert!(
+        !parse_with(&["--mode=batch"], &[("PERFBENCH_MODE", "per-iter")])
+            .unwrap()
+            .per_iter
+    );
+    assert!(parse_with(&["--mode", "sometimes"], &[])
+        .unwrap_err()
+        .contains("batch | per-iter, not `sometimes`"));
+    assert!(
+        parse_with(&["--subtract-overhead"], &[])
+            .unwrap()
+            .subtract_overhead
+    );
+}
+
+#[test]
+fn libtest_flags_from_cargo_test_are_accepted() {
+    let o = parse_with(
+        &[
+            "--test-threads",
+            "1",
+            "--nocapture",
+            "-q",
+            "--list",
+            "--format",
+            "terse",
+        ],
+        &[],
+    )
+    .unwrap();
+    assert_eq!(o.action, Action::List { terse: true });
+}
+
+#[test]
+fn the_defaults_help_shows_are_those_the_run_takes() {
+    let help = usage();
+    let line = |flag: &str| {
+        let start = format!("  --{flag} ");
+        help.lines()
+            .find(|l| l.starts_with(&start))
+            .unwrap()
+            .to_string()
+    };
+    let o = parse_with(&[], &[]).unwrap();
+    let c = &o.config;
+    for (flag, value) in [
+        ("sample-count", c.sample_count.to_string()),
+        ("warm-up-time", c.warm_up.as_secs_f64().to_string()),
+        ("measurement-time", c.measurement.as_secs_f64().to_string()),
+        ("rounds", c.rounds.to_string()),
+        (
+            "noise-threshold",
+            (o.thresholds.time * 100.0).round().to_string(),
+        ),
+        (
+            "count-noise-threshold",
+            (o.thresholds.count * 100.0).round().to_string(),
+        ),
+    ] {
+        let l = line(flag);
+        assert!(l.contains(&format!("(default {value})")), "{l}");
+    }
+    let q = parse_with(&["--quick"], &[]).unwrap().config;
+    let settings = format!(
+        "short run: {} s warm-up, {} s measurement, {} samples",
+        q.warm_up.as_secs_f64(),
+        q.measurement.as_secs_f64(),
+        q.sample_count
+    );
+    assert!(line("quick").ends_with(&settings), "{}", line("quick"));
+}
+
+#[test]
+fn every_flag_but_libtest_s_has_help_and_a_twin_and_names_are_unique() {
+    let mut names: Vec<&str> = flags::FLAGS.iter().map(|f| f.name).collect();
+    names.extend(flags::FLAGS.iter().filter_map(|f| f.alias.map(|a| a.0)));
+    let count = names.len();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), count, "a name or alias given twice");
+    let libtest = ["nocapture", "show-output", "quiet", "test-threads"];
+    for f in flags::FLAGS {
+        assert_eq!(f.help.is_none(), libtest.contains(&f.name), "--{}", f.name);
+        assert_eq!(f.twin().is_some(), f.help.is_some(), "--{}", f.name);
+    }
+}

@@ -1,0 +1,172 @@
+//! The values flags take, and their limits: each parser turns the text of
+//! the command line or of an environment twin into a typed value, or into a
+//! one-line error naming the flag (`what`) and quoting the text escaped and
+//! cut, since a value may hold anything.
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use crate::counter::event::parse_list;
+use crate::output::format::{quoted, thousands};
+use crate::run::registry::Settings;
+use crate::store::check_baseline_name;
+
+/// The most samples a benchmark may take: more would not fit in memory on
+/// a small machine, and no statistic needs them.
+pub const MAX_SAMPLE_COUNT: u64 = 1_000_000;
+
+/// The most rounds a run may take (each round keeps at least 5 samples).
+pub const MAX_ROUNDS: u64 = 10_000;
+
+/// The longest time any time option takes: a day, in seconds.
+pub const MAX_SECONDS: u64 = 86_400;
+
+/// The largest percentage a threshold takes.
+pub const MAX_PERCENT: f64 = 1_000.0;
+
+/// Any whole number (`--cpu`, libtest's `--test-threads`).
+pub(super) fn number(v: &str, what: &str) -> Result<usize, String> {
+    v.trim()
+        .parse()
+        .map_err(|_| format!("{what} takes a whole number, not `{}`", quoted(v)))
+}
+
+/// A whole number from 1 to `max`.
+pub(super) fn whole(v: &str, what: &str, max: u64) -> Result<u64, String> {
+    match v.trim().parse::<u64>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "{what} takes a whole number from 1 to {}, not `{}`",
+            thousands(max as f64),
+            quoted(v)
+        )),
+    }
+}
+
+/// Seconds as a decimal number, or with an `s` or `ms` suffix, at most a
+/// day.
+pub(super) fn seconds(v: &str, what: &str) -> Result<Duration, String> {
+    let t = v.trim();
+    let (num, scale) = if let Some(ms) = t.strip_suffix("ms") {
+        (ms, 1e-3)
+    } else {
+        (t.strip_suffix('s').unwrap_or(t), 1.0)
+    };
+    match num.trim().parse::<f64>() {
+        Ok(s) if s.is_finite() && s >= 0.0 && s * scale <= MAX_SECONDS as f64 => {
+            Ok(Duration::from_secs_f64(s * scale))
+        }
+        _ => Err(format!(
+            "{what} takes seconds from 0 to {MAX_SECONDS} (e.g. 0.5 or 500ms), not `{}`",
+            quoted(v)
+        )),
+    }
+}
+
+/// [`seconds`], above zero.
+pub(super) fn positive_seconds(v: &str, what: &str) -> Result<Duration, String> {
+    match seconds(v, what) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        _ => Err(format!(
+            "{what} takes seconds above 0, up to {MAX_SECONDS} (e.g. 5 or 500ms), not `{}`",
+            quoted(v)
+        )),
+    }
+}
+
+/// A percentage (`5`, `2.5`, `5%`) as a fraction.
+pub(super) fn percent(v: &str, what: &str) -> Result<f64, String> {
+    match v.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(p) if p.is_finite() && (0.0..=MAX_PERCENT).contains(&p) => Ok(p / 100.0),
+        _ => Err(format!(
+            "{what} takes a percentage from 0 to {MAX_PERCENT}, such as 5 or 2.5%, not `{}`",
+            quoted(v)
+        )),
+    }
+}
+
+/// A baseline name [`check_baseline_name`] accepts. Its error quotes the
+/// name whole and raw, a newline or 10,000 characters of it: the name is
+/// quoted here instead (escaped and cut). Only a name with such characters,
+/// or too long, is changed by [`quoted`], and no such text is in the rest
+/// of the error, so the one replaced is the name.
+pub(super) fn baseline_name(v: &str) -> Result<String, String> {
+    match check_baseline_name(v) {
+        Ok(()) => Ok(v.into()),
+        Err(e) => Err(e.replacen(v, &quoted(v), 1)),
+    }
+}
+
+/// `--events`, checked now, so that a wrong spelling is an error naming
+/// where it came from even in a run that measures nothing.
+pub(super) fn events(v: &str) -> Result<String, String> {
+    parse_list(v).map_err(|e| format!("--events: {e}"))?;
+    Ok(v.into())
+}
+
+/// The position of `v` among `choices`.
+pub(super) fn one_of(v: &str, what: &str, choices: &[&str]) -> Result<usize, String> {
+    choices
+        .iter()
+        .position(|c| *c == v)
+        .ok_or_else(|| format!("{what} takes {}, not `{}`", choices.join(" | "), quoted(v)))
+}
+
+/// A switch's value in the environment: 1 or 0 (also true/false, yes/no,
+/// on/off).
+pub(super) fn boolean(v: &str) -> Result<bool, String> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" | "" => Ok(false),
+        _ => Err(format!("a switch takes 1 or 0, not `{}`", quoted(v))),
+    }
+}
+
+/// A value of the command line as text, or an error naming what it is for.
+pub(super) fn string(v: OsString, what: &str) -> Result<String, String> {
+    v.into_string().map_err(|v| {
+        format!(
+            "{what}: `{}` is not valid UTF-8",
+            quoted(&v.to_string_lossy())
+        )
+    })
+}
+
+/// A duration as `--help` writes a default: seconds, `0.15`.
+pub(super) fn seconds_text(d: Duration) -> String {
+    d.as_secs_f64().to_string()
+}
+
+/// A fraction as `--help` writes a default percentage: `0.03` is `3`.
+pub(super) fn percent_text(fraction: f64) -> String {
+    // Rounded to a millionth of a percent, so that the product's last bit
+    // (0.07 × 100 is 7.000000000000001) does not show.
+    ((fraction * 100.0 * 1e6).round() / 1e6).to_string()
+}
+
+/// The limits of a benchmark's own settings (its attribute's values the
+/// macro could not check), as the command line's: an error naming the
+/// function `path` and the key.
+pub fn check_settings(path: &str, s: &Settings) -> Result<(), String> {
+    if let Some(n) = s
+        .sample_count
+        .filter(|n| !(1..=MAX_SAMPLE_COUNT).contains(n))
+    {
+        return Err(format!(
+            "`{path}`: sample_count takes a whole number from 1 to {}, not {n}",
+            thousands(MAX_SAMPLE_COUNT as f64)
+        ));
+    }
+    for (key, time) in [
+        ("warm_up_time", s.warm_up),
+        ("measurement_time", s.measurement),
+    ] {
+        if let Some(t) = time.filter(|t| t.as_secs_f64() > MAX_SECONDS as f64) {
+            return Err(format!(
+                "`{path}`: {key} takes seconds from 0 to {MAX_SECONDS}, not {}",
+                t.as_secs_f64()
+            ));
+        }
+    }
+    Ok(())
+}

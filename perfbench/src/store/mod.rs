@@ -40,6 +40,7 @@ mod files;
 mod folder;
 pub mod json;
 mod lock;
+pub mod par_map;
 pub mod summary;
 
 /// The largest stored file perfbench reads: 64 MiB. A long per-iteration

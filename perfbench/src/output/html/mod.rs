@@ -29,11 +29,11 @@ mod text;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::analysis::compare::{Comparison, MetricChange, Target, Thresholds};
 use crate::analysis::{analyze, Analysed, Calibration, Recording};
 use crate::counter::event::Unit;
+use crate::store::par_map::par_map;
 use crate::store::summary::{
     decode_summary, decode_values, encode_summary, encode_values, values_of, MetricSummary,
     Summary, Values,
@@ -437,44 +437,6 @@ fn group_link(group: &str, up: &str) -> String {
     )
 }
 
-/// `f` over `items` on every available core, in order.
-fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items.len());
-    if threads <= 1 {
-        return items.iter().map(f).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let mut out: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break };
-                        done.push((i, f(item)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        for worker in workers {
-            let done = worker
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            for (i, r) in done {
-                out[i] = Some(r);
-            }
-        }
-    });
-    out.into_iter()
-        .map(|r| r.expect("every item was mapped"))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::text::{esc, sort_key, value, SCRIPT};
@@ -487,6 +449,7 @@ mod tests {
     use crate::measure::{Measurement, Sample, Throughput};
     use crate::output::format::percent;
     use std::path::Path;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     const HOSTILE: &str = "<script>alert(1)</script>";
     const ESCAPED: &str = "&lt;script&gt;alert(1)&lt;/script&gt;";

@@ -19,7 +19,7 @@ use perfbench::counter::event::Unit;
 use perfbench::measure::environment::Environment;
 use perfbench::output::html::{write_report, ReportOptions};
 use perfbench::store::json::{decode_recording, encode_recording};
-use perfbench::store::summary::{
+use perfbench::store::bench_summary::{
     decode_summary, decode_values, encode_summary, encode_values, values_of, Summary, Values,
 };
 use perfbench::store::{folder_name, Store};

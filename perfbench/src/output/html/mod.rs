@@ -33,11 +33,11 @@ use std::path::{Path, PathBuf};
 use crate::analysis::compare::{Comparison, MetricChange, Target, Thresholds};
 use crate::analysis::{analyze, Analysed, Calibration, Recording};
 use crate::counter::event::Unit;
-use crate::store::par_map::par_map;
-use crate::store::summary::{
+use crate::store::bench_summary::{
     decode_summary, decode_values, encode_summary, encode_values, values_of, MetricSummary,
     Summary, Values,
 };
+use crate::store::par_map::par_map;
 use crate::store::{folder_name, Kind, Slot, Store, StoreError};
 
 /// Options of the report.

@@ -22,7 +22,7 @@ use crate::measure::Throughput;
 use crate::output::format::{format_rate, format_value, plural};
 use crate::stats::kde::{bandwidth, density};
 use crate::stats::Estimate;
-use crate::store::summary::evenly;
+use crate::store::bench_summary::evenly;
 
 /// The colour of this run.
 pub const NEW: RGBColor = RGBColor(31, 100, 180);
@@ -178,7 +178,7 @@ pub struct Values<'a> {
     /// The values, one per sample.
     pub values: &'a [f64],
     /// How many samples the values stand for: more than `values` holds
-    /// where they are a sample of them ([`crate::store::summary::Values`]).
+    /// where they are a sample of them ([`crate::store::bench_summary::Values`]).
     pub samples: usize,
     /// Its colour.
     pub color: RGBColor,

@@ -34,9 +34,9 @@ use crate::analysis::compare::{Comparison, MetricChange, Target, Thresholds};
 use crate::analysis::{analyze, Analysed, Calibration, Recording};
 use crate::counter::event::Unit;
 use crate::store::bench_summary::{
-    decode_summary, decode_values, encode_summary, encode_values, values_of, MetricSummary,
-    Summary, Values,
+    values_of, BenchSummary as Summary, MetricSummary, SampledValues as Values,
 };
+use crate::store::json::{decode_summary, decode_values, encode_summary, encode_values};
 use crate::store::par_map::par_map;
 use crate::store::{folder_name, Kind, Slot, Store, StoreError};
 

@@ -178,7 +178,7 @@ pub struct Values<'a> {
     /// The values, one per sample.
     pub values: &'a [f64],
     /// How many samples the values stand for: more than `values` holds
-    /// where they are a sample of them ([`crate::store::bench_summary::Values`]).
+    /// where they are a sample of them ([`crate::store::bench_summary::SampledValues`]).
     pub samples: usize,
     /// Its colour.
     pub color: RGBColor,

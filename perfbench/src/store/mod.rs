@@ -42,6 +42,7 @@ mod folder;
 pub mod json;
 mod lock;
 pub mod par_map;
+pub mod report_cache;
 
 /// The largest stored file perfbench reads: 64 MiB. A long per-iteration
 /// run stores well under it; a file past it is refused, without being read,

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::estimates::{estimates, ChangeLine, MetricRecord};
+use super::estimates::{estimates, ChangeLine, MetricEstimates};
 use super::parts::{group_json, method_json, GroupRecord, ThroughputRecord};
 use super::Loose;
 use crate::analysis::compare::Comparison;
@@ -40,7 +40,7 @@ struct BenchLine<'a> {
     left_out_samples: Option<usize>,
     #[serde(skip_serializing_if = "Loose::is_missing")]
     method: Loose<Option<String>>,
-    metrics: BTreeMap<String, MetricRecord<'a>>,
+    metrics: BTreeMap<String, MetricEstimates<'a>>,
     mode: &'static str,
     multiplexed_samples: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -114,7 +114,7 @@ pub fn bench_line(
 fn metrics<'a>(
     r: &'a BenchResult,
     comparison: Option<&'a Comparison>,
-) -> BTreeMap<String, MetricRecord<'a>> {
+) -> BTreeMap<String, MetricEstimates<'a>> {
     let mut metrics = estimates(r);
     for (name, m) in metrics.iter_mut() {
         m.change = comparison.and_then(|c| c.change(name)).map(|c| ChangeLine {

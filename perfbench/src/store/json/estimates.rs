@@ -16,7 +16,7 @@ type Pair = [f64; 2];
 /// One metric's estimates; JSON lines add its change and the cost of
 /// measuring it.
 #[derive(Clone, Debug, Serialize)]
-pub struct MetricRecord<'a> {
+pub struct MetricEstimates<'a> {
     /// The change against the run compared with (JSON lines).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub change: Option<ChangeLine<'a>>,
@@ -82,7 +82,7 @@ pub struct ChangeLine<'a> {
 }
 
 /// The estimates of every metric of `result`, keyed by name.
-pub fn estimates(result: &BenchResult) -> BTreeMap<String, MetricRecord<'_>> {
+pub fn estimates(result: &BenchResult) -> BTreeMap<String, MetricEstimates<'_>> {
     result
         .metrics
         .iter()
@@ -96,11 +96,11 @@ fn ci(e: &Estimate) -> Pair {
 }
 
 /// One metric's estimates.
-fn metric_record(m: &Metric) -> MetricRecord<'_> {
+fn metric_record(m: &Metric) -> MetricEstimates<'_> {
     let s = &m.stats;
     let e = m.estimate();
     let o = &s.outliers;
-    MetricRecord {
+    MetricEstimates {
         change: None,
         ci: ci(e),
         estimate: e.point,

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::estimates::{estimates, MetricRecord};
+use super::estimates::{estimates, MetricEstimates};
 use super::field::{
     bad, bad_because, document, has_duplicates, loose_numbers, numbers, record, records, statistic,
     text, threads_of, Loose, MAX_COUNT, MAX_SAMPLES,
@@ -32,7 +32,7 @@ struct ResultRecord<'a> {
     environment: Loose<Environment>,
     /// Written for convenience; never read.
     #[serde(skip_deserializing)]
-    estimates: BTreeMap<String, MetricRecord<'a>>,
+    estimates: BTreeMap<String, MetricEstimates<'a>>,
     #[serde(skip_serializing_if = "Loose::is_missing", deserialize_with = "record")]
     group: Loose<GroupRecord>,
     id: Loose<String>,

@@ -41,7 +41,7 @@ struct SummaryRecord {
     group: Loose<GroupRecord>,
     id: Loose<String>,
     #[serde(deserialize_with = "records")]
-    metrics: Loose<Vec<Loose<MetricRecord>>>,
+    metrics: Loose<Vec<Loose<MetricSummaryRecord>>>,
     read_path: Loose<Option<String>>,
     samples: Loose<u64>,
     schema: Loose<String>,
@@ -53,7 +53,7 @@ struct SummaryRecord {
 /// One metric's headline: `[point, low, high]`.
 #[derive(Default, Serialize, Deserialize)]
 #[serde(default)]
-struct MetricRecord {
+struct MetricSummaryRecord {
     estimate: Numbers,
     name: Loose<String>,
     unit: Loose<String>,
@@ -110,7 +110,7 @@ fn numbers_json(xs: &[f64]) -> Numbers {
 pub fn encode_summary(s: &BenchSummary) -> String {
     let metric = |m: &MetricSummary| {
         let e = &m.estimate;
-        Loose::Is(MetricRecord {
+        Loose::Is(MetricSummaryRecord {
             estimate: numbers_json(&[e.point, e.ci.low, e.ci.high]),
             name: Loose::Is(m.name.clone()),
             unit: Loose::Is(m.unit.symbol().to_string()),
@@ -237,7 +237,7 @@ fn unit_of(name: Option<String>) -> Option<Unit> {
 }
 
 /// A summary's metrics: one at least, none named twice.
-fn metrics_of(v: Loose<Vec<Loose<MetricRecord>>>) -> Result<Vec<MetricSummary>, String> {
+fn metrics_of(v: Loose<Vec<Loose<MetricSummaryRecord>>>) -> Result<Vec<MetricSummary>, String> {
     let list = v.ok().filter(|a| !a.is_empty());
     let metrics = list
         .ok_or_else(|| bad("metrics"))?

@@ -156,8 +156,8 @@ pub(crate) fn numbers(v: Loose<Vec<Loose<u64>>>, what: &str, max: u64) -> Result
         .collect()
 }
 
-/// Whole numbers as a file holds them.
-pub(crate) fn loose_numbers(v: &[u64]) -> Loose<Vec<Loose<u64>>> {
+/// A list of numbers as a file holds it.
+pub(crate) fn loose_list<T: Copy>(v: &[T]) -> Loose<Vec<Loose<T>>> {
     Loose::Is(v.iter().map(|&n| Loose::Is(n)).collect())
 }
 

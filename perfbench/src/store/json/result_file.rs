@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::estimates::{estimates, MetricEstimates};
 use super::field::{
-    bad, bad_because, document, has_duplicates, loose_numbers, numbers, record, records, statistic,
+    bad, bad_because, document, has_duplicates, loose_list, numbers, record, records, statistic,
     text, threads_of, Loose, MAX_COUNT, MAX_SAMPLES,
 };
 use super::parts::{group_json, membership_of, method_json, method_of, read_path_of, GroupRecord};
@@ -74,10 +74,10 @@ pub fn encode_recording(run: &Recording, result: &BenchResult) -> String {
         estimates: estimates(result),
         group: group_json(run.membership.as_ref()),
         id: Loose::Is(run.id.clone()),
-        iterations: loose_numbers(&run.iterations),
+        iterations: loose_list(&run.iterations),
         method,
         read_path: Loose::Is(run.read_path.map(|p| p.name().to_string())),
-        rounds: loose_numbers(&rounds),
+        rounds: loose_list(&rounds),
         schema: Loose::Is(RESULT_SCHEMA.to_string()),
         series: Loose::Is(run.series.iter().map(series_record).collect()),
         threads: if run.threads > 1 {
@@ -91,15 +91,14 @@ pub fn encode_recording(run: &Recording, result: &BenchResult) -> String {
 
 /// A series as a result file holds it.
 fn series_record(s: &Series) -> Loose<SeriesRecord> {
-    let earlier = s.earlier.iter().map(|&x| Loose::Is(x)).collect();
     Loose::Is(SeriesRecord {
         earlier: if s.earlier.is_empty() {
             Loose::Missing
         } else {
-            Loose::Is(Some(earlier))
+            Loose::Is(loose_list(&s.earlier).ok())
         },
         name: Loose::Is(s.name.clone()),
-        totals: loose_numbers(&s.totals),
+        totals: loose_list(&s.totals),
         unit: Loose::Is(s.unit.symbol().to_string()),
         user_only: s.user_only.map_or(Loose::Missing, |u| Loose::Is(Some(u))),
     })

@@ -7,8 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::field::{
-    bad, bad_because, document, has_duplicates, record, records, statistic, text, threads_of,
-    Loose, MAX_COUNT, MAX_SAMPLES,
+    bad, bad_because, document, has_duplicates, loose_list, record, records, statistic, text,
+    threads_of, Loose, MAX_COUNT, MAX_SAMPLES,
 };
 use super::parts::{group_json, membership_of, read_path_of, throughput_of};
 use super::parts::{GroupRecord, ThroughputRecord};
@@ -101,17 +101,12 @@ struct MetricValuesRecord {
     values: Numbers,
 }
 
-/// Numbers as a file holds them.
-fn numbers_json(xs: &[f64]) -> Numbers {
-    Loose::Is(xs.iter().map(|&x| Loose::Is(x)).collect())
-}
-
 /// A summary file's text.
 pub fn encode_summary(s: &BenchSummary) -> String {
     let metric = |m: &MetricSummary| {
         let e = &m.estimate;
         Loose::Is(MetricSummaryRecord {
-            estimate: numbers_json(&[e.point, e.ci.low, e.ci.high]),
+            estimate: loose_list(&[e.point, e.ci.low, e.ci.high]),
             name: Loose::Is(m.name.clone()),
             unit: Loose::Is(m.unit.symbol().to_string()),
         })
@@ -368,7 +363,7 @@ pub fn encode_values(values: &[SampledValues]) -> String {
         Loose::Is(MetricValuesRecord {
             name: Loose::Is(v.name.clone()),
             samples: Loose::Is(v.samples as u64),
-            values: numbers_json(&v.values),
+            values: loose_list(&v.values),
         })
     };
     let doc = ValuesRecord {

@@ -18,9 +18,10 @@ use perfbench::analysis::{analyze, Analysed, Calibration, Recording, Series};
 use perfbench::counter::event::Unit;
 use perfbench::measure::environment::Environment;
 use perfbench::output::html::{write_report, ReportOptions};
-use perfbench::store::json::{decode_recording, encode_recording};
-use perfbench::store::summary::{
-    decode_summary, decode_values, encode_summary, encode_values, values_of, Summary, Values,
+use perfbench::store::bench_summary::{values_of, BenchSummary, SampledValues};
+use perfbench::store::json::{
+    decode_recording, decode_summary, decode_values, encode_recording, encode_summary,
+    encode_values,
 };
 use perfbench::store::{folder_name, Store};
 
@@ -78,7 +79,7 @@ fn run_with(recording: Recording) -> Analysed {
         baseline: Some(recording.clone()),
         recording: next,
     };
-    let summary = encode_summary(&Summary::of(&a));
+    let summary = encode_summary(&BenchSummary::of(&a));
     assert!(decode_summary(&summary).is_ok(), "{summary}");
     let values = encode_values(&values_of(&a));
     assert!(decode_values(&values).is_ok(), "{values}");
@@ -87,14 +88,18 @@ fn run_with(recording: Recording) -> Analysed {
 
 /// Leaves `summary` and `values` in the store as an earlier run's, in a
 /// group with `run`'s benchmark where it has one.
-fn store_summary(summary: Option<Summary>, values: Option<Vec<Values>>, run: &mut Vec<Analysed>) {
+fn store_summary(
+    summary: Option<BenchSummary>,
+    values: Option<Vec<SampledValues>>,
+    run: &mut Vec<Analysed>,
+) {
     let mut summary = summary.unwrap_or_else(|| {
         let group = Membership {
             group: "g".into(),
             member: "stored".into(),
             arg: None,
         };
-        Summary::of(&small_run("stored", Some(group)))
+        BenchSummary::of(&small_run("stored", Some(group)))
     });
     if summary.id == "run" {
         summary.id.push('_');

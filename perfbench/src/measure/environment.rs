@@ -3,37 +3,93 @@
 
 use std::path::Path;
 
-use serde_json::{json, Value};
+use serde::de::{DeserializeOwned, Deserializer};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::kernel::pmu::{core_type_of, is_core_pmu};
 
-/// Facts about the machine and the run that change what counts mean.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Facts about the machine and the run that change what counts mean. As
+/// JSON (result files, summaries, JSON lines) its fields are written in the
+/// order of their names, as they are declared here; read back, a field of
+/// the wrong type reads as unknown, and fields added after the first
+/// schema are optional.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Environment {
+    /// Whether arm64's pseudo-NMIs are on (`irqchip.gicv3_pseudo_nmi=1`):
+    /// without them the NMI watchdog takes no counter there. Written only
+    /// where on, so that other records keep their bytes.
+    #[serde(default, deserialize_with = "flag", skip_serializing_if = "is_false")]
+    pub arm_pseudo_nmi: bool,
+    /// On a hybrid CPU, the kind of core measured: the core PMU of the
+    /// pinned CPU (`cpu_core`, `cpu_atom`, `armv8_cortex_a76`). Written
+    /// only where there is one.
+    #[serde(
+        default,
+        deserialize_with = "or_none",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub core_type: Option<String>,
+    /// The CPU the measuring thread was pinned to (a record holds it, if
+    /// only as `null`).
+    #[serde(deserialize_with = "cpu")]
+    pub cpu: Option<usize>,
     /// `model name` from `/proc/cpuinfo`.
     pub cpu_model: String,
+    /// The frequency governor of the pinned CPU, where cpufreq exists.
+    #[serde(default, deserialize_with = "or_none")]
+    pub governor: Option<String>,
     /// The kernel release (`uname -r`).
     pub kernel: String,
-    /// The CPU the measuring thread was pinned to.
-    pub cpu: Option<usize>,
-    /// On a hybrid CPU, the kind of core measured: the core PMU of the
-    /// pinned CPU (`cpu_core`, `cpu_atom`, `armv8_cortex_a76`).
-    pub core_type: Option<String>,
-    /// The PMUs in `/sys/bus/event_source/devices`, sorted.
-    pub pmus: Vec<String>,
-    /// `kernel.perf_event_paranoid`.
-    pub perf_event_paranoid: Option<i32>,
     /// `kernel.nmi_watchdog` (1: it holds a hardware counter).
+    #[serde(default, deserialize_with = "int")]
     pub nmi_watchdog: Option<i32>,
+    /// `kernel.perf_event_paranoid`.
+    #[serde(default, deserialize_with = "int")]
+    pub perf_event_paranoid: Option<i32>,
+    /// The PMUs in `/sys/bus/event_source/devices`, sorted.
+    #[serde(default, deserialize_with = "names")]
+    pub pmus: Vec<String>,
     /// The CPU PMU's `rdpmc` setting (0 disables user-space reads).
+    #[serde(default, deserialize_with = "int")]
     pub rdpmc: Option<i32>,
-    /// The frequency governor of the pinned CPU, where cpufreq exists.
-    pub governor: Option<String>,
     /// Whether the CPU reports running under a hypervisor.
+    #[serde(default, deserialize_with = "flag")]
     pub virtual_machine: bool,
-    /// Whether arm64's pseudo-NMIs are on (`irqchip.gicv3_pseudo_nmi=1`):
-    /// without them the NMI watchdog takes no counter there.
-    pub arm_pseudo_nmi: bool,
+}
+
+/// A stored field as a `T`, or `None` where it is of another type.
+fn or_none<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<Option<T>, D::Error> {
+    Ok(T::deserialize(Value::deserialize(d)?).ok())
+}
+
+/// A stored CPU number, `None` where it is none.
+fn cpu<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
+    Ok(or_none::<D, u64>(d)?.map(|c| c as usize))
+}
+
+/// A stored setting's number (kept as `i32`, as it was read).
+fn int<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i32>, D::Error> {
+    Ok(or_none::<D, i64>(d)?.map(|n| n as i32))
+}
+
+/// A stored yes or no, no where it is neither.
+fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    Ok(or_none(d)?.unwrap_or(false))
+}
+
+/// The names in a stored list, leaving out what is not a name.
+fn names<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let list: Vec<Value> = or_none(d)?.unwrap_or_default();
+    Ok(list
+        .into_iter()
+        .filter_map(|p| p.as_str().map(String::from))
+        .collect())
+}
+
+/// Whether `b` is false: a flag left out of the record.
+fn is_false(b: &bool) -> bool {
+    !b
 }
 
 /// Where the facts are read from: `/` on a live system, a fake tree in
@@ -176,58 +232,17 @@ impl Environment {
 
     /// The record as stored in result files and JSON lines.
     pub fn to_json(&self) -> Value {
-        let mut v = json!({
-            "cpu_model": self.cpu_model,
-            "kernel": self.kernel,
-            "cpu": self.cpu,
-            "pmus": self.pmus,
-            "perf_event_paranoid": self.perf_event_paranoid,
-            "nmi_watchdog": self.nmi_watchdog,
-            "rdpmc": self.rdpmc,
-            "governor": self.governor,
-            "virtual_machine": self.virtual_machine,
-        });
-        // Only where they apply, so that other records keep their bytes.
-        if let Some(kind) = &self.core_type {
-            v["core_type"] = json!(kind);
-        }
-        if self.arm_pseudo_nmi {
-            v["arm_pseudo_nmi"] = json!(true);
-        }
-        v
+        serde_json::to_value(self).expect("an environment serialises")
     }
 
-    /// Reads a stored record; `None` if it is not one. Fields added after
-    /// the first schema are optional.
+    /// Reads a stored record; `None` if it is not one (no object, or
+    /// without its CPU model, kernel and CPU). Fields added after the
+    /// first schema are optional.
     pub fn from_json(v: &Value) -> Option<Environment> {
-        let int = |k: &str| v.get(k).and_then(Value::as_i64).map(|n| n as i32);
-        Some(Environment {
-            cpu_model: v.get("cpu_model")?.as_str()?.to_string(),
-            kernel: v.get("kernel")?.as_str()?.to_string(),
-            cpu: v.get("cpu")?.as_u64().map(|c| c as usize),
-            core_type: v.get("core_type").and_then(Value::as_str).map(String::from),
-            pmus: v
-                .get("pmus")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|p| p.as_str().map(String::from))
-                        .collect()
-                })
-                .unwrap_or_default(),
-            perf_event_paranoid: int("perf_event_paranoid"),
-            nmi_watchdog: int("nmi_watchdog"),
-            rdpmc: int("rdpmc"),
-            governor: v.get("governor").and_then(Value::as_str).map(String::from),
-            virtual_machine: v
-                .get("virtual_machine")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            arm_pseudo_nmi: v
-                .get("arm_pseudo_nmi")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-        })
+        // serde also reads a struct from an array of its fields.
+        v.is_object()
+            .then(|| Environment::deserialize(v).ok())
+            .flatten()
     }
 
     /// Why counts measured on `other` may not compare with counts from
@@ -273,6 +288,7 @@ fn arm_cpu_model(field: &impl Fn(&str) -> Option<String>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// A fake root with the files `files` holds.
     fn fake_root(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {

@@ -693,8 +693,8 @@ mod tests {
         let store = crate::store::Store::at(&root);
         let path = store.path("x", &Slot::Latest);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let doc = serde_json::json!({ "schema": HOSTILE });
-        std::fs::write(&path, doc.to_string()).unwrap();
+        let doc = std::collections::BTreeMap::from([("schema", HOSTILE)]);
+        std::fs::write(&path, serde_json::to_string(&doc).unwrap()).unwrap();
         let err = store.load("x", &Slot::Latest).unwrap_err();
         std::fs::remove_dir_all(&root).unwrap();
         let line = say::line(&format!("error: {err}"));

@@ -36,12 +36,13 @@ pub use lock::StoreLock;
 use folder::Folder;
 
 mod baseline;
+pub mod bench_summary;
 mod files;
 mod folder;
 pub mod json;
 mod lock;
 pub mod par_map;
-pub mod summary;
+pub mod report_cache;
 
 /// The largest stored file perfbench reads: 64 MiB. A long per-iteration
 /// run stores well under it; a file past it is refused, without being read,

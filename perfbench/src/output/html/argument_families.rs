@@ -16,7 +16,7 @@ use super::{metric_of, metrics_to_draw};
 use crate::analysis::derived::rate_of;
 use crate::output::format::{count, plural, printable};
 use crate::stats::Estimate;
-use crate::store::summary::Summary;
+use crate::store::bench_summary::BenchSummary as Summary;
 
 /// The benchmarks of a family, with their arguments.
 pub(super) type Members<'a> = Vec<(&'a str, &'a Summary)>;

@@ -31,14 +31,14 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::analysis::compare::{Comparison, MetricChange, Target, Thresholds};
-use crate::analysis::{analyze, Analysed, Calibration, Recording};
+use crate::analysis::Analysed;
 use crate::counter::event::Unit;
-use crate::store::par_map::par_map;
-use crate::store::summary::{
-    decode_summary, decode_values, encode_summary, encode_values, values_of, MetricSummary,
-    Summary, Values,
+use crate::store::bench_summary::{
+    values_of, BenchSummary as Summary, MetricSummary, SampledValues as Values,
 };
-use crate::store::{folder_name, Kind, Slot, Store, StoreError};
+use crate::store::par_map::par_map;
+use crate::store::report_cache::{stored_summaries, stored_values, write_summary};
+use crate::store::{folder_name, Kind, Store, StoreError};
 
 /// Options of the report.
 #[derive(Clone, Debug, PartialEq)]
@@ -166,31 +166,6 @@ pub struct Written {
 /// The report's folder in the store's root.
 const REPORT: &str = "report";
 
-/// The summary file of the benchmark in `folder` under `data`.
-fn summary_path(data: &Path, folder: &str) -> PathBuf {
-    data.join(format!("{folder}.json"))
-}
-
-/// The file of sampled values of the benchmark in `folder` under `data`.
-fn values_path(data: &Path, folder: &str) -> PathBuf {
-    data.join(format!("{folder}.values.json"))
-}
-
-/// Writes a benchmark's summary and sampled values under `data`.
-fn write_summary(
-    store: &Store,
-    data: &Path,
-    s: &Summary,
-    values: &[Values],
-) -> Result<(), StoreError> {
-    let folder = folder_name(&s.id);
-    store.write(
-        &values_path(data, &folder),
-        encode_values(values).as_bytes(),
-    )?;
-    store.write(&summary_path(data, &folder), encode_summary(s).as_bytes())
-}
-
 /// Whether each of `entries` has a page, from one listing of the pages:
 /// a page written by an earlier run still shows that benchmark's latest
 /// run (it changes only when the benchmark runs), so it is linked too.
@@ -222,14 +197,7 @@ fn group_values(
         let id = &entries[i].id;
         values[i] = match fresh.iter().find(|(s, _)| s.id == *id) {
             Some((_, v)) => v.clone(),
-            // Only drawn: a file that cannot be read or decoded draws
-            // nothing (its summary, read before, names a bad folder).
-            None => store
-                .read(&values_path(data, &folder_name(id)))
-                .ok()
-                .flatten()
-                .and_then(|text| decode_values(&text).ok())
-                .unwrap_or_default(),
+            None => stored_values(store, data, id),
         };
     }
     values
@@ -268,90 +236,6 @@ fn run_order(entries: &[&Summary], run: &[Analysed]) -> Vec<usize> {
     }
     order.extend((0..entries.len()).filter(|&i| !in_run[i]));
     order
-}
-
-/// The summaries of the benchmarks stored under the root that are not in
-/// the run, and the stored results that could not be read.
-fn stored_summaries(
-    store: &Store,
-    data: &Path,
-    run: &BTreeSet<&str>,
-) -> (Vec<Summary>, Vec<String>) {
-    let run_folders: BTreeSet<String> = run.iter().map(|id| folder_name(id)).collect();
-    let listed = store.list(Path::new("")).map_err(|e| e.to_string());
-    let (mut entries, mut problems) = (Vec::new(), Vec::new());
-    // Folders perfbench made have ASCII names; no other holds its results.
-    let mut folders = Vec::new();
-    for (name, kind) in listed.unwrap_or_else(|e| {
-        problems.push(e);
-        Vec::new()
-    }) {
-        if name.starts_with('.') || run_folders.contains(&name) {
-            continue;
-        }
-        // A link is walked into like a folder, so that the walk names it.
-        if matches!(kind, Kind::Dir | Kind::Link) {
-            folders.push(name);
-        }
-    }
-    for found in par_map(&folders, |folder| stored_summary(store, data, folder)) {
-        match found {
-            Ok(Some(s)) => entries.push(s),
-            Ok(None) => {}
-            Err(e) => problems.push(e.to_string()),
-        }
-    }
-    (entries, problems)
-}
-
-/// The summary of the benchmark stored in `folder`: its summary file where
-/// that is at least as new as its latest run, else one made from the
-/// latest run (and written for the next report); `None` where the folder
-/// holds no latest run.
-fn stored_summary(store: &Store, data: &Path, folder: &str) -> Result<Option<Summary>, StoreError> {
-    let latest = Path::new(folder).join("latest.json");
-    let Some(stored_at) = store.modified(&latest)? else {
-        return Ok(None);
-    };
-    let path = summary_path(data, folder);
-    // A summary that cannot be read is made again, and replaced.
-    let summarised_at = store.modified(&path).ok().flatten();
-    if summarised_at.is_some_and(|t| t >= stored_at) {
-        let summary = store
-            .read(&path)
-            .ok()
-            .flatten()
-            .and_then(|text| decode_summary(&text).ok());
-        if let Some(s) = summary.filter(|s| folder_name(&s.id) == folder) {
-            return Ok(Some(s));
-        }
-    }
-    let Some(recording) = store.stored_run(folder)? else {
-        return Ok(None);
-    };
-    let a = analysed_stored(store, recording)?;
-    let summary = Summary::of(&a);
-    write_summary(store, data, &summary, &values_of(&a))?;
-    Ok(Some(summary))
-}
-
-/// A stored latest run, analysed and compared with the run before it (kept
-/// as `previous.json`), as its own run compared it.
-fn analysed_stored(store: &Store, recording: Recording) -> Result<Analysed, StoreError> {
-    let result = analyze(&recording, &Calibration::default());
-    let base = store.load(&recording.id, &Slot::Previous)?;
-    let comparison = Comparison::of(
-        &Target::PreviousRun,
-        base.as_ref(),
-        &recording,
-        &Thresholds::default(),
-    );
-    Ok(Analysed {
-        recording,
-        result,
-        comparison: Some(comparison),
-        baseline: None,
-    })
 }
 
 /// The metric of a benchmark by name.

@@ -18,7 +18,7 @@ use super::{metrics_to_draw, page_path};
 use crate::analysis::group::{standings, Cell, Relative, Standing};
 use crate::counter::event::Unit;
 use crate::output::format::{count, standing_cell};
-use crate::store::summary::{Summary, Values, MAX_VALUES};
+use crate::store::bench_summary::{BenchSummary as Summary, SampledValues as Values, MAX_VALUES};
 
 /// A group of benchmarks with two members or more.
 pub(super) struct Group<'a> {

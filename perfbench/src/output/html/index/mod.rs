@@ -19,7 +19,7 @@ use crate::analysis::compare::{Comparison, Target, Thresholds};
 use crate::counter::event::Unit;
 use crate::measure::environment::Environment;
 use crate::output::format::count;
-use crate::store::summary::{Summary, Values};
+use crate::store::bench_summary::{BenchSummary as Summary, SampledValues as Values};
 use crate::store::{Store, StoreError};
 
 /// What the index shows.

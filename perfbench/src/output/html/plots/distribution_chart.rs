@@ -11,7 +11,7 @@ use super::{legend, legend_entry, svg, Chart, DrawResult, FONT};
 use crate::counter::event::Unit;
 use crate::output::format::plural;
 use crate::stats::kde::{bandwidth, density};
-use crate::store::summary::evenly;
+use crate::store::bench_summary::evenly;
 
 /// One set of per-iteration values in a distribution plot.
 pub struct DistributionSet<'a> {

@@ -8,7 +8,7 @@ use super::axes::{drawable, inside, tick, y_range};
 use super::{legend, svg, Chart, DrawResult, FONT, NEW};
 use crate::counter::event::Unit;
 use crate::stats::Estimate;
-use crate::store::summary::evenly;
+use crate::store::bench_summary::evenly;
 
 /// The colour of fitted lines.
 const FIT: RGBColor = RGBColor(200, 30, 40);

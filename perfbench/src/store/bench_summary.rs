@@ -1,0 +1,149 @@
+//! A benchmark's summary for the HTML report: what the index row and a
+//! group page show of its latest run (its estimates, the change its run
+//! found, where it belongs), and apart from it a bounded sample of its
+//! per-iteration values for a group page's distributions. A run writes the
+//! summaries of its benchmarks (`json/summary_file.rs`), so that a later
+//! run lists them without loading and analysing their samples
+//! (`report_cache.rs`).
+
+use crate::analysis::compare::Comparison;
+use crate::analysis::group::{Membership, Standee};
+use crate::analysis::{Analysed, WALL_TIME};
+use crate::counter::event::Unit;
+use crate::counter::group::ReadPath;
+use crate::measure::environment::Environment;
+use crate::measure::Throughput;
+use crate::stats::Estimate;
+
+/// Most per-iteration values a summary keeps of each metric: enough to
+/// draw its distribution, bounded however many samples the run took.
+pub const MAX_VALUES: usize = 256;
+
+/// One metric's headline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetricSummary {
+    /// Its name ([`WALL_TIME`] or an event).
+    pub name: String,
+    /// Its unit.
+    pub unit: Unit,
+    /// The headline per iteration with its interval (`Metric::estimate`).
+    pub estimate: Estimate,
+}
+
+/// What the report's index and group pages show of a benchmark's run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchSummary {
+    /// The benchmark's id.
+    pub id: String,
+    /// Where it ran.
+    pub environment: Environment,
+    /// Its group, member and argument, where it has a group.
+    pub membership: Option<Membership>,
+    /// The threads it ran on at once.
+    pub threads: usize,
+    /// The throughput it declared.
+    pub throughput: Option<Throughput>,
+    /// In per-iteration mode, how the counters were read.
+    pub read_path: Option<ReadPath>,
+    /// How many samples its run took.
+    pub samples: usize,
+    /// Its metrics, wall time first.
+    pub metrics: Vec<MetricSummary>,
+    /// The change its run found, against what that run compared with.
+    pub comparison: Option<Comparison>,
+}
+
+/// A metric's per-iteration values: at most [`MAX_VALUES`] of them, at
+/// evenly spaced ranks, with how many there were.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SampledValues {
+    /// The metric.
+    pub name: String,
+    /// How many samples the run took.
+    pub samples: usize,
+    /// The values at evenly spaced ranks, lowest first, both ends kept.
+    pub values: Vec<f64>,
+}
+
+impl BenchSummary {
+    /// The summary of an analysed run.
+    pub fn of(a: &Analysed) -> BenchSummary {
+        BenchSummary {
+            id: a.recording.id.clone(),
+            environment: a.recording.environment.clone(),
+            membership: a.result.membership.clone(),
+            threads: a.result.threads,
+            throughput: a.result.throughput,
+            read_path: a.result.read_path,
+            samples: a.recording.iterations.len(),
+            metrics: a
+                .result
+                .metrics
+                .iter()
+                .map(|m| MetricSummary {
+                    name: m.name.clone(),
+                    unit: m.unit,
+                    estimate: *m.estimate(),
+                })
+                .collect(),
+            comparison: a.comparison.clone(),
+        }
+    }
+
+    /// The metric named `name`.
+    pub fn metric(&self, name: &str) -> Option<&MetricSummary> {
+        self.metrics.iter().find(|m| m.name == name)
+    }
+
+    /// The wall-time headline.
+    pub fn wall_time(&self) -> Option<&Estimate> {
+        self.metric(WALL_TIME).map(|m| &m.estimate)
+    }
+}
+
+impl Standee for BenchSummary {
+    fn membership(&self) -> Option<&Membership> {
+        self.membership.as_ref()
+    }
+
+    fn headline(&self, name: &str) -> Option<Estimate> {
+        self.metric(name).map(|m| m.estimate)
+    }
+
+    fn metric_names(&self) -> Vec<&str> {
+        self.metrics.iter().map(|m| m.name.as_str()).collect()
+    }
+}
+
+/// The sampled per-iteration values of every metric of `a`'s run.
+pub fn values_of(a: &Analysed) -> Vec<SampledValues> {
+    let run = &a.recording;
+    run.series
+        .iter()
+        .map(|s| {
+            let mut all: Vec<f64> = run
+                .iterations
+                .iter()
+                .zip(&s.totals)
+                .map(|(&x, &y)| y as f64 / x as f64)
+                .collect();
+            all.sort_unstable_by(f64::total_cmp);
+            SampledValues {
+                name: s.name.clone(),
+                samples: all.len(),
+                values: evenly(&all, MAX_VALUES),
+            }
+        })
+        .collect()
+}
+
+/// At most `max` of `items`, evenly spaced among them with the first and
+/// last kept (of sorted values: those at evenly spaced ranks); all of them
+/// where they are no more.
+pub fn evenly<T: Copy>(items: &[T], max: usize) -> Vec<T> {
+    if items.len() <= max || max < 2 {
+        return items.iter().copied().take(max).collect();
+    }
+    let last = items.len() - 1;
+    (0..max).map(|k| items[k * last / (max - 1)]).collect()
+}

@@ -1,0 +1,418 @@
+//! The report's data files: a benchmark's summary (schema
+//! [`SUMMARY_SCHEMA`]) and its sampled values (schema [`VALUES_SCHEMA`]),
+//! written by the run that measured it and read back by later reports with
+//! every limit a stored file has. Fields are declared in the order of their
+//! names, the order perfbench has always written them in.
+
+use serde::{Deserialize, Serialize};
+
+use super::field::{
+    bad, bad_because, document, has_duplicates, loose_list, record, records, statistic, text,
+    threads_of, Loose, MAX_COUNT, MAX_SAMPLES,
+};
+use super::parts::{group_json, membership_of, read_path_of, throughput_of};
+use super::parts::{GroupRecord, ThroughputRecord};
+use crate::analysis::compare::{Comparison, MetricChange, Target, Verdict};
+use crate::analysis::recording::MAX_EARLIER_RUNS;
+use crate::counter::event::Unit;
+use crate::measure::environment::Environment;
+use crate::stats::{Change, Estimate, Interval};
+use crate::store::bench_summary::{BenchSummary, MetricSummary, SampledValues, MAX_VALUES};
+
+/// The schema tag of a summary file.
+pub const SUMMARY_SCHEMA: &str = "perfbench/summary/v1";
+
+/// The schema tag of a file of sampled values.
+pub const VALUES_SCHEMA: &str = "perfbench/values/v1";
+
+/// Statistics as a file holds them: each a number, `null` where it is not
+/// finite (JSON has no such numbers).
+type Numbers = Loose<Vec<Loose<f64>>>;
+
+/// A summary file as written, and as read before its checks.
+#[derive(Default, Serialize, Deserialize)]
+#[serde(default)]
+struct SummaryRecord {
+    #[serde(deserialize_with = "record")]
+    comparison: Loose<ComparisonRecord>,
+    #[serde(deserialize_with = "record")]
+    environment: Loose<Environment>,
+    #[serde(deserialize_with = "record")]
+    group: Loose<GroupRecord>,
+    id: Loose<String>,
+    #[serde(deserialize_with = "records")]
+    metrics: Loose<Vec<Loose<MetricSummaryRecord>>>,
+    read_path: Loose<Option<String>>,
+    samples: Loose<u64>,
+    schema: Loose<String>,
+    threads: Loose<Option<u64>>,
+    #[serde(deserialize_with = "record")]
+    throughput: Loose<ThroughputRecord>,
+}
+
+/// One metric's headline: `[point, low, high]`.
+#[derive(Default, Serialize, Deserialize)]
+#[serde(default)]
+struct MetricSummaryRecord {
+    estimate: Numbers,
+    name: Loose<String>,
+    unit: Loose<String>,
+}
+
+/// The change a run found, against what it compared with (`null`: its
+/// previous run).
+#[derive(Default, Serialize, Deserialize)]
+#[serde(default)]
+struct ComparisonRecord {
+    against: Loose<Option<String>>,
+    #[serde(deserialize_with = "records")]
+    changes: Loose<Vec<Loose<ChangeRecord>>>,
+    unfair: Loose<Option<String>>,
+}
+
+/// One metric's change.
+#[derive(Default, Serialize, Deserialize)]
+#[serde(default)]
+struct ChangeRecord {
+    ci: Loose<Option<Vec<Loose<f64>>>>,
+    difference: Loose<f64>,
+    name: Loose<String>,
+    p: Loose<f64>,
+    relative: Loose<Option<f64>>,
+    runs: Loose<u64>,
+    verdict: Loose<String>,
+}
+
+/// A file of sampled values as written, and as read before its checks.
+#[derive(Default, Serialize, Deserialize)]
+#[serde(default)]
+struct ValuesRecord {
+    #[serde(deserialize_with = "records")]
+    metrics: Loose<Vec<Loose<MetricValuesRecord>>>,
+    schema: Loose<String>,
+}
+
+/// One metric's sampled values.
+#[derive(Default, Serialize, Deserialize)]
+#[serde(default)]
+struct MetricValuesRecord {
+    name: Loose<String>,
+    samples: Loose<u64>,
+    values: Numbers,
+}
+
+/// A summary file's text.
+pub fn encode_summary(s: &BenchSummary) -> String {
+    let metric = |m: &MetricSummary| {
+        let e = &m.estimate;
+        Loose::Is(MetricSummaryRecord {
+            estimate: loose_list(&[e.point, e.ci.low, e.ci.high]),
+            name: Loose::Is(m.name.clone()),
+            unit: Loose::Is(m.unit.symbol().to_string()),
+        })
+    };
+    let doc = SummaryRecord {
+        comparison: s
+            .comparison
+            .as_ref()
+            .map_or(Loose::Missing, comparison_json),
+        environment: Loose::Is(s.environment.clone()),
+        group: group_json(s.membership.as_ref()),
+        id: Loose::Is(s.id.clone()),
+        metrics: Loose::Is(s.metrics.iter().map(metric).collect()),
+        read_path: Loose::Is(s.read_path.map(|p| p.name().to_string())),
+        samples: Loose::Is(s.samples as u64),
+        schema: Loose::Is(SUMMARY_SCHEMA.to_string()),
+        threads: Loose::Is(Some(s.threads as u64)),
+        throughput: s.throughput.map_or(Loose::Missing, |t| Loose::Is(t.into())),
+    };
+    serde_json::to_string(&doc).expect("summaries serialise")
+}
+
+/// A comparison as a summary file holds it.
+fn comparison_json(c: &Comparison) -> Loose<ComparisonRecord> {
+    let change = |c: &MetricChange| {
+        let ch = &c.change;
+        Loose::Is(ChangeRecord {
+            ci: Loose::Is(ch.ci.map(|i| vec![Loose::Is(i.low), Loose::Is(i.high)])),
+            difference: Loose::Is(ch.difference),
+            name: Loose::Is(c.name.clone()),
+            p: Loose::Is(ch.p_value),
+            relative: Loose::Is(ch.relative),
+            runs: Loose::Is(ch.runs as u64),
+            verdict: Loose::Is(c.verdict.as_str().to_string()),
+        })
+    };
+    Loose::Is(ComparisonRecord {
+        against: Loose::Is(match &c.against {
+            Target::PreviousRun => None,
+            Target::Baseline(name) => Some(name.clone()),
+        }),
+        changes: c.changes.as_ref().map_or(Loose::Missing, |cs| {
+            Loose::Is(cs.iter().map(change).collect())
+        }),
+        unfair: Loose::Is(c.unfair.clone()),
+    })
+}
+
+/// The summary [`encode_summary`] wrote, or what is wrong with the text.
+pub fn decode_summary(text: &str) -> Result<BenchSummary, String> {
+    let doc: SummaryRecord = document(text).map_err(|e| format!("not valid JSON ({e})"))?;
+    if doc.schema.clone().ok().as_deref() != Some(SUMMARY_SCHEMA) {
+        return Err(format!("not a summary of schema `{SUMMARY_SCHEMA}`"));
+    }
+    summary_of(doc)
+}
+
+/// The summary a file holds, checked.
+fn summary_of(doc: SummaryRecord) -> Result<BenchSummary, String> {
+    Ok(BenchSummary {
+        id: text(doc.id, "id")?,
+        environment: doc.environment.ok().ok_or_else(|| bad("environment"))?,
+        membership: membership_of(doc.group)?,
+        // Unlike a result file's, a summary's thread count is always there.
+        threads: match doc.threads {
+            Loose::Missing | Loose::Is(None) => return Err(bad("threads")),
+            n => threads_of(n)?,
+        },
+        throughput: throughput_of(doc.throughput)?,
+        read_path: read_path_of(doc.read_path)?,
+        samples: sample_count(doc.samples, "samples")?,
+        metrics: metrics_of(doc.metrics)?,
+        comparison: match doc.comparison {
+            Loose::Missing => None,
+            // Anything but an object is a comparison without fields.
+            c => Some(comparison_of(c.ok().unwrap_or_default())?),
+        },
+    })
+}
+
+/// A count of samples: from 1 to [`MAX_SAMPLES`].
+fn sample_count(v: Loose<u64>, what: &str) -> Result<usize, String> {
+    v.ok()
+        .filter(|n| (1..=MAX_SAMPLES as u64).contains(n))
+        .map(|n| n as usize)
+        .ok_or_else(|| bad_because(what, "not from 1 to 1000000"))
+}
+
+/// An array of exactly `N` statistics, or the error naming the field
+/// `what`.
+fn statistics<const N: usize>(v: Numbers, what: &str) -> Result<[f64; N], String> {
+    let a = v.ok().filter(|a| a.len() == N).ok_or_else(|| bad(what))?;
+    let mut out = [0.0; N];
+    for (o, x) in out.iter_mut().zip(a) {
+        *o = statistic(x, what)?;
+    }
+    Ok(out)
+}
+
+/// An estimate [`encode_summary`] wrote: finite statistics, its interval
+/// around its point.
+fn estimate_of(v: Numbers) -> Result<Estimate, String> {
+    let what = "metrics.estimate";
+    let [point, low, high] = statistics(v, what)?;
+    let e = Estimate {
+        point,
+        ci: Interval { low, high },
+    };
+    if !(e.ci.low <= e.point && e.point <= e.ci.high) {
+        return Err(bad_because(
+            what,
+            "an interval that does not hold its point",
+        ));
+    }
+    Ok(e)
+}
+
+/// The unit named `name`.
+fn unit_of(name: Option<String>) -> Option<Unit> {
+    [Unit::Nanoseconds, Unit::Count]
+        .into_iter()
+        .find(|u| Some(u.symbol()) == name.as_deref())
+}
+
+/// A summary's metrics: one at least, none named twice.
+fn metrics_of(v: Loose<Vec<Loose<MetricSummaryRecord>>>) -> Result<Vec<MetricSummary>, String> {
+    let list = v.ok().filter(|a| !a.is_empty());
+    let metrics = list
+        .ok_or_else(|| bad("metrics"))?
+        .into_iter()
+        .map(|m| {
+            let m = m.ok().unwrap_or_default();
+            Ok(MetricSummary {
+                name: text(m.name, "metrics.name")?,
+                unit: unit_of(m.unit.ok()).ok_or_else(|| bad("metrics.unit"))?,
+                estimate: estimate_of(m.estimate)?,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let names: Vec<&str> = metrics.iter().map(|m| m.name.as_str()).collect();
+    if has_duplicates(&names) {
+        return Err(bad_because("metrics.name", "a name twice"));
+    }
+    Ok(metrics)
+}
+
+/// The comparison a summary holds: its changes none named twice.
+fn comparison_of(v: ComparisonRecord) -> Result<Comparison, String> {
+    let changes = match v.changes {
+        Loose::Missing => None,
+        cs => {
+            let cs = cs.ok().ok_or_else(|| bad("changes"))?;
+            let cs = cs
+                .into_iter()
+                .map(|c| change_of(c.ok().unwrap_or_default()))
+                .collect::<Result<Vec<_>, _>>()?;
+            let names: Vec<&str> = cs.iter().map(|c| c.name.as_str()).collect();
+            if has_duplicates(&names) {
+                return Err(bad_because("changes.name", "a name twice"));
+            }
+            Some(cs)
+        }
+    };
+    Ok(Comparison {
+        against: match optional_text(v.against, "comparison.against")? {
+            None => Target::PreviousRun,
+            Some(name) => Target::Baseline(name),
+        },
+        changes,
+        unfair: optional_text(v.unfair, "comparison.unfair")?,
+    })
+}
+
+/// A string or `null`, or the error naming the field `what`.
+fn optional_text(v: Loose<Option<String>>, what: &str) -> Result<Option<String>, String> {
+    match v {
+        Loose::Missing | Loose::Is(None) => Ok(None),
+        v => v.ok().flatten().map(Some).ok_or_else(|| bad(what)),
+    }
+}
+
+/// Most runs a change takes in: one and the earlier runs it keeps.
+const MAX_RUNS: u64 = MAX_EARLIER_RUNS as u64 + 1;
+
+/// A change [`encode_summary`] wrote: an interval (ordered, holding the
+/// relative change) exactly where there is a relative change, a p-value
+/// from 0 to 1 and the runs one run and its earlier ones make.
+fn change_of(v: ChangeRecord) -> Result<MetricChange, String> {
+    let verdict = [
+        Verdict::Improved,
+        Verdict::Regressed,
+        Verdict::WithinNoise,
+        Verdict::NoChange,
+    ]
+    .into_iter()
+    .find(|k| Some(k.as_str()) == v.verdict.clone().ok().as_deref())
+    .ok_or_else(|| bad("changes.verdict"))?;
+    let relative = match v.relative {
+        Loose::Missing | Loose::Is(None) => None,
+        r => {
+            let r = r.ok().flatten().map_or(Loose::Wrong, Loose::Is);
+            Some(statistic(r, "changes.relative")?)
+        }
+    };
+    let ci = change_interval(v.ci, relative)?;
+    let p_value = v.p.ok().filter(|p| (0.0..=1.0).contains(p));
+    let runs = v.runs.ok().filter(|n| (1..=MAX_RUNS).contains(n));
+    Ok(MetricChange {
+        name: text(v.name, "changes.name")?,
+        change: Change {
+            relative,
+            difference: statistic(v.difference, "changes.difference")?,
+            ci,
+            p_value: p_value.ok_or_else(|| bad_because("changes.p", "not from 0 to 1"))?,
+            runs: runs.ok_or_else(|| bad_because("changes.runs", "not from 1 to 10"))? as usize,
+        },
+        verdict,
+    })
+}
+
+/// The interval of a change whose relative change is `relative`.
+fn change_interval(
+    v: Loose<Option<Vec<Loose<f64>>>>,
+    relative: Option<f64>,
+) -> Result<Option<Interval>, String> {
+    let what = "changes.ci";
+    let null = matches!(v, Loose::Missing | Loose::Is(None));
+    let relative = match (null, relative) {
+        (true, None) => return Ok(None),
+        (true, Some(_)) | (false, None) => {
+            return Err(bad_because(what, "not there exactly where `relative` is"))
+        }
+        (false, Some(r)) => r,
+    };
+    // Anything but an array of numbers is malformed, as `null` inside is.
+    let v = match v {
+        Loose::Is(list) => Loose::from(list.unwrap_or_default()),
+        _ => Loose::Wrong,
+    };
+    let [low, high] = statistics(v, what)?;
+    let ci = Interval { low, high };
+    if !(ci.low <= relative && relative <= ci.high) {
+        return Err(bad_because(
+            what,
+            "an interval that does not hold its change",
+        ));
+    }
+    Ok(Some(ci))
+}
+
+/// A file of sampled values' text.
+pub fn encode_values(values: &[SampledValues]) -> String {
+    let metric = |v: &SampledValues| {
+        Loose::Is(MetricValuesRecord {
+            name: Loose::Is(v.name.clone()),
+            samples: Loose::Is(v.samples as u64),
+            values: loose_list(&v.values),
+        })
+    };
+    let doc = ValuesRecord {
+        metrics: Loose::Is(values.iter().map(metric).collect()),
+        schema: Loose::Is(VALUES_SCHEMA.to_string()),
+    };
+    serde_json::to_string(&doc).expect("sampled values serialise")
+}
+
+/// The sampled values [`encode_values`] wrote, or what is wrong with them.
+pub fn decode_values(text: &str) -> Result<Vec<SampledValues>, String> {
+    let doc: ValuesRecord = document(text).map_err(|e| format!("not valid JSON ({e})"))?;
+    if doc.schema.ok().as_deref() != Some(VALUES_SCHEMA) {
+        return Err(format!("not sampled values of schema `{VALUES_SCHEMA}`"));
+    }
+    let metrics = doc.metrics.ok().ok_or_else(|| bad("metrics"))?;
+    let values = metrics
+        .into_iter()
+        .map(|m| values_of_metric(m.ok().unwrap_or_default()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let names: Vec<&str> = values.iter().map(|v| v.name.as_str()).collect();
+    if has_duplicates(&names) {
+        return Err(bad_because("metrics.name", "a name twice"));
+    }
+    Ok(values)
+}
+
+/// One metric's values as `values_of` makes them: as many as the samples
+/// up to [`MAX_VALUES`], lowest first, each a total over iterations (from
+/// 0 to [`MAX_COUNT`]).
+fn values_of_metric(m: MetricValuesRecord) -> Result<SampledValues, String> {
+    let samples = sample_count(m.samples, "metrics.samples")?;
+    let list = m.values.ok().ok_or_else(|| bad("metrics.values"))?;
+    if list.len() != samples.min(MAX_VALUES) {
+        let why = format!("not one per sample, up to {MAX_VALUES}");
+        return Err(bad_because("metrics.values", &why));
+    }
+    let in_bounds = |x: &f64| (0.0..=MAX_COUNT as f64).contains(x);
+    let values = list
+        .into_iter()
+        .map(|x| x.ok().filter(in_bounds))
+        .collect::<Option<Vec<f64>>>()
+        .ok_or_else(|| bad_because("metrics.values", "not numbers from 0 to 10^15"))?;
+    if values.windows(2).any(|w| w[0] > w[1]) {
+        return Err(bad_because("metrics.values", "not lowest first"));
+    }
+    Ok(SampledValues {
+        name: text(m.name, "metrics.name")?,
+        samples,
+        values,
+    })
+}

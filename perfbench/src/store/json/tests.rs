@@ -1,0 +1,425 @@
+//! Tests of the JSON perfbench writes and reads: JSON lines follow their
+//! schema, and every stored file perfbench writes reads back, while one
+//! spoiled in any field is refused with one line naming it.
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::analysis::compare::{Comparison, MetricChange, Target, Verdict};
+use crate::analysis::test_support::exact_result as result;
+use crate::analysis::{Recording, Series, WALL_TIME};
+use crate::counter::event::Unit;
+use crate::measure::environment::Environment;
+use crate::measure::{BatchSize, Method, Throughput};
+use crate::stats::{Change, Estimate, Interval};
+use crate::store::bench_summary::{BenchSummary, MetricSummary, SampledValues, MAX_VALUES};
+
+/// What decoding `doc` changed by `spoil` says: an error, on one line.
+fn spoiled<T: std::fmt::Debug>(
+    mut doc: Value,
+    spoil: impl FnOnce(&mut Value),
+    decode: fn(&str) -> Result<T, String>,
+) -> String {
+    spoil(&mut doc);
+    // How long a hostile file takes to refuse is the fuzz target's to
+    // bound (`-timeout`), not a timed assertion's on a shared machine.
+    let e = decode(&doc.to_string()).unwrap_err();
+    assert!(!e.contains('\n'), "{e}");
+    e
+}
+
+#[test]
+fn json_lines_follow_the_schema() {
+    let r = result(
+        "x/1",
+        &[
+            ("wall-time", Unit::Nanoseconds, 2.5),
+            ("page-faults", Unit::Count, 16.0),
+        ],
+    );
+    let env = Environment::read_from(std::path::Path::new("/nonexistent"), Some(1));
+    let line = bench_line(&r, &env, None);
+    assert!(!line.contains('\n'));
+    let v: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(v["schema"], "perfbench/v1");
+    assert_eq!(v["id"], "x/1");
+    assert_eq!(v["mode"], "batch");
+    assert_eq!(v["samples"], 10);
+    assert_eq!(v["iterations"], 550);
+    assert_eq!(v["metrics"]["page-faults"]["estimate"], 16.0);
+    assert_eq!(v["metrics"]["page-faults"]["unit"], "count");
+    assert_eq!(v["metrics"]["wall-time"]["unit"], "ns");
+    assert_eq!(v["cpu"], 1);
+    assert_eq!(v["environment"]["cpu"], 1);
+    assert_eq!(v["environment"]["cpu_model"], "unknown");
+    assert_eq!(v.get("threads"), None, "one thread");
+}
+
+#[test]
+fn json_lines_give_the_threads_of_a_threaded_benchmark() {
+    let mut r = result("x/threads=4", &[("page-faults", Unit::Count, 8.0)]);
+    r.threads = 4;
+    let line = bench_line(&r, &Environment::default(), None);
+    let v: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(v["threads"], 4);
+    assert_eq!(v["metrics"]["page-faults"]["estimate"], 8.0);
+}
+
+/// A stored result of 3 samples in rounds 0, 1, 1: wall time and page
+/// faults, as JSON to spoil.
+fn stored_result() -> Value {
+    let series = |name: &str, unit, totals: Vec<u64>| Series {
+        name: name.into(),
+        unit,
+        totals,
+        event: None,
+        user_only: None,
+        earlier: vec![10.0],
+    };
+    let run = Recording::stored(
+        "x/1".into(),
+        Environment::default(),
+        (vec![1, 2, 3], vec![0, 1, 1]),
+        vec![
+            series("wall-time", Unit::Nanoseconds, vec![10, 21, 29]),
+            series("page-faults", Unit::Count, vec![2, 4, 6]),
+        ],
+    );
+    let result = crate::analysis::analyze(&run, &Default::default());
+    let doc = serde_json::from_str(&encode_recording(&run, &result)).unwrap();
+    assert_eq!(decode_recording(&encode_recording(&run, &result)), Ok(run));
+    doc
+}
+
+/// What decoding `stored_result()` changed by `spoil` says.
+fn spoiled_result(spoil: impl FnOnce(&mut Value)) -> String {
+    spoiled(stored_result(), spoil, decode_recording)
+}
+
+#[test]
+fn absurd_earlier_runs_are_malformed() {
+    let e = spoiled_result(|d| d["series"][0]["earlier"] = json!([1e308]));
+    assert_eq!(
+        e,
+        "malformed `series.earlier` (not a number from -1e100 to 1e100); remove or restore it"
+    );
+    let e2 = spoiled_result(|d| d["series"][1]["earlier"] = json!([10.0, -1e308]));
+    assert_eq!(e2, e);
+    let e = spoiled_result(|d| d["series"][0]["earlier"] = json!(vec![1.0; 10]));
+    assert_eq!(
+        e,
+        "malformed `series.earlier` (more than 9 runs); remove or restore it"
+    );
+    // JSON has no NaN or infinity; serde_json refuses 1e309.
+    let text = stored_result()
+        .to_string()
+        .replace("\"earlier\":[10.0]", "\"earlier\":[1e309]");
+    let e = decode_recording(&text).unwrap_err();
+    assert!(
+        e.starts_with("not valid JSON (number out of range at line 1"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_schema_of_many_lines_is_named_on_one() {
+    let e = spoiled_result(|d| d["schema"] = json!(format!("v0\n{}", "x".repeat(100))));
+    assert_eq!(
+        e,
+        format!(
+            "has schema `v0\\n{}`, this perfbench reads `{RESULT_SCHEMA}`; remove it or use a matching perfbench",
+            "x".repeat(61)
+        )
+    );
+}
+
+#[test]
+fn round_numbers_are_below_the_sample_count() {
+    let e = spoiled_result(|d| d["rounds"] = json!([0, 1, u32::MAX]));
+    assert_eq!(
+        e,
+        "malformed `rounds` (not a whole number from 0 to 2); remove or restore it"
+    );
+    assert_eq!(spoiled_result(|d| d["rounds"] = json!([0, 1, 3])), e);
+    assert_eq!(spoiled_result(|d| d["rounds"] = json!([0, -1, 1])), e);
+    let e = spoiled_result(|d| d["rounds"] = json!([0, 1]));
+    assert_eq!(
+        e,
+        "malformed `rounds` (not one per sample); remove or restore it"
+    );
+}
+
+#[test]
+fn counts_are_whole_numbers_within_bounds() {
+    let bounds = "not a whole number from 0 to 1000000000000000";
+    for (spoil, field) in [
+        (json!([1, -2, 3]), "iterations"),
+        (json!([1, 2.5, 3]), "iterations"),
+        (json!([1, 1e16, 3]), "iterations"),
+        (json!([1, MAX_COUNT + 1, 3]), "iterations"),
+    ] {
+        let e = spoiled_result(|d| d["iterations"] = spoil);
+        assert_eq!(
+            e,
+            format!("malformed `{field}` ({bounds}); remove or restore it")
+        );
+    }
+    let e = spoiled_result(|d| d["series"][1]["totals"] = json!([2, u64::MAX, 6]));
+    assert_eq!(
+        e,
+        format!("malformed `series.totals` ({bounds}); remove or restore it")
+    );
+    let e = spoiled_result(|d| d["iterations"] = json!([1, 0, 3]));
+    assert_eq!(
+        e,
+        "malformed `iterations` (a sample of 0); remove or restore it"
+    );
+    let e = spoiled_result(|d| d["threads"] = json!(0));
+    let threads = "malformed `threads` (not a whole number from 1 to 2^22); remove or restore it";
+    assert_eq!(e, threads);
+    assert_eq!(
+        spoiled_result(|d| d["threads"] = json!(1u64 << 23)),
+        threads
+    );
+}
+
+#[test]
+fn the_method_is_stored_decoded_and_iter_where_a_file_has_none() {
+    // `iter`, the most common, is left out, as in older files.
+    let doc = stored_result();
+    assert_eq!((doc.get("method"), doc.get("batch_size")), (None, None));
+    let old = decode_recording(&doc.to_string()).unwrap();
+    assert_eq!(old.method, Method::Iter);
+    let mut run = old;
+    for method in [
+        Method::IterBatched(BatchSize::PerIteration),
+        Method::IterBatchedRef(BatchSize::NumBatches(7)),
+        Method::IterCustom,
+        Method::IterBatched(BatchSize::NumIterations(3)),
+    ] {
+        run.method = method;
+        let result = crate::analysis::analyze(&run, &Default::default());
+        let text = encode_recording(&run, &result);
+        assert_eq!(decode_recording(&text).unwrap().method, method);
+        let line: Value =
+            serde_json::from_str(&bench_line(&result, &Environment::default(), None)).unwrap();
+        assert_eq!(line["method"], method.name());
+    }
+    let doc: Value = serde_json::from_str(&encode_recording(
+        &run,
+        &crate::analysis::analyze(&run, &Default::default()),
+    ))
+    .unwrap();
+    assert_eq!(doc["batch_size"], "inputs=3");
+    assert_eq!(
+        spoiled_result(|d| d["method"] = json!("iter_batched")),
+        "malformed `method`; remove or restore it",
+        "iter_batched without a batch size"
+    );
+    assert_eq!(
+        spoiled_result(|d| d["method"] = json!("iter_shared")),
+        "malformed `method`; remove or restore it",
+        "iter_shared on one thread"
+    );
+    assert_eq!(
+        spoiled_result(|d| d["batch_size"] = json!("huge")),
+        "malformed `batch_size`; remove or restore it"
+    );
+}
+
+#[test]
+fn arrays_hold_one_entry_per_sample() {
+    let e = spoiled_result(|d| d["series"][1]["totals"] = json!(vec![1; 100_000]));
+    assert_eq!(
+        e,
+        "malformed `series.totals` (not one per sample); remove or restore it"
+    );
+    let e = spoiled_result(|d| d["iterations"] = json!(vec![1; MAX_SAMPLES + 1]));
+    assert_eq!(
+        e,
+        "malformed `iterations` (not 1 to 1000000 samples); remove or restore it"
+    );
+    let e = spoiled_result(|d| d["iterations"] = json!([]));
+    assert_eq!(
+        e,
+        "malformed `iterations` (not 1 to 1000000 samples); remove or restore it"
+    );
+}
+
+#[test]
+fn series_are_named_once_and_typed() {
+    let e = spoiled_result(|d| d["series"][1]["name"] = json!("wall-time"));
+    assert_eq!(
+        e,
+        "malformed `series.name` (a name twice); remove or restore it"
+    );
+    let e = spoiled_result(|d| d["series"] = json!([]));
+    assert_eq!(e, "malformed `series`; remove or restore it");
+    let e = spoiled_result(|d| d["series"][0]["user_only"] = json!("yes"));
+    assert_eq!(e, "malformed `series.user_only`; remove or restore it");
+    let e = spoiled_result(|d| d["read_path"] = json!(5));
+    assert_eq!(e, "malformed `read_path`; remove or restore it");
+}
+
+/// A summary of one metric with one change, as JSON to spoil.
+fn stored_summary() -> Value {
+    let estimate = Estimate {
+        point: 10.0,
+        ci: Interval {
+            low: 9.0,
+            high: 11.0,
+        },
+    };
+    let change = Change {
+        relative: Some(0.25),
+        difference: 2.0,
+        ci: Some(Interval {
+            low: 0.1,
+            high: 0.4,
+        }),
+        p_value: 0.01,
+        runs: 2,
+    };
+    let s = BenchSummary {
+        id: "x/1".into(),
+        environment: Environment::default(),
+        membership: None,
+        threads: 1,
+        throughput: Some(Throughput::Bytes(64)),
+        read_path: None,
+        samples: 3,
+        metrics: vec![MetricSummary {
+            name: WALL_TIME.into(),
+            unit: Unit::Nanoseconds,
+            estimate,
+        }],
+        comparison: Some(Comparison {
+            against: Target::PreviousRun,
+            changes: Some(vec![MetricChange {
+                name: WALL_TIME.into(),
+                change,
+                verdict: Verdict::Regressed,
+            }]),
+            unfair: None,
+        }),
+    };
+    assert_eq!(decode_summary(&encode_summary(&s)), Ok(s.clone()));
+    serde_json::from_str(&encode_summary(&s)).unwrap()
+}
+
+/// What decoding `stored_summary()` changed by `spoil` says.
+fn spoiled_summary(spoil: impl FnOnce(&mut Value)) -> String {
+    spoiled(stored_summary(), spoil, decode_summary)
+}
+
+/// The error of a malformed `field` for reason `why`.
+fn malformed(field: &str, why: &str) -> String {
+    format!("malformed `{field}` ({why}); remove or restore it")
+}
+
+#[test]
+fn estimates_are_finite_and_hold_their_point() {
+    let huge = malformed("metrics.estimate", "not a number from -1e100 to 1e100");
+    let estimate = |d: &mut Value, e: Value| d["metrics"][0]["estimate"] = e;
+    assert_eq!(
+        spoiled_summary(|d| estimate(d, json!([0.0, -1e308, 1e308]))),
+        huge
+    );
+    assert_eq!(
+        spoiled_summary(|d| estimate(d, json!([1e308, 1e308, 1e308]))),
+        huge
+    );
+    assert_eq!(
+        spoiled_summary(|d| estimate(d, json!([null, 1.0, 2.0]))),
+        huge
+    );
+    let inverted = malformed(
+        "metrics.estimate",
+        "an interval that does not hold its point",
+    );
+    assert_eq!(
+        spoiled_summary(|d| estimate(d, json!([10.0, 11.0, 9.0]))),
+        inverted
+    );
+    assert_eq!(
+        spoiled_summary(|d| estimate(d, json!([12.0, 9.0, 11.0]))),
+        inverted
+    );
+}
+
+#[test]
+fn changes_are_consistent() {
+    let change = |d: &mut Value, k: &str, v: Value| {
+        d["comparison"]["changes"][0][k] = v;
+    };
+    let e = spoiled_summary(|d| change(d, "p", json!(1.5)));
+    assert_eq!(e, malformed("changes.p", "not from 0 to 1"));
+    let e = spoiled_summary(|d| change(d, "runs", json!(0)));
+    assert_eq!(e, malformed("changes.runs", "not from 1 to 10"));
+    let e = spoiled_summary(|d| change(d, "ci", json!([0.3, 0.1])));
+    let outside = malformed("changes.ci", "an interval that does not hold its change");
+    assert_eq!(e, outside);
+    assert_eq!(
+        spoiled_summary(|d| change(d, "relative", json!(0.5))),
+        outside
+    );
+    let e = spoiled_summary(|d| change(d, "relative", Value::Null));
+    assert_eq!(
+        e,
+        malformed("changes.ci", "not there exactly where `relative` is")
+    );
+    let e = spoiled_summary(|d| change(d, "difference", json!(-1e300)));
+    assert_eq!(
+        e,
+        malformed("changes.difference", "not a number from -1e100 to 1e100")
+    );
+}
+
+#[test]
+fn counts_of_a_summary_are_within_bounds() {
+    let e = spoiled_summary(|d| d["samples"] = json!(0));
+    assert_eq!(e, malformed("samples", "not from 1 to 1000000"));
+    assert_eq!(spoiled_summary(|d| d["samples"] = json!(-3)), e);
+    let e = spoiled_summary(|d| d["threads"] = json!(u64::MAX));
+    assert_eq!(e, malformed("threads", "not a whole number from 1 to 2^22"));
+    let e = spoiled_summary(|d| d["throughput"] = json!({ "bytes": -1 }));
+    assert_eq!(
+        e,
+        malformed("throughput", "not bytes or elements from 0 to 10^15")
+    );
+    let e = spoiled_summary(|d| d["metrics"] = json!([]));
+    assert_eq!(e, "malformed `metrics`; remove or restore it");
+}
+
+/// What decoding values of `samples` samples, `values`, says.
+fn values_error(samples: Value, values: Value) -> String {
+    let doc = json!({
+        "schema": VALUES_SCHEMA,
+        "metrics": [{ "name": "wall-time", "samples": samples, "values": values }],
+    });
+    let e = decode_values(&doc.to_string()).unwrap_err();
+    assert!(!e.contains('\n'), "{e}");
+    e
+}
+
+#[test]
+fn sampled_values_match_their_count_and_bounds() {
+    let ok = SampledValues {
+        name: "wall-time".into(),
+        samples: 1000,
+        values: (0..MAX_VALUES).map(|v| v as f64).collect(),
+    };
+    let text = encode_values(std::slice::from_ref(&ok));
+    assert_eq!(decode_values(&text), Ok(vec![ok]));
+    let count = malformed("metrics.values", "not one per sample, up to 256");
+    assert_eq!(values_error(json!(300), json!([1.0, 2.0, 3.0])), count);
+    assert_eq!(values_error(json!(2), json!([1.0, 2.0, 3.0])), count);
+    let bounds = malformed("metrics.values", "not numbers from 0 to 10^15");
+    assert_eq!(values_error(json!(3), json!([1.0, 2.0, 1e308])), bounds);
+    assert_eq!(values_error(json!(3), json!([-1e308, 2.0, 3.0])), bounds);
+    assert_eq!(values_error(json!(3), json!([null, 2.0, 3.0])), bounds);
+    let order = malformed("metrics.values", "not lowest first");
+    assert_eq!(values_error(json!(3), json!([3.0, 2.0, 1.0])), order);
+    let samples = malformed("metrics.samples", "not from 1 to 1000000");
+    assert_eq!(values_error(json!(1u64 << 40), json!([])), samples);
+}

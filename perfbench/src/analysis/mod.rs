@@ -1,13 +1,13 @@
 //! From a recording's samples to per-iteration figures per metric: the one
 //! analysis every output is fed, and the comparison with a stored run.
 
-pub mod compare;
+pub mod comparison;
 pub mod derived;
 pub mod fit;
-pub mod group;
 pub mod notes;
 pub mod overhead;
 pub mod recording;
+pub mod standings;
 
 use crate::counter::event::{Scale, Unit};
 use crate::counter::group::ReadPath;
@@ -95,7 +95,7 @@ pub struct BenchResult {
     /// The throughput the benchmark declared.
     pub throughput: Option<Throughput>,
     /// Its group, name and argument there, where it has a group.
-    pub membership: Option<group::Membership>,
+    pub membership: Option<standings::Membership>,
     /// In per-iteration mode, how the counters were read around each
     /// iteration; `None` in batch mode.
     pub read_path: Option<ReadPath>,
@@ -119,7 +119,7 @@ pub struct Analysed {
     /// The figures.
     pub result: BenchResult,
     /// The change against the stored run, where there was one to read.
-    pub comparison: Option<compare::Comparison>,
+    pub comparison: Option<comparison::Comparison>,
     /// The stored run it was compared with, where it holds this benchmark.
     pub baseline: Option<Recording>,
 }

@@ -5,7 +5,7 @@
 use std::ffi::OsString;
 use std::time::Duration;
 
-use crate::analysis::compare::Thresholds;
+use crate::analysis::comparison::Thresholds;
 use crate::counter::event::{close_names, parse_list};
 use crate::measure::Config;
 use crate::output::format::{quoted, thousands};

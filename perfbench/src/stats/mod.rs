@@ -12,7 +12,6 @@
 //! resampling and gives exact figures with zero-width intervals.
 
 mod bootstrap;
-mod compare;
 mod descriptive;
 mod estimate;
 pub mod kde;
@@ -20,15 +19,16 @@ mod rate;
 mod regression;
 mod robust;
 mod rounds;
+mod welch;
 
 pub use bootstrap::*;
-pub use compare::*;
 pub use descriptive::*;
 pub use estimate::*;
 pub use rate::*;
 pub use regression::*;
 pub use robust::*;
 pub use rounds::*;
+pub use welch::*;
 
 /// Full statistics of one metric in batch mode.
 #[derive(Clone, Debug, PartialEq)]

@@ -3,10 +3,10 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::analysis::compare::Comparison;
+use crate::analysis::comparison::Comparison;
 use crate::analysis::derived::rate;
-use crate::analysis::group::Membership;
 use crate::analysis::recording::MAX_EARLIER_RUNS;
+use crate::analysis::standings::Membership;
 use crate::analysis::{BenchResult, Fit, Recording, Series};
 use crate::counter::event::Unit;
 use crate::counter::group::ReadPath;

@@ -11,9 +11,9 @@ use super::json::{
     bad, bad_because, has_duplicates, membership_json, membership_of, read_path_of, statistic,
     threads_of, MAX_COUNT, MAX_SAMPLES,
 };
-use crate::analysis::compare::{Comparison, MetricChange, Target, Verdict};
-use crate::analysis::group::{Membership, Standee};
+use crate::analysis::comparison::{Comparison, MetricChange, Target, Verdict};
 use crate::analysis::recording::MAX_EARLIER_RUNS;
+use crate::analysis::standings::{Membership, Standee};
 use crate::analysis::{Analysed, WALL_TIME};
 use crate::counter::event::Unit;
 use crate::counter::group::ReadPath;

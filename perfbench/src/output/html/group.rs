@@ -15,7 +15,7 @@ use super::index::{estimate_cell, Index};
 use super::plots::{self, member_color};
 use super::text::{esc, figure, head, sort_key};
 use super::{metrics_to_draw, page_path};
-use crate::analysis::group::{standings, Cell, Relative, Standing};
+use crate::analysis::standings::{standings, Cell, Relative, Standing};
 use crate::counter::event::Unit;
 use crate::output::format::{count, standing_cell};
 use crate::store::summary::{Summary, Values, MAX_VALUES};
@@ -389,8 +389,8 @@ mod tests {
     use super::super::plots::tests::{circles, joining};
     use super::super::tests::Temp;
     use super::super::{group_page_path, page_path, write_report, ReportOptions};
-    use crate::analysis::compare::{Target, Thresholds};
-    use crate::analysis::{analyze, group, Analysed, Calibration, Recording};
+    use crate::analysis::comparison::{Target, Thresholds};
+    use crate::analysis::{analyze, standings, Analysed, Calibration, Recording};
     use crate::store::{Slot, Store};
 
     const HOSTILE: &str = "<script>alert(1)</script>";
@@ -399,7 +399,7 @@ mod tests {
     /// The recording of member `name` of `group` at `arg`: exactly `faults`
     /// page faults and 200 ns and 50 more per fault per iteration.
     fn recording(group: &str, name: &str, arg: Option<&str>, faults: u64) -> Recording {
-        group::tests::recording(group, name, arg, (200 + 50 * faults, faults))
+        standings::tests::recording(group, name, arg, (200 + 50 * faults, faults))
     }
 
     /// [`recording`] analysed, as a run hands it to the report.

@@ -31,7 +31,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::analysis::compare::{Comparison, MetricChange, Target, Thresholds};
+use crate::analysis::comparison::{Comparison, MetricChange, Target, Thresholds};
 use crate::analysis::{analyze, Analysed, Calibration, Recording};
 use crate::counter::event::Unit;
 use crate::store::summary::{
@@ -1546,7 +1546,7 @@ mod tests {
 mod scale_tests {
     use super::tests::Temp;
     use super::*;
-    use crate::analysis::group::Membership;
+    use crate::analysis::standings::Membership;
     use crate::counter::event::parse_list;
     use crate::counter::group::{Counts, ReadPath};
     use crate::measure::{Measurement, Sample};

@@ -35,8 +35,6 @@ mod open_error;
 mod passes;
 mod probe;
 mod reader;
-#[cfg(test)]
-mod tests;
 
 pub use counts::Counts;
 pub use open_error::OpenError;
@@ -312,3 +310,6 @@ pub fn holds_topdown(events: &[Event], root: &std::path::Path) -> bool {
         .iter()
         .any(|e| pmu::is_topdown(root, e.attr.kind, e.attr.config))
 }
+
+#[cfg(test)]
+mod tests;

@@ -15,7 +15,6 @@
 //! allocator's window (`kernel::alloc`) around the kernel's, and every read
 //! of the group loads its totals after the kernel's values, so they are
 //! read at exactly the points the kernel's counters are, in every mode.
-
 //!
 //! The group's parts live in files of their own: what a read returns
 //! (`counts.rs`), why an event does not open (`open_error.rs`), whether

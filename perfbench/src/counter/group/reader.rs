@@ -13,8 +13,8 @@ impl CounterGroup {
     /// A reader for inline reads of the group, choosing `rdpmc` where the
     /// kernel allows user-space reads ([`sys::user_reads_allowed`]), every
     /// counter's page offers them (`cap_user_rdpmc`) and the group holds
-    /// no topdown event ([`holds_topdown`](super::holds_topdown)), and one group `read()`
-    /// otherwise.
+    /// no topdown event ([`holds_topdown`](super::holds_topdown)), and one
+    /// group `read()` otherwise.
     ///
     /// The choice does not depend on where the counters are at this moment:
     /// a group the kernel has multiplexed off the PMU keeps its path, and

@@ -8,8 +8,9 @@
 //! counted, and the enabled and running times, which take a timestamp and
 //! are read outside it. It is written against the [`UserPage`] trait so
 //! that it can be tested on a fake page: machines without a hardware PMU
-//! (VMs, CI) never get a page with `cap_user_rdpmc` set. The raw page and
-//! the instructions themselves live in [`crate::kernel::sys`].
+//! (VMs, CI) never get a page with `cap_user_rdpmc` set. The raw page
+//! ([`sys::MmapPage`], `kernel/sys/mmap_page.rs`) and the instructions
+//! themselves (`kernel/sys/registers.rs`) live in [`crate::kernel::sys`].
 
 use std::sync::atomic::{compiler_fence, Ordering};
 

@@ -128,6 +128,8 @@ pub fn analyze_metric(iterations: &[u64], totals: &[u64], bootstrap: &Bootstrap)
     }
 }
 
+/// Panics unless there is a sample, each ran iterations, and each has its
+/// total: a caller's mistake, which no figure should hide.
 pub(super) fn check_samples(iterations: &[u64], totals: &[u64]) {
     assert_eq!(
         iterations.len(),
@@ -141,6 +143,8 @@ pub(super) fn check_samples(iterations: &[u64], totals: &[u64]) {
     );
 }
 
+/// Panics unless `confidence` is a level an interval can have, strictly
+/// between 0 and 1.
 pub(super) fn check_confidence(confidence: f64) {
     assert!(
         confidence > 0.0 && confidence < 1.0,

@@ -85,6 +85,8 @@ impl OpenError {
         }
     }
 
+    /// Why the kernel refused to open `event` with `error`, as the user is
+    /// told it: permission told apart by this machine's settings.
     pub(super) fn classify(event: &Event, error: io::Error) -> OpenError {
         Self::classify_with(event, error, &Denial::here)
     }

@@ -188,7 +188,8 @@ impl CounterGroup {
 
     /// Loads the allocation counts into `slots`, one per allocation count
     /// of the group, in order: plain loads, no allocation.
-    #[inline]
+    // Always inlined: see `GroupReader::read_into`.
+    #[inline(always)]
     fn read_allocations(&self, slots: &mut [u64]) {
         for (slot, &index) in slots.iter_mut().zip(&self.allocation) {
             *slot = alloc::total(index);
@@ -237,7 +238,8 @@ impl KernelCounters {
 
     /// One `read()` of the group into `values`, one per counter, matched by
     /// id; returns `(time_enabled, time_running)`.
-    #[inline]
+    // Always inlined: see `GroupReader::read_into`.
+    #[inline(always)]
     fn read_into(&mut self, values: &mut [u64]) -> io::Result<(u64, u64)> {
         let n = sys::read_words(self.leader.as_fd(), &mut self.words)?;
         let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidData, what.to_string());
@@ -275,7 +277,8 @@ impl CounterGroup {
     /// counts.
     ///
     /// Panics if `values` does not hold one slot per event.
-    #[inline]
+    // Always inlined: see `GroupReader::read_into`.
+    #[inline(always)]
     pub fn read_into(&mut self, values: &mut [u64]) -> io::Result<(u64, u64)> {
         assert_eq!(values.len(), self.events.len(), "one slot per event");
         let (kernel, allocation) = values.split_at_mut(self.on_kernel());

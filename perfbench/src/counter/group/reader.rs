@@ -132,7 +132,13 @@ impl GroupReader<'_> {
     /// come from one path. On the `rdpmc` path the times are the leader's
     /// (the kernel schedules a group on and off the PMU as one), read
     /// outside the span of the counter reads: first before, last after.
-    #[inline]
+    // Always inlined, with everything it calls on either path: the reads
+    // bracket what is measured, so their code must be the same in the
+    // calibration's instantiation (in perfbench) and a benchmark's (in its
+    // crate), whatever LLVM makes of the codegen unit each lands in; left
+    // to `#[inline]`, splitting a module moved the arm64 rig's empty
+    // `iter_custom` 7 instructions off its calibration.
+    #[inline(always)]
     pub fn read_into(&mut self, values: &mut [u64], side: Side) -> io::Result<(u64, u64)> {
         if self.path == ReadPath::Rdpmc {
             assert_eq!(values.len(), self.group.events.len(), "one slot per event");

@@ -140,7 +140,8 @@ pub const PERF_METRICS_RDPMC: u32 = 1 << 29;
 /// between two counted instants costs the same, except that each retry
 /// (the kernel updated the page meanwhile: it rescheduled the counter)
 /// repeats it; `retries` counts them.
-#[inline]
+// Always inlined: see `counter::group::GroupReader::read_into`.
+#[inline(always)]
 pub fn read_counter<P, F>(page: &P, mut rdpmc: F, retries: &mut u64) -> Option<u64>
 where
     P: UserPage + ?Sized,
@@ -174,7 +175,8 @@ where
 /// hardware counter (`index != 0`). Without the conversion the times are
 /// the page's own. Taken under the seqlock, retried like
 /// [`read_counter`].
-#[inline]
+// Always inlined: see `counter::group::GroupReader::read_into`.
+#[inline(always)]
 pub fn read_times<P, T>(page: &P, mut timestamp: T) -> (u64, u64)
 where
     P: UserPage + ?Sized,
@@ -202,7 +204,8 @@ where
 /// Reads `page` with the real user-space read (`rdpmc` on x86_64, the
 /// counter registers on aarch64); `None` where the page does not allow it
 /// or this architecture has no user-space read here.
-#[inline]
+// Always inlined: see `counter::group::GroupReader::read_into`.
+#[inline(always)]
 pub fn read_page(page: &sys::MmapPage, retries: &mut u64) -> Option<u64> {
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     {
@@ -217,7 +220,8 @@ pub fn read_page(page: &sys::MmapPage, retries: &mut u64) -> Option<u64> {
 
 /// [`read_times`] of `page` with the real timestamp counter (none on
 /// architectures without a user-space read: the page's own times).
-#[inline]
+// Always inlined: see `counter::group::GroupReader::read_into`.
+#[inline(always)]
 pub fn page_times(page: &sys::MmapPage) -> (u64, u64) {
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     {

@@ -15,7 +15,8 @@ const ARM64_CYCLE_COUNTER: u32 = 31;
 /// read the counters (PMUSERENR_EL0.ER and CR). Elsewhere the read traps and
 /// the process dies of `SIGILL`: a crash, not undefined behaviour.
 #[cfg(target_arch = "aarch64")]
-#[inline]
+// Always inlined: see `counter::group::GroupReader::read_into`.
+#[inline(always)]
 pub fn rdpmc(counter: u32) -> u64 {
     macro_rules! read_register {
         ($($n:literal)*) => {
@@ -57,7 +58,8 @@ pub fn rdpmc(counter: u32) -> u64 {
 /// `rdpmc` the CPU raises a general-protection fault and the process dies of
 /// `SIGSEGV`: a crash, not undefined behaviour.
 #[cfg(target_arch = "x86_64")]
-#[inline]
+// Always inlined: see `counter::group::GroupReader::read_into`.
+#[inline(always)]
 pub fn rdpmc(counter: u32) -> u64 {
     let (lo, hi): (u32, u32);
     // SAFETY: `lfence` and `rdpmc` read no memory and write none; `rdpmc`
@@ -84,7 +86,8 @@ pub fn rdpmc(counter: u32) -> u64 {
 /// perf clock (`cap_user_time`): the TSC on x86_64, the virtual counter
 /// `CNTVCT_EL0` on aarch64 (after an `isb`, so it is not read early).
 #[cfg(target_arch = "x86_64")]
-#[inline]
+// Always inlined: see `counter::group::GroupReader::read_into`.
+#[inline(always)]
 pub fn user_timestamp() -> u64 {
     // SAFETY: `rdtsc` reads the time-stamp counter, which user space may
     // always read on Linux (CR4.TSD is clear); it touches no memory.
@@ -98,7 +101,8 @@ pub fn user_timestamp() -> u64 {
 /// read 1.35 ns); a second `lfence` after it, as well, isolates the code
 /// from its neighbours and measured 14 ns for the same iteration.
 #[cfg(target_arch = "x86_64")]
-#[inline]
+// Always inlined: see `counter::group::GroupReader::read_into`.
+#[inline(always)]
 pub fn ordered_timestamp() -> u64 {
     let (lo, hi): (u32, u32);
     // SAFETY: `lfence` and `rdtsc`, which user space may always run on
@@ -121,14 +125,16 @@ pub fn ordered_timestamp() -> u64 {
 /// order, its `isb` before the read of `CNTVCT_EL0` waiting for every
 /// earlier instruction, as the vDSO's `clock_gettime` does.
 #[cfg(target_arch = "aarch64")]
-#[inline]
+// Always inlined: see `counter::group::GroupReader::read_into`.
+#[inline(always)]
 pub fn ordered_timestamp() -> u64 {
     user_timestamp()
 }
 
 /// See the x86_64 version.
 #[cfg(target_arch = "aarch64")]
-#[inline]
+// Always inlined: see `counter::group::GroupReader::read_into`.
+#[inline(always)]
 pub fn user_timestamp() -> u64 {
     let value: u64;
     // SAFETY: `isb` and `mrs` of CNTVCT_EL0, which Linux lets EL0 read

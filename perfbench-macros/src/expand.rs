@@ -10,13 +10,13 @@ use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::{Ident, ItemFn, Type};
 
-use crate::options::{Args, Options};
+use crate::options::{Args, AttributeOptions};
 use crate::signature::{self, Form};
 
 /// The function as written (less a libtest `#[ignore]`, which it takes
 /// over), then its registration, in an anonymous const so that its helper
 /// items stay out of the caller's module.
-pub(crate) fn expand(func: &ItemFn, options: &Options) -> syn::Result<TokenStream> {
+pub(crate) fn expand(func: &ItemFn, options: &AttributeOptions) -> syn::Result<TokenStream> {
     let classified = signature::classify(&func.sig, options)?;
     let ignore_attr = |a: &&syn::Attribute| a.path().is_ident("ignore");
     let ignore = options.ignore || func.attrs.iter().any(|a| ignore_attr(&a));
@@ -42,7 +42,7 @@ pub(crate) fn expand(func: &ItemFn, options: &Options) -> syn::Result<TokenStrea
 struct Generated<'a> {
     name: &'a Ident,
     form: &'a Form<'a>,
-    options: &'a Options,
+    options: &'a AttributeOptions,
     type_param: Option<&'a Ident>,
 }
 

@@ -25,7 +25,7 @@ const MAX_SECONDS: f64 = 86_400.0;
 
 /// What the attribute's keys asked for.
 #[derive(Default)]
-pub(crate) struct Options {
+pub(crate) struct AttributeOptions {
     /// The `args = …` key and its value.
     pub(crate) args: Option<(Span, Args)>,
     /// The `types = [...]` key and its types.
@@ -61,14 +61,14 @@ pub(crate) enum Args {
 }
 
 /// Parses the attribute's arguments, stopping at the first bad key.
-pub(crate) fn parse(attr: TokenStream) -> syn::Result<Options> {
-    let mut options = Options::default();
+pub(crate) fn parse(attr: TokenStream) -> syn::Result<AttributeOptions> {
+    let mut options = AttributeOptions::default();
     let parser = syn::meta::parser(|meta| options.parse_key(meta));
     syn::parse::Parser::parse2(parser, attr)?;
     Ok(options)
 }
 
-impl Options {
+impl AttributeOptions {
     /// Parses one `key = value`. A key given twice is an error rather than
     /// the last one silently winning.
     fn parse_key(&mut self, meta: ParseNestedMeta<'_>) -> syn::Result<()> {

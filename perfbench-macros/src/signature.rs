@@ -3,7 +3,7 @@
 use syn::spanned::Spanned;
 use syn::{Error, FnArg, GenericParam, Ident, PatType, ReturnType, Signature, Type};
 
-use crate::options::{Args, Options};
+use crate::options::{Args, AttributeOptions};
 
 /// The documented forms of a benchmark function.
 pub(crate) enum Form<'a> {
@@ -28,7 +28,7 @@ pub(crate) struct Classified<'a> {
 /// found is the error reported.
 pub(crate) fn classify<'a>(
     sig: &'a Signature,
-    options: &'a Options,
+    options: &'a AttributeOptions,
 ) -> syn::Result<Classified<'a>> {
     reject_qualifiers(sig)?;
     let type_param = type_param(sig, options)?;
@@ -69,7 +69,10 @@ fn reject_qualifiers(sig: &Signature) -> syn::Result<()> {
 /// The one type parameter of a generic function, which `types = [...]`
 /// fills in; a generic function needs `types`, and `types` a generic
 /// function.
-fn type_param<'a>(sig: &'a Signature, options: &Options) -> syn::Result<Option<&'a Ident>> {
+fn type_param<'a>(
+    sig: &'a Signature,
+    options: &AttributeOptions,
+) -> syn::Result<Option<&'a Ident>> {
     let params: Vec<&GenericParam> = sig.generics.params.iter().collect();
     match (params.as_slice(), &options.types) {
         ([], None) => Ok(None),
@@ -105,7 +108,7 @@ fn free_params(sig: &Signature) -> syn::Result<Vec<&PatType>> {
 }
 
 /// `fn name()`: the form is plain, unless `args` has nowhere to go.
-fn without_params(options: &Options) -> syn::Result<Form<'_>> {
+fn without_params(options: &AttributeOptions) -> syn::Result<Form<'_>> {
     if let Some((span, _)) = &options.args {
         return Err(Error::new(
             *span,
@@ -153,7 +156,7 @@ fn check_returns_nothing(sig: &Signature) -> syn::Result<()> {
 
 /// The parameters after the `Bencher`: none, or one that receives each
 /// value of `args`, which must then be given.
-fn after_bencher<'a>(rest: &[&'a PatType], options: &'a Options) -> syn::Result<Form<'a>> {
+fn after_bencher<'a>(rest: &[&'a PatType], options: &'a AttributeOptions) -> syn::Result<Form<'a>> {
     match (rest, &options.args) {
         ([], None) => Ok(Form::Bencher),
         ([], Some((span, _))) => Err(Error::new(
@@ -174,7 +177,7 @@ fn after_bencher<'a>(rest: &[&'a PatType], options: &'a Options) -> syn::Result<
 
 /// `throughput` takes the work per iteration from the argument, so it
 /// needs the form that has one.
-fn check_throughput(form: &Form<'_>, options: &Options) -> syn::Result<()> {
+fn check_throughput(form: &Form<'_>, options: &AttributeOptions) -> syn::Result<()> {
     match (&options.throughput, form) {
         (Some(kind), Form::Plain | Form::Bencher) => Err(Error::new(
             kind.span(),

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 mod common;
 
 use common::Noise;
-use perfbench::analysis::compare::{compare_runs, Comparison, Target, Thresholds};
+use perfbench::analysis::comparison::{compare_runs, Comparison, Target, Thresholds};
 use perfbench::analysis::{analyze, Analysed, Calibration, Recording};
 use perfbench::counter::event::parse_list;
 use perfbench::counter::group::{Counts, ReadPath};

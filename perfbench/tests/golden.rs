@@ -13,13 +13,13 @@
 
 use std::path::{Path, PathBuf};
 
-use perfbench::analysis::compare::{compare_runs, Comparison, Target, Thresholds};
+use perfbench::analysis::comparison::{compare_runs, Comparison, Target, Thresholds};
 use perfbench::analysis::{analyze, BenchResult, Calibration, Recording};
 use perfbench::counter::event::parse_list_in;
 use perfbench::counter::group::Counts;
 use perfbench::measure::environment::Environment;
 use perfbench::measure::{Measurement, Sample, Throughput};
-use perfbench::output::bencher::bencher_line;
+use perfbench::output::bencher_lines::bencher_line;
 use perfbench::output::table::Table;
 use perfbench::stats::{analyze_metric, Bootstrap};
 use perfbench::store::json::bench_line as json_line;

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use perfbench::analysis::compare::{carry_earlier, Comparison, Target, Thresholds};
-use perfbench::analysis::group::Membership;
+use perfbench::analysis::comparison::{carry_earlier, Comparison, Target, Thresholds};
+use perfbench::analysis::standings::Membership;
 use perfbench::analysis::{analyze, Analysed, Calibration, Recording, Series};
 use perfbench::counter::event::Unit;
 use perfbench::measure::environment::Environment;

@@ -1,7 +1,7 @@
 //! A recording: everything one benchmark's run measured, in the form that
 //! is analysed, compared and stored.
 
-use super::group::Membership;
+use super::standings::Membership;
 use crate::counter::event::{Event, Scale, Unit};
 use crate::counter::group::ReadPath;
 use crate::measure::environment::Environment;

@@ -93,6 +93,7 @@ impl<A> CountingAllocator<A> {
 }
 
 /// Adds to the totals where a window is open.
+// Always inlined: see `counter::group::GroupReader::read_into`.
 #[inline(always)]
 fn tally(counted: usize, bytes: usize) {
     if TALLY.counting.load(Ordering::Relaxed) {
@@ -163,7 +164,8 @@ pub fn stop_counting() {
 /// The total at `index` ([`ALLOCS`], [`ALLOC_BYTES`], [`DEALLOCS`] or
 /// [`REALLOCS`]) over every window so far: a plain load, which allocates
 /// nothing.
-#[inline]
+// Always inlined: see `counter::group::GroupReader::read_into`.
+#[inline(always)]
 pub fn total(index: usize) -> u64 {
     TALLY.totals[index].load(Ordering::Relaxed)
 }

@@ -3,7 +3,7 @@
 //! mmap'd counter page and user-space counter reads, thread affinity, the
 //! PMUs that sysfs describes, and the global allocator that counts
 //! allocations (`alloc.rs`), folders walked by descriptor without
-//! following a link (`dir.rs`), `flock(2)` (`lock.rs`) and SIGINT/SIGTERM
+//! following a link (`dir.rs`), `flock(2)` (`flock.rs`) and SIGINT/SIGTERM
 //! turned into a call on a thread (`signals.rs`).
 //!
 //! Everything above this layer sees safe types. Each `unsafe` block carries
@@ -12,7 +12,7 @@
 
 pub mod alloc;
 pub mod dir;
-pub mod lock;
+pub mod flock;
 pub mod pmu;
 pub mod rdpmc;
 pub mod signals;

@@ -4,7 +4,7 @@
 use std::io;
 use std::time::{Duration, Instant};
 
-use super::bencher::{Bencher, Outcome, Target};
+use super::bencher::{Bencher, Outcome, Task};
 use super::method::Method;
 use super::sampling::{Costs, SamplingPlan};
 use super::{Config, MeasureError, Measurement, Sample};
@@ -219,12 +219,12 @@ pub fn measure_round<'a>(
     planning: Planning<'a>,
     bench: impl FnOnce(&mut Bencher<'_>),
 ) -> Result<(Measurement, SamplingPlan, Method), MeasureError> {
-    let mut b = Bencher::new(Target::Counters(config, group, planning));
+    let mut b = Bencher::new(Task::Counters(config, group, planning));
     bench(&mut b);
     let throughput = b.total_throughput();
     let (samples, plan) = match b.outcome.unwrap_or(Err(MeasureError::NeverIterated))? {
         Outcome::Batch(samples, plan) => (samples, plan),
-        _ => unreachable!("a batch target gives batch samples"),
+        _ => unreachable!("a batch task gives batch samples"),
     };
     let m = Measurement {
         samples,

@@ -5,7 +5,7 @@
 use std::hint::black_box;
 use std::mem::MaybeUninit;
 
-use super::bencher::{Bencher, Target};
+use super::bencher::{Bencher, Task};
 use super::method::Method;
 use super::windows::Windows;
 
@@ -184,7 +184,7 @@ impl Bencher<'_> {
             return;
         }
         self.method = Method::IterBatched(size);
-        if let Target::PerIter(..) = self.target {
+        if let Task::PerIter(..) = self.task {
             self.drive_per_iter(|b| {
                 let input = setup();
                 let output = b.bracket(|| routine(black_box(input)))?;
@@ -224,7 +224,7 @@ impl Bencher<'_> {
             return;
         }
         self.method = Method::IterBatchedRef(size);
-        if let Target::PerIter(..) = self.target {
+        if let Task::PerIter(..) = self.task {
             self.drive_per_iter(|b| {
                 let mut input = setup();
                 let output = b.bracket(|| routine(black_box(&mut input)))?;

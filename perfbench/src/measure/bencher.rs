@@ -26,7 +26,7 @@ use crate::counter::group::CounterGroup;
 /// }
 /// ```
 pub struct Bencher<'a> {
-    pub(super) target: Target<'a>,
+    pub(super) task: Task<'a>,
     pub(super) throughput: Option<Throughput>,
     /// The threads [`iter_shared`](Self::iter_shared) runs the routine on
     /// at once (`threads = [...]`); 1 unless set.
@@ -37,7 +37,7 @@ pub struct Bencher<'a> {
 }
 
 /// What a [`Bencher`] does with the routine it is given.
-pub(super) enum Target<'a> {
+pub(super) enum Task<'a> {
     /// Run the routine once, as a test.
     Once,
     /// Run the routine for about this long, without counters, for a
@@ -68,10 +68,10 @@ pub(super) enum Outcome {
 }
 
 impl<'a> Bencher<'a> {
-    /// A bencher for `target`, on one thread, that has measured nothing yet.
-    pub(super) fn new(target: Target<'a>) -> Self {
+    /// A bencher for `task`, on one thread, that has measured nothing yet.
+    pub(super) fn new(task: Task<'a>) -> Self {
         Bencher {
-            target,
+            task,
             throughput: None,
             threads: 1,
             method: Method::Iter,
@@ -113,7 +113,7 @@ impl Bencher<'_> {
         let mut body = || {
             black_box(routine());
         };
-        if let Target::PerIter(..) = self.target {
+        if let Task::PerIter(..) = self.task {
             self.drive_per_iter(|b| b.bracket_body(&mut body));
             return;
         }
@@ -156,7 +156,7 @@ impl Bencher<'_> {
             return;
         }
         self.method = Method::IterCustom;
-        if let Target::PerIter(..) = self.target {
+        if let Task::PerIter(..) = self.task {
             self.drive_per_iter(|b| b.bracket_timed(|| routine(1)));
             return;
         }
@@ -208,21 +208,19 @@ impl Bencher<'_> {
             self.outcome = Some(Err(MeasureError::IteratedTwice));
             return;
         }
-        let outcome = match &mut self.target {
-            Target::Once => run(1, 1, None).map(|m| {
+        let outcome = match &mut self.task {
+            Task::Once => run(1, 1, None).map(|m| {
                 Outcome::Ran(Ran {
                     iterations: 1,
                     elapsed: m.wall,
                 })
             }),
-            Target::Profile(time) => {
-                run_for(*time, |n| run(n, n, None).map(drop)).map(Outcome::Ran)
-            }
-            Target::Counters(config, group, planning) => {
+            Task::Profile(time) => run_for(*time, |n| run(n, n, None).map(drop)).map(Outcome::Ran),
+            Task::Counters(config, group, planning) => {
                 sample_planned(config, group, planning, &mut run)
                     .map(|(samples, plan)| Outcome::Batch(samples, plan))
             }
-            Target::PerIter(..) => unreachable!("per-iteration targets use drive_per_iter"),
+            Task::PerIter(..) => unreachable!("per-iteration tasks use drive_per_iter"),
         };
         self.outcome = Some(outcome.map_err(MeasureError::Counters));
     }
@@ -243,7 +241,7 @@ impl Bencher<'_> {
             self.outcome = Some(Err(MeasureError::IteratedTwice));
             return;
         }
-        let Target::PerIter(config, group) = &mut self.target else {
+        let Task::PerIter(config, group) = &mut self.task else {
             unreachable!("only per-iteration targets come here")
         };
         let outcome = sample_per_iter(config, group, &mut one);
@@ -264,21 +262,21 @@ type RunIteration<'r> = dyn FnMut(&mut Bracket<'_>) -> io::Result<()> + 'r;
 
 /// Runs the routine of `bench` once, without counters: test mode.
 pub fn run_once(bench: impl FnOnce(&mut Bencher<'_>)) -> Result<(), MeasureError> {
-    run_without_counters(Target::Once, bench).map(drop)
+    run_without_counters(Task::Once, bench).map(drop)
 }
 
 /// Runs the routine of `bench` for about `time`, without counters, for a
 /// profiler to watch (`--profile-time`): what ran, in how long.
 pub fn profile(time: Duration, bench: impl FnOnce(&mut Bencher<'_>)) -> Result<Ran, MeasureError> {
-    run_without_counters(Target::Profile(time), bench)
+    run_without_counters(Task::Profile(time), bench)
 }
 
-/// Hands `bench` a [`Bencher`] for a target without counters.
+/// Hands `bench` a [`Bencher`] for a task without counters.
 fn run_without_counters(
-    target: Target<'_>,
+    task: Task<'_>,
     bench: impl FnOnce(&mut Bencher<'_>),
 ) -> Result<Ran, MeasureError> {
-    let mut b = Bencher::new(target);
+    let mut b = Bencher::new(task);
     bench(&mut b);
     match b.outcome.unwrap_or(Err(MeasureError::NeverIterated))? {
         Outcome::Ran(ran) => Ok(ran),

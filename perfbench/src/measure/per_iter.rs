@@ -5,7 +5,7 @@ use std::io;
 use std::time::{Duration, Instant};
 
 use super::batch::warm_up;
-use super::bencher::{Bencher, Outcome, Target};
+use super::bencher::{Bencher, Outcome, Task};
 use super::method::Method;
 use super::{Config, MeasureError, Measurement, Sample, Throughput};
 use crate::counter::group::{CounterGroup, Counts, GroupReader, ReadPath, Side};
@@ -262,11 +262,11 @@ pub fn measure_per_iter(
     group: &mut CounterGroup,
     bench: impl FnOnce(&mut Bencher<'_>),
 ) -> Result<PerIterMeasurement, MeasureError> {
-    let mut b = Bencher::new(Target::PerIter(config, group));
+    let mut b = Bencher::new(Task::PerIter(config, group));
     bench(&mut b);
     let mut m = match b.outcome.unwrap_or(Err(MeasureError::NeverIterated))? {
         Outcome::PerIter(m) => m,
-        _ => unreachable!("a per-iteration target gives iterations"),
+        _ => unreachable!("a per-iteration task gives iterations"),
     };
     m.throughput = b.throughput;
     m.method = b.method;

@@ -2,7 +2,7 @@
 //! hybrid CPUs choosing which kind of core: the same on every run, so that
 //! runs compare.
 
-use crate::kernel::pmu::CoreType;
+use crate::kernel::pmu::{CoreType, CpuList};
 use crate::kernel::sys::{self, CpuSet};
 
 /// Keeps the calling thread on one CPU while it lives, restoring the
@@ -94,7 +94,7 @@ pub fn choose_core(
         if cpus.is_empty() {
             return Err(format!(
                 "--cpu-type `{name}`: none of its CPUs ({}) is one this process may run on",
-                cpu_list(&t.cpus)
+                CpuList(&t.cpus)
             ));
         }
         return Ok(pick(t, cpus, None));
@@ -113,7 +113,7 @@ pub fn choose_core(
                 "no performance core ({}: CPUs {}) is one this process may run on: measuring \
                  {} cores, which compare only with runs on {} cores (--cpu-type chooses)",
                 fastest.pmu,
-                cpu_list(&fastest.cpus),
+                CpuList(&fastest.cpus),
                 t.pmu,
                 t.pmu
             );
@@ -152,28 +152,6 @@ fn names(types: &[CoreType]) -> String {
     format!("{} (performance), {}", names[0], names[1..].join(", "))
 }
 
-/// A CPU list as sysfs writes it: `0-7,16`.
-fn cpu_list(cpus: &[u32]) -> String {
-    let mut runs: Vec<(u32, u32)> = Vec::new();
-    for &c in cpus {
-        match runs.last_mut() {
-            Some((_, hi)) if *hi + 1 == c => *hi = c,
-            _ => runs.push((c, c)),
-        }
-    }
-    let runs: Vec<String> = runs
-        .iter()
-        .map(|&(lo, hi)| {
-            if lo == hi {
-                lo.to_string()
-            } else {
-                format!("{lo}-{hi}")
-            }
-        })
-        .collect();
-    runs.join(",")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,27 +171,38 @@ mod tests {
         })
     }
 
+    /// Asserts each `(asked, current, cpu, core type)`: asked for that kind
+    /// (or none) from the CPU the thread is on, with every CPU of `all`
+    /// allowed, the run is pinned to that CPU of that kind, without a note.
+    fn chooses(
+        types: &[CoreType],
+        all: &[usize],
+        cases: &[(Option<&str>, Option<usize>, usize, &str)],
+    ) {
+        for &(asked, current, cpu, core_type) in cases {
+            assert_eq!(
+                choose_core(types, asked, all, current),
+                Ok(choice(cpu, core_type)),
+                "--cpu-type {asked:?}, started on {current:?}"
+            );
+        }
+    }
+
     #[test]
     fn intel_hybrid_runs_on_a_p_core_by_default() {
         let types = intel();
         let all: Vec<usize> = (0..17).collect();
-        // Started on an E-core, the run still measures a P-core.
-        assert_eq!(
-            choose_core(&types, None, &all, Some(9)),
-            Ok(choice(0, "cpu_core"))
-        );
-        // Started on a P-core: that one.
-        assert_eq!(
-            choose_core(&types, None, &all, Some(16)),
-            Ok(choice(16, "cpu_core"))
-        );
-        assert_eq!(
-            choose_core(&types, Some("atom"), &all, Some(3)),
-            Ok(choice(8, "cpu_atom"))
-        );
-        assert_eq!(
-            choose_core(&types, Some("cpu_atom"), &all, Some(12)),
-            Ok(choice(12, "cpu_atom"))
+        chooses(
+            &types,
+            &all,
+            &[
+                // Started on an E-core, the run still measures a P-core.
+                (None, Some(9), 0, "cpu_core"),
+                // Started on a P-core: that one.
+                (None, Some(16), 16, "cpu_core"),
+                (Some("atom"), Some(3), 8, "cpu_atom"),
+                (Some("cpu_atom"), Some(12), 12, "cpu_atom"),
+            ],
         );
     }
 
@@ -259,13 +248,13 @@ mod tests {
         }
         let types = core_types(&t.root().join("pmu"), &t.root().join("cpu"));
         let all: Vec<usize> = (0..8).collect();
-        assert_eq!(
-            choose_core(&types, None, &all, Some(1)),
-            Ok(choice(4, "armv8_cortex_a76"))
-        );
-        assert_eq!(
-            choose_core(&types, Some("armv8_cortex_a55"), &all, Some(6)),
-            Ok(choice(0, "armv8_cortex_a55"))
+        chooses(
+            &types,
+            &all,
+            &[
+                (None, Some(1), 4, "armv8_cortex_a76"),
+                (Some("armv8_cortex_a55"), Some(6), 0, "armv8_cortex_a55"),
+            ],
         );
         assert_eq!(
             choose_core(&types, Some("big"), &all, None),

@@ -26,7 +26,7 @@ use std::thread::{self, Scope, ScopedJoinHandle};
 use std::time::Instant;
 
 use super::batch::{start_counting, stop_counting, Measured};
-use super::bencher::{Bencher, Target};
+use super::bencher::{Bencher, Task};
 use super::method::Method;
 use super::MeasureError;
 use crate::counter::group::CounterGroup;
@@ -67,7 +67,7 @@ impl Bencher<'_> {
 
     /// [`iter_shared`](Self::iter_shared) on more than one thread.
     fn iter_on_threads(&mut self, body: &(dyn Fn() + Sync)) {
-        if let Target::PerIter(..) = self.target {
+        if let Task::PerIter(..) = self.task {
             return self.fail(MeasureError::PerIterThreads(self.threads));
         }
         self.method = Method::IterShared(self.threads);
@@ -105,8 +105,8 @@ impl Bencher<'_> {
             return false;
         }
         let threads = self.threads;
-        self.fail(match self.target {
-            Target::PerIter(..) => MeasureError::PerIterThreads(threads),
+        self.fail(match self.task {
+            Task::PerIter(..) => MeasureError::PerIterThreads(threads),
             _ => MeasureError::OneThreadRoutine { method, threads },
         });
         true

@@ -3,8 +3,8 @@
 
 use std::borrow::Cow;
 
-use crate::analysis::group::{Cell, Relative};
 pub use crate::analysis::notes::{count, plural};
+use crate::analysis::standings::{Cell, Relative};
 use crate::counter::event::Unit;
 use crate::measure::Throughput;
 use crate::stats::Change;

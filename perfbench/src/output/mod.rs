@@ -2,7 +2,7 @@
 //! JSON lines, libtest's bench lines and the HTML report — each fed the
 //! same analysed benchmarks. The event list (`--list-events`) is here too.
 
-pub mod bencher;
+pub mod bencher_lines;
 pub mod event_list;
 pub mod format;
 pub mod html;
@@ -72,7 +72,7 @@ impl Sink {
                 "{}",
                 store::json::bench_line(&a.result, environment, a.comparison.as_ref())
             ),
-            Sink::BencherLines => println!("{}", bencher::bencher_line(&a.result)),
+            Sink::BencherLines => println!("{}", bencher_lines::bencher_line(&a.result)),
             Sink::Report(r) => r.benchmark(a),
         }
     }

@@ -7,10 +7,10 @@ use super::format::{
     count, format_rate, format_value, four_digits, percent, printable, relative_text, standing_cell,
 };
 use super::{Color, RunHeader};
-use crate::analysis::compare::{Comparison, Verdict};
+use crate::analysis::comparison::{Comparison, Verdict};
 use crate::analysis::derived::{declared_work, has_ipc, per_unit_name, rate};
-use crate::analysis::group::{self, Relative, Standing};
 use crate::analysis::notes::notes;
+use crate::analysis::standings::{self, Relative, Standing};
 use crate::analysis::{derived_value, metric_names, Analysed, BenchResult, Metric, WALL_TIME};
 use crate::counter::event::Unit;
 use crate::counter::group as counter_group;
@@ -167,7 +167,7 @@ impl TableSink {
     /// argument, every metric against the best.
     pub fn finish(self) {
         let results: Vec<&BenchResult> = self.results.iter().collect();
-        for standing in group::standings(&results) {
+        for standing in standings::standings(&results) {
             println!("\n{}", standing_table(&standing));
         }
     }
@@ -558,7 +558,7 @@ fn mark(v: Verdict) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::group::Cell;
+    use crate::analysis::standings::Cell;
 
     #[test]
     fn no_color_set_and_not_empty_turns_colour_off() {
@@ -615,13 +615,15 @@ mod tests {
             };
             (t.change_line(&r, &c), t.change_line(&r, &new).unwrap())
         };
-        let (none, new) = line(crate::analysis::compare::Target::Baseline("latest".into()));
+        let (none, new) = line(crate::analysis::comparison::Target::Baseline(
+            "latest".into(),
+        ));
         assert_eq!(none, None, "nothing compared, no line");
         assert_eq!(new, "  (new: not in `latest`)");
-        let (_, new) = line(crate::analysis::compare::Target::PreviousRun);
+        let (_, new) = line(crate::analysis::comparison::Target::PreviousRun);
         assert_eq!(new, "  (new: not in previous run)");
         let unfair = Comparison {
-            against: crate::analysis::compare::Target::Baseline("main".into()),
+            against: crate::analysis::comparison::Target::Baseline("main".into()),
             changes: Some(Vec::new()),
             unfair: Some("measured in per-iteration mode, this run in batch mode".into()),
         };

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::analysis::compare::{carry_earlier, Comparison};
+use crate::analysis::comparison::{carry_earlier, Comparison};
 use crate::analysis::notes::count;
 use crate::analysis::{analyze, Analysed, Recording};
 use crate::counter::event::Unit;
@@ -322,7 +322,7 @@ fn store(options: &RunOptions, plan: &Plan, step: &mut Step) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::compare::{Target, Verdict};
+    use crate::analysis::comparison::{Target, Verdict};
     use crate::fixtures::touch_fresh_pages;
     use crate::run::cli::tests::parse_args as options;
 

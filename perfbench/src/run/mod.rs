@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
-use crate::analysis::compare::Target;
+use crate::analysis::comparison::Target;
 use crate::analysis::notes;
 use crate::counter::group;
 use crate::kernel::pmu;

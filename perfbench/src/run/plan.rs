@@ -6,7 +6,7 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use crate::analysis::compare::Target;
+use crate::analysis::comparison::Target;
 use crate::analysis::{self, overhead, Calibration, Recording};
 use crate::counter::event::{self, Event, Source};
 use crate::counter::group::{self, Groups};

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use crate::analysis::group::Membership;
+use crate::analysis::standings::Membership;
 use crate::measure::Bencher;
 use crate::output::format::printable;
 use crate::run::panics::catch;

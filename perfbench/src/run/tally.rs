@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::analysis::compare::{fails, Target};
+use crate::analysis::comparison::{fails, Target};
 use crate::analysis::Analysed;
 use crate::output::format::{change_text, count, plural, printable};
 use crate::run::cli::RegressionGate;

@@ -3,7 +3,7 @@
 //! both sides in the same seconds cancels, and so does drift that is
 //! linear over a block.
 
-use super::compare::{relative_change, Change, TwoSided};
+use super::welch::{relative_change, Change, TwoSided};
 use super::{check_confidence, Interval};
 
 /// Four rounds of one metric measured one after the other in the order

@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use super::compare::TwoSided;
+use super::welch::TwoSided;
 use super::{interval_around, mean_var, Estimate};
 
 /// How many rounds samples taken in rounds `rounds` (numbered from 0) make.

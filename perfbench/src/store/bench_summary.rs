@@ -6,8 +6,8 @@
 //! run lists them without loading and analysing their samples
 //! (`report_cache.rs`).
 
-use crate::analysis::compare::Comparison;
-use crate::analysis::group::{Membership, Standee};
+use crate::analysis::comparison::Comparison;
+use crate::analysis::standings::{Membership, Standee};
 use crate::analysis::{Analysed, WALL_TIME};
 use crate::counter::event::Unit;
 use crate::counter::group::ReadPath;

@@ -12,7 +12,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use super::folder::Folder;
 use super::{error, files, Store, StoreError};
 use crate::kernel::dir::Access;
-use crate::kernel::lock;
+use crate::kernel::flock;
 
 /// The lock file's name in the root.
 const LOCK_FILE: &str = ".lock";
@@ -49,7 +49,7 @@ impl Store {
     pub fn lock(&self, waiting: impl FnOnce(&str)) -> Result<StoreLock, StoreError> {
         let mut file = self.open_lock_file()?;
         let fail = |e: std::io::Error| error(&self.root, format!("cannot lock: {e}"));
-        if !lock::try_lock_exclusive(&file).map_err(fail)? {
+        if !flock::try_lock_exclusive(&file).map_err(fail)? {
             let holder = read_holder(&mut file);
             let holder = holder.trim();
             waiting(if holder.is_empty() {
@@ -57,7 +57,7 @@ impl Store {
             } else {
                 holder
             });
-            lock::lock_exclusive(&file).map_err(fail)?;
+            flock::lock_exclusive(&file).map_err(fail)?;
         }
         // A holder that ended normally emptied the file (`Drop`); one that
         // was killed left its line, and perhaps unfinished files.

@@ -25,7 +25,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::analysis::compare::Target;
+use crate::analysis::comparison::Target;
 use crate::analysis::{BenchResult, Recording};
 
 pub use crate::kernel::dir::Kind;
@@ -521,7 +521,7 @@ mod tests {
     fn runs_round_trip_and_write_atomically() {
         let store = Store::at(temp_root("roundtrip"));
         let (mut run, result) = run_of("three::touch_16", 16);
-        run.membership = Some(crate::analysis::group::Membership {
+        run.membership = Some(crate::analysis::standings::Membership {
             group: "three".into(),
             member: "touch::<u8>".into(),
             arg: Some("(1, \"a\")".into()),

@@ -12,7 +12,7 @@ use super::bench_summary::{values_of, BenchSummary, SampledValues};
 use super::json::{decode_summary, decode_values, encode_summary, encode_values};
 use super::par_map::par_map;
 use super::{folder_name, Kind, Slot, Store, StoreError};
-use crate::analysis::compare::{Comparison, Target, Thresholds};
+use crate::analysis::comparison::{Comparison, Target, Thresholds};
 use crate::analysis::{analyze, Analysed, Calibration, Recording};
 
 /// The summary file of the benchmark in `folder` under `data`.

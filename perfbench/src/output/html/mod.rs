@@ -30,7 +30,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::analysis::compare::{Comparison, MetricChange, Target, Thresholds};
+use crate::analysis::comparison::{Comparison, MetricChange, Target, Thresholds};
 use crate::analysis::Analysed;
 use crate::counter::event::Unit;
 use crate::store::bench_summary::{

@@ -11,8 +11,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::text::{esc, SCRIPT};
 use super::{page_path, write_report, ReportOptions};
-use crate::analysis::compare::{Comparison, Target, Thresholds};
-use crate::analysis::group::Membership;
+use crate::analysis::comparison::{Comparison, Target, Thresholds};
+use crate::analysis::standings::Membership;
 use crate::analysis::{analyze, Analysed, Calibration, Recording};
 use crate::counter::event::parse_list;
 use crate::counter::group::Counts;

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::compare::{MetricChange, Target, Verdict};
+use crate::analysis::comparison::{MetricChange, Target, Verdict};
 use crate::counter::event::Unit;
 use crate::measure::environment::Environment;
 use crate::output::format::{format_value, percent, printable};

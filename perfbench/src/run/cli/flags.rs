@@ -5,7 +5,7 @@
 //! defaults `--help` shows are read from where the run takes them
 //! ([`Config::default`], [`Thresholds::default`], [`quick_config`]).
 
-use crate::analysis::compare::Thresholds;
+use crate::analysis::comparison::Thresholds;
 use crate::measure::Config;
 use crate::output::Color;
 

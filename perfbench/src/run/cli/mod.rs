@@ -16,7 +16,7 @@ mod values;
 
 use std::time::Duration;
 
-use crate::analysis::compare::Thresholds;
+use crate::analysis::comparison::Thresholds;
 use crate::measure::Config;
 use crate::output::Color;
 use crate::run::registry::{self, Ignored, Settings};

@@ -6,7 +6,7 @@
 use std::ffi::OsString;
 use std::time::Duration;
 
-use crate::analysis::compare::Thresholds;
+use crate::analysis::comparison::Thresholds;
 use crate::measure::Config;
 use crate::output::Color;
 use crate::run::registry::{Ignored, Settings};

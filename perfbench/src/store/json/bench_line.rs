@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::estimates::{estimates, ChangeLine, MetricEstimates};
 use super::parts::{group_json, method_json, GroupRecord, ThroughputRecord};
 use super::Loose;
-use crate::analysis::compare::Comparison;
+use crate::analysis::comparison::Comparison;
 use crate::analysis::derived::rate;
 use crate::analysis::BenchResult;
 use crate::measure::environment::Environment;

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::field::{bad, bad_because, Loose, MAX_COUNT};
-use crate::analysis::group::Membership;
+use crate::analysis::standings::Membership;
 use crate::counter::group::ReadPath;
 use crate::measure::{BatchSize, Method, Throughput};
 

@@ -12,7 +12,7 @@ use super::field::{
 };
 use super::parts::{group_json, membership_of, read_path_of, throughput_of};
 use super::parts::{GroupRecord, ThroughputRecord};
-use crate::analysis::compare::{Comparison, MetricChange, Target, Verdict};
+use crate::analysis::comparison::{Comparison, MetricChange, Target, Verdict};
 use crate::analysis::recording::MAX_EARLIER_RUNS;
 use crate::counter::event::Unit;
 use crate::measure::environment::Environment;

@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::analysis::compare::{Comparison, MetricChange, Target, Verdict};
+use crate::analysis::comparison::{Comparison, MetricChange, Target, Verdict};
 use crate::analysis::test_support::exact_result as result;
 use crate::analysis::{Recording, Series, WALL_TIME};
 use crate::counter::event::Unit;

@@ -10,7 +10,7 @@ use super::text::{
     change_cells, esc, figure, head, interval, pinned, target_html, target_name_html, value,
 };
 use super::{change_of, group_link};
-use crate::analysis::compare::{MetricChange, Target};
+use crate::analysis::comparison::{MetricChange, Target};
 use crate::analysis::derived::{declared_work, rate};
 use crate::analysis::notes::notes;
 use crate::analysis::{Analysed, Fit, Metric, Recording};

@@ -2,7 +2,7 @@
 //! declared throughput, the run's own figures (scale, derived metrics, the
 //! cost of measuring), and a page of 500,000 samples.
 
-use crate::analysis::compare::Target;
+use crate::analysis::comparison::Target;
 use crate::analysis::{analyze, Analysed, Calibration, Recording};
 use crate::counter::event::parse_list;
 use crate::counter::group::ReadPath;

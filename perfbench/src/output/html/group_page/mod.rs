@@ -15,7 +15,7 @@ use super::index::{estimate_cell, Index};
 use super::plots::{self, member_color};
 use super::text::{esc, figure, head, sort_key};
 use super::{metrics_to_draw, page_path};
-use crate::analysis::group::{standings, Cell, Relative, Standing};
+use crate::analysis::standings::{standings, Cell, Relative, Standing};
 use crate::counter::event::Unit;
 use crate::output::format::{count, standing_cell};
 use crate::store::bench_summary::{BenchSummary as Summary, SampledValues as Values, MAX_VALUES};

@@ -2,8 +2,8 @@
 //! across them, members of earlier runs, members the run does not tell
 //! apart, metrics zero for every member, and members apart.
 
-use crate::analysis::compare::Target;
-use crate::analysis::{analyze, group, Analysed, Calibration, Recording};
+use crate::analysis::comparison::Target;
+use crate::analysis::{analyze, standings, Analysed, Calibration, Recording};
 use crate::output::html::plots::tests::{circles, joining};
 use crate::output::html::tests::{
     between, options, read, uncompared, write, TempStore, ESCAPED, HOSTILE,
@@ -14,7 +14,7 @@ use crate::store::{Slot, Store};
 /// The recording of member `name` of `group` at `arg`: exactly `faults`
 /// page faults and 200 ns and 50 more per fault per iteration.
 fn recording(group: &str, name: &str, arg: Option<&str>, faults: u64) -> Recording {
-    group::tests::recording(group, name, arg, (200 + 50 * faults, faults))
+    standings::tests::recording(group, name, arg, (200 + 50 * faults, faults))
 }
 
 /// [`recording`] analysed, as a run hands it to the report.

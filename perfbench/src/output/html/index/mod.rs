@@ -15,7 +15,7 @@ use super::text::{
 use super::{
     change_of, group_link, group_page_path, metric_names, metric_of, page_path, zero_everywhere,
 };
-use crate::analysis::compare::{Comparison, Target, Thresholds};
+use crate::analysis::comparison::{Comparison, Target, Thresholds};
 use crate::counter::event::Unit;
 use crate::measure::environment::Environment;
 use crate::output::format::count;

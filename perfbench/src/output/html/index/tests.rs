@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 use super::{split_rows, ROWS_PER_PAGE_BYTES};
-use crate::analysis::compare::Target;
+use crate::analysis::comparison::Target;
 use crate::output::html::page_path;
 use crate::output::html::tests::{attributes, page, report, save, Run, TempStore};
 use crate::output::html::text::esc;

@@ -142,6 +142,8 @@ pub(super) struct TwoSided {
 }
 
 impl TwoSided {
+    /// `value` over the standard error of its variance `parts`, each
+    /// `(variance, rounds it was estimated from)`.
     pub(super) fn of(value: f64, parts: &[(f64, usize)]) -> TwoSided {
         let variance: f64 = parts.iter().map(|(v, _)| v).sum();
         // Weights scaled by the total to avoid underflow; a part without

@@ -51,7 +51,7 @@ fn reject_qualifiers(sig: &Signature) -> syn::Result<()> {
     if let Some(a) = &sig.asyncness {
         return Err(Error::new(a.span(), "a benchmark cannot be `async`"));
     }
-    if let Some(u) = &sig.unsafety {
+    if let syn::Safety::Unsafe(u) = &sig.safety {
         return Err(Error::new(
             u.span(),
             "a benchmark cannot be `unsafe`; call unsafe code from its body",

@@ -57,8 +57,8 @@ pub(super) fn exact_ratio(num: i128, den: i128) -> f64 {
     q as f64 + r as f64 / den as f64
 }
 
-/// The slope's interval and R² (see [`Statistics::slope`] and
-/// [`Statistics::r_squared`]).
+/// The slope's interval and R² (see [`Statistics::slope`](super::Statistics::slope) and
+/// [`Statistics::r_squared`](super::Statistics::r_squared)).
 pub(super) fn regression(x: &[u64], y: &[u64], slope: f64, confidence: f64) -> (Estimate, f64) {
     let n = x.len();
     if x.iter().all(|&v| v == x[0]) {

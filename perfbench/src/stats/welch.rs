@@ -43,7 +43,7 @@ impl Change {
 
 /// Compares a baseline with a new run of the same statistic, at
 /// `confidence` (0.95 for a 95 % interval). `runs` is the run-to-run
-/// variance learned from earlier runs ([`between_runs`]), which each of
+/// variance learned from earlier runs ([`between_runs`](super::between_runs)), which each of
 /// the two runs carries: what a machine that changes speed for seconds or
 /// minutes at a time adds, and no single run sees.
 ///

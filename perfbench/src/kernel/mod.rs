@@ -15,5 +15,7 @@ pub mod dir;
 pub mod flock;
 pub mod pmu;
 pub mod rdpmc;
+#[cfg(test)]
+pub(crate) mod scratch_dir;
 pub mod signals;
 pub mod sys;

@@ -779,7 +779,8 @@ mod tests {
     #[test]
     fn scaled_pmu_events_show_in_their_unit_and_keep_raw_counts() {
         let tree = crate::kernel::pmu::tests::intel_hybrid();
-        let events = crate::counter::event::parse_list_in("power/energy-pkg/", &tree.0).unwrap();
+        let events =
+            crate::counter::event::parse_list_in("power/energy-pkg/", tree.root()).unwrap();
         let factor = 1.0 / 4294967296.0; // the file says 2.3283064365386962890625e-10 = 2^-32
         assert_eq!(
             events[0]

@@ -4,46 +4,12 @@
 
 use super::*;
 
-/// A temporary directory removed on drop.
-pub(crate) struct FakeTree(pub PathBuf);
-
-impl FakeTree {
-    pub(crate) fn new(tag: &str) -> FakeTree {
-        use std::sync::atomic::{AtomicU32, Ordering};
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "perfbench-pmu-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        FakeTree(dir)
-    }
-
-    /// Writes `content` to `rel` (e.g. `cpu/format/event`).
-    pub(crate) fn file(&self, rel: &str, content: &str) -> &FakeTree {
-        let path = self.0.join(rel);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, content).unwrap();
-        self
-    }
-
-    pub(crate) fn root(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for FakeTree {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
+pub(crate) use crate::kernel::scratch_dir::ScratchDir;
 
 /// An Intel hybrid machine: `cpu_core` (type 4, CPUs 0-7,16) and
 /// `cpu_atom` (type 10, CPUs 8-15), plus `msr` and `power`.
-pub(crate) fn intel_hybrid() -> FakeTree {
-    let t = FakeTree::new("intel");
+pub(crate) fn intel_hybrid() -> ScratchDir {
+    let t = ScratchDir::new("intel");
     for (pmu, kind, cpus) in [("cpu_core", "4", "0-7,16\n"), ("cpu_atom", "10", "8-15\n")] {
         t.file(&format!("{pmu}/type"), &format!("{kind}\n"))
             .file(&format!("{pmu}/cpus"), cpus)
@@ -84,8 +50,8 @@ pub(crate) fn intel_hybrid() -> FakeTree {
 }
 
 /// An AMD machine: `cpu` (type 4) with the split event field.
-pub(crate) fn amd() -> FakeTree {
-    let t = FakeTree::new("amd");
+pub(crate) fn amd() -> ScratchDir {
+    let t = ScratchDir::new("amd");
     t.file("cpu/type", "4\n")
         .file("cpu/format/event", "config:0-7,32-35\n")
         .file("cpu/format/umask", "config:8-15\n")
@@ -101,8 +67,8 @@ pub(crate) fn amd() -> FakeTree {
 /// An arm64 big.LITTLE machine: `armv8_cortex_a55` (type 8, CPUs 0-3)
 /// and `armv8_cortex_a76` (type 9, CPUs 4-7); the CPUs' own files
 /// (`cpu_capacity`, `cpufreq/`) under `cpu/` of the same tree.
-pub(crate) fn big_little() -> FakeTree {
-    let t = FakeTree::new("big-little");
+pub(crate) fn big_little() -> ScratchDir {
+    let t = ScratchDir::new("big-little");
     for (pmu, kind, cpus) in [
         ("armv8_cortex_a55", "8", "0-3\n"),
         ("armv8_cortex_a76", "9", "4-7\n"),
@@ -117,7 +83,7 @@ pub(crate) fn big_little() -> FakeTree {
 
 /// Writes `file` (e.g. `cpu_capacity`) of each CPU of `cpus` under
 /// `tree`'s `cpu/`.
-fn per_cpu(tree: &FakeTree, cpus: std::ops::Range<u32>, file: &str, content: &str) {
+fn per_cpu(tree: &ScratchDir, cpus: std::ops::Range<u32>, file: &str, content: &str) {
     for cpu in cpus {
         tree.file(&format!("cpu/cpu{cpu}/{file}"), content);
     }
@@ -171,7 +137,7 @@ fn a_cpu_with_one_kind_of_core_has_no_core_types() {
     let amd = amd();
     assert_eq!(core_types(amd.root(), &amd.root().join("cpu")), []);
     assert_eq!(core_type_of(amd.root(), 0), None);
-    let arm = FakeTree::new("one-arm-pmu");
+    let arm = ScratchDir::new("one-arm-pmu");
     arm.file("armv8_pmuv3_0/type", "8\n")
         .file("armv8_pmuv3_0/cpus", "0-3\n");
     assert_eq!(hybrid_core_types(arm.root()), []);
@@ -411,7 +377,7 @@ fn hybrid_type_follows_the_cpus_files() {
 
 #[test]
 fn garbage_format_files_are_errors_naming_the_file() {
-    let t = FakeTree::new("garbage");
+    let t = ScratchDir::new("garbage");
     t.file("bad/type", "7\n")
         .file("bad/format/event", "config:zz\n");
     let PmuError::Malformed(why) = Pmu::load(t.root(), "bad").unwrap_err() else {

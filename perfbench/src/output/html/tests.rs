@@ -7,7 +7,6 @@
 
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::text::{esc, SCRIPT};
 use super::{page_path, write_report, ReportOptions};
@@ -25,42 +24,21 @@ pub(super) const HOSTILE: &str = "<script>alert(1)</script>";
 /// [`HOSTILE`] as the report writes it.
 pub(super) const ESCAPED: &str = "&lt;script&gt;alert(1)&lt;/script&gt;";
 
-/// A fresh folder under the system's temporary folder, removed on drop.
-pub(super) struct Temp(pub PathBuf);
-
-impl Temp {
-    /// A folder named after `name`, the process and a counter.
-    pub(super) fn new(name: &str) -> Temp {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "perfbench-html-{name}-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        Temp(dir)
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use crate::kernel::scratch_dir::ScratchDir;
 
 /// A store in a fresh temporary folder, removed with it on drop; it
 /// derefs to the [`Store`].
 pub(super) struct TempStore {
     store: Store,
-    _dir: Temp,
+    _dir: ScratchDir,
 }
 
 impl TempStore {
-    /// A store in a [`Temp`] folder named after `name`.
+    /// A store in a [`ScratchDir`] folder named after `name`.
     pub(super) fn new(name: &str) -> TempStore {
-        let dir = Temp::new(name);
+        let dir = ScratchDir::new(name);
         TempStore {
-            store: Store::at(&dir.0),
+            store: Store::at(dir.root()),
             _dir: dir,
         }
     }
@@ -406,16 +384,16 @@ fn no_file_references_anything_outside() {
 
 #[test]
 fn hostile_ids_write_only_inside_report() {
-    let tmp = Temp::new("escape");
-    let store = Store::at(tmp.0.join("a").join("b").join("store"));
+    let tmp = ScratchDir::new("escape");
+    let store = Store::at(tmp.root().join("a").join("b").join("store"));
     let ids = ["../../x", "/abs", "..", "a/../../../y", "index", "bench"];
     for id in ids {
         save(&store, &Slot::Latest, Run::of(id));
     }
-    let before = files(&tmp.0);
+    let before = files(tmp.root());
     report(&store, &ids, true, Target::PreviousRun);
     let report_dir = store.root().join("report");
-    let new: Vec<PathBuf> = files(&tmp.0)
+    let new: Vec<PathBuf> = files(tmp.root())
         .into_iter()
         .filter(|f| !before.contains(f))
         .collect();

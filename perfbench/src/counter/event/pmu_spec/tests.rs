@@ -4,7 +4,7 @@
 
 use super::super::*;
 use super::*;
-use crate::kernel::pmu::tests::{amd, intel_hybrid, FakeTree};
+use crate::kernel::pmu::tests::{amd, intel_hybrid, ScratchDir};
 
 /// (spec, type, config, config1): values worked out by hand from the
 /// fake trees' format files (event=config:0-7, umask=config:8-15,
@@ -146,7 +146,7 @@ fn lists_do_not_split_inside_slashes() {
 #[test]
 fn malformed_pmu_specs_are_one_line_errors_naming_the_part() {
     let t = intel_hybrid();
-    let garbage = FakeTree::new("garbage-event");
+    let garbage = ScratchDir::new("garbage-event");
     garbage
         .file("bad/type", "12\n")
         .file("bad/format/event", "config:0-7-9\n");

@@ -11,9 +11,10 @@ use crate::output::format::{quoted, thousands};
 use crate::run::registry::Settings;
 use crate::store::check_baseline_name;
 
-/// The most samples a benchmark may take: more would not fit in memory on
-/// a small machine, and no statistic needs them.
-pub const MAX_SAMPLE_COUNT: u64 = 1_000_000;
+/// The most samples a benchmark may take: the most a stored run may hold
+/// (more would not fit in memory on a small machine, and no statistic
+/// needs them), so that every run perfbench stores reads back.
+pub const MAX_SAMPLE_COUNT: u64 = crate::store::json::MAX_SAMPLES as u64;
 
 /// The most rounds a run may take (each round keeps at least 5 samples).
 pub const MAX_ROUNDS: u64 = 10_000;

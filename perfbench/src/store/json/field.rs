@@ -25,8 +25,8 @@ pub const MAX_COUNT: u64 = 1_000_000_000_000_000;
 /// statistic, and a sum of a million such squares, finite.
 pub const MAX_STATISTIC: f64 = 1e100;
 
-/// Most samples a stored run may hold: what `--sample-count` allows
-/// (`run::cli::MAX_SAMPLE_COUNT`).
+/// Most samples a stored run may hold, and so the most `--sample-count`
+/// allows (`run::cli::MAX_SAMPLE_COUNT` is this limit).
 pub const MAX_SAMPLES: usize = 1_000_000;
 
 /// Most threads a stored run may have run on at once: Linux's
@@ -186,15 +186,4 @@ pub(crate) fn threads_of(v: Loose<Option<u64>>) -> Result<usize, String> {
 /// A string, or the error naming the field `what`.
 pub(crate) fn text(v: Loose<String>, what: &str) -> Result<String, String> {
     v.ok().ok_or_else(|| bad(what))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_stored_run_holds_at_most_the_samples_a_run_takes() {
-        // Here, not in tests.rs: only test code may reach up to `run`.
-        assert_eq!(MAX_SAMPLES as u64, crate::run::cli::MAX_SAMPLE_COUNT);
-    }
 }

@@ -86,7 +86,11 @@ pub use std::hint::black_box;
 macro_rules! main {
     () => {
         fn main() {
-            $crate::run::main()
+            $crate::run::main(&$crate::run::paired::revision::BenchTarget {
+                package: env!("CARGO_PKG_NAME"),
+                crate_name: env!("CARGO_CRATE_NAME"),
+                manifest_dir: env!("CARGO_MANIFEST_DIR"),
+            })
         }
     };
 }

@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod case_args;
 pub mod cli;
+pub mod paired;
 pub mod panics;
 pub mod plan;
 pub mod registry;
@@ -31,8 +32,9 @@ use crate::run::plan::Plan;
 use crate::run::registry::{Broken, Entry};
 use crate::run::tally::{RunTally, EXIT_FAILED, EXIT_USAGE};
 
-/// Runs the benchmarks of this binary as the command line asks and exits.
-pub fn main() -> ! {
+/// Runs the benchmarks of this binary, the bench target `target`, as the
+/// command line asks and exits.
+pub fn main(target: &paired::revision::BenchTarget) -> ! {
     let names: Vec<String> = std::env::vars_os()
         .filter_map(|(name, _)| name.into_string().ok())
         .collect();
@@ -47,7 +49,7 @@ pub fn main() -> ! {
             for warning in &options.warnings {
                 say::warning(warning);
             }
-            run(&options)
+            run(&options, target)
         }
         Err(e) => {
             say::error(&e);
@@ -57,8 +59,9 @@ pub fn main() -> ! {
     std::process::exit(code)
 }
 
-/// Runs with `options` and returns the exit code.
-pub fn run(options: &RunOptions) -> i32 {
+/// Runs with `options` the benchmarks of `target` and returns the exit
+/// code.
+pub fn run(options: &RunOptions, target: &paired::revision::BenchTarget) -> i32 {
     let mode = match options.action {
         Action::Help => {
             print!("{}", cli::usage());
@@ -87,7 +90,7 @@ pub fn run(options: &RunOptions) -> i32 {
     let code = match mode {
         RunMode::Test => return run_tests(&selection, &broken),
         RunMode::Profile(time) => run_profiles(&selection.run, &broken, time),
-        RunMode::Bench => match run_benches(options, &selection.run, &broken) {
+        RunMode::Bench => match run_benches(options, target, &selection.run, &broken) {
             Ok(code) => code,
             Err(e) => {
                 say::error(&e);
@@ -290,7 +293,13 @@ fn failed(id: &str, why: &str, tally: &mut RunTally) {
 /// Measures `entries` as `options` ask and returns the exit code, counting
 /// the `broken` functions as failed; `Err` is a user's mistake found before
 /// the first benchmark.
-fn run_benches(options: &RunOptions, entries: &[Entry], broken: &[Broken]) -> Result<i32, String> {
+fn run_benches(
+    options: &RunOptions,
+    target: &paired::revision::BenchTarget,
+    entries: &[Entry],
+    broken: &[Broken],
+) -> Result<i32, String> {
+    let _ = target;
     let early = failures(broken);
     if entries.is_empty() {
         if !broken.is_empty() {

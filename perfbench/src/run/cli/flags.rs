@@ -11,10 +11,10 @@ use crate::output::Color;
 
 use super::parse::Parsed;
 use super::values::{
-    baseline_name, events, number, one_of, percent, percent_text, positive_seconds, seconds,
-    seconds_text, whole, MAX_ROUNDS, MAX_SAMPLE_COUNT,
+    baseline_name, events, number, one_of, paired_path, percent, percent_text, positive_seconds,
+    revision, seconds, seconds_text, whole, MAX_ROUNDS, MAX_SAMPLE_COUNT,
 };
-use super::{quick_config, OutputFormat, RegressionGate};
+use super::{quick_config, OutputFormat, Pairing, RegressionGate};
 
 /// What a flag's value sets, given the value and the flag as the user
 /// spelled it (for errors).
@@ -335,6 +335,24 @@ pub(super) const FLAGS: &[Flag] = &[
         },
     )
     .showing(Shown::DefaultWords("the previous run")),
+    Flag::value(
+        "paired-with",
+        "PATH",
+        "measure this bench binary and PATH (the baseline build) in alternating rounds and compare them",
+        |p, v, what| {
+            p.paired_with = Some(Pairing::Binary(paired_path(v, what)?));
+            Ok(())
+        },
+    ),
+    Flag::value(
+        "paired-with-rev",
+        "REV",
+        "build this bench target at git revision REV and pair with it (as --paired-with)",
+        |p, v, what| {
+            p.paired_with = Some(Pairing::Revision(revision(v, what)?));
+            Ok(())
+        },
+    ),
     Flag::new(
         "fail-on-regression",
         Takes::Optional("[=PCT]", |p, v, what| {

@@ -112,6 +112,15 @@ pub enum Pinning {
     Conflicting,
 }
 
+/// The build a paired run measures alongside this one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Pairing {
+    /// `--paired-with PATH`: a bench binary built from the baseline code.
+    Binary(std::path::PathBuf),
+    /// `--paired-with-rev REV`: this bench target built at a git revision.
+    Revision(String),
+}
+
 /// `--fail-on-regression[=PCT]`: when a regression fails the run.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub enum RegressionGate {
@@ -150,6 +159,9 @@ pub struct RunOptions {
     pub save_baseline: Option<String>,
     /// `--baseline NAME`: compare with it instead of the previous run.
     pub baseline: Option<String>,
+    /// `--paired-with PATH` or `--paired-with-rev REV`: compare with that
+    /// build, measured in alternating rounds in this run, instead.
+    pub paired_with: Option<Pairing>,
     /// `--fail-on-regression[=PCT]`.
     pub gate: RegressionGate,
     /// Noise thresholds and significance of comparisons.

@@ -14,7 +14,9 @@ use crate::run::registry::{Ignored, Settings};
 use super::flags::{resolve, Flag, Takes, FLAGS};
 use super::hints::{unknown_option, unknown_short};
 use super::values::{boolean, string};
-use super::{Action, Filter, Given, OutputFormat, Pinning, RegressionGate, RunMode, RunOptions};
+use super::{
+    Action, Filter, Given, OutputFormat, Pairing, Pinning, RegressionGate, RunMode, RunOptions,
+};
 
 /// What the flags wrote, before it is settled into [`RunOptions`]: one
 /// field per flag, as the flag table sets it.
@@ -47,6 +49,7 @@ pub(super) struct Parsed {
     pub(super) color: Option<Color>,
     pub(super) save_baseline: Option<String>,
     pub(super) baseline: Option<String>,
+    pub(super) paired_with: Option<Pairing>,
     pub(super) gate: RegressionGate,
     pub(super) thresholds: Thresholds,
     pub(super) noplot: bool,
@@ -196,6 +199,7 @@ fn settle(p: Parsed) -> RunOptions {
         color: p.color.unwrap_or(Color::Auto),
         save_baseline: p.save_baseline,
         baseline: p.baseline,
+        paired_with: p.paired_with,
         gate: p.gate,
         thresholds: p.thresholds,
         noplot: p.noplot,

@@ -98,6 +98,30 @@ pub(super) fn baseline_name(v: &str) -> Result<String, String> {
     }
 }
 
+/// `--paired-with`'s path: not empty.
+pub(super) fn paired_path(v: &str, what: &str) -> Result<std::path::PathBuf, String> {
+    if v.is_empty() {
+        return Err(format!("{what} takes the path of a bench binary, not ``"));
+    }
+    Ok(v.into())
+}
+
+/// `--paired-with-rev`'s git revision: not empty, not starting with `-`
+/// (which git would read as an option), and printable.
+pub(super) fn revision(v: &str, what: &str) -> Result<String, String> {
+    let fits = !v.is_empty()
+        && !v.starts_with('-')
+        && v.len() <= 256
+        && !v.chars().any(|c| c.is_control() || c.is_whitespace());
+    if !fits {
+        return Err(format!(
+            "{what} takes a git revision (a branch, tag or commit), not `{}`",
+            quoted(v)
+        ));
+    }
+    Ok(v.into())
+}
+
 /// `--events`, checked now, so that a wrong spelling is an error naming
 /// where it came from even in a run that measures nothing.
 pub(super) fn events(v: &str) -> Result<String, String> {

@@ -4,3 +4,6 @@
 //! same seconds cancels in their differences.
 
 pub mod revision;
+
+mod cargo_build;
+mod git_tree;

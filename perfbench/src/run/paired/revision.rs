@@ -50,25 +50,23 @@ pub fn bench_binary_at(rev: &str, target: &BenchTarget) -> Result<PathBuf, Strin
     Cache::at(&target_dir()?).binary_at(rev, target)
 }
 
-/// The cargo target directory this binary was built in: `CARGO_TARGET_DIR`,
-/// else the folder above `<profile>/deps/` holding it, absolute.
+/// The cargo target directory this binary was built in: the folder above
+/// the `<profile>/deps/` holding it (where cargo put it, whatever the
+/// folder the run started in), else `CARGO_TARGET_DIR`, absolute.
 fn target_dir() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("--paired-with-rev: {e}"))?;
+    let deps = exe
+        .ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == "deps"));
+    let built_in = deps
+        .and_then(|d| d.parent()?.parent())
+        .map(Path::to_path_buf);
     let given = std::env::var_os("CARGO_TARGET_DIR").filter(|t| !t.is_empty());
-    let dir = match given {
-        Some(dir) => PathBuf::from(dir),
-        None => {
-            let exe = std::env::current_exe().map_err(|e| format!("--paired-with-rev: {e}"))?;
-            let deps = exe
-                .ancestors()
-                .find(|a| a.file_name().is_some_and(|n| n == "deps"));
-            let target = deps.and_then(|d| d.parent()?.parent());
-            target.map(Path::to_path_buf).ok_or_else(|| {
-                format!(
-                    "--paired-with-rev: {} is not in a cargo target directory; set CARGO_TARGET_DIR",
-                    exe.display()
-                )
-            })?
-        }
+    let Some(dir) = built_in.or(given.map(PathBuf::from)) else {
+        return Err(format!(
+            "--paired-with-rev: {} is not in a cargo target directory; set CARGO_TARGET_DIR",
+            exe.display()
+        ));
     };
     std::path::absolute(&dir).map_err(|e| format!("--paired-with-rev: {}: {e}", dir.display()))
 }

@@ -157,11 +157,8 @@ fn a_revision_is_built_once_paired_with_and_an_exact_count_judged_exactly() {
     let ours = our_lines(&second);
     assert!(!second.stderr.contains("building"), "{}", second.stderr);
     let using = format!("perfbench: using {what} built before: ");
-    assert!(
-        ours.iter().any(|l| l.starts_with(&using)),
-        "{}",
-        second.stderr
-    );
+    let cached = ours.iter().filter(|l| l.starts_with(&using)).count();
+    assert_eq!(cached, 1, "{}", second.stderr);
     assert_exact_change(&second, &faults, 1.0, "regressed");
 
     // Once committed, the 8 pages are a new commit, built again (cargo

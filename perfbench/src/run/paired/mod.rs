@@ -12,6 +12,9 @@ pub mod driver;
 pub mod protocol;
 pub mod revision;
 
+mod cargo_build;
+mod git_tree;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -234,6 +234,55 @@ mod tests {
     }
 
     #[test]
+    fn a_round_reads_back_as_measured() {
+        let measured = Measured {
+            measurement: Measurement {
+                samples: vec![Sample {
+                    iterations: 3,
+                    wall_ns: 900,
+                    counts: Counts {
+                        time_enabled: 10,
+                        time_running: 7,
+                        values: vec![12, u64::MAX],
+                    },
+                }],
+                throughput: Some(Throughput::Elements(4)),
+            },
+            per_iter: Some(PerIterFacts {
+                read_path: ReadPath::AtomicLoads,
+                multiplexed: 1,
+                left_out: 2,
+            }),
+            plan: None,
+            method: Method::IterBatchedRef(BatchSize::NumIterations(8)),
+        };
+        let metrics = vec!["wall-time".to_string(), "allocs".to_string()];
+        let text = line(&Reply::Round {
+            round: WireRound::of(&measured, metrics.clone()),
+        });
+        let Ok(Reply::Round { round }) = serde_json::from_str(&text) else {
+            panic!("{text}")
+        };
+        assert_eq!(round.metrics, metrics);
+        assert_eq!(round.measured(), Ok(measured));
+        let mut unknown = WireRound::of(&measured_iter(), vec![]);
+        unknown.method.0 = "iter_sideways".into();
+        assert_eq!(unknown.measured(), Err("method `iter_sideways`".into()));
+    }
+
+    fn measured_iter() -> Measured {
+        Measured {
+            measurement: Measurement {
+                samples: Vec::new(),
+                throughput: None,
+            },
+            per_iter: None,
+            plan: None,
+            method: Method::Iter,
+        }
+    }
+
+    #[test]
     fn another_version_or_protocol_is_refused_naming_both() {
         assert_eq!(Hello::new(vec![]).incompatible(), None);
         let old = Hello {

@@ -122,7 +122,13 @@ fn change(line: &Value, metric: &str) -> (f64, [f64; 2], String) {
 fn a_build_doing_more_is_caught_exactly_and_fails_the_gate() {
     let (a, _) = builds();
     let home = fresh_dir("paired", "a-vs-b");
-    let args = ["--output-format", "json", "--fail-on-regression"];
+    let args = [
+        "--output-format",
+        "json",
+        "--fail-on-regression",
+        "--skip",
+        "aborts_in_b",
+    ];
     let run = paired_run(a, &home, &[&args[..], &COUNTS_ONLY].concat(), &[]);
     assert_eq!(run.code, 3, "{}", run.stderr);
     // Only JSON on stdout: the baseline build's output goes elsewhere.
@@ -227,6 +233,35 @@ fn a_build_doing_more_is_caught_exactly_and_fails_the_gate() {
     );
 }
 
+#[test]
+fn a_crash_of_this_build_fails_its_benchmark_and_the_run_goes_on() {
+    let (a, _) = builds();
+    let home = fresh_dir("paired", "b-crashes");
+    let args = [
+        "--output-format",
+        "json",
+        "--exact",
+        "aborts_in_b",
+        "steady",
+    ];
+    let run = paired_run(a, &home, &[&args[..], &COUNTS_ONLY].concat(), &[]);
+    assert_eq!(run.code, 101, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "perfbench: error: benchmark `aborts_in_b`: this build died measuring it \
+             (signal: 6 (SIGABRT))"
+        ),
+        "{}",
+        run.stderr
+    );
+    let lines = run.json();
+    assert_eq!(lines.len(), 1, "{}", run.stdout);
+    assert_eq!(
+        change(line(&lines, "steady"), "allocs"),
+        (0.0, [0.0, 0.0], "no change".into())
+    );
+}
+
 /// How many metrics of `line` regressed.
 fn regressions(line: &Value) -> usize {
     line["metrics"]
@@ -284,7 +319,7 @@ fn a_missing_foreign_or_other_version_baseline_is_refused_in_one_line() {
         r#"echo '{"hello":"perfbench-paired","perfbench":"0.0.1","protocol":1,"ids":["grows"]}'
 cat > /dev/null"#,
     );
-    let not_perfbench = script("not-perfbench", "echo 'running 3 benchmarks'; sleep 30");
+    let not_perfbench = script("not-perfbench", "echo 'running 3 benchmarks'; exec sleep 30");
     let missing = scratch().join("no-such-binary");
     let cases: [(&Path, &[&str], String); 4] = [
         (

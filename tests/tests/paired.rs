@@ -319,7 +319,10 @@ fn a_missing_foreign_or_other_version_baseline_is_refused_in_one_line() {
         r#"echo '{"hello":"perfbench-paired","perfbench":"0.0.1","protocol":1,"ids":["grows"]}'
 cat > /dev/null"#,
     );
-    let not_perfbench = script("not-perfbench", "echo 'running 3 benchmarks'; exec sleep 30");
+    let not_perfbench = script(
+        "not-perfbench",
+        "echo 'running 3 benchmarks'; exec sleep 30",
+    );
     let missing = scratch().join("no-such-binary");
     let cases: [(&Path, &[&str], String); 4] = [
         (

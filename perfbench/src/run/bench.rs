@@ -223,7 +223,7 @@ pub fn measure_raw(
     setup: &mut Setup,
     job: &Job<'_>,
     planned: Option<(SamplingPlan, u64)>,
-) -> Result<Measured, String> {
+) -> Result<RoundMeasured, String> {
     let per_iter = setup.per_iter;
     let outcome = caught(|| measure_passes(job, (&mut setup.groups, per_iter), planned));
     // A panic may have left a group running.
@@ -237,7 +237,7 @@ pub fn measure_raw(
 pub fn recording_of(
     setup: &Setup,
     id: &str,
-    measured: Measured,
+    measured: RoundMeasured,
     environment: Environment,
 ) -> Recording {
     let mut recording = Recording::new(id, &setup.events, &measured.measurement, environment);
@@ -264,7 +264,7 @@ pub struct PerIterFacts {
 
 /// What one round measured.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Measured {
+pub struct RoundMeasured {
     /// The samples.
     pub measurement: measure::Measurement,
     /// How per-iteration mode read them.
@@ -283,7 +283,7 @@ fn measure_passes(
     job: &Job<'_>,
     (groups, per_iter): (&mut Groups, bool),
     planned: Option<(SamplingPlan, u64)>,
-) -> Result<Measured, MeasureError> {
+) -> Result<RoundMeasured, MeasureError> {
     let config = &job.config;
     if per_iter {
         let index = planned.map_or(0, |(_, index)| index);
@@ -295,7 +295,7 @@ fn measure_passes(
             multiplexed: pm.multiplexed(),
             left_out,
         };
-        return Ok(Measured {
+        return Ok(RoundMeasured {
             measurement: pm.as_measurement(),
             per_iter: Some(facts),
             plan: None,
@@ -320,7 +320,7 @@ fn measure_passes(
         let planning = Planning::Round(plan, index);
         m.merge_pass(&measure::measure_round(config, group, planning, job.routine)?.0);
     }
-    Ok(Measured {
+    Ok(RoundMeasured {
         measurement: m,
         per_iter: None,
         plan: Some(plan),

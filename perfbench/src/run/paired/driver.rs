@@ -15,7 +15,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use super::protocol::{line, Hello, Reply, Request, CHILD_VARIABLE, GREETING, PROTOCOL};
 use crate::measure::SamplingPlan;
 use crate::output::format::quoted;
-use crate::run::bench::Measured;
+use crate::run::bench::RoundMeasured;
 
 /// A build serving a paired run.
 pub struct ServingBuild {
@@ -67,7 +67,7 @@ impl ServingBuild {
         round: u64,
         plan: Option<SamplingPlan>,
         metrics: &[String],
-    ) -> Result<Measured, String> {
+    ) -> Result<RoundMeasured, String> {
         if let Some(gone) = &self.gone {
             return Err(gone.clone());
         }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::counter::group::{Counts, ReadPath};
 use crate::measure::{BatchSize, Measurement, Method, Sample, SamplingPlan, Throughput};
-use crate::run::bench::{Measured, PerIterFacts};
+use crate::run::bench::{PerIterFacts, RoundMeasured};
 
 /// Set (to [`PROTOCOL`]) in the environment of a paired run's baseline
 /// build: it serves its driver instead of running as a bench binary.
@@ -118,7 +118,7 @@ pub struct WireRound {
 
 impl WireRound {
     /// `measured` as sent, with its build's `metrics`.
-    pub fn of(measured: &Measured, metrics: Vec<String>) -> WireRound {
+    pub fn of(measured: &RoundMeasured, metrics: Vec<String>) -> WireRound {
         let m = &measured.measurement;
         let method = measured.method;
         WireRound {
@@ -151,7 +151,7 @@ impl WireRound {
     }
 
     /// The round measured; `Err` names what does not read back.
-    pub fn measured(self) -> Result<Measured, String> {
+    pub fn measured(self) -> Result<RoundMeasured, String> {
         let (name, size, threads) = self.method;
         let size = size.map(|s| BatchSize::from_name(&s).ok_or(format!("batch size `{s}`")));
         let size = size.transpose()?;
@@ -186,7 +186,7 @@ impl WireRound {
                 },
             )
             .collect();
-        Ok(Measured {
+        Ok(RoundMeasured {
             measurement: Measurement {
                 samples,
                 throughput,
@@ -235,7 +235,7 @@ mod tests {
 
     #[test]
     fn a_round_reads_back_as_measured() {
-        let measured = Measured {
+        let measured = RoundMeasured {
             measurement: Measurement {
                 samples: vec![Sample {
                     iterations: 3,
@@ -270,8 +270,8 @@ mod tests {
         assert_eq!(unknown.measured(), Err("method `iter_sideways`".into()));
     }
 
-    fn measured_iter() -> Measured {
-        Measured {
+    fn measured_iter() -> RoundMeasured {
+        RoundMeasured {
             measurement: Measurement {
                 samples: Vec::new(),
                 throughput: None,

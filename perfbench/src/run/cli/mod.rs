@@ -192,6 +192,8 @@ pub struct Given {
     pub measurement: Option<Duration>,
     /// `--sample-count`.
     pub sample_count: Option<u64>,
+    /// `--rounds`.
+    pub rounds: Option<u64>,
 }
 
 impl RunOptions {
@@ -213,11 +215,18 @@ impl RunOptions {
                 ..d
             }
         };
+        // A paired change is judged from blocks of rounds: a paired run
+        // takes twice the rounds, each as long as half of one, so that
+        // twice the blocks (and processes) judge it in the same time.
+        let paired = |n: u64| match self.paired_with {
+            Some(_) => n.saturating_mul(2).min(MAX_SAMPLE_COUNT),
+            None => n,
+        };
         Config {
             warm_up: t.warm_up.unwrap_or(own.warm_up),
             measurement: t.measurement.unwrap_or(own.measurement),
-            sample_count: t.sample_count.unwrap_or(own.sample_count),
-            rounds: self.config.rounds,
+            sample_count: t.sample_count.unwrap_or(paired(own.sample_count)),
+            rounds: t.rounds.unwrap_or(paired(Config::default().rounds)),
         }
     }
 

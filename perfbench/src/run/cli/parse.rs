@@ -184,6 +184,7 @@ fn settle(p: Parsed) -> RunOptions {
         warm_up: p.warm_up,
         measurement: p.measurement,
         sample_count: p.sample_count,
+        rounds: p.rounds,
     };
     let mut o = RunOptions {
         action: action(&p),

@@ -120,7 +120,8 @@ fn main() {
     }
     let _ = std::fs::remove_dir_all(&home);
     report(&results);
-    let label = format!("unpaired, work {}", setup.work);
+    let pairs = if setup.pairs { " --pairs" } else { "" };
+    let label = format!("unpaired{pairs}, work {}", setup.work);
     let columns = [(label, &gate)];
     print!("{}", tally::table(&columns));
     print!("{}", tally::notes(&columns));

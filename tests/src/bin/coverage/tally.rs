@@ -11,7 +11,11 @@ use serde_json::Value;
 /// The metrics measured in time, whose intervals are in question.
 pub const TIMES: [&str; 2] = ["wall-time", "task-clock"];
 
-/// A benchmark's metric: (benchmark id, metric name).
+/// The metric name under which a benchmark counts as regressed where any
+/// of its metrics was: what fails the gate.
+pub const ANY: &str = "any metric";
+
+/// A benchmark's metric: (benchmark id, metric name, or [`ANY`]).
 pub type Key = (String, String);
 
 /// One run: per (benchmark, time metric), the estimate and its interval.
@@ -146,11 +150,28 @@ impl Tally {
             }
         }
         self.unpaired += usize::from(paired && outcome.paired < outcome.benchmarks);
+        let mut routines: BTreeMap<&str, [usize; 3]> = BTreeMap::new();
         for (key, verdict) in &outcome.verdicts {
+            let said = [
+                1,
+                usize::from(verdict == "regressed"),
+                usize::from(verdict == "improved"),
+            ];
             let counts = self.judged.entry(key.clone()).or_default();
-            counts[0] += 1;
-            counts[1] += usize::from(verdict == "regressed");
-            counts[2] += usize::from(verdict == "improved");
+            let routine = routines.entry(&key.0).or_default();
+            for i in 0..3 {
+                counts[i] += said[i];
+                routine[i] = routine[i].max(said[i]);
+            }
+        }
+        for (id, said) in routines {
+            let counts = self
+                .judged
+                .entry((id.to_string(), ANY.to_string()))
+                .or_default();
+            for i in 0..3 {
+                counts[i] += said[i];
+            }
         }
     }
 
@@ -208,7 +229,7 @@ pub fn table(columns: &[(String, &Tally)]) -> String {
     layout(columns, &rows)
 }
 
-/// The metrics a table shows: the times and page faults, and any other
+/// The metrics a table shows: [`ANY`], the times and page faults, and any other
 /// that some run found regressed (a false alarm in `context-switches`, say).
 pub fn shown_keys<'t>(tallies: impl Iterator<Item = &'t Tally> + Clone) -> Vec<&'t Key> {
     let keys: std::collections::BTreeSet<&Key> =
@@ -216,6 +237,7 @@ pub fn shown_keys<'t>(tallies: impl Iterator<Item = &'t Tally> + Clone) -> Vec<&
     keys.into_iter()
         .filter(|key| {
             TIMES.contains(&key.1.as_str())
+                || key.1 == ANY
                 || key.1 == "page-faults"
                 || tallies.clone().any(|t| t.regressed(key).0 > 0)
         })
@@ -344,6 +366,12 @@ mod tests {
         );
         let key = ("arithmetic".to_string(), "wall-time".to_string());
         assert_eq!(tally.regressed(&key), (1, 1));
+        let any = ("arithmetic".to_string(), ANY.to_string());
+        assert_eq!(
+            tally.regressed(&any),
+            (1, 1),
+            "once per run, whatever metric"
+        );
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub const MAX_SAMPLES: u64 = 100_000;
 pub const FEWEST_SAMPLES: u64 = 3;
 
 /// How the samples' iteration counts grow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Shape {
     /// Sample `i` (from 1) runs `i · step` iterations.
     Linear,
@@ -46,8 +46,9 @@ pub struct Costs {
     pub per_sample: f64,
 }
 
-/// The samples of one benchmark, all rounds together.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The samples of one benchmark, all rounds together. A paired run sends
+/// it to the baseline build, which samples as this build does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SamplingPlan {
     /// How the iteration counts grow.
     pub shape: Shape,

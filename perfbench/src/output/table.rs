@@ -7,7 +7,7 @@ use super::format::{
     count, format_rate, format_value, four_digits, percent, printable, relative_text, standing_cell,
 };
 use super::{Color, RunHeader};
-use crate::analysis::comparison::{Comparison, Verdict};
+use crate::analysis::comparison::{self, Comparison, Target, Verdict};
 use crate::analysis::derived::{declared_work, has_ipc, per_unit_name, rate};
 use crate::analysis::notes::notes;
 use crate::analysis::standings::{self, Relative, Standing};
@@ -154,11 +154,13 @@ impl TableSink {
         if let Some(line) = table.interval_line(&a.result) {
             println!("{line}");
         }
-        if let Some(line) = a
-            .comparison
-            .as_ref()
-            .and_then(|c| table.change_line(&a.result, c))
-        {
+        let Some(comparison) = &a.comparison else {
+            return;
+        };
+        if let Some(line) = table.change_line(&a.result, comparison) {
+            println!("{line}");
+        }
+        if let Some(line) = table.paired_line(comparison) {
             println!("{line}");
         }
     }
@@ -384,6 +386,16 @@ impl Table {
             _ => format!("vs {label}"),
         };
         Some(self.listed(&label, &parts))
+    }
+
+    /// In a paired run, what moved, in one line:
+    /// `  paired: +18.0 % wall-time: instructions +0, page-faults ×3.1`.
+    pub fn paired_line(&self, comparison: &Comparison) -> Option<String> {
+        if !matches!(comparison.against, Target::Paired(_)) {
+            return None;
+        }
+        let why = comparison::why(comparison)?;
+        Some(wrap_words(&format!("  paired: {why}"), self.width))
     }
 
     /// The headline intervals as Criterion prints them, `[low estimate

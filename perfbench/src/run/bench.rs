@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::analysis::comparison::{carry_earlier, Comparison};
+use crate::analysis::comparison::{self, carry_earlier, Comparison};
 use crate::analysis::notes::count;
 use crate::analysis::{analyze, Analysed, Recording};
 use crate::counter::event::Unit;
@@ -69,12 +69,7 @@ pub struct Job<'a> {
 pub fn measure_round(plan: &mut Plan, job: &Job<'_>, so_far: &mut Rounds) -> Result<(), String> {
     let started = Instant::now();
     let index = so_far.recording.as_ref().map_or(0, Recording::round_count) as u64;
-    // Later rounds take the first round's plan, so that rounds of as many
-    // samples run the same iterations: then the slope of all samples is
-    // the mean of the rounds' slopes.
-    let planned = so_far.plan.map(|p| (p, index));
-    let environment = plan.environment.clone();
-    let (round, sampling) = record(plan.setup_for(&job.want), job, planned, environment)?;
+    let (round, sampling) = measure_round_at(plan, job, so_far.plan, index)?;
     so_far.took += started.elapsed();
     so_far.plan = so_far.plan.or(sampling);
     match &mut so_far.recording {
@@ -82,6 +77,23 @@ pub fn measure_round(plan: &mut Plan, job: &Job<'_>, so_far: &mut Rounds) -> Res
         None => so_far.recording = Some(round),
     }
     Ok(())
+}
+
+/// Measures round `index` of `job` as its own recording, following
+/// `sampling` where a first round chose it (else choosing it: returned in
+/// batch mode). Later rounds take the first round's plan, so that rounds
+/// of as many samples run the same iterations: then the slope of all
+/// samples is the mean of the rounds' slopes; a paired run's baseline build
+/// takes this build's.
+pub fn measure_round_at(
+    plan: &mut Plan,
+    job: &Job<'_>,
+    sampling: Option<SamplingPlan>,
+    index: u64,
+) -> Result<(Recording, Option<SamplingPlan>), String> {
+    let planned = sampling.map(|p| (p, index));
+    let environment = plan.environment.clone();
+    record(plan.setup_for(&job.want), job, planned, environment)
 }
 
 /// The warning, before measuring, for a benchmark whose plan takes fewer
@@ -134,12 +146,13 @@ pub fn fewer_samples_warning(
 
 /// The step after the last round of a benchmark measured with the setup
 /// `want`: learn from the runs before it, analyse, compare with the stored
-/// run, and store.
+/// run (or in a paired run with the baseline build's rounds, `paired`:
+/// `Err` says why there are none), and store.
 pub fn conclude(
     (options, want): (&RunOptions, &Want),
     plan: &Plan,
-    mut recording: Recording,
-    took: Duration,
+    (mut recording, took): (Recording, Duration),
+    paired: Option<Result<Recording, String>>,
 ) -> Step {
     let mut store_errors = Vec::new();
     let target = Slot::from(&plan.target);
@@ -170,10 +183,23 @@ pub fn conclude(
         store_errors,
         mismatch: None,
     };
-    if let Ok(base) = base {
-        compare(options, plan, &mut step, base);
+    let unreadable = base.is_err();
+    match (paired, base) {
+        (Some(paired), _) => {
+            let a = &mut step.analysed;
+            let compared = paired.as_ref().map_err(Clone::clone);
+            a.comparison = Some(comparison::paired(
+                &plan.target,
+                compared,
+                &a.recording,
+                &options.thresholds,
+            ));
+            a.baseline = paired.ok();
+        }
+        (None, Ok(base)) => compare(options, plan, &mut step, base),
+        (None, Err(())) => {}
     }
-    store(options, plan, &mut step);
+    store(options, plan, &mut step, unreadable);
     step
 }
 
@@ -282,13 +308,12 @@ fn compare(options: &RunOptions, plan: &Plan, step: &mut Step, base: Option<Reco
 
 /// Stores the recording as the latest run (with the earlier runs it
 /// learned from) and, where asked, as a baseline (with that baseline's
-/// earlier runs, [`carry_earlier`]); a stored run that could not be read is
-/// left as it is.
-fn store(options: &RunOptions, plan: &Plan, step: &mut Step) {
+/// earlier runs, [`carry_earlier`]); a stored run that could not be read
+/// (the target's, where `target_unreadable`) is left as it is.
+fn store(options: &RunOptions, plan: &Plan, step: &mut Step, target_unreadable: bool) {
     let a = &step.analysed;
     let target = Slot::from(&plan.target);
-    // No comparison: the target could not be read.
-    let unreadable = |slot: &Slot| *slot == target && a.comparison.is_none();
+    let unreadable = |slot: &Slot| *slot == target && target_unreadable;
     if !unreadable(&Slot::Latest) {
         if let Err(err) = plan.store.save(&a.recording, &Slot::Latest, &a.result) {
             step.store_errors.push(err.to_string());
@@ -357,7 +382,12 @@ mod tests {
             measure_round(plan, &job, &mut so_far)?;
         }
         let recording = so_far.recording.expect("rounds were measured");
-        Ok(conclude((options, &job.want), plan, recording, so_far.took))
+        Ok(conclude(
+            (options, &job.want),
+            plan,
+            (recording, so_far.took),
+            None,
+        ))
     }
 
     fn touch_3(b: &mut Bencher<'_>) {

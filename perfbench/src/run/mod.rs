@@ -90,6 +90,9 @@ pub fn run(options: &RunOptions, target: &paired::revision::BenchTarget) -> i32 
     let code = match mode {
         RunMode::Test => return run_tests(&selection, &broken),
         RunMode::Profile(time) => run_profiles(&selection.run, &broken, time),
+        RunMode::Bench if paired::child::requested() => {
+            return paired::child::serve(options, &selection.run)
+        }
         RunMode::Bench => match run_benches(options, target, &selection.run, &broken) {
             Ok(code) => code,
             Err(e) => {
@@ -299,7 +302,8 @@ fn run_benches(
     entries: &[Entry],
     broken: &[Broken],
 ) -> Result<i32, String> {
-    let _ = target;
+    // Built before pinning, which would hold cargo to one CPU.
+    let baseline = paired::baseline_binary(options, target)?;
     let early = failures(broken);
     if entries.is_empty() {
         if !broken.is_empty() {
@@ -311,6 +315,11 @@ fn run_benches(
     let jobs = jobs(options, entries, &routines);
     let wants: Vec<(plan::Want, &str)> = jobs.iter().map(|j| (j.want.clone(), j.id)).collect();
     let mut plan = plan::prepare(options, &wants)?;
+    // Started once pinned, it runs on the same CPU.
+    let mut pair = match &baseline {
+        Some(path) => Some(paired::Pair::start(path, entries)?),
+        None => None,
+    };
     let most_threads = entries.iter().map(|e| e.case.threads()).max();
     if let Some(warning) = pinned_threads_warning(plan.cpu(), most_threads.unwrap_or(1)) {
         eprintln!("{warning}");
@@ -330,7 +339,13 @@ fn run_benches(
     for sink in &mut sinks {
         sink.start(&header);
     }
-    let mut tally = run_steps(options, &mut plan, (entries, &jobs), &mut sinks);
+    let mut tally = run_steps(
+        (options, &mut plan),
+        (entries, &jobs),
+        &mut sinks,
+        pair.as_mut(),
+    );
+    drop(pair);
     tally.failed.splice(0..0, early.failed);
     finish(plan, sinks, tally, entries.len() + broken.len())
 }
@@ -384,32 +399,41 @@ fn sinks(options: &RunOptions, plan: &Plan) -> Vec<Sink> {
 /// in turn, so that a slow spell of the machine is shared among them rather
 /// than spoiling one; after its last round (its sample count may give it
 /// fewer than the others) a benchmark is concluded and fed to every sink.
-/// Failures and stored files that could not be used are named on stderr.
+/// In a paired run each round is two turns, the baseline build measuring
+/// in every other pair of them ([`paired::baseline_turn`]). Failures and
+/// stored files that could not be used are named on stderr.
 fn run_steps(
-    options: &RunOptions,
-    plan: &mut Plan,
+    (options, plan): (&RunOptions, &mut Plan),
     (entries, jobs): (&[Entry], &[bench::Job<'_>]),
     sinks: &mut [Sink],
+    mut pair: Option<&mut paired::Pair>,
 ) -> RunTally {
     let rounds = jobs.iter().map(|j| j.config.rounds()).max().unwrap_or(1);
+    let sides = if pair.is_some() { 2 } else { 1 };
     let mut tally = RunTally::default();
     let mut warned = BTreeSet::new();
     let mut pending: Vec<Option<bench::Rounds>> =
         entries.iter().map(|_| Some(Default::default())).collect();
-    for round in 1..=rounds {
+    for turn in 0..rounds * sides {
         for (i, (e, job)) in entries.iter().zip(jobs).enumerate() {
             let Some(so_far) = pending[i].as_mut() else {
                 continue;
             };
-            let progress = Progress::show(round, rounds, i, entries.len(), &e.id);
-            let measured = bench::measure_round(plan, job, so_far);
+            let progress = Progress::show(turn / sides + 1, rounds, i, entries.len(), &e.id);
+            let measured = match pair.as_deref_mut() {
+                Some(pair) if paired::baseline_turn(turn) => {
+                    pair.measure(i, &e.id, so_far);
+                    Ok(())
+                }
+                _ => bench::measure_round(plan, job, so_far),
+            };
             drop(progress);
             if let Err(why) = measured {
                 failed(&e.id, &why, &mut tally);
                 pending[i] = None;
                 continue;
             }
-            if round == so_far.count(&job.config) {
+            if turn + 1 == so_far.count(&job.config) * sides {
                 let so_far = pending[i].take().expect("measured above");
                 let mut recording = so_far.recording.expect("a round was recorded");
                 recording.membership = e.membership();
@@ -419,7 +443,9 @@ fn run_steps(
                     failed(&e.id, &why, &mut tally);
                     continue;
                 }
-                let step = bench::conclude((options, &job.want), plan, recording, so_far.took);
+                let base = pair.as_deref_mut().map(|p| p.take(i, &recording));
+                let measured = (recording, so_far.took);
+                let step = bench::conclude((options, &job.want), plan, measured, base);
                 report_step(options, step, (&mut warned, &mut tally), sinks);
             }
         }
@@ -582,7 +608,7 @@ mod tests {
         });
         let routines = routines(&entries);
         let jobs = jobs(&options, &entries, &routines);
-        let tally = run_steps(&options, &mut plan, (&entries, &jobs), &mut []);
+        let tally = run_steps((&options, &mut plan), (&entries, &jobs), &mut [], None);
         assert!(tally.failed.is_empty());
         assert_eq!(
             *CALLS.lock().unwrap(),

@@ -14,7 +14,7 @@ use crate::kernel::{alloc, pmu, sys};
 use crate::measure::environment::Environment;
 use crate::measure::{self, MeasureError, Method, ThreadPin};
 use crate::output::format::quoted;
-use crate::run::cli::{Pinning, RunOptions};
+use crate::run::cli::{Pairing, Pinning, RunOptions};
 use crate::run::say;
 use crate::stats::Statistics;
 use crate::store::{self, BaselineSave, Store, StoreLock};
@@ -119,10 +119,31 @@ impl Plan {
 /// are for the user (bad events, CPUs, output folder or baselines), and
 /// name the benchmark whose attribute is at fault.
 pub fn prepare(options: &RunOptions, wants: &[(Want, &str)]) -> Result<Plan, String> {
+    prepare_as(options, wants, false)
+}
+
+/// The plan of a paired run's baseline build ([`crate::run::paired`]): as
+/// [`prepare`], but it neither takes the store (the driving build holds
+/// it, and stores what both measured) nor says again the notes and
+/// warnings the driving build says.
+pub fn prepare_baseline_build(
+    options: &RunOptions,
+    wants: &[(Want, &str)],
+) -> Result<Plan, String> {
+    prepare_as(options, wants, true)
+}
+
+/// [`prepare`], or for a paired run's baseline build
+/// [`prepare_baseline_build`].
+fn prepare_as(
+    options: &RunOptions,
+    wants: &[(Want, &str)],
+    baseline_build: bool,
+) -> Result<Plan, String> {
     let pin = pin(options)?;
     let cpu = pin.as_ref().map(ThreadPin::cpu);
     let own: Want = (options.events.clone(), options.per_iter);
-    if own.0.is_none() {
+    if own.0.is_none() && !baseline_build {
         note_missing_hardware();
     }
     let mut setup = open_setup(&own, cpu)?;
@@ -137,22 +158,33 @@ pub fn prepare(options: &RunOptions, wants: &[(Want, &str)]) -> Result<Plan, Str
     // Events are checked before waiting for another run; measuring, the
     // calibration first, waits until this run holds the store.
     let store = Store::at(store::default_root());
-    let (lock, saving) = lock(options, &store)?;
+    let (lock, saving) = if baseline_build {
+        (None, None)
+    } else {
+        let (lock, saving) = lock(options, &store)?;
+        (Some(lock), saving)
+    };
     calibrate_setup(options, &mut setup)?;
     for (want, opened, id) in &mut others {
         calibrate_setup(options, opened).map_err(|e| asked_by(id, want, &e))?;
     }
-    let target = target(options, &store)?;
+    let target = if baseline_build {
+        Target::PreviousRun
+    } else {
+        target(options, &store)?
+    };
     let environment = Environment::current(cpu);
-    for warning in environment.warnings() {
-        say::warning(&warning);
+    if !baseline_build {
+        for warning in environment.warnings() {
+            say::warning(&warning);
+        }
     }
     Ok(Plan {
         setup,
         others: others.into_iter().map(|(w, s, _)| (w, s)).collect(),
         pin,
         store,
-        lock: Some(lock),
+        lock,
         saving,
         target,
         environment,
@@ -420,6 +452,19 @@ fn for_pinned_core(events: Vec<Event>, cpu: Option<usize>) -> Vec<Event> {
 /// What to compare with: `--baseline NAME`, which must exist, or the
 /// previous run.
 fn target(options: &RunOptions, store: &Store) -> Result<Target, String> {
+    if let Some(pairing) = &options.paired_with {
+        if options.baseline.is_some() {
+            return Err(
+                "--baseline and --paired-with exclude each other: a run compares with \
+                        one of them"
+                    .into(),
+            );
+        }
+        return Ok(Target::Paired(match pairing {
+            Pairing::Binary(path) => path.display().to_string(),
+            Pairing::Revision(rev) => rev.clone(),
+        }));
+    }
     let Some(name) = &options.baseline else {
         return Ok(Target::PreviousRun);
     };

@@ -94,7 +94,10 @@ impl RunTally {
                 "perfbench: {} regression{} against {}:",
                 self.regressions.len(),
                 plural(self.regressions.len()),
-                target.json_name()
+                match target {
+                    Target::Paired(_) => target.label(),
+                    _ => target.json_name().to_string(),
+                }
             ));
             lines.extend(self.regressions.iter().cloned());
         }

@@ -69,7 +69,9 @@ impl From<&Target> for Slot {
     /// the latest stored one, until this run replaces it.
     fn from(target: &Target) -> Slot {
         match target {
-            Target::PreviousRun => Slot::Latest,
+            // A paired run reads no stored comparison; its latest run is
+            // still the one it learns from.
+            Target::PreviousRun | Target::Paired(_) => Slot::Latest,
             Target::Baseline(name) => Slot::Baseline(name.clone()),
         }
     }

@@ -2,6 +2,10 @@
 //! confidence interval, a p-value and a verdict, all from the spread of the
 //! headline across the rounds of both runs.
 
+mod lockstep;
+
+pub use lockstep::{paired, why, MIN_PAIRED_ROUNDS};
+
 use super::notes::count;
 use super::recording::MAX_EARLIER_RUNS;
 use super::{metric, Recording};
@@ -109,6 +113,10 @@ pub enum Target {
     PreviousRun,
     /// A baseline saved under this name (`--baseline NAME`).
     Baseline(String),
+    /// Another build measured in turn with this one in this run
+    /// (`--paired-with PATH`, `--paired-with-rev REV`): the path or the
+    /// revision.
+    Paired(String),
 }
 
 impl Target {
@@ -117,7 +125,7 @@ impl Target {
     pub fn json_name(&self) -> &str {
         match self {
             Target::PreviousRun => "latest",
-            Target::Baseline(name) => name,
+            Target::Baseline(name) | Target::Paired(name) => name,
         }
     }
 
@@ -126,6 +134,7 @@ impl Target {
         match self {
             Target::PreviousRun => "previous run".into(),
             Target::Baseline(name) => format!("`{name}`"),
+            Target::Paired(name) => format!("the paired build `{name}`"),
         }
     }
 }

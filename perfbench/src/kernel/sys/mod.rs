@@ -16,11 +16,13 @@ use perf_event_open_sys::bindings;
 mod affinity;
 mod fresh_mapping;
 mod mmap_page;
+mod private_stdout;
 mod registers;
 
 pub use affinity::{current_cpu, set_thread_affinity, thread_affinity, CpuSet};
 pub use fresh_mapping::{page_size, FreshMapping};
 pub use mmap_page::{user_reads_allowed, MmapPage, RDPMC_AVAILABLE};
+pub use private_stdout::take_stdout;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub use registers::{ordered_timestamp, rdpmc, user_timestamp};
 

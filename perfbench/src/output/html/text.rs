@@ -76,6 +76,7 @@ pub(super) fn target_html(target: &Target) -> String {
     match target {
         Target::PreviousRun => target_name_html(target),
         Target::Baseline(_) => format!("baseline {}", target_name_html(target)),
+        Target::Paired(_) => format!("the paired build {}", target_name_html(target)),
     }
 }
 
@@ -84,7 +85,7 @@ pub(super) fn target_html(target: &Target) -> String {
 pub(super) fn target_name_html(target: &Target) -> String {
     match target {
         Target::PreviousRun => "the previous run".into(),
-        Target::Baseline(name) => format!("<code>{}</code>", esc(name)),
+        Target::Baseline(name) | Target::Paired(name) => format!("<code>{}</code>", esc(name)),
     }
 }
 

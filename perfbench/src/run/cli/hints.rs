@@ -69,6 +69,7 @@ const OTHER_VARIABLES: &[&str] = &[
     "PERFBENCH_HOME",
     "PERFBENCH_WRITE_GOLDEN",
     "PERFBENCH_PMU_VM_CACHE",
+    crate::run::paired::protocol::CHILD_VARIABLE,
 ];
 
 /// Why `--name` is no option: `unknown option `--name` (hint)`.

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::estimates::{estimates, ChangeLine, MetricEstimates};
 use super::parts::{group_json, method_json, GroupRecord, ThroughputRecord};
 use super::Loose;
-use crate::analysis::comparison::Comparison;
+use crate::analysis::comparison::{self, Comparison, Target};
 use crate::analysis::derived::rate;
 use crate::analysis::BenchResult;
 use crate::measure::environment::Environment;
@@ -62,6 +62,12 @@ struct BaselineLine<'a> {
     new: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     not_compared: Option<&'a str>,
+    /// A build measured in turn with this one (`--paired-with`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    paired: bool,
+    /// In a paired run, what moved ([`comparison::why`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why: Option<String>,
 }
 
 /// One benchmark as a line of JSON (schema [`SCHEMA`]); values are per
@@ -77,6 +83,8 @@ pub fn bench_line(
             name: c.against.json_name(),
             new: c.changes.is_none(),
             not_compared: c.unfair.as_deref(),
+            paired: matches!(c.against, Target::Paired(_)),
+            why: comparison::why(c).filter(|_| matches!(c.against, Target::Paired(_))),
         }),
         batch_size,
         cpu: environment.cpu,

@@ -67,6 +67,9 @@ struct ComparisonRecord {
     against: Loose<Option<String>>,
     #[serde(deserialize_with = "records")]
     changes: Loose<Vec<Loose<ChangeRecord>>>,
+    /// Whether `against` is a build measured in turn with this one.
+    #[serde(skip_serializing_if = "Loose::is_missing")]
+    paired: Loose<bool>,
     unfair: Loose<Option<String>>,
 }
 
@@ -146,8 +149,12 @@ fn comparison_json(c: &Comparison) -> Loose<ComparisonRecord> {
     Loose::Is(ComparisonRecord {
         against: Loose::Is(match &c.against {
             Target::PreviousRun => None,
-            Target::Baseline(name) => Some(name.clone()),
+            Target::Baseline(name) | Target::Paired(name) => Some(name.clone()),
         }),
+        paired: match c.against {
+            Target::Paired(_) => Loose::Is(true),
+            _ => Loose::Missing,
+        },
         changes: c.changes.as_ref().map_or(Loose::Missing, |cs| {
             Loose::Is(cs.iter().map(change).collect())
         }),
@@ -271,9 +278,11 @@ fn comparison_of(v: ComparisonRecord) -> Result<Comparison, String> {
         }
     };
     Ok(Comparison {
-        against: match optional_text(v.against, "comparison.against")? {
-            None => Target::PreviousRun,
-            Some(name) => Target::Baseline(name),
+        against: match (optional_text(v.against, "comparison.against")?, v.paired) {
+            (None, _) => Target::PreviousRun,
+            (Some(name), Loose::Is(true)) => Target::Paired(name),
+            (Some(name), Loose::Missing | Loose::Is(false)) => Target::Baseline(name),
+            (Some(_), Loose::Wrong) => return Err(bad("comparison.paired")),
         },
         changes,
         unfair: optional_text(v.unfair, "comparison.unfair")?,

@@ -213,7 +213,7 @@ fn intro(out: &mut String, ix: &Index) {
     let t = ix.thresholds;
     let whose = match ix.against {
         Target::PreviousRun => "Changes of the benchmarks of this run are against",
-        Target::Baseline(_) => "Changes are against",
+        Target::Baseline(_) | Target::Paired(_) => "Changes are against",
     };
     if ix.compared() {
         let _ = write!(
@@ -484,6 +484,7 @@ fn target_text(target: &Target) -> String {
     match target {
         Target::PreviousRun => "the previous run".into(),
         Target::Baseline(name) => format!("baseline {name}"),
+        Target::Paired(name) => format!("the paired build {name}"),
     }
 }
 

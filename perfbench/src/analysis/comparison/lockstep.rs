@@ -1,0 +1,268 @@
+//! A paired run's comparison: the baseline build and this one measured in
+//! alternating rounds of one run (`--paired-with`), judged per metric from
+//! the differences within each block of four rounds
+//! ([`crate::stats::compare_paired`]), so that the machine's drift, common
+//! to both builds, cancels. The verdict, the gate and every output are
+//! today's ([`Comparison`], [`verdict`]).
+
+use super::{unfair, verdict, Comparison, MetricChange, Target, Thresholds};
+use crate::analysis::notes::count;
+use crate::analysis::{metric, Recording};
+use crate::stats::{compare_paired, AbbaBlock, Bootstrap};
+
+/// Fewest rounds each build needs for a paired change: two blocks of four.
+pub const MIN_PAIRED_ROUNDS: usize = 4;
+
+/// `new` (this build) compared with `base` (the baseline build's rounds of
+/// the same benchmark, measured in turn with `new`'s: round `2k` and
+/// `2k + 1` of each side make block `k`), or, where `base` is `Err`, why
+/// there is nothing to judge (a benchmark of one side only, or one that
+/// failed in the baseline build).
+pub fn paired(
+    against: &Target,
+    base: Result<&Recording, String>,
+    new: &Recording,
+    thresholds: &Thresholds,
+) -> Comparison {
+    let base = match base {
+        Ok(base) => base,
+        Err(why) => {
+            return Comparison {
+                against: against.clone(),
+                changes: Some(Vec::new()),
+                unfair: Some(why),
+            }
+        }
+    };
+    let rounds = base.round_count().min(new.round_count());
+    let unfair = unfair(base, new).or_else(|| {
+        (rounds < MIN_PAIRED_ROUNDS).then(|| {
+            format!(
+                "{} of each build; a paired change needs {MIN_PAIRED_ROUNDS}",
+                count(rounds, "round")
+            )
+        })
+    });
+    let changes = match unfair {
+        Some(_) => Vec::new(),
+        None => paired_changes(base, new, thresholds),
+    };
+    Comparison {
+        against: against.clone(),
+        changes: Some(changes),
+        unfair,
+    }
+}
+
+/// Every metric of `new` that `base` has, judged from the blocks of their
+/// rounds' estimates ([`super::super::Metric::rounds`]: the same estimator
+/// as the headline's, applied to each round).
+fn paired_changes(base: &Recording, new: &Recording, thresholds: &Thresholds) -> Vec<MetricChange> {
+    let points = Bootstrap {
+        resamples: 0,
+        confidence: 1.0 - thresholds.significance,
+        ..Bootstrap::default()
+    };
+    new.series
+        .iter()
+        .filter_map(|series| {
+            let old = base.series(&series.name)?;
+            let before = metric(base, old, &points).rounds;
+            let after = metric(new, series, &points).rounds;
+            let change = compare_paired(&blocks(&before.rounds, &after.rounds), points.confidence)?;
+            let noise = thresholds.noise_of(series.unit, before.point);
+            Some(MetricChange {
+                name: series.name.clone(),
+                verdict: verdict(&change, noise, thresholds.significance),
+                change,
+            })
+        })
+        .collect()
+}
+
+/// The blocks of rounds measured in the order new, base, base, new (or its
+/// mirror): each side's rounds `2k` and `2k + 1`. A last round of each
+/// without a partner makes no block.
+fn blocks(base: &[f64], new: &[f64]) -> Vec<AbbaBlock> {
+    base.chunks_exact(2)
+        .zip(new.chunks_exact(2))
+        .map(|(b, n)| AbbaBlock {
+            base: [b[0], b[1]],
+            new: [n[0], n[1]],
+        })
+        .collect()
+}
+
+/// Why a paired benchmark changed, in one line: the headline's change
+/// (cycles where they were counted, else wall time), then how every other
+/// metric moved: `+18.0 % wall-time: instructions +0.0 %, page-faults +0`.
+/// A count that moved by a factor of 2 or more is written `×3.1`; an exact
+/// count that did not move, `+0`. `None` without changes.
+pub fn why(comparison: &Comparison) -> Option<String> {
+    let changes = comparison.changes.as_ref().filter(|c| !c.is_empty())?;
+    let headline = ["cycles", "wall-time"]
+        .iter()
+        .find_map(|name| changes.iter().find(|c| c.name == *name))
+        .unwrap_or(&changes[0]);
+    let others: Vec<String> = changes
+        .iter()
+        .filter(|c| c.name != headline.name)
+        .map(|c| format!("{} {}", c.name, moved(c)))
+        .collect();
+    let head = format!("{} {}", moved(headline), headline.name);
+    Some(if others.is_empty() {
+        head
+    } else {
+        format!("{head}: {}", others.join(", "))
+    })
+}
+
+/// How one metric moved, in a few characters.
+fn moved(c: &MetricChange) -> String {
+    let exact = c.change.is_exact();
+    match c.change.relative {
+        Some(r) if exact && r == 0.0 => "+0".into(),
+        Some(r) if r >= 1.0 => format!("×{:.1}", 1.0 + r),
+        // Never `-0.0 %`.
+        Some(r) if (100.0 * r).abs() < 0.05 => "+0.0 %".into(),
+        Some(r) => format!("{:+.1} %", 100.0 * r),
+        None => format!("{:+} from 0", c.change.difference),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::comparison::Verdict;
+    use crate::analysis::Series;
+    use crate::counter::event::Unit;
+
+    fn recording_of(
+        iterations: Vec<u64>,
+        rounds: Vec<u32>,
+        series: &[(&str, Vec<u64>)],
+    ) -> Recording {
+        let series = series
+            .iter()
+            .map(|(name, totals)| Series {
+                name: name.to_string(),
+                unit: if *name == "wall-time" {
+                    Unit::Nanoseconds
+                } else {
+                    Unit::Count
+                },
+                totals: totals.clone(),
+                event: None,
+                user_only: None,
+                earlier: Vec::new(),
+            })
+            .collect();
+        Recording::stored("x".into(), Default::default(), (iterations, rounds), series)
+    }
+
+    /// A recording of `rounds` rounds of 5 samples each, wall time `ns(r)`
+    /// a iteration in round `r` and `faults` page faults an iteration.
+    fn run(rounds: u32, ns: impl Fn(u32) -> u64, faults: u64) -> Recording {
+        let mut iterations = Vec::new();
+        let mut round_of = Vec::new();
+        let (mut wall, mut counts) = (Vec::new(), Vec::new());
+        for r in 0..rounds {
+            for i in 1..=5u64 {
+                iterations.push(i * 100);
+                round_of.push(r);
+                wall.push(i * 100 * ns(r));
+                counts.push(i * 100 * faults);
+            }
+        }
+        recording_of(
+            iterations,
+            round_of,
+            &[("wall-time", wall), ("page-faults", counts)],
+        )
+    }
+
+    #[test]
+    fn drift_cancels_and_a_small_change_is_caught() {
+        // Rounds in the order new, base, base, new, ...: turn t of the run
+        // is round t / 2 of its side. The machine slows 3 % a turn.
+        let turn_of = |side_round: u32, new: bool| {
+            let k = side_round / 2;
+            let first = side_round % 2 == 0;
+            4 * k
+                + match (new, first) {
+                    (true, true) => 0,
+                    (false, true) => 1,
+                    (false, false) => 2,
+                    (true, false) => 3,
+                }
+        };
+        let slow = |t: u32| 1.0 + 0.03 * t as f64;
+        let base = run(10, |r| (1000.0 * slow(turn_of(r, false))) as u64, 8);
+        let new = run(10, |r| (1050.0 * slow(turn_of(r, true))) as u64, 8);
+        let t = Thresholds {
+            time: 0.02,
+            ..Thresholds::default()
+        };
+        let c = paired(&Target::Paired("base".into()), Ok(&base), &new, &t);
+        assert_eq!(c.unfair, None);
+        let wall = c.change("wall-time").unwrap();
+        assert_eq!(wall.verdict, Verdict::Regressed, "{wall:?}");
+        let faults = c.change("page-faults").unwrap();
+        assert_eq!(faults.verdict, Verdict::NoChange);
+        assert!(faults.change.is_exact());
+        let why = why(&c).unwrap();
+        assert!(why.ends_with(" wall-time: page-faults +0"), "{why}");
+    }
+
+    #[test]
+    fn an_exact_count_that_moves_by_one_is_regressed() {
+        let base = run(4, |_| 1000, 8);
+        let new = run(4, |_| 1000, 9);
+        let c = paired(
+            &Target::Paired("b".into()),
+            Ok(&base),
+            &new,
+            &Thresholds::default(),
+        );
+        let faults = c.change("page-faults").unwrap();
+        assert_eq!(faults.verdict, Verdict::Regressed);
+        assert_eq!(faults.change.difference, 1.0);
+        assert_eq!(why(&c).unwrap(), "+0 wall-time: page-faults +12.5 %");
+    }
+
+    #[test]
+    fn too_few_rounds_or_no_baseline_are_not_judged() {
+        let c = paired(
+            &Target::Paired("b".into()),
+            Ok(&run(3, |_| 1000, 8)),
+            &run(3, |_| 1000, 8),
+            &Thresholds::default(),
+        );
+        assert_eq!(
+            c.unfair.as_deref(),
+            Some("3 rounds of each build; a paired change needs 4")
+        );
+        assert_eq!(c.changes, Some(Vec::new()));
+        let c = paired(
+            &Target::Paired("b".into()),
+            Err("not in the baseline build".into()),
+            &run(4, |_| 1000, 8),
+            &Thresholds::default(),
+        );
+        assert_eq!(c.unfair.as_deref(), Some("not in the baseline build"));
+        assert_eq!(why(&c), None);
+    }
+
+    #[test]
+    fn large_factors_are_written_as_factors() {
+        let base = run(4, |_| 1000, 2);
+        let new = run(4, |_| 1000, 7);
+        let c = paired(
+            &Target::Paired("b".into()),
+            Ok(&base),
+            &new,
+            &Thresholds::default(),
+        );
+        assert_eq!(why(&c).unwrap(), "+0 wall-time: page-faults ×3.5");
+    }
+}

@@ -1,0 +1,93 @@
+//! The baseline build's side of a paired run: started by the driving build
+//! with [`CHILD_VARIABLE`] set and the run's own arguments, it opens the
+//! same events, greets with the benchmarks it has, and measures the rounds
+//! it is asked for, sending each back. It stores nothing and prints no
+//! results: the driving build holds the store and judges both.
+
+use std::io::{BufRead, Write};
+
+use super::protocol::{line, Hello, Reply, Request, CHILD_VARIABLE, PROTOCOL};
+use crate::kernel::sys::take_stdout;
+use crate::run::bench::{measure_round_at, Job};
+use crate::run::cli::RunOptions;
+use crate::run::plan::{self, Plan};
+use crate::run::registry::Entry;
+use crate::run::tally::EXIT_USAGE;
+use crate::run::{jobs, routines, say};
+use crate::store::json::encode_round;
+
+/// Whether this process is a paired run's baseline build.
+pub fn requested() -> bool {
+    std::env::var(CHILD_VARIABLE).is_ok_and(|v| v == PROTOCOL.to_string())
+}
+
+/// Serves the driving build until its requests end; returns the exit code.
+pub fn serve(options: &RunOptions, entries: &[Entry]) -> i32 {
+    let mut answers = match take_stdout() {
+        Ok(out) => std::io::BufWriter::new(out),
+        Err(e) => {
+            say::error(&format!(
+                "paired run: cannot keep stdout for the driving build: {e}"
+            ));
+            return EXIT_USAGE;
+        }
+    };
+    let routines = routines(entries);
+    let jobs = jobs(options, entries, &routines);
+    let wants: Vec<(plan::Want, &str)> = jobs.iter().map(|j| (j.want.clone(), j.id)).collect();
+    let mut plan = match plan::prepare_baseline_build(options, &wants) {
+        Ok(plan) => plan,
+        Err(e) => {
+            say::error(&e);
+            return EXIT_USAGE;
+        }
+    };
+    let hello = Hello::new(jobs.iter().map(|j| j.id.to_string()).collect());
+    if send(&mut answers, &line(&hello)).is_err() {
+        return EXIT_USAGE;
+    }
+    for request in std::io::stdin().lock().lines() {
+        // The driving build went away: nothing more to do.
+        let Ok(request) = request else { break };
+        let reply = match serde_json::from_str::<Request>(&request) {
+            Ok(Request::Measure {
+                id,
+                round,
+                plan: sampling,
+            }) => measure(&mut plan, &jobs, (&id, round, sampling)),
+            Err(e) => Reply::Failed {
+                why: format!(": the baseline build cannot read the request ({e})"),
+            },
+        };
+        if send(&mut answers, &line(&reply)).is_err() {
+            break;
+        }
+    }
+    0
+}
+
+/// One round of the benchmark `id`, as the reply that carries it.
+fn measure(
+    plan: &mut Plan,
+    jobs: &[Job<'_>],
+    (id, round, sampling): (&str, u64, Option<crate::measure::SamplingPlan>),
+) -> Reply {
+    let Some(job) = jobs.iter().find(|j| j.id == id) else {
+        return Reply::Failed {
+            why: ": not in the baseline build".into(),
+        };
+    };
+    match measure_round_at(plan, job, sampling, round) {
+        Ok((recording, _)) => Reply::Round {
+            recording: encode_round(&recording),
+        },
+        Err(why) => Reply::Failed { why },
+    }
+}
+
+/// Writes `text` and a line break, and flushes it to the driving build.
+fn send(out: &mut impl Write, text: &str) -> std::io::Result<()> {
+    out.write_all(text.as_bytes())?;
+    out.write_all(b"\n")?;
+    out.flush()
+}

@@ -2,7 +2,8 @@
 //! (tests/tests/paired.rs): built as it is, it is build A, the baseline;
 //! built with `PAIRED_FIXTURE_BUILD=b` in the compiler's environment, it is
 //! build B, the candidate, which does more work in `grows`, has a benchmark
-//! A lacks, and is spared the panic and the abort A has.
+//! A lacks, is spared the panic and the abort A has, and aborts where A
+//! does not.
 
 use perfbench::fixtures::touch_fresh_pages;
 use perfbench::{black_box, perfbench, Bencher, CountingAllocator};
@@ -53,6 +54,15 @@ fn panics_in_a(b: &mut Bencher) {
 #[perfbench]
 fn aborts_in_a(b: &mut Bencher) {
     if !build_b() {
+        std::process::abort();
+    }
+    b.iter(|| touch_fresh_pages(1));
+}
+
+/// Aborts the whole process in build B, the candidate, only.
+#[perfbench]
+fn aborts_in_b(b: &mut Bencher) {
+    if build_b() {
         std::process::abort();
     }
     b.iter(|| touch_fresh_pages(1));

@@ -40,6 +40,21 @@ pub struct Rounds {
 }
 
 impl Rounds {
+    /// Adds a round measured with the sampling plan `sampling` (which the
+    /// first round chose, in batch mode).
+    pub fn add(&mut self, round: Recording, sampling: Option<SamplingPlan>) {
+        self.plan = self.plan.or(sampling);
+        match &mut self.recording {
+            Some(recording) => recording.append_round(round),
+            None => self.recording = Some(round),
+        }
+    }
+
+    /// The rounds measured so far.
+    pub fn measured(&self) -> u64 {
+        self.recording.as_ref().map_or(0, Recording::round_count) as u64
+    }
+
     /// The rounds the benchmark of `config` takes: as its plan says, once
     /// the first round chose one.
     pub fn count(&self, config: &measure::Config) -> u64 {
@@ -68,32 +83,16 @@ pub struct Job<'a> {
 /// says why it failed (a panic, or a measurement error).
 pub fn measure_round(plan: &mut Plan, job: &Job<'_>, so_far: &mut Rounds) -> Result<(), String> {
     let started = Instant::now();
-    let index = so_far.recording.as_ref().map_or(0, Recording::round_count) as u64;
-    let (round, sampling) = measure_round_at(plan, job, so_far.plan, index)?;
-    so_far.took += started.elapsed();
-    so_far.plan = so_far.plan.or(sampling);
-    match &mut so_far.recording {
-        Some(recording) => recording.append_round(round),
-        None => so_far.recording = Some(round),
-    }
-    Ok(())
-}
-
-/// Measures round `index` of `job` as its own recording, following
-/// `sampling` where a first round chose it (else choosing it: returned in
-/// batch mode). Later rounds take the first round's plan, so that rounds
-/// of as many samples run the same iterations: then the slope of all
-/// samples is the mean of the rounds' slopes; a paired run's baseline build
-/// takes this build's.
-pub fn measure_round_at(
-    plan: &mut Plan,
-    job: &Job<'_>,
-    sampling: Option<SamplingPlan>,
-    index: u64,
-) -> Result<(Recording, Option<SamplingPlan>), String> {
-    let planned = sampling.map(|p| (p, index));
+    let index = so_far.measured();
+    // Later rounds take the first round's plan, so that rounds of as many
+    // samples run the same iterations: then the slope of all samples is
+    // the mean of the rounds' slopes.
+    let planned = so_far.plan.map(|p| (p, index));
     let environment = plan.environment.clone();
-    record(plan.setup_for(&job.want), job, planned, environment)
+    let (round, sampling) = record(plan.setup_for(&job.want), job, planned, environment)?;
+    so_far.took += started.elapsed();
+    so_far.add(round, sampling);
+    Ok(())
 }
 
 /// The warning, before measuring, for a benchmark whose plan takes fewer
@@ -211,41 +210,70 @@ fn record(
     planned: Option<(SamplingPlan, u64)>,
     environment: Environment,
 ) -> Result<(Recording, Option<SamplingPlan>), String> {
+    let measured = measure_raw(setup, job, planned)?;
+    let sampling = measured.plan;
+    Ok((recording_of(setup, job.id, measured, environment), sampling))
+}
+
+/// Measures one round of the benchmark, one pass per counter group,
+/// following `planned` (the sampling plan and the round's index) where a
+/// first round chose it; `Err` says why it failed, worded to follow its
+/// id. What a paired run's builds send the driving build.
+pub fn measure_raw(
+    setup: &mut Setup,
+    job: &Job<'_>,
+    planned: Option<(SamplingPlan, u64)>,
+) -> Result<RoundMeasured, String> {
     let per_iter = setup.per_iter;
     let outcome = caught(|| measure_passes(job, (&mut setup.groups, per_iter), planned));
     // A panic may have left a group running.
     for (group, _) in &setup.groups {
         let _ = group.disable();
     }
-    let (m, per_iter, sampling, method) = outcome?;
-    let mut recording = Recording::new(job.id, &setup.events, &m, environment);
-    recording.method = method;
+    outcome
+}
+
+/// The recording of benchmark `id`'s round `measured` with `setup`.
+pub fn recording_of(
+    setup: &Setup,
+    id: &str,
+    measured: RoundMeasured,
+    environment: Environment,
+) -> Recording {
+    let mut recording = Recording::new(id, &setup.events, &measured.measurement, environment);
+    recording.method = measured.method;
     recording.groups = setup.pass_names();
-    if let Some(facts) = per_iter {
+    if let Some(facts) = measured.per_iter {
         recording.read_path = Some(facts.read_path);
         recording.multiplexed_samples = facts.multiplexed;
         recording.left_out = facts.left_out;
     }
-    Ok((recording, sampling))
+    recording
 }
 
 /// How per-iteration mode read the counters, and what the kernel disturbed.
-struct PerIterFacts {
-    read_path: group::ReadPath,
+#[derive(Clone, Debug, PartialEq)]
+pub struct PerIterFacts {
+    /// The read path.
+    pub read_path: group::ReadPath,
     /// Disturbed iterations kept, because the kernel disturbed them all.
-    multiplexed: usize,
+    pub multiplexed: usize,
     /// Disturbed iterations left out of the samples.
-    left_out: usize,
+    pub left_out: usize,
 }
 
-/// What one round measured: the samples, how per-iteration mode read
-/// them, the sampling plan of batch mode, and the `Bencher` method.
-type Measured = (
-    measure::Measurement,
-    Option<PerIterFacts>,
-    Option<SamplingPlan>,
-    measure::Method,
-);
+/// What one round measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoundMeasured {
+    /// The samples.
+    pub measurement: measure::Measurement,
+    /// How per-iteration mode read them.
+    pub per_iter: Option<PerIterFacts>,
+    /// The sampling plan, in batch mode.
+    pub plan: Option<SamplingPlan>,
+    /// The `Bencher` method.
+    pub method: measure::Method,
+}
 
 /// Measures one round of `job` in the mode asked for, one pass per group.
 /// In batch mode the first pass of the first round chooses the plan (and
@@ -255,7 +283,7 @@ fn measure_passes(
     job: &Job<'_>,
     (groups, per_iter): (&mut Groups, bool),
     planned: Option<(SamplingPlan, u64)>,
-) -> Result<Measured, MeasureError> {
+) -> Result<RoundMeasured, MeasureError> {
     let config = &job.config;
     if per_iter {
         let index = planned.map_or(0, |(_, index)| index);
@@ -267,7 +295,12 @@ fn measure_passes(
             multiplexed: pm.multiplexed(),
             left_out,
         };
-        return Ok((pm.as_measurement(), Some(facts), None, pm.method));
+        return Ok(RoundMeasured {
+            measurement: pm.as_measurement(),
+            per_iter: Some(facts),
+            plan: None,
+            method: pm.method,
+        });
     }
     let mut warn = |plan: &SamplingPlan, costs: &Costs| {
         if let Some(warning) = fewer_samples_warning(job.id, config, plan, costs) {
@@ -287,7 +320,12 @@ fn measure_passes(
         let planning = Planning::Round(plan, index);
         m.merge_pass(&measure::measure_round(config, group, planning, job.routine)?.0);
     }
-    Ok((m, None, Some(plan), method))
+    Ok(RoundMeasured {
+        measurement: m,
+        per_iter: None,
+        plan: Some(plan),
+        method,
+    })
 }
 
 /// Compares the step's recording with `base`, the stored run the plan

@@ -421,11 +421,8 @@ fn run_steps(
             };
             let progress = Progress::show(turn / sides + 1, rounds, i, entries.len(), &e.id);
             let measured = match pair.as_deref_mut() {
-                Some(pair) if paired::baseline_turn(turn) => {
-                    pair.measure(i, &e.id, so_far);
-                    Ok(())
-                }
-                _ => bench::measure_round(plan, job, so_far),
+                Some(pair) => pair.measure((turn, i), (plan, job), so_far),
+                None => bench::measure_round(plan, job, so_far),
             };
             drop(progress);
             if let Err(why) = measured {

@@ -122,10 +122,11 @@ pub fn prepare(options: &RunOptions, wants: &[(Want, &str)]) -> Result<Plan, Str
     prepare_as(options, wants, false)
 }
 
-/// The plan of a paired run's baseline build ([`crate::run::paired`]): as
+/// The plan of a build serving a paired run ([`crate::run::paired`]): as
 /// [`prepare`], but it neither takes the store (the driving build holds
-/// it, and stores what both measured) nor says again the notes and
-/// warnings the driving build says.
+/// it, and stores what both measured), nor calibrates (the driving build
+/// analyses), nor says again the notes and warnings the driving build
+/// says.
 pub fn prepare_baseline_build(
     options: &RunOptions,
     wants: &[(Want, &str)],
@@ -164,9 +165,12 @@ fn prepare_as(
         let (lock, saving) = lock(options, &store)?;
         (Some(lock), saving)
     };
-    calibrate_setup(options, &mut setup)?;
-    for (want, opened, id) in &mut others {
-        calibrate_setup(options, opened).map_err(|e| asked_by(id, want, &e))?;
+    // A build serving a paired run analyses nothing.
+    if !baseline_build {
+        calibrate_setup(options, &mut setup)?;
+        for (want, opened, id) in &mut others {
+            calibrate_setup(options, opened).map_err(|e| asked_by(id, want, &e))?;
+        }
     }
     let target = if baseline_build {
         Target::PreviousRun

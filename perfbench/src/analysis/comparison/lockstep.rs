@@ -7,8 +7,9 @@
 
 use super::{unfair, verdict, Comparison, MetricChange, Target, Thresholds};
 use crate::analysis::notes::count;
-use crate::analysis::{metric, Recording};
-use crate::stats::{compare_paired, AbbaBlock, Bootstrap};
+use crate::analysis::{metric, Recording, Series};
+use crate::counter::event::Unit;
+use crate::stats::{compare_paired, AbbaBlock, Bootstrap, RoundEstimates};
 
 /// Fewest rounds each build needs for a paired change: two blocks of four.
 pub const MIN_PAIRED_ROUNDS: usize = 4;
@@ -67,8 +68,8 @@ fn paired_changes(base: &Recording, new: &Recording, thresholds: &Thresholds) ->
         .iter()
         .filter_map(|series| {
             let old = base.series(&series.name)?;
-            let before = metric(base, old, &points).rounds;
-            let after = metric(new, series, &points).rounds;
+            let before = per_round(base, old, &points);
+            let after = per_round(new, series, &points);
             let change = compare_paired(&blocks(&before.rounds, &after.rounds), points.confidence)?;
             let noise = thresholds.noise_of(series.unit, before.point);
             Some(MetricChange {
@@ -78,6 +79,32 @@ fn paired_changes(base: &Recording, new: &Recording, thresholds: &Thresholds) ->
             })
         })
         .collect()
+}
+
+/// Each round's value of `series` for a paired change. A count's is the
+/// headline's estimator on the round (its slope: exact per iteration,
+/// whatever each sample's own cost of measuring). A time's is the round's
+/// total over its iterations: both builds run the same iterations in each
+/// round (one sampling plan), so each sample's cost of measuring is the
+/// same on both sides and cancels in their difference (it adds under
+/// 0.1 % to the baseline a change is relative to, as samples last
+/// milliseconds), and the mean of a round varies half as much as the slope
+/// of its five samples, which a preempted sample tilts.
+fn per_round(recording: &Recording, series: &Series, points: &Bootstrap) -> RoundEstimates {
+    match series.unit {
+        Unit::Count => metric(recording, series, points).rounds,
+        Unit::Nanoseconds => {
+            let mean = |x: &[u64], y: &[u64]| {
+                y.iter().map(|&v| v as f64).sum::<f64>() / x.iter().map(|&v| v as f64).sum::<f64>()
+            };
+            RoundEstimates::of(
+                &recording.iterations,
+                &series.totals,
+                &recording.rounds,
+                mean,
+            )
+        }
+    }
 }
 
 /// The blocks of rounds measured in the order new, base, base, new (or its
@@ -134,8 +161,6 @@ fn moved(c: &MetricChange) -> String {
 mod tests {
     use super::*;
     use crate::analysis::comparison::Verdict;
-    use crate::analysis::Series;
-    use crate::counter::event::Unit;
 
     fn recording_of(
         iterations: Vec<u64>,
@@ -251,6 +276,26 @@ mod tests {
         );
         assert_eq!(c.unfair.as_deref(), Some("not in the baseline build"));
         assert_eq!(why(&c), None);
+    }
+
+    #[test]
+    fn a_times_cost_of_measuring_per_sample_cancels_in_the_difference() {
+        // 50 µs a sample on both sides, 1.0 µs against 1.1 µs an
+        // iteration: each round's mean differs by 100 ns exactly.
+        let timed = |ns: u64| {
+            let mut r = run(4, |_| ns, 1);
+            r.series[0].totals = (r.iterations.iter()).map(|i| i * ns + 50_000).collect();
+            r
+        };
+        let c = paired(
+            &Target::Paired("b".into()),
+            Ok(&timed(1000)),
+            &timed(1100),
+            &Thresholds::default(),
+        );
+        let wall = c.change("wall-time").unwrap();
+        assert!((wall.change.difference - 100.0).abs() < 1e-9, "{wall:?}");
+        assert!(wall.change.is_exact());
     }
 
     #[test]

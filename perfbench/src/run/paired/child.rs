@@ -1,20 +1,21 @@
-//! The baseline build's side of a paired run: started by the driving build
-//! with [`CHILD_VARIABLE`] set and the run's own arguments, it opens the
-//! same events, greets with the benchmarks it has, and measures the rounds
-//! it is asked for, sending each back. It stores nothing and prints no
-//! results: the driving build holds the store and judges both.
+//! A build's side of a paired run: started by the driving build with
+//! [`CHILD_VARIABLE`] set and the run's own arguments (the baseline build,
+//! and this build itself), it opens the same events, greets with the
+//! benchmarks it has, and measures the rounds it is asked for, sending
+//! each back raw. It stores nothing and prints no results: the driving
+//! build holds the store and judges both.
 
 use std::io::{BufRead, Write};
 
-use super::protocol::{line, Hello, Reply, Request, CHILD_VARIABLE, PROTOCOL};
+use super::protocol::{line, Hello, Reply, Request, WireRound, CHILD_VARIABLE, PROTOCOL};
+use crate::analysis::metric_names;
 use crate::kernel::sys::take_stdout;
-use crate::run::bench::{measure_round_at, Job};
+use crate::run::bench::{measure_raw, Job};
 use crate::run::cli::RunOptions;
 use crate::run::plan::{self, Plan};
 use crate::run::registry::Entry;
 use crate::run::tally::EXIT_USAGE;
 use crate::run::{jobs, routines, say};
-use crate::store::json::encode_round;
 
 /// Whether this process is a paired run's baseline build.
 pub fn requested() -> bool {
@@ -74,13 +75,20 @@ fn measure(
 ) -> Reply {
     let Some(job) = jobs.iter().find(|j| j.id == id) else {
         return Reply::Failed {
-            why: ": not in the baseline build".into(),
+            why: ": not in this build".into(),
         };
     };
-    match measure_round_at(plan, job, sampling, round) {
-        Ok((recording, _)) => Reply::Round {
-            recording: encode_round(&recording),
-        },
+    let setup = plan.setup_for(&job.want);
+    match measure_raw(setup, job, sampling.map(|p| (p, round))) {
+        Ok(measured) => {
+            let metrics = metric_names(&setup.events)
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect();
+            Reply::Round {
+                round: WireRound::of(&measured, metrics),
+            }
+        }
         Err(why) => Reply::Failed { why },
     }
 }

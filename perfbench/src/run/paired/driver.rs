@@ -1,23 +1,28 @@
-//! The driving build's handle on the baseline build of a paired run: it
-//! starts the baseline bench binary with this run's arguments and
-//! environment, checks that it speaks this perfbench's protocol, and asks
-//! it for one round at a time. A baseline build that dies (a crash, an
-//! abort) is named and started again for the benchmarks after.
+//! The driving build's handle on a build serving a paired run (the
+//! baseline build, or this one): it starts the bench binary with this
+//! run's arguments and environment, checks that it speaks this perfbench's
+//! protocol, and asks it for one round at a time. The driving build ends
+//! it between blocks of rounds, so that each block is measured by fresh
+//! processes (what one process's memory layout does to its speed is then
+//! part of the spread between blocks, not a bias of the run); one that
+//! dies (a crash, an abort) is named and started again for the benchmarks
+//! after.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use super::protocol::{line, Hello, Reply, Request, CHILD_VARIABLE, GREETING, PROTOCOL};
-use crate::analysis::Recording;
 use crate::measure::SamplingPlan;
 use crate::output::format::quoted;
-use crate::store::json::decode_recording;
+use crate::run::bench::RoundMeasured;
 
-/// The baseline build of a paired run.
-pub struct BaselineBuild {
+/// A build serving a paired run.
+pub struct ServingBuild {
     /// The bench binary.
     path: PathBuf,
+    /// Which build it is, as messages name it: `the baseline build`.
+    what: &'static str,
     /// The process serving this run, while it lives.
     running: Option<Serving>,
     /// Why it cannot be started again, once it could not.
@@ -33,27 +38,36 @@ struct Serving {
     replies: BufReader<ChildStdout>,
 }
 
-impl BaselineBuild {
-    /// Starts the bench binary `path` as a baseline build and reads its
+impl ServingBuild {
+    /// Starts the bench binary `path` serving a paired run and reads its
     /// greeting; `Err` says in one line why it cannot be paired with.
-    pub fn start(path: &Path) -> Result<BaselineBuild, String> {
+    pub fn start(path: &Path, what: &'static str) -> Result<ServingBuild, String> {
         let (running, hello) = serve(path)?;
-        Ok(BaselineBuild {
+        Ok(ServingBuild {
             path: path.to_path_buf(),
+            what,
             running: Some(running),
             gone: None,
             ids: hello.ids,
         })
     }
 
-    /// Round `round` of benchmark `id` measured by the baseline build with
-    /// `plan`; `Err` says why not, worded to follow the id.
+    /// Ends the process serving now; the next round starts a fresh one.
+    pub fn restart(&mut self) {
+        if let Some(running) = self.running.take() {
+            end(running);
+        }
+    }
+
+    /// Round `round` of benchmark `id` measured by the build with `plan`;
+    /// `Err` says why not, worded to follow the id.
     pub fn measure(
         &mut self,
         id: &str,
         round: u64,
         plan: Option<SamplingPlan>,
-    ) -> Result<Recording, String> {
+        metrics: &[String],
+    ) -> Result<RoundMeasured, String> {
         if let Some(gone) = &self.gone {
             return Err(gone.clone());
         }
@@ -61,7 +75,7 @@ impl BaselineBuild {
             match serve(&self.path) {
                 Ok((running, _)) => self.running = Some(running),
                 Err(why) => {
-                    let gone = format!(": the baseline build could not be started again: {why}");
+                    let gone = format!(": {} could not be started again: {why}", self.what);
                     self.gone = Some(gone.clone());
                     return Err(gone);
                 }
@@ -73,31 +87,43 @@ impl BaselineBuild {
             round,
             plan,
         });
+        let what = self.what;
         match exchange(running, &request) {
-            Some(Reply::Round { recording }) => decode_recording(&recording)
-                .map_err(|e| format!(": the baseline build sent a round that {e}")),
-            Some(Reply::Failed { why }) => Err(format!(" in the baseline build{why}")),
+            Some(Reply::Round { round }) if round.metrics != metrics => Err(format!(
+                ": {what} measured {}, this build {}",
+                round.metrics.join(","),
+                metrics.join(",")
+            )),
+            Some(Reply::Round { round }) => round
+                .measured()
+                .map_err(|e| format!(": {what} sent a round with an unknown {e}")),
+            Some(Reply::Failed { why }) => Err(format!(" in {what}{why}")),
             None => {
                 let mut dead = self.running.take().expect("running");
                 let _ = dead.process.kill();
-                let status = dead
-                    .process
-                    .wait()
-                    .map_or_else(|e| e.to_string(), |s| s.to_string());
-                Err(format!(": the baseline build died measuring it ({status})"))
+                let status =
+                    (dead.process.wait()).map_or_else(|e| e.to_string(), |s| s.to_string());
+                Err(format!(": {what} died measuring it ({status})"))
             }
         }
     }
 }
 
-impl Drop for BaselineBuild {
+impl Drop for ServingBuild {
     fn drop(&mut self) {
-        if let Some(mut running) = self.running.take() {
-            // The end of its requests ends it.
-            drop(running.requests);
-            let _ = running.process.wait();
-        }
+        self.restart();
     }
+}
+
+/// Ends a serving process: the end of its requests ends it.
+fn end(running: Serving) {
+    let Serving {
+        mut process,
+        requests,
+        ..
+    } = running;
+    drop(requests);
+    let _ = process.wait();
 }
 
 /// Writes `request` and reads the reply; `None` where the process is gone

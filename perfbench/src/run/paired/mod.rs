@@ -12,16 +12,22 @@ pub mod driver;
 pub mod protocol;
 pub mod revision;
 
-use std::collections::BTreeSet;
-use std::path::PathBuf;
+mod cargo_build;
+mod git_tree;
 
-use crate::analysis::Recording;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::analysis::{metric_names, Recording};
+use crate::measure::SamplingPlan;
 use crate::output::format::printable;
-use crate::run::bench::Rounds;
+use crate::run::bench::{recording_of, Job, Rounds};
 use crate::run::cli::{Pairing, RunOptions};
+use crate::run::plan::Plan;
 use crate::run::registry::Entry;
 use crate::run::say;
-use driver::BaselineBuild;
+use driver::ServingBuild;
 use revision::BenchTarget;
 
 /// Whether turn `turn` (from 0) of a paired run is the baseline build's:
@@ -52,21 +58,28 @@ pub fn baseline_binary(
     }
 }
 
-/// The baseline build of a run and the rounds it measured of each
-/// benchmark.
+/// The two builds of a paired run, each served by a process of its own
+/// (this build's too, so that neither side is measured in the process
+/// that drives the run), and the rounds the baseline build measured of
+/// each benchmark.
 pub struct Pair {
-    build: BaselineBuild,
-    /// Per entry of the run: its rounds so far, or why it has none.
+    candidate: ServingBuild,
+    baseline: ServingBuild,
+    /// Per entry of the run: the baseline build's rounds so far, or why it
+    /// has none.
     rounds: Vec<Result<Option<Recording>, String>>,
 }
 
 impl Pair {
-    /// Starts the baseline build `path` for the run of `entries`, and
-    /// names the benchmarks only one of the builds has, which are not
-    /// judged.
-    pub fn start(path: &std::path::Path, entries: &[Entry]) -> Result<Pair, String> {
-        let build = BaselineBuild::start(path)?;
-        let theirs: BTreeSet<&str> = build.ids.iter().map(String::as_str).collect();
+    /// Starts this build and the baseline build `path` for the run of
+    /// `entries`, and names the benchmarks only one of the builds has,
+    /// which are not judged.
+    pub fn start(path: &Path, entries: &[Entry]) -> Result<Pair, String> {
+        let own = std::env::current_exe()
+            .map_err(|e| format!("paired run: cannot tell this bench binary's path: {e}"))?;
+        let candidate = ServingBuild::start(&own, "this build")?;
+        let baseline = ServingBuild::start(path, "the baseline build")?;
+        let theirs: BTreeSet<&str> = baseline.ids.iter().map(String::as_str).collect();
         let ours: BTreeSet<&str> = entries.iter().map(|e| e.id.as_str()).collect();
         let rounds = entries
             .iter()
@@ -76,26 +89,69 @@ impl Pair {
             })
             .collect();
         say_one_sided(&ours, &theirs);
-        Ok(Pair { build, rounds })
+        Ok(Pair {
+            candidate,
+            baseline,
+            rounds,
+        })
     }
 
-    /// Measures the next round of entry `i` (`id`) in the baseline build,
-    /// with the sampling plan the candidate's first round chose
-    /// (`so_far`); a failure is warned of, and the benchmark left unjudged.
-    pub fn measure(&mut self, i: usize, id: &str, so_far: &Rounds) {
+    /// Measures turn `turn` (from 0) of entry `i`, `job`: a round of this
+    /// build into `so_far` (`Err`: why it failed), or a round of the
+    /// baseline build with the sampling plan this build's first round
+    /// chose (a failure is warned of, and the benchmark left unjudged).
+    /// Each block of four turns is measured by fresh processes.
+    pub fn measure(
+        &mut self,
+        (turn, i): (u64, usize),
+        (plan, job): (&Plan, &Job<'_>),
+        so_far: &mut Rounds,
+    ) -> Result<(), String> {
+        if turn % 4 == 0 && i == 0 && turn > 0 {
+            self.candidate.restart();
+            self.baseline.restart();
+        }
+        if baseline_turn(turn) {
+            self.measure_baseline(i, (plan, job), so_far.plan);
+            return Ok(());
+        }
+        let started = Instant::now();
+        let metrics = metrics_of(plan, job);
+        let measured =
+            (self.candidate).measure(job.id, so_far.measured(), so_far.plan, &metrics)?;
+        let sampling = measured.plan;
+        let setup = plan.setup_of(&job.want);
+        let round = recording_of(setup, job.id, measured, plan.environment.clone());
+        so_far.took += started.elapsed();
+        so_far.add(round, sampling);
+        Ok(())
+    }
+
+    /// A round of entry `i` in the baseline build.
+    fn measure_baseline(
+        &mut self,
+        i: usize,
+        (plan, job): (&Plan, &Job<'_>),
+        sampling: Option<SamplingPlan>,
+    ) {
         let Ok(done) = &mut self.rounds[i] else {
             return;
         };
         let round = done.as_ref().map_or(0, Recording::round_count) as u64;
-        match self.build.measure(id, round, so_far.plan) {
-            Ok(r) => match done {
-                Some(recording) => recording.append_round(r),
-                None => *done = Some(r),
-            },
+        let metrics = metrics_of(plan, job);
+        match self.baseline.measure(job.id, round, sampling, &metrics) {
+            Ok(measured) => {
+                let setup = plan.setup_of(&job.want);
+                let r = recording_of(setup, job.id, measured, plan.environment.clone());
+                match done {
+                    Some(recording) => recording.append_round(r),
+                    None => *done = Some(r),
+                }
+            }
             Err(why) => {
                 say::warning(&format!(
                     "benchmark `{}`{why}; its change is not judged",
-                    printable(id)
+                    printable(job.id)
                 ));
                 self.rounds[i] = Err("the baseline build failed to measure it".into());
             }
@@ -111,6 +167,16 @@ impl Pair {
         recording.membership = like.membership.clone();
         Ok(recording)
     }
+}
+
+/// The names of the metrics `job` is measured with here: what each build
+/// must have measured.
+fn metrics_of(plan: &Plan, job: &Job<'_>) -> Vec<String> {
+    let setup = plan.setup_of(&job.want);
+    metric_names(&setup.events)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect()
 }
 
 /// Names, on stderr, the benchmarks of one build only.

@@ -5,7 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::measure::SamplingPlan;
+use crate::counter::group::{Counts, ReadPath};
+use crate::measure::{BatchSize, Measurement, Method, Sample, SamplingPlan, Throughput};
+use crate::run::bench::{PerIterFacts, RoundMeasured};
 
 /// Set (to [`PROTOCOL`]) in the environment of a paired run's baseline
 /// build: it serves its driver instead of running as a bench binary.
@@ -79,10 +81,10 @@ pub enum Request {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "is", rename_all = "snake_case")]
 pub enum Reply {
-    /// The round, as a stored result file holds a recording.
+    /// The round, measured.
     Round {
-        /// The recording (`store::json::encode_round`).
-        recording: String,
+        /// What it measured, raw: the driving build records it as its own.
+        round: WireRound,
     },
     /// The round failed: the benchmark panicked or returned an error
     /// (`why` follows its id), or is not in this build.
@@ -90,6 +92,110 @@ pub enum Reply {
         /// Why.
         why: String,
     },
+}
+
+/// A round as it is sent: the samples and how they were taken, raw, so
+/// that the driving build makes the recording of either build as it makes
+/// its own ([`crate::run::bench::recording_of`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WireRound {
+    /// The names of the metrics its build measured (wall time first): the
+    /// samples' values are theirs, and the driving build's must match.
+    pub metrics: Vec<String>,
+    /// The `Bencher` method's name, its batch size, and its threads.
+    pub method: (String, Option<String>, usize),
+    /// Per-iteration mode's read path, kept disturbed iterations, and
+    /// iterations left out.
+    pub per_iter: Option<(String, usize, usize)>,
+    /// The sampling plan, in batch mode.
+    pub plan: Option<SamplingPlan>,
+    /// Each sample: iterations, wall time (ns), time enabled and running,
+    /// and the group's values.
+    pub samples: Vec<(u64, u64, u64, u64, Vec<u64>)>,
+    /// The declared throughput: `bytes` or `elements`, and how many.
+    pub throughput: Option<(String, u64)>,
+}
+
+impl WireRound {
+    /// `measured` as sent, with its build's `metrics`.
+    pub fn of(measured: &RoundMeasured, metrics: Vec<String>) -> WireRound {
+        let m = &measured.measurement;
+        let method = measured.method;
+        WireRound {
+            metrics,
+            method: (
+                method.name().into(),
+                method.batch_size().map(|b| b.name().to_string()),
+                method.threads(),
+            ),
+            per_iter: (measured.per_iter.as_ref())
+                .map(|f| (f.read_path.name().into(), f.multiplexed, f.left_out)),
+            plan: measured.plan,
+            samples: (m.samples.iter())
+                .map(|s| {
+                    let c = &s.counts;
+                    (
+                        s.iterations,
+                        s.wall_ns,
+                        c.time_enabled,
+                        c.time_running,
+                        c.values.clone(),
+                    )
+                })
+                .collect(),
+            throughput: m.throughput.map(|t| match t {
+                Throughput::Bytes(n) => ("bytes".into(), n),
+                Throughput::Elements(n) => ("elements".into(), n),
+            }),
+        }
+    }
+
+    /// The round measured; `Err` names what does not read back.
+    pub fn measured(self) -> Result<RoundMeasured, String> {
+        let (name, size, threads) = self.method;
+        let size = size.map(|s| BatchSize::from_name(&s).ok_or(format!("batch size `{s}`")));
+        let size = size.transpose()?;
+        let method = Method::from_parts(&name, size, threads).ok_or(format!("method `{name}`"))?;
+        let per_iter = match self.per_iter {
+            None => None,
+            Some((path, multiplexed, left_out)) => Some(PerIterFacts {
+                read_path: [ReadPath::Rdpmc, ReadPath::Syscall, ReadPath::AtomicLoads]
+                    .into_iter()
+                    .find(|p| p.name() == path)
+                    .ok_or(format!("read path `{path}`"))?,
+                multiplexed,
+                left_out,
+            }),
+        };
+        let throughput = match self.throughput {
+            None => None,
+            Some((kind, n)) if kind == "bytes" => Some(Throughput::Bytes(n)),
+            Some((kind, n)) if kind == "elements" => Some(Throughput::Elements(n)),
+            Some((kind, _)) => return Err(format!("throughput `{kind}`")),
+        };
+        let samples = (self.samples.into_iter())
+            .map(
+                |(iterations, wall_ns, time_enabled, time_running, values)| Sample {
+                    iterations,
+                    wall_ns,
+                    counts: Counts {
+                        time_enabled,
+                        time_running,
+                        values,
+                    },
+                },
+            )
+            .collect();
+        Ok(RoundMeasured {
+            measurement: Measurement {
+                samples,
+                throughput,
+            },
+            per_iter,
+            plan: self.plan,
+            method,
+        })
+    }
 }
 
 /// One message as its line, without the line break.
@@ -125,6 +231,55 @@ mod tests {
             why: " panicked".into(),
         };
         assert_eq!(line(&reply), r#"{"is":"failed","why":" panicked"}"#);
+    }
+
+    #[test]
+    fn a_round_reads_back_as_measured() {
+        let measured = RoundMeasured {
+            measurement: Measurement {
+                samples: vec![Sample {
+                    iterations: 3,
+                    wall_ns: 900,
+                    counts: Counts {
+                        time_enabled: 10,
+                        time_running: 7,
+                        values: vec![12, u64::MAX],
+                    },
+                }],
+                throughput: Some(Throughput::Elements(4)),
+            },
+            per_iter: Some(PerIterFacts {
+                read_path: ReadPath::AtomicLoads,
+                multiplexed: 1,
+                left_out: 2,
+            }),
+            plan: None,
+            method: Method::IterBatchedRef(BatchSize::NumIterations(8)),
+        };
+        let metrics = vec!["wall-time".to_string(), "allocs".to_string()];
+        let text = line(&Reply::Round {
+            round: WireRound::of(&measured, metrics.clone()),
+        });
+        let Ok(Reply::Round { round }) = serde_json::from_str(&text) else {
+            panic!("{text}")
+        };
+        assert_eq!(round.metrics, metrics);
+        assert_eq!(round.measured(), Ok(measured));
+        let mut unknown = WireRound::of(&measured_iter(), vec![]);
+        unknown.method.0 = "iter_sideways".into();
+        assert_eq!(unknown.measured(), Err("method `iter_sideways`".into()));
+    }
+
+    fn measured_iter() -> RoundMeasured {
+        RoundMeasured {
+            measurement: Measurement {
+                samples: Vec::new(),
+                throughput: None,
+            },
+            per_iter: None,
+            plan: None,
+            method: Method::Iter,
+        }
     }
 
     #[test]

@@ -17,7 +17,7 @@ mod summary_file;
 
 pub use bench_line::{bench_line, SCHEMA};
 pub use field::{Loose, MAX_COUNT, MAX_SAMPLES, MAX_STATISTIC, MAX_THREADS};
-pub use result_file::{decode_recording, encode_recording, encode_round, RESULT_SCHEMA};
+pub use result_file::{decode_recording, encode_recording, RESULT_SCHEMA};
 pub use summary_file::{
     decode_summary, decode_values, encode_summary, encode_values, SUMMARY_SCHEMA, VALUES_SCHEMA,
 };

@@ -66,28 +66,12 @@ struct SeriesRecord {
 /// A stored result file: the recording's samples and environment, with the
 /// estimates derived from them for convenience.
 pub fn encode_recording(run: &Recording, result: &BenchResult) -> String {
-    serde_json::to_string_pretty(&result_record(run, estimates(result)))
-        .expect("result files serialise")
-}
-
-/// A result file of `round` without estimates, on one line: a round a
-/// paired run's baseline build measured, as it sends it to the driving
-/// build ([`decode_recording`] reads it).
-pub fn encode_round(round: &Recording) -> String {
-    serde_json::to_string(&result_record(round, BTreeMap::new())).expect("result files serialise")
-}
-
-/// The result file of `run`, with `estimates`.
-fn result_record<'a>(
-    run: &Recording,
-    estimates: BTreeMap<String, MetricEstimates<'a>>,
-) -> ResultRecord<'a> {
     let (method, batch_size) = method_json(run.method);
     let rounds: Vec<u64> = run.rounds.iter().map(|&r| u64::from(r)).collect();
-    ResultRecord {
+    let doc = ResultRecord {
         batch_size,
         environment: Loose::Is(run.environment.clone()),
-        estimates,
+        estimates: estimates(result),
         group: group_json(run.membership.as_ref()),
         id: Loose::Is(run.id.clone()),
         iterations: loose_list(&run.iterations),
@@ -101,7 +85,8 @@ fn result_record<'a>(
         } else {
             Loose::Missing
         },
-    }
+    };
+    serde_json::to_string_pretty(&doc).expect("result files serialise")
 }
 
 /// A series as a result file holds it.

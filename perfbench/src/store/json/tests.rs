@@ -423,3 +423,30 @@ fn sampled_values_match_their_count_and_bounds() {
     let samples = malformed("metrics.samples", "not from 1 to 1000000");
     assert_eq!(values_error(json!(1u64 << 40), json!([])), samples);
 }
+
+#[test]
+fn a_paired_comparison_reads_back_as_paired_and_a_wrong_flag_is_named() {
+    let mut doc = stored_summary();
+    doc["comparison"]["against"] = json!("./old");
+    let baseline = decode_summary(&doc.to_string()).unwrap();
+    assert_eq!(
+        baseline.comparison.unwrap().against,
+        Target::Baseline("./old".into())
+    );
+    doc["comparison"]["paired"] = json!(true);
+    let paired = decode_summary(&doc.to_string()).unwrap();
+    assert_eq!(
+        paired.comparison.as_ref().unwrap().against,
+        Target::Paired("./old".into())
+    );
+    // Written back as it was read.
+    let again: Value = serde_json::from_str(&encode_summary(&paired)).unwrap();
+    assert_eq!(again["comparison"], doc["comparison"]);
+    assert_eq!(
+        spoiled_summary(|d| {
+            d["comparison"]["against"] = json!("./old");
+            d["comparison"]["paired"] = json!("yes");
+        }),
+        "malformed `comparison.paired`; remove or restore it"
+    );
+}

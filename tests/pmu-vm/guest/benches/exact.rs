@@ -39,6 +39,17 @@ fn spin_loop(b: &mut Bencher, trips: u64) {
     b.iter(|| spin(black_box(trips)));
 }
 
+/// The loop with 1000 rounds, and 500 more in a copy of this binary whose
+/// name ends in `-b`: two copies paired (`paired_exact` in `src/main.rs`)
+/// are two builds whose counts differ by exactly 1000 instructions an
+/// iteration.
+#[perfbench]
+fn twin_builds(b: &mut Bencher) {
+    let build_b = std::env::current_exe().is_ok_and(|e| e.to_string_lossy().ends_with("-b"));
+    let trips = if build_b { 1500 } else { 1000 };
+    b.iter(|| spin(black_box(trips)));
+}
+
 /// The loop with 1000 rounds under `iter_batched`, its input made by a
 /// setup of 5000 rounds that must not be counted, in batches of every kind:
 /// toggling the counters per batch must land in the intercept alone, so the

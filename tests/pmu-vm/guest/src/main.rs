@@ -676,6 +676,56 @@ fn list_events(bench: &str) -> Result<String, String> {
     Ok(format!("{aliases} armv8_pmuv3 aliases listed"))
 }
 
+/// Paired runs of copies of the bench binary (`twin_builds`): `exact-b`
+/// against `exact-a`, 1000 instructions more an iteration, is a change
+/// caught exactly (the difference over the baseline's count, a zero-width
+/// interval, regressed); a copy against another copy of the same build is
+/// exactly no change.
+fn paired_exact(bench: &str) -> Result<String, String> {
+    let copy = |name: &str| -> Result<String, String> {
+        let path = format!("/tmp/{name}");
+        std::fs::copy(bench, &path).map_err(|e| format!("cannot copy {bench} to {path}: {e}"))?;
+        Ok(path)
+    };
+    let (a, a_again, b) = (copy("exact-a")?, copy("exact-a-again")?, copy("exact-b")?);
+    let paired = |candidate: &str, baseline: &str| {
+        // Four rounds of each build: two blocks.
+        let extra = ["--sample-count", "20", "--paired-with", baseline];
+        run(&mut bench_command(
+            candidate,
+            &["twin_builds"],
+            "instructions",
+            &extra,
+        ))
+    };
+    let change = |lines: &[Value]| -> Result<(f64, Value, String, f64), String> {
+        let l = line(lines, "twin_builds")?;
+        let c = &l["metrics"]["instructions"]["change"];
+        let relative = c["relative"].as_f64().ok_or(format!("no change: {l}"))?;
+        let verdict = c["verdict"].as_str().unwrap_or_default().to_string();
+        let estimate = figure(lines, "twin_builds", "instructions", "estimate")?;
+        Ok((relative, c["ci"].clone(), verdict, estimate))
+    };
+    let (lines, _) = paired(&b, &a)?;
+    let (relative, ci, verdict, estimate) = change(&lines)?;
+    // B's count an iteration less 1000 is A's, measured alike.
+    let expected = 1000.0 / (estimate - 1000.0);
+    if (relative - expected).abs() > 1e-12 || ci[0] != ci[1] || verdict != "regressed" {
+        return Err(format!(
+            "B against A: {relative} {ci} {verdict}, expected {expected} exactly, regressed              (B counts {estimate} an iteration)"
+        ));
+    }
+    let (lines, _) = paired(&a, &a_again)?;
+    let (same, same_ci, same_verdict, _) = change(&lines)?;
+    if same != 0.0 || same_ci != serde_json::json!([0.0, 0.0]) || same_verdict != "no change" {
+        return Err(format!("A against A: {same} {same_ci} {same_verdict}"));
+    }
+    Ok(format!(
+        "B against A: +{:.4} % exactly ({estimate} instructions an iteration, 1000 more);          A against A: no change",
+        100.0 * relative
+    ))
+}
+
 fn main() {
     let bench = std::env::args()
         .nth(1)
@@ -725,6 +775,7 @@ fn main() {
     );
     check("environment_record", environment_record(&bench));
     check("list_events_aliases", list_events(&bench));
+    check("paired_exact", paired_exact(&bench));
     let mut failed = 0;
     for c in &checks {
         println!(

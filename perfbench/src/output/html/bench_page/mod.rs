@@ -10,7 +10,7 @@ use super::text::{
     change_cells, esc, figure, head, interval, pinned, target_html, target_name_html, value,
 };
 use super::{change_of, group_link};
-use crate::analysis::comparison::{MetricChange, Target};
+use crate::analysis::comparison::{self, MetricChange, Target};
 use crate::analysis::derived::{declared_work, rate};
 use crate::analysis::notes::notes;
 use crate::analysis::{Analysed, Fit, Metric, Recording};
@@ -140,6 +140,13 @@ fn comparison_note(out: &mut String, e: &Analysed) {
         }
         None => out.push_str(".</p>\n"),
     }
+    if let (Target::Paired(_), Some(why)) = (&comparison.against, comparison::why(comparison)) {
+        let _ = writeln!(
+            out,
+            "<p>Measured in turn with it in this run: {}.</p>",
+            esc(&why)
+        );
+    }
 }
 
 /// Per-iteration values of a series of `run`.
@@ -191,6 +198,7 @@ fn metric_plots(out: &mut String, e: &Analysed, m: &Metric) {
     let against = e.comparison.as_ref().map(|c| &c.against);
     let base_label = match against {
         Some(Target::Baseline(name)) => format!("baseline {name}"),
+        Some(Target::Paired(name)) => format!("paired build {name}"),
         _ => "previous run".to_string(),
     };
     let mut sets = vec![plots::DistributionSet {

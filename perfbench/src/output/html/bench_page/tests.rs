@@ -2,7 +2,7 @@
 //! declared throughput, the run's own figures (scale, derived metrics, the
 //! cost of measuring), and a page of 500,000 samples.
 
-use crate::analysis::comparison::Target;
+use crate::analysis::comparison::{self, Target};
 use crate::analysis::{analyze, Analysed, Calibration, Recording};
 use crate::counter::event::parse_list;
 use crate::counter::group::ReadPath;
@@ -146,6 +146,45 @@ fn the_baseline_overlay_needs_a_baseline_holding_the_benchmark() {
     assert!(
         !page(&store, "a").contains(overlay),
         "a baseline that does not exist"
+    );
+}
+
+#[test]
+fn a_paired_page_names_the_paired_build_and_what_moved() {
+    let store = TempStore::new("paired-page");
+    save(&store, &Slot::Latest, Run::counting("a", &[16]));
+    save(
+        &store,
+        &Slot::Baseline("b".into()),
+        Run::counting("a", &[15]),
+    );
+    let recording = store.load("a", &Slot::Latest).unwrap().unwrap();
+    let base = store
+        .load("a", &Slot::Baseline("b".into()))
+        .unwrap()
+        .unwrap();
+    let target = Target::Paired("./old<bench>".into());
+    let thresholds = Default::default();
+    let comparison = comparison::paired(&target, Ok(&base), &recording, &thresholds);
+    let run = Analysed {
+        result: analyze(&recording, &Calibration::default()),
+        recording,
+        comparison: Some(comparison),
+        baseline: Some(base),
+    };
+    write(&store, &[run], &options(true, target));
+    let a = page(&store, "a");
+    assert!(
+        a.contains("Compared with the paired build <code>./old&lt;bench&gt;</code> (20 samples)."),
+        "{a}"
+    );
+    assert!(
+        a.contains("Measured in turn with it in this run: +0 wall-time: page-faults +6.7 %.</p>"),
+        "{a}"
+    );
+    assert!(
+        a.contains("paired build ./old&lt;bench&gt;\n</text>"),
+        "the legend"
     );
 }
 

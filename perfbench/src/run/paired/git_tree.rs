@@ -1,0 +1,189 @@
+//! The git side of `--paired-with-rev`: the repository holding a bench
+//! target's source, a revision resolved to one commit, and that commit's
+//! tree written into a folder of our own. Only objects are read from the
+//! user's repository: its index, working tree, worktree list and refs stay
+//! as they were, so a dirty working tree never leaks into the baseline.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A git repository holding a package's folder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Repository {
+    /// The repository's git directory, absolute (a linked worktree's own).
+    pub git_dir: PathBuf,
+    /// The package's folder relative to the top of the working tree
+    /// (`tests/`, or empty at the top), as git spells it.
+    pub prefix: String,
+}
+
+/// Variables that would point git elsewhere than the folder it is asked
+/// about: set when cargo runs inside a git hook, for example.
+const REDIRECTING: [&str; 4] = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX"];
+
+/// `git ARGS` with none of [`REDIRECTING`] inherited.
+fn git() -> Command {
+    let mut cmd = Command::new("git");
+    for var in REDIRECTING {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+/// Runs `cmd` to its end; `Err` names what could not be run.
+fn output_of(mut cmd: Command) -> Result<Output, String> {
+    cmd.output()
+        .map_err(|e| format!("--paired-with-rev needs git, which could not be run: {e}"))
+}
+
+/// The first line git wrote on stderr, for an error of ours to end with.
+fn first_line(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    text.lines().next().unwrap_or("").trim().to_string()
+}
+
+impl Repository {
+    /// The repository holding `folder`; `Err` in one line where git is
+    /// missing or `folder` is in no repository.
+    pub fn holding(folder: &Path) -> Result<Repository, String> {
+        if !folder.is_dir() {
+            return Err(format!(
+                "--paired-with-rev: the bench target's folder {}, where it was built, is not here",
+                folder.display()
+            ));
+        }
+        let mut cmd = git();
+        cmd.current_dir(folder)
+            .args(["rev-parse", "--absolute-git-dir", "--show-prefix"]);
+        let out = output_of(cmd)?;
+        if !out.status.success() {
+            return Err(format!(
+                "--paired-with-rev: the bench target's folder {} is not in a git repository ({})",
+                folder.display(),
+                first_line(&out.stderr)
+            ));
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut lines = text.lines();
+        let (Some(git_dir), prefix) = (lines.next(), lines.next().unwrap_or("")) else {
+            return Err(format!(
+                "--paired-with-rev: git names no repository for {}",
+                folder.display()
+            ));
+        };
+        Ok(Repository {
+            git_dir: PathBuf::from(git_dir),
+            prefix: prefix.to_string(),
+        })
+    }
+
+    /// The full hash of the commit `rev` names; `Err` in one line naming
+    /// `rev` where it names none. A revision git could take for an option
+    /// is refused before git sees it.
+    pub fn commit_of(&self, rev: &str) -> Result<String, String> {
+        check_revision(rev)?;
+        let mut cmd = git();
+        cmd.arg("--git-dir").arg(&self.git_dir).args([
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "--end-of-options",
+            &format!("{rev}^{{commit}}"),
+        ]);
+        let out = output_of(cmd)?;
+        let hash = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if !out.status.success() || !is_commit_hash(&hash) {
+            return Err(format!(
+                "--paired-with-rev `{rev}`: no such commit in {}",
+                self.git_dir.display()
+            ));
+        }
+        Ok(hash)
+    }
+
+    /// Makes `tree` hold exactly the files of `commit`, through the git
+    /// index `index` that records what `tree` held before: only files that
+    /// differ are written (so cargo, which goes by modification times,
+    /// rebuilds only what changed), files the commit lacks are removed, and
+    /// files changed in `tree` since are put back.
+    pub fn check_out(&self, commit: &str, tree: &Path, index: &Path) -> Result<(), String> {
+        std::fs::create_dir_all(tree)
+            .map_err(|e| format!("cannot make {}: {e}", tree.display()))?;
+        let mut cmd = git();
+        cmd.env("GIT_INDEX_FILE", index)
+            .arg("--git-dir")
+            .arg(&self.git_dir)
+            .arg("--work-tree")
+            .arg(tree)
+            .args(["read-tree", "--reset", "-u", commit]);
+        let out = output_of(cmd)?;
+        if !out.status.success() {
+            return Err(format!(
+                "cannot write commit {} into {}: {}",
+                short(commit),
+                tree.display(),
+                first_line(&out.stderr)
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Refuses a revision git could read as an option, or that is no single
+/// printable word (the command line refuses these too; this function is
+/// public, so it checks again).
+fn check_revision(rev: &str) -> Result<(), String> {
+    let fits = !rev.is_empty()
+        && !rev.starts_with('-')
+        && !rev.chars().any(|c| c.is_control() || c.is_whitespace());
+    if fits {
+        Ok(())
+    } else {
+        Err(format!(
+            "--paired-with-rev takes a git revision (a branch, tag or commit), not `{rev}`"
+        ))
+    }
+}
+
+/// Whether `text` is a full commit hash as git prints it (SHA-1 or
+/// SHA-256), so that it can name a folder.
+fn is_commit_hash(text: &str) -> bool {
+    matches!(text.len(), 40 | 64) && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The short form of a commit hash people read: its first 7 digits.
+pub fn short(commit: &str) -> &str {
+    commit.get(..7).unwrap_or(commit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn revisions_git_could_take_for_options_are_refused() {
+        for rev in ["", "-h", "--output=x", "main two", "a\nb", "a\u{1b}[2J"] {
+            let e = check_revision(rev).unwrap_err();
+            assert!(
+                e.starts_with("--paired-with-rev takes a git revision"),
+                "{e}"
+            );
+        }
+        for rev in ["main", "HEAD~1", "origin/main", "v1.0^{commit}", "1a2b3c4"] {
+            assert_eq!(check_revision(rev), Ok(()), "{rev}");
+        }
+    }
+
+    #[test]
+    fn only_full_hashes_name_a_commit_folder() {
+        assert!(is_commit_hash(&"a".repeat(40)));
+        assert!(is_commit_hash(&"0123456789abcdef".repeat(4)));
+        assert!(!is_commit_hash(&"a".repeat(39)));
+        assert!(!is_commit_hash(&format!("{}/", "a".repeat(39))));
+        assert!(!is_commit_hash(
+            "../../../../../../../../../../../../etc/passwd"
+        ));
+        assert_eq!(short(&"1a2b3c4d".repeat(5)), "1a2b3c4");
+        assert_eq!(short("abc"), "abc");
+    }
+}

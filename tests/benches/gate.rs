@@ -1,17 +1,68 @@
-//! The suite the regression gate is judged on (`src/bin/coverage.rs`):
-//! routines of different kinds whose work is `FIXTURE_GATE_WORK` percent
-//! (default 100) of their usual, so that a run can be made exactly 25 %
-//! dearer without rebuilding.
+//! The suite the regression gate is judged on (`src/bin/coverage/`):
+//! routines of different kinds whose work is a percentage (default 100) of
+//! their usual, so that a run can be made exactly 25 % dearer without
+//! changing the code.
+//!
+//! The percentage comes from a file beside the executable,
+//! `<executable>.work` (its path from `current_exe`, with `.work` added),
+//! else from `FIXTURE_GATE_WORK`. The file wins: a paired run
+//! (`--paired-with`) gives the baseline binary the candidate's environment,
+//! so the two sides of a paired A/B test must differ by build. The coverage
+//! tool copies one built binary to two paths with different `.work` files:
+//! the very same code doing different work, which is what a test of the
+//! pairing wants to see.
+
+use std::sync::OnceLock;
 
 use perfbench::fixtures::touch_fresh_pages;
 use perfbench::{black_box, perfbench, Bencher};
 use perfbench_tests::compute;
 
-/// `base` scaled by `FIXTURE_GATE_WORK` percent.
+/// `base` scaled by the work percentage.
 fn work(base: u64) -> u64 {
-    let percent: u64 =
-        std::env::var("FIXTURE_GATE_WORK").map_or(100, |p| p.parse().expect("a percentage"));
-    base * percent / 100
+    static PERCENT: OnceLock<u64> = OnceLock::new();
+    base * *PERCENT.get_or_init(percent) / 100
+}
+
+/// The work percentage: `<executable>.work`, else `FIXTURE_GATE_WORK`,
+/// else 100. A value that is not a whole number from 1 to 10,000, or a
+/// file that is there but cannot be read, ends the run with one line naming
+/// where it came from.
+fn percent() -> u64 {
+    let (text, from) = match sidecar() {
+        Some(found) => found,
+        None => match std::env::var("FIXTURE_GATE_WORK") {
+            Ok(text) => (text, "FIXTURE_GATE_WORK".to_string()),
+            Err(_) => return 100,
+        },
+    };
+    match text.trim().parse::<u64>() {
+        Ok(p) if (1..=10_000).contains(&p) => p,
+        _ => fail(&format!(
+            "{from}: `{}` is not a work percentage (1 to 10000)",
+            text.trim()
+        )),
+    }
+}
+
+/// The text of `<executable>.work` and its path, or `None` where there is
+/// no such file.
+fn sidecar() -> Option<(String, String)> {
+    let mut name = std::env::current_exe().ok()?.into_os_string();
+    name.push(".work");
+    let path = std::path::PathBuf::from(name);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some((text, path.display().to_string())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => fail(&format!("{}: {e}", path.display())),
+    }
+}
+
+/// Ends the run with one line: a fixture's bad setting is the caller's
+/// mistake, not a benchmark's failure.
+fn fail(message: &str) -> ! {
+    eprintln!("gate: {message}");
+    std::process::exit(2);
 }
 
 /// Dependent integer arithmetic: the CPU alone.

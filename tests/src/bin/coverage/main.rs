@@ -24,19 +24,20 @@
 //!
 //! `COVERAGE_DUMP=FILE` also writes every run's estimates, a JSON line per
 //! run.
+//!
+//! `coverage --paired …` measures paired runs (`--paired-with`) instead:
+//! see `paired.rs`. Both print the gate's figures through `tally.rs`, in
+//! the same table.
 
-use std::collections::BTreeMap;
+mod paired;
+mod tally;
+
 use std::path::Path;
 use std::process::Command;
+use std::time::Instant;
 
-use perfbench::output::format::count;
 use serde_json::Value;
-
-/// The metrics measured in time, whose intervals are in question.
-const TIMES: [&str; 2] = ["wall-time", "task-clock"];
-
-/// One run: per (benchmark, metric), the estimate and its interval.
-type Run = BTreeMap<(String, String), (f64, f64, f64)>;
+use tally::{Outcome, Run, Tally, TIMES};
 
 /// What to run: which suite, and how much work the later runs do.
 struct Setup {
@@ -85,7 +86,11 @@ fn parse(mut args: Vec<String>) -> Option<Setup> {
 }
 
 fn main() {
-    let Some(setup) = parse(std::env::args().skip(1).collect()) else {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "--paired") {
+        return paired::main(args[1..].to_vec());
+    }
+    let Some(setup) = parse(args) else {
         eprintln!("usage: coverage [--gate] [--work PCT] [--pairs] [--baseline-args ARGS] RUNS [BENCH ARGS…]");
         std::process::exit(2);
     };
@@ -97,7 +102,7 @@ fn main() {
         .collect();
     let (saved, _) = bench(&setup, &home, 100, &save);
     let mut results = vec![saved];
-    let mut gate = Gate::default();
+    let mut gate = Tally::default();
     for k in 1..setup.runs {
         if setup.pairs && k > 1 {
             bench(&setup, &home, 100, &save);
@@ -108,36 +113,20 @@ fn main() {
             "run {k}: exit {:?}; wall time %: {}; regressed: {}",
             outcome.code,
             outcome.wall_changes.join(", "),
-            outcome.regressed.join(" ")
+            outcome.regressed().join(" ")
         );
-        gate.add(outcome);
+        gate.add(&outcome, false);
         results.push(run);
     }
     let _ = std::fs::remove_dir_all(&home);
-    report(&results, &gate);
+    report(&results);
+    let pairs = if setup.pairs { " --pairs" } else { "" };
+    let label = format!("unpaired{pairs}, work {}", setup.work);
+    let columns = [(label, &gate)];
+    print!("{}", tally::table(&columns));
+    print!("{}", tally::notes(&columns));
     if let Some(path) = std::env::var_os("COVERAGE_DUMP") {
         dump(&results, Path::new(&path));
-    }
-}
-
-/// What the gated runs said, together.
-#[derive(Default)]
-struct Gate {
-    runs: usize,
-    failed: usize,
-    verdicts: usize,
-    /// Per `benchmark metric`, the runs that found it regressed.
-    regressed: BTreeMap<String, usize>,
-}
-
-impl Gate {
-    fn add(&mut self, outcome: Outcome) {
-        self.runs += 1;
-        self.failed += usize::from(outcome.code == Some(3));
-        self.verdicts += outcome.verdicts;
-        for key in outcome.regressed {
-            *self.regressed.entry(key).or_default() += 1;
-        }
     }
 }
 
@@ -161,18 +150,9 @@ fn dump(results: &[Run], path: &Path) {
     }
 }
 
-/// What a gated run said.
-struct Outcome {
-    code: Option<i32>,
-    /// `benchmark metric` of every metric found regressed.
-    regressed: Vec<String>,
-    verdicts: usize,
-    /// Each benchmark's wall-time change and its interval, in percent.
-    wall_changes: Vec<String>,
-}
-
 /// One run of the suite at `work` percent, storing under `home`.
 fn bench(setup: &Setup, home: &Path, work: u32, flags: &[&str]) -> (Run, Outcome) {
+    let start = Instant::now();
     let out = Command::new("cargo")
         .args(["bench", "-q"])
         .args(setup.suite)
@@ -184,56 +164,7 @@ fn bench(setup: &Setup, home: &Path, work: u32, flags: &[&str]) -> (Run, Outcome
         .env("FIXTURE_GATE_WORK", work.to_string())
         .output()
         .expect("cargo runs");
-    let mut run = Run::new();
-    let mut outcome = Outcome {
-        code: out.status.code(),
-        regressed: Vec::new(),
-        verdicts: 0,
-        wall_changes: Vec::new(),
-    };
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let Ok(v) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        let Some(id) = v["id"].as_str() else { continue };
-        let Some(metrics) = v["metrics"].as_object() else {
-            continue;
-        };
-        for (metric, m) in metrics {
-            let change = &m["change"];
-            if let (Some(r), Some(lo), Some(hi), "wall-time") = (
-                change["relative"].as_f64(),
-                change["ci"][0].as_f64(),
-                change["ci"][1].as_f64(),
-                metric.as_str(),
-            ) {
-                outcome.wall_changes.push(format!(
-                    "{id} {:+.0} [{:+.0}, {:+.0}]",
-                    100.0 * r,
-                    100.0 * lo,
-                    100.0 * hi
-                ));
-            }
-            if let Some(verdict) = change["verdict"].as_str() {
-                outcome.verdicts += 1;
-                if verdict == "regressed" {
-                    outcome.regressed.push(format!("{id} {metric}"));
-                }
-            }
-            if !TIMES.contains(&metric.as_str()) {
-                continue;
-            }
-            let (Some(e), Some(lo), Some(hi)) = (
-                m["estimate"].as_f64(),
-                m["ci"][0].as_f64(),
-                m["ci"][1].as_f64(),
-            ) else {
-                continue;
-            };
-            run.insert((id.to_string(), metric.to_string()), (e, lo, hi));
-        }
-    }
-    (run, outcome)
+    tally::read(&out, start.elapsed())
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -289,7 +220,7 @@ impl Figures {
     }
 }
 
-fn report(results: &[Run], gate: &Gate) {
+fn report(results: &[Run]) {
     println!(
         "runs {}, benchmarks × time metrics {}",
         results.len(),
@@ -320,15 +251,5 @@ fn report(results: &[Run], gate: &Gate) {
         for ((id, _), f) in keys.iter().zip(&each) {
             println!("  {id}: {}", f.line(median(f.half.clone()), f.cv));
         }
-    }
-    let regressed: usize = gate.regressed.values().sum();
-    println!(
-        "gate: {} of {} failed (exit 3); {regressed} of {} `regressed`",
-        gate.failed,
-        count(gate.runs, "run"),
-        count(gate.verdicts, "verdict")
-    );
-    for (key, n) in &gate.regressed {
-        println!("  regressed in {n} of {}: {key}", count(gate.runs, "run"));
     }
 }

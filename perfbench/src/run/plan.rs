@@ -453,17 +453,11 @@ fn for_pinned_core(events: Vec<Event>, cpu: Option<usize>) -> Vec<Event> {
     }
 }
 
-/// What to compare with: `--baseline NAME`, which must exist, or the
-/// previous run.
+/// What to compare with: the paired build, `--baseline NAME`, which must
+/// exist, or the previous run. (`--baseline` with a paired build was
+/// refused before the plan, by `paired::baseline_binary`.)
 fn target(options: &RunOptions, store: &Store) -> Result<Target, String> {
     if let Some(pairing) = &options.paired_with {
-        if options.baseline.is_some() {
-            return Err(
-                "--baseline and --paired-with exclude each other: a run compares with \
-                        one of them"
-                    .into(),
-            );
-        }
         return Ok(Target::Paired(match pairing {
             Pairing::Binary(path) => path.display().to_string(),
             Pairing::Revision(rev) => rev.clone(),

@@ -1,11 +1,13 @@
 //! A paired run (`--paired-with PATH`, `--paired-with-rev REV`): this
-//! bench binary (the candidate, driving the run) and a baseline build of
-//! the same bench target measure each benchmark in alternating rounds, in
-//! one run on one machine, so that what the machine does to both in the
-//! same seconds cancels in their differences. Rounds go candidate,
-//! baseline, baseline, candidate ([`baseline_turn`]), so that drift linear
-//! over a block of four cancels too; each metric is judged from the
-//! blocks ([`crate::analysis::comparison::paired`]).
+//! bench binary (the candidate) and a baseline build of the same bench
+//! target measure each benchmark in alternating rounds, in one run on one
+//! machine, so that what the machine does to both in the same seconds
+//! cancels in their differences. Both are served by processes of their
+//! own, fresh for every block of four rounds, while the process the user
+//! started drives the run. Rounds go candidate, baseline, baseline,
+//! candidate ([`baseline_turn`]), so that drift linear over a block of four
+//! cancels too; each metric is judged from the blocks
+//! ([`crate::analysis::comparison::paired`]).
 
 pub mod child;
 pub mod driver;

@@ -341,10 +341,20 @@ fn empty_routine_of_each_method(bench: &str) -> Result<String, String> {
                 "{mode} {id} ({}): {estimate:?} less {overhead:?}, ci {}",
                 l["method"], m["ci"]
             ));
-            let near =
-                id.starts_with("empty_shared") || (mode, id) == ("per-iter", "empty/iter_custom");
+            // Per iteration, `iter_custom`'s routine reads the clock twice
+            // in every iteration, and the instructions of a clock read vary
+            // from run to run (the kernel's timekeeping): its count is not
+            // one number. Seen: +0.0006 exactly in one run, +0.99 in
+            // [0, 13.5] in the next. What must hold is no systematic
+            // residual: near 0, or an interval holding 0 (a cost of
+            // measuring subtracted wrongly gives neither).
+            let clock_per_iteration = (mode, id) == ("per-iter", "empty/iter_custom");
+            let holds_zero = m["ci"][0].as_f64() == Some(0.0);
             let ok = match estimate {
-                Some(e) if near => e.abs() < 0.01,
+                Some(e) if id.starts_with("empty_shared") => e.abs() < 0.01,
+                Some(e) if clock_per_iteration => {
+                    e.abs() < 0.01 || (holds_zero && m["ci"][1].as_f64() >= Some(e))
+                }
                 e => e == Some(0.0),
             };
             if !ok {

@@ -59,11 +59,7 @@ pub fn paired(
 /// rounds' estimates ([`super::super::Metric::rounds`]: the same estimator
 /// as the headline's, applied to each round).
 fn paired_changes(base: &Recording, new: &Recording, thresholds: &Thresholds) -> Vec<MetricChange> {
-    let points = Bootstrap {
-        resamples: 0,
-        confidence: 1.0 - thresholds.significance,
-        ..Bootstrap::default()
-    };
+    let points = thresholds.points_only();
     new.series
         .iter()
         .filter_map(|series| {

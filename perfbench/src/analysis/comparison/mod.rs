@@ -65,6 +65,16 @@ impl Default for Thresholds {
 }
 
 impl Thresholds {
+    /// The estimator settings a comparison needs: at this confidence, only
+    /// the points and the rounds, without resampling.
+    pub fn points_only(&self) -> Bootstrap {
+        Bootstrap {
+            resamples: 0,
+            confidence: 1.0 - self.significance,
+            ..Bootstrap::default()
+        }
+    }
+
     /// The noise threshold of a metric of `unit`.
     pub fn noise(&self, unit: Unit) -> f64 {
         match unit {
@@ -369,12 +379,7 @@ fn compared(
     new: &Recording,
     thresholds: &Thresholds,
 ) -> Vec<(f64, MetricChange)> {
-    // Only the points and the rounds are needed: no resampling.
-    let points = Bootstrap {
-        resamples: 0,
-        confidence: 1.0 - thresholds.significance,
-        ..Bootstrap::default()
-    };
+    let points = thresholds.points_only();
     new.series
         .iter()
         .filter_map(|series| {

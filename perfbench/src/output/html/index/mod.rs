@@ -228,11 +228,14 @@ fn intro(out: &mut String, ix: &Index) {
     out.push_str("</p>\n");
 }
 
+/// A machine and the commit measured on it.
+type MachineCommit = (Environment, Option<String>);
+
 /// Each machine and commit once, in the order of the benchmarks, with
 /// their ids; a note where the benchmarks come from more than one machine
 /// (more than one commit is the history of a store, and no concern).
 fn environment_section(out: &mut String, entries: &[&Summary]) {
-    let mut envs: Vec<((Environment, Option<String>), Vec<&str>)> = Vec::new();
+    let mut envs: Vec<(MachineCommit, Vec<&str>)> = Vec::new();
     for e in entries {
         let key = (e.environment.machine(), e.environment.commit_label());
         match envs.iter_mut().find(|(known, _)| *known == key) {

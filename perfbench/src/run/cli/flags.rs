@@ -321,13 +321,17 @@ pub(super) const FLAGS: &[Flag] = &[
         "also write FORMAT to the file PATH, whole, when the run ends (repeatable; the variable \
          takes a comma list)",
         |p, v, what| {
+            // All or nothing: a wrong variable the command line overrides
+            // leaves no file of its own behind.
+            let mut files = p.output_files.clone();
             for (format, path) in output_files(v, what)? {
-                if p.output_files.iter().any(|(_, given)| *given == path) {
+                if files.iter().any(|(_, given)| *given == path) {
                     let path = path.to_string_lossy();
                     return Err(format!("{what}: `{}` is given twice", quoted(&path)));
                 }
-                p.output_files.push((format, path));
+                files.push((format, path));
             }
+            p.output_files = files;
             Ok(())
         },
     ),

@@ -9,7 +9,9 @@
 //! was, but for `sw::touch_16`, whose six multiplexed samples (every fifth)
 //! batch mode has left out since issue 23, and whose context switches
 //! (never one) are headlined as a `rate` since then: its figures, notes
-//! and stored samples were written again.
+//! and stored samples were written again; and `hw::loop/4096`'s bencher
+//! line, which has ended at `(+/- M)` since issue 26 (the services'
+//! parsers drop a line with ` = 7426 MB/s` after it).
 
 use std::path::{Path, PathBuf};
 

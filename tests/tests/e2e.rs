@@ -654,7 +654,7 @@ fn arguments_keep_their_display_in_ids_and_give_throughput() {
 }
 
 #[test]
-fn declared_throughput_reaches_the_table_and_the_bencher_lines() {
+fn declared_throughput_reaches_the_table_and_leaves_the_bencher_lines_as_parsers_want() {
     let run = bench_quick(&[
         "--exact",
         "text/ascii",
@@ -718,14 +718,14 @@ fn declared_throughput_reaches_the_table_and_the_bencher_lines() {
         touch.ends_with(')'),
         "no rate without a throughput: {touch}"
     );
-    // test text/ascii ... bench:           2 ns/iter (+/- 1) = 2500 MB/s
-    let (time, megabytes) = text
+    // test text/ascii ... bench:           2 ns/iter (+/- 1): nothing after
+    // the spread, which every reader of these lines wants at the end (the
+    // rate is in the table above).
+    let time = text
         .strip_prefix("test text/ascii ... bench:")
-        .and_then(|l| l.strip_suffix(" MB/s"))
-        .and_then(|l| l.rsplit_once(") = "))
-        .unwrap_or_else(|| panic!("not a bencher line with a rate: {text}"));
+        .unwrap_or_else(|| panic!("not text/ascii's bencher line: {text}"));
     assert!(time.contains(" ns/iter (+/- "), "{text}");
-    assert!(megabytes.parse::<u64>().unwrap() > 0, "{text}");
+    assert!(time.ends_with(')'), "no rate after the spread: {text}");
 }
 
 /// A figure as the table writes it (`∞` for an interval without a

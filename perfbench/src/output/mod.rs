@@ -1,8 +1,14 @@
 //! Every output of a run, as one closed set of sinks — the terminal table,
-//! JSON lines, libtest's bench lines and the HTML report — each fed the
-//! same analysed benchmarks. The event list (`--list-events`) is here too.
+//! JSON lines, libtest's bench lines, the formats continuous-benchmarking
+//! services read (Bencher's BMF, github-action-benchmark's arrays) and the
+//! HTML report — each fed the same analysed benchmarks, each but the
+//! report bound for stdout or a file ([`destination`]). The event list
+//! (`--list-events`) is here too.
 
+pub mod action_benchmark;
 pub mod bencher_lines;
+pub mod bmf;
+pub mod destination;
 pub mod event_list;
 pub mod format;
 pub mod html;
@@ -12,6 +18,7 @@ use crate::analysis::{Analysed, Calibration};
 use crate::counter::event::Event;
 use crate::measure::environment::Environment;
 use crate::store::{self, StoreError};
+use destination::Destination;
 
 /// Whether to colour the output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,12 +53,16 @@ pub struct RunHeader<'a> {
 
 /// One output of a run.
 pub enum Sink {
-    /// The terminal table on stdout.
+    /// The table.
     Table(table::TableSink),
-    /// One JSON object per benchmark per line on stdout.
-    JsonLines(Environment),
-    /// libtest's bench lines on stdout.
-    BencherLines,
+    /// One JSON object per benchmark per line.
+    JsonLines(Environment, Destination),
+    /// libtest's bench lines.
+    BencherLines(Destination),
+    /// Bencher Metric Format, when the run ends.
+    Bmf(bmf::BmfSink),
+    /// github-action-benchmark's array, when the run ends.
+    Action(action_benchmark::ActionSink),
     /// The HTML report, written when the run ends.
     Report(html::ReportSink),
 }
@@ -68,24 +79,28 @@ impl Sink {
     pub fn benchmark(&mut self, a: &Analysed) {
         match self {
             Sink::Table(t) => t.benchmark(a),
-            Sink::JsonLines(environment) => println!(
-                "{}",
-                store::json::bench_line(&a.result, environment, a.comparison.as_ref())
-            ),
-            Sink::BencherLines => println!("{}", bencher_lines::bencher_line(&a.result)),
+            Sink::JsonLines(environment, out) => out.line(&store::json::bench_line(
+                &a.result,
+                environment,
+                a.comparison.as_ref(),
+            )),
+            Sink::BencherLines(out) => out.line(&bencher_lines::bencher_line(&a.result)),
+            Sink::Bmf(b) => b.benchmark(a),
+            Sink::Action(s) => s.benchmark(a),
             Sink::Report(r) => r.benchmark(a),
         }
     }
 
-    /// Ends the output; the report says what it wrote.
+    /// Ends the output, writing a file whole; the report says what it
+    /// wrote.
     pub fn finish(self) -> Result<Option<html::Written>, StoreError> {
         match self {
-            Sink::Report(r) => r.finish().map(Some),
-            Sink::Table(t) => {
-                t.finish();
-                Ok(None)
-            }
-            _ => Ok(None),
-        }
+            Sink::Report(r) => return r.finish().map(Some),
+            Sink::Table(t) => t.finish(),
+            Sink::JsonLines(_, out) | Sink::BencherLines(out) => out.finish(),
+            Sink::Bmf(b) => b.finish(),
+            Sink::Action(s) => s.finish(),
+        }?;
+        Ok(None)
     }
 }

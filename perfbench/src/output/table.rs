@@ -3,6 +3,7 @@
 
 use std::io::IsTerminal;
 
+use super::destination::Destination;
 use super::format::{
     count, format_rate, format_value, four_digits, percent, printable, relative_text, standing_cell,
 };
@@ -14,10 +15,12 @@ use crate::analysis::standings::{self, Relative, Standing};
 use crate::analysis::{derived_value, metric_names, Analysed, BenchResult, Metric, WALL_TIME};
 use crate::counter::event::Unit;
 use crate::counter::group as counter_group;
+use crate::store::StoreError;
 
 /// The table as an output of a run: a header describing the run, then a
 /// row (and a change line) per benchmark.
 pub struct TableSink {
+    out: Destination,
     color: bool,
     width: usize,
     table: Option<Table>,
@@ -37,18 +40,23 @@ fn colored(color: Color, terminal: bool, no_color: Option<std::ffi::OsString>) -
 }
 
 impl TableSink {
-    /// A table coloured as asked, as wide as `$COLUMNS` (80 without it).
-    pub fn new(color: Color) -> TableSink {
-        let color = colored(
-            color,
-            std::io::stdout().is_terminal(),
-            std::env::var_os("NO_COLOR"),
-        );
+    /// A table bound for `out`, coloured as asked on stdout (never in a
+    /// file), as wide as `$COLUMNS` (80 without it).
+    pub fn new(color: Color, out: Destination) -> TableSink {
+        let color = match out.is_stdout() {
+            true => colored(
+                color,
+                std::io::stdout().is_terminal(),
+                std::env::var_os("NO_COLOR"),
+            ),
+            false => false,
+        };
         let width = std::env::var("COLUMNS")
             .ok()
             .and_then(|c| c.parse().ok())
             .unwrap_or(80);
         TableSink {
+            out,
             color,
             width,
             table: None,
@@ -61,8 +69,8 @@ impl TableSink {
     pub fn start(&mut self, h: &RunHeader) {
         let mode = if h.per_iter { "per-iteration" } else { "batch" };
         let at = h.environment.origin_summary().map(|o| format!(" {o}"));
-        println!(
-            "perfbench: {}{}, {mode} mode, {} in {}, {}",
+        let first = format!(
+            "{}{}, {mode} mode, {} in {}, {}",
             count(h.ids.len(), "benchmark"),
             printable(&at.unwrap_or_default()),
             count(h.sample_count as usize, "sample"),
@@ -71,31 +79,26 @@ impl TableSink {
                 .cpu
                 .map_or("not pinned".into(), |c| format!("pinned to CPU {c}"))
         );
-        println!(
-            "{}",
-            // The CPU model, governor and PMU names are the machine's
-            // text, printed as any other.
-            wrap(
-                "perfbench: ",
-                &printable(&h.environment.summary()),
-                self.width
-            )
-        );
+        // A branch's name can be long: the line wraps as the next does.
+        self.out.line(&wrap("perfbench: ", &first, self.width));
+        // The CPU model, governor and PMU names are the machine's text,
+        // printed as any other.
+        let summary = h.environment.summary();
+        self.out
+            .line(&wrap("perfbench: ", &printable(&summary), self.width));
         if !h.groups.is_empty() {
             let prefix = "perfbench: more events than the PMU holds at once, measured in one pass per group: ";
-            println!(
-                "{}",
-                wrap(prefix, &counter_group::together(&h.groups), self.width)
-            );
+            let groups = counter_group::together(&h.groups);
+            self.out.line(&wrap(prefix, &groups, self.width));
         }
         for line in self.costs_lines(h) {
-            println!("{line}");
+            self.out.line(&line);
         }
         let names: Vec<String> = metric_names(h.events).into_iter().map(|(n, _)| n).collect();
         let table = Table::new(h.ids, &names, has_ipc(h.events), self.width, self.color);
         let header = table.header();
         if !header.is_empty() {
-            println!("{header}");
+            self.out.line(&header);
         }
         self.table = Some(table);
     }
@@ -149,31 +152,32 @@ impl TableSink {
             self.results.push(a.result.clone());
         }
         let Some(table) = &self.table else { return };
-        println!("{}", table.row(&a.result));
+        self.out.line(&table.row(&a.result));
         if let Some(line) = table.throughput_line(&a.result) {
-            println!("{line}");
+            self.out.line(&line);
         }
         if let Some(line) = table.interval_line(&a.result) {
-            println!("{line}");
+            self.out.line(&line);
         }
         let Some(comparison) = &a.comparison else {
             return;
         };
         if let Some(line) = table.change_line(&a.result, comparison) {
-            println!("{line}");
+            self.out.line(&line);
         }
         if let Some(line) = table.paired_line(comparison) {
-            println!("{line}");
+            self.out.line(&line);
         }
     }
 
     /// Prints each group's standing: its members side by side at each
-    /// argument, every metric against the best.
-    pub fn finish(self) {
+    /// argument, every metric against the best; writes a file whole.
+    pub fn finish(mut self) -> Result<(), StoreError> {
         let results: Vec<&BenchResult> = self.results.iter().collect();
         for standing in standings::standings(&results) {
-            println!("\n{}", standing_table(&standing));
+            self.out.line(&format!("\n{}", standing_table(&standing)));
         }
+        self.out.finish()
     }
 }
 

@@ -11,10 +11,12 @@ use crate::output::Color;
 
 use super::parse::Parsed;
 use super::values::{
-    baseline_name, events, number, one_of, paired_path, percent, percent_text, positive_seconds,
-    revision, seconds, seconds_text, whole, MAX_ROUNDS, MAX_SAMPLE_COUNT,
+    baseline_name, events, number, one_of, output_files, output_format, paired_path, percent,
+    percent_text, positive_seconds, revision, seconds, seconds_text, whole, MAX_ROUNDS,
+    MAX_SAMPLE_COUNT,
 };
-use super::{quick_config, OutputFormat, Pairing, RegressionGate};
+use super::{quick_config, Pairing, RegressionGate};
+use crate::output::format::quoted;
 
 /// What a flag's value sets, given the value and the flag as the user
 /// spelled it (for errors).
@@ -304,15 +306,32 @@ pub(super) const FLAGS: &[Flag] = &[
     })),
     Flag::value(
         "output-format",
-        "pretty|json|bencher",
-        "table, JSON lines, or libtest bench lines",
+        "FORMAT",
+        "on stdout: pretty (the table), json (JSON lines), bencher (libtest bench lines), bmf \
+         (Bencher), github-action-benchmark or github-action-benchmark-bigger",
         |p, v, what| {
-            let formats = [
-                OutputFormat::Pretty,
-                OutputFormat::Json,
-                OutputFormat::Bencher,
-            ];
-            p.output_format = Some(formats[one_of(v, what, &["pretty", "json", "bencher"])?]);
+            p.output_format = Some(output_format(v, what)?);
+            Ok(())
+        },
+    )
+    .showing(Shown::DefaultWords("pretty")),
+    Flag::value(
+        "output-file",
+        "FORMAT=PATH",
+        "also write FORMAT to the file PATH, whole, when the run ends (repeatable; the variable \
+         takes a comma list)",
+        |p, v, what| {
+            // All or nothing: a wrong variable the command line overrides
+            // leaves no file of its own behind.
+            let mut files = p.output_files.clone();
+            for (format, path) in output_files(v, what)? {
+                if files.iter().any(|(_, given)| *given == path) {
+                    let path = path.to_string_lossy();
+                    return Err(format!("{what}: `{}` is given twice", quoted(&path)));
+                }
+                files.push((format, path));
+            }
+            p.output_files = files;
             Ok(())
         },
     ),

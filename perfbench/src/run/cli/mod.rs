@@ -56,7 +56,7 @@ pub enum Action {
     Run(RunMode),
 }
 
-/// How results are written to stdout.
+/// How results are written, to stdout or to a file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputFormat {
     /// A table for people.
@@ -65,6 +65,15 @@ pub enum OutputFormat {
     Json,
     /// libtest's `test ID ... bench: N ns/iter (+/- M)` lines.
     Bencher,
+    /// One Bencher Metric Format object for the run (`bencher run
+    /// --adapter json`).
+    Bmf,
+    /// github-action-benchmark's array for `tool: customSmallerIsBetter`:
+    /// the metrics where less is better.
+    ActionSmaller,
+    /// github-action-benchmark's array for `tool: customBiggerIsBetter`:
+    /// the throughputs and IPC.
+    ActionBigger,
 }
 
 /// Which benchmarks a run takes, with libtest's semantics.
@@ -151,8 +160,11 @@ pub struct RunOptions {
     /// The measurement settings the run was given (command line,
     /// environment, `--quick`), which win over a benchmark's attribute.
     pub given: Given,
-    /// Output format.
+    /// Output format on stdout.
     pub output_format: OutputFormat,
+    /// `--output-file FORMAT=PATH`: formats written to files when the run
+    /// ends, each whole.
+    pub output_files: Vec<(OutputFormat, std::path::PathBuf)>,
     /// Colour.
     pub color: Color,
     /// `--save-baseline NAME`.

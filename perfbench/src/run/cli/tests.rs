@@ -3,6 +3,7 @@
 //! quoting values escaped and cut), and the help the flag table prints.
 
 use std::ffi::OsString;
+use std::path::Path;
 
 use super::*;
 
@@ -78,6 +79,60 @@ fn environment_twins_apply_and_the_command_line_wins() {
 }
 
 #[test]
+fn output_files_are_repeatable_and_their_twin_takes_a_comma_list() {
+    let dir = std::env::temp_dir();
+    let (a, b) = (dir.join("perfbench-a.json"), dir.join("perfbench-b.json"));
+    let env = format!("json={},bencher={}", a.display(), b.display());
+    let flag = format!("github-action-benchmark={}", dir.join("c.json").display());
+    let o = parse_with(
+        &["--output-file", &flag],
+        &[("PERFBENCH_OUTPUT_FILE", &env)],
+    )
+    .unwrap();
+    let files: Vec<(OutputFormat, &Path)> = (o.output_files.iter())
+        .map(|(f, p)| (*f, p.as_path()))
+        .collect();
+    let c = dir.join("c.json");
+    assert_eq!(
+        files,
+        [
+            (OutputFormat::Json, a.as_path()),
+            (OutputFormat::Bencher, b.as_path()),
+            (OutputFormat::ActionSmaller, c.as_path())
+        ]
+    );
+    assert_eq!(
+        o.output_format,
+        OutputFormat::Pretty,
+        "stdout keeps the table"
+    );
+}
+
+#[test]
+fn a_bad_output_file_is_one_line_naming_it() {
+    let dir = std::env::temp_dir();
+    let missing = dir.join("perfbench-no-such-folder").join("x.json");
+    let missing = format!("bmf={}", missing.display());
+    let folder = format!("bmf={}", dir.display());
+    let twice = format!("bmf={0}/t.json,json={0}/t.json", dir.display());
+    for (value, needle) in [
+        ("xml=out.xml", "--output-file takes pretty | json"),
+        (
+            "out.json",
+            "--output-file takes FORMAT=PATH, not `out.json`",
+        ),
+        ("bmf=", "--output-file: `` is no path"),
+        (&missing, "perfbench-no-such-folder` does not exist"),
+        (&folder, "is a folder: give a file's path"),
+        (&twice, "t.json` is given twice"),
+    ] {
+        let e = parse_with(&["--output-file", value], &[]).unwrap_err();
+        assert!(e.contains(needle), "{value}: {e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+}
+
+#[test]
 fn quick_fills_only_what_was_not_set() {
     let o = parse_with(&["--sample-count", "5", "--quick"], &[]).unwrap();
     assert_eq!(o.config.sample_count, 5);
@@ -94,7 +149,7 @@ fn bad_input_is_a_one_line_error_naming_the_culprit() {
         (
             &["--output-format", "xml"],
             &[],
-            "pretty | json | bencher, not `xml`",
+            "bmf | github-action-benchmark | github-action-benchmark-bigger, not `xml`",
         ),
         (&["--cpu"], &[], "--cpu"),
         (&[], &[("PERFBENCH_NO_PIN", "maybe")], "PERFBENCH_NO_PIN"),

@@ -4,7 +4,10 @@
 //! cut, since a value may hold anything.
 
 use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+use super::OutputFormat;
 
 use crate::counter::event::parse_list;
 use crate::output::format::{quoted, thousands};
@@ -135,6 +138,57 @@ pub(super) fn one_of(v: &str, what: &str, choices: &[&str]) -> Result<usize, Str
         .iter()
         .position(|c| *c == v)
         .ok_or_else(|| format!("{what} takes {}, not `{}`", choices.join(" | "), quoted(v)))
+}
+
+/// Every output format by its name, in the order `--help` gives them.
+const FORMATS: [(&str, OutputFormat); 6] = [
+    ("pretty", OutputFormat::Pretty),
+    ("json", OutputFormat::Json),
+    ("bencher", OutputFormat::Bencher),
+    ("bmf", OutputFormat::Bmf),
+    ("github-action-benchmark", OutputFormat::ActionSmaller),
+    ("github-action-benchmark-bigger", OutputFormat::ActionBigger),
+];
+
+/// An output format by its name.
+pub(super) fn output_format(v: &str, what: &str) -> Result<OutputFormat, String> {
+    let names = FORMATS.map(|(name, _)| name);
+    Ok(FORMATS[one_of(v, what, &names)?].1)
+}
+
+/// `--output-file`'s comma list of `FORMAT=PATH`, each path one a file can
+/// be written at now, checked before anything is measured.
+pub(super) fn output_files(v: &str, what: &str) -> Result<Vec<(OutputFormat, PathBuf)>, String> {
+    v.split(',').map(|one| output_file(one, what)).collect()
+}
+
+/// One `FORMAT=PATH`.
+fn output_file(v: &str, what: &str) -> Result<(OutputFormat, PathBuf), String> {
+    let Some((format, path)) = v.split_once('=') else {
+        return Err(format!("{what} takes FORMAT=PATH, not `{}`", quoted(v)));
+    };
+    let format = output_format(format, what)?;
+    match unwritable(Path::new(path)) {
+        Some(why) => Err(format!("{what}: `{}` {why}", quoted(path))),
+        None => Ok((format, path.into())),
+    }
+}
+
+/// Why no file can be written at `path`: none given, a folder there, or
+/// no folder to hold it.
+fn unwritable(path: &Path) -> Option<String> {
+    if path.as_os_str().is_empty() {
+        return Some("is no path: give a file's after the `=`".into());
+    }
+    if path.is_dir() || path.as_os_str().to_string_lossy().ends_with('/') {
+        return Some("is a folder: give a file's path".into());
+    }
+    let folder = path.parent().filter(|f| !f.as_os_str().is_empty());
+    let folder = folder.unwrap_or(Path::new("."));
+    (!folder.is_dir()).then(|| {
+        let folder = folder.to_string_lossy();
+        format!("is in no folder: `{}` does not exist", quoted(&folder))
+    })
 }
 
 /// A switch's value in the environment: 1 or 0 (also true/false, yes/no,

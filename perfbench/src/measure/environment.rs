@@ -21,6 +21,22 @@ pub struct Environment {
     /// where on, so that other records keep their bytes.
     #[serde(default, deserialize_with = "flag", skip_serializing_if = "is_false")]
     pub arm_pseudo_nmi: bool,
+    /// The branch of the commit measured, where known (git, else the CI's
+    /// variables). Like the commit and the time, it says what was measured
+    /// when, not where: no comparison is refused for it.
+    #[serde(
+        default,
+        deserialize_with = "label",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub branch: Option<String>,
+    /// The full id of the commit measured, where known.
+    #[serde(
+        default,
+        deserialize_with = "commit_id",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub commit: Option<String>,
     /// On a hybrid CPU, the kind of core measured: the core PMU of the
     /// pinned CPU (`cpu_core`, `cpu_atom`, `armv8_cortex_a76`). Written
     /// only where there is one.
@@ -36,9 +52,26 @@ pub struct Environment {
     pub cpu: Option<usize>,
     /// `model name` from `/proc/cpuinfo`.
     pub cpu_model: String,
+    /// Whether the working tree had changes to tracked files beside the
+    /// commit, where git could tell.
+    #[serde(
+        default,
+        deserialize_with = "or_none",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub dirty: Option<bool>,
     /// The frequency governor of the pinned CPU, where cpufreq exists.
     #[serde(default, deserialize_with = "or_none")]
     pub governor: Option<String>,
+    /// A stable, anonymous id of the machine: 16 hex digits hashed from
+    /// its machine id, so that runs of one machine can be told from
+    /// another's without naming it.
+    #[serde(
+        default,
+        deserialize_with = "label",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub host: Option<String>,
     /// The kernel release (`uname -r`).
     pub kernel: String,
     /// `kernel.nmi_watchdog` (1: it holds a hardware counter).
@@ -53,6 +86,13 @@ pub struct Environment {
     /// The CPU PMU's `rdpmc` setting (0 disables user-space reads).
     #[serde(default, deserialize_with = "int")]
     pub rdpmc: Option<i32>,
+    /// When the run started, in UTC (RFC 3339, to the second).
+    #[serde(
+        default,
+        deserialize_with = "label",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub started: Option<String>,
     /// Whether the CPU reports running under a hypervisor.
     #[serde(default, deserialize_with = "flag")]
     pub virtual_machine: bool,
@@ -85,6 +125,53 @@ fn names<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
         .into_iter()
         .filter_map(|p| p.as_str().map(String::from))
         .collect())
+}
+
+/// A stored name or time: text of at most 200 characters and no control
+/// characters, else unknown (a stored record may be hostile).
+fn label<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let text: Option<String> = or_none(d)?;
+    Ok(text.filter(|t| t.chars().count() <= 200 && !t.chars().any(char::is_control)))
+}
+
+/// A stored commit id: 7 to 64 hex digits, else unknown.
+fn commit_id<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let text: Option<String> = or_none(d)?;
+    Ok(text.filter(|t| is_commit_id(t)))
+}
+
+/// Whether `text` is a commit id as git or a CI writes one: 7 to 64 hex
+/// digits.
+pub fn is_commit_id(text: &str) -> bool {
+    (7..=64).contains(&text.len()) && text.chars().all(|c| c.is_ascii_hexdigit())
+}
+
+/// FNV-1a: a stable hash (the standard library's may change between
+/// releases, and what is hashed into names and ids must not).
+pub fn stable_hash(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// The machine's anonymous id: its machine id (or, in a container without
+/// one, its host name) hashed with perfbench's own key, as machine-id(5)
+/// asks of programs that show an id, so that the machine id itself never
+/// leaves the machine.
+fn host_id(root: &Path) -> Option<String> {
+    [
+        "/etc/machine-id",
+        "/var/lib/dbus/machine-id",
+        "/proc/sys/kernel/hostname",
+    ]
+    .iter()
+    .find_map(|path| read(root, path).filter(|id| !id.is_empty()))
+    .map(|id| {
+        format!(
+            "{:016x}",
+            stable_hash(format!("perfbench host {id}").as_bytes())
+        )
+    })
 }
 
 /// Whether `b` is false: a flag left out of the record.
@@ -135,6 +222,7 @@ impl Environment {
                 .or_else(|| arm_cpu_model(&field))
                 .unwrap_or_else(|| "unknown".into()),
             kernel: read(root, "/proc/sys/kernel/osrelease").unwrap_or_default(),
+            host: host_id(root),
             cpu,
             core_type: cpu
                 .and_then(|c| core_type_of(&root.join("sys/bus/event_source/devices"), c)),
@@ -155,6 +243,11 @@ impl Environment {
                 c.split_whitespace()
                     .any(|w| w == "irqchip.gicv3_pseudo_nmi=1")
             }),
+            // What was measured and when is the run's to say (run/origin.rs).
+            branch: None,
+            commit: None,
+            dirty: None,
+            started: None,
         }
     }
 

@@ -27,6 +27,7 @@ use std::time::SystemTime;
 
 use crate::analysis::comparison::Target;
 use crate::analysis::{BenchResult, Recording};
+use crate::measure::environment::stable_hash;
 
 pub use crate::kernel::dir::Kind;
 pub use baseline::BaselineSave;
@@ -157,17 +158,9 @@ pub fn folder_name(id: &str) -> String {
         format!(
             "{}-{:016x}",
             readable.trim_start_matches('.'),
-            fnv1a(id.as_bytes())
+            stable_hash(id.as_bytes())
         )
     }
-}
-
-/// FNV-1a: a stable hash (the standard library's may change between
-/// releases, and folder names must not).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    })
 }
 
 /// Checks a baseline name given on the command line.

@@ -195,7 +195,7 @@ fn summary_of(doc: SummaryRecord) -> Result<BenchSummary, String> {
 }
 
 /// A count of samples: from 1 to [`MAX_SAMPLES`].
-fn sample_count(v: Loose<u64>, what: &str) -> Result<usize, String> {
+pub(super) fn sample_count(v: Loose<u64>, what: &str) -> Result<usize, String> {
     v.ok()
         .filter(|n| (1..=MAX_SAMPLES as u64).contains(n))
         .map(|n| n as usize)
@@ -213,10 +213,9 @@ fn statistics<const N: usize>(v: Numbers, what: &str) -> Result<[f64; N], String
     Ok(out)
 }
 
-/// An estimate [`encode_summary`] wrote: finite statistics, its interval
-/// around its point.
-fn estimate_of(v: Numbers) -> Result<Estimate, String> {
-    let what = "metrics.estimate";
+/// An estimate as [`encode_summary`] writes one, `[point, low, high]`, in
+/// the field `what`: finite statistics, its interval around its point.
+pub(super) fn estimate_of(v: Numbers, what: &str) -> Result<Estimate, String> {
     let [point, low, high] = statistics(v, what)?;
     let e = Estimate {
         point,
@@ -232,7 +231,7 @@ fn estimate_of(v: Numbers) -> Result<Estimate, String> {
 }
 
 /// The unit named `name`.
-fn unit_of(name: Option<String>) -> Option<Unit> {
+pub(super) fn unit_of(name: Option<String>) -> Option<Unit> {
     [Unit::Nanoseconds, Unit::Count]
         .into_iter()
         .find(|u| Some(u.symbol()) == name.as_deref())
@@ -249,7 +248,7 @@ fn metrics_of(v: Loose<Vec<Loose<MetricSummaryRecord>>>) -> Result<Vec<MetricSum
             Ok(MetricSummary {
                 name: text(m.name, "metrics.name")?,
                 unit: unit_of(m.unit.ok()).ok_or_else(|| bad("metrics.unit"))?,
-                estimate: estimate_of(m.estimate)?,
+                estimate: estimate_of(m.estimate, "metrics.estimate")?,
             })
         })
         .collect::<Result<Vec<_>, String>>()?;

@@ -13,6 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::bench_summary::RecentChange;
 use super::json::{decode_history_run, encode_history_run};
 use super::{error, folder_name, Store, StoreError};
 use crate::analysis::comparison::Thresholds;
@@ -78,18 +79,36 @@ impl HistoryRun {
     /// The commit as people read it: its first 7 digits, `+dirty` where the
     /// tree differed; `None` where unknown.
     pub fn short_commit(&self) -> Option<String> {
-        let commit = self.commit.as_deref()?;
-        let short = &commit[..commit.len().min(7)];
-        Some(match self.dirty {
-            Some(true) => format!("{short}+dirty"),
-            _ => short.to_string(),
-        })
+        short_commit(self.commit.as_deref(), self.dirty)
     }
 
     /// Whether `other` measured the same thing here: its metric, unit and
     /// machine (timings of two machines are not one series).
     fn same_series(&self, other: &HistoryRun) -> bool {
         self.metric == other.metric && self.unit == other.unit && self.host == other.host
+    }
+}
+
+/// A commit as people read it: its first 7 digits, `+dirty` where the
+/// tree differed; `None` where unknown.
+pub fn short_commit(commit: Option<&str>, dirty: Option<bool>) -> Option<String> {
+    let commit = commit?;
+    let short = commit.get(..7).unwrap_or(commit);
+    Some(match dirty {
+        Some(true) => format!("{short}+dirty"),
+        _ => short.to_string(),
+    })
+}
+
+impl RecentChange {
+    /// The commit of the first run at the new level, as people read it.
+    pub fn short_commit(&self) -> Option<String> {
+        short_commit(self.commit.as_deref(), self.dirty)
+    }
+
+    /// The step relative to the level before it; `None` from 0.
+    pub fn relative(&self) -> Option<f64> {
+        (self.before != 0.0).then(|| (self.after - self.before) / self.before)
     }
 }
 
@@ -223,16 +242,63 @@ impl Trend {
     }
 }
 
+/// Runs of a history the index looks back over for change points.
+pub const RECENT_RUNS: usize = 10;
+
+/// The change points of `trend` among its last [`RECENT_RUNS`] runs, as
+/// the index lists them.
+pub fn recent_changes(trend: &Trend) -> Vec<RecentChange> {
+    let last = trend.runs.len().saturating_sub(1);
+    trend
+        .recent(RECENT_RUNS)
+        .map(|(c, run)| RecentChange {
+            runs_ago: last - c.index,
+            metric: run.metric.clone(),
+            unit: run.unit,
+            before: c.before,
+            after: c.after,
+            commit: run.commit.clone(),
+            dirty: run.dirty,
+        })
+        .collect()
+}
+
+/// The recent change points of `id`'s stored history at the default
+/// thresholds, for a summary made from a stored run; none where it cannot
+/// be read (the run that appended to it said why).
+pub fn stored_changes(store: &Store, id: &str) -> Vec<RecentChange> {
+    let history = store.history(id).unwrap_or_default();
+    Trend::of(&history, &Thresholds::default())
+        .map(|t| recent_changes(&t))
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::stats::Interval;
+
+    /// Writes `id`'s history as runs at `points` (with [`run_at`]), whole:
+    /// a thousand appends would rewrite the file a thousand times.
+    pub(crate) fn write_history(store: &Store, id: &str, points: &[f64]) {
+        let lines: String = points
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| encode_history_run(&run_at(i, p)) + "\n")
+            .collect();
+        store
+            .write(
+                &Path::new(&folder_name(id)).join(HISTORY_FILE),
+                lines.as_bytes(),
+            )
+            .unwrap();
+    }
 
     /// Run `i` of a history at `point`.
     pub(crate) fn run_at(i: usize, point: f64) -> HistoryRun {
         HistoryRun {
             started: Some(format!("2026-11-25T22:{:02}:{:02}Z", i / 60 % 60, i % 60)),
-            commit: Some(format!("{i:040x}")),
+            commit: Some(format!("{i:07x}{}", "0".repeat(33))),
             dirty: Some(i % 2 == 1),
             branch: Some("main".into()),
             host: Some("5d41402abc4b2a76".into()),
@@ -281,11 +347,8 @@ mod tests {
     #[test]
     fn a_history_keeps_the_last_thousand_runs() {
         let store = temp_store("history-bound");
-        store.append_history("b::x", &run_at(0, 0.0)).unwrap();
-        let lines: String = (0..MAX_HISTORY_RUNS + 3)
-            .map(|i| encode_history_run(&run_at(i, i as f64)) + "\n")
-            .collect();
-        std::fs::write(store.history_path("b::x"), lines).unwrap();
+        let points: Vec<f64> = (0..MAX_HISTORY_RUNS + 3).map(|i| i as f64).collect();
+        write_history(&store, "b::x", &points);
         for i in MAX_HISTORY_RUNS + 3..MAX_HISTORY_RUNS + 5 {
             store.append_history("b::x", &run_at(i, i as f64)).unwrap();
         }
@@ -388,6 +451,19 @@ mod tests {
         assert_eq!(trend.numbers[c.index], 61);
         assert_eq!(trend.recent(10).count(), 0);
         assert_eq!(trend.recent(40).count(), 1);
+        assert!(recent_changes(&trend).is_empty());
+        history.runs.truncate(65);
+        let trend = Trend::of(&history, &Thresholds::default()).unwrap();
+        let recent = recent_changes(&trend);
+        assert_eq!(recent.len(), 1);
+        assert_eq!(
+            (recent[0].runs_ago, recent[0].before, recent[0].after),
+            (4, 100.0, 110.0)
+        );
+        assert_eq!(
+            recent[0].commit.as_deref(),
+            Some(&*format!("{:07x}{}", 60, "0".repeat(33)))
+        );
         assert!(Trend::of(&History::default(), &Thresholds::default()).is_none());
     }
 }

@@ -80,6 +80,8 @@ fn history_section(out: &mut String, trend: &Trend, plots: bool) {
             plots::history(trend),
             "Headline per run with its 95 % interval; dashed: change points",
             &[
+                ("chart", "history"),
+                ("metric", &latest.metric),
                 ("history-runs", &trend.runs.len().to_string()),
                 ("change-points", &at.join(",")),
             ],

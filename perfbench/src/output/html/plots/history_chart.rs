@@ -109,18 +109,21 @@ impl Marks {
         for (c, (x, top), (_, bottom)) in &self.steps {
             let run = &trend.runs[c.index];
             let size = esc(&relative_text(c.relative()));
+            let right = *x > SIZE.0 as i32 * 2 / 3;
             let _ = writeln!(
                 out,
                 "<g class=\"change-point\" data-run=\"{}\"><title>step of {size} at run {}: {} → {}{}</title>\
                  <line x1=\"{x}\" y1=\"{top}\" x2=\"{x}\" y2=\"{bottom}\" stroke=\"{STEP}\" stroke-width=\"2\" stroke-dasharray=\"6 3\"/>\
-                 <text x=\"{}\" y=\"{}\" font-family=\"{FONT}\" font-size=\"13\" fill=\"{STEP}\">{size}</text></g>",
+                 <text x=\"{}\" y=\"{}\" text-anchor=\"{}\" font-family=\"{FONT}\" font-size=\"13\" fill=\"{STEP}\">{size}</text></g>",
                 trend.numbers[c.index],
                 trend.numbers[c.index],
                 esc(&value(c.before, run.unit)),
                 esc(&value(c.after, run.unit)),
                 commit_text(run).map_or(String::new(), |t| format!(", {t}")),
-                x + 4,
+                // Left of a line in the right third, so that it is not cut.
+                if right { x - 4 } else { x + 4 },
                 top - 6,
+                if right { "end" } else { "start" },
             );
         }
         for &(i, (x, y)) in &self.runs {

@@ -33,10 +33,7 @@ fn fake_root() -> &'static Path {
             ("power/type", "23"),
             ("power/format/event", "config:0-7"),
             ("power/events/energy-pkg", "event=0x02"),
-            (
-                "power/events/energy-pkg.scale",
-                "2.3283064365386962890625e-10",
-            ),
+            ("power/events/energy-pkg.scale", "2.3283064365386962890625e-10"),
             ("power/events/energy-pkg.unit", "Joules"),
         ];
         for (rel, content) in files {

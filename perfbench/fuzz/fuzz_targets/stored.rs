@@ -1,12 +1,12 @@
 //! `cargo fuzz run stored`: any text given to the readers of stored files
 //! (results, report summaries, sampled values, history lines) must come
 //! back as a value or a one-line error, never a panic or a long loop; what
-//! decodes goes where
-//! a run takes it: analysed, compared (with itself, as the report's stored
-//! benchmarks are), its earlier runs carried, encoded again (which must
-//! decode: perfbench reads what it writes), and drawn in a report, with a
-//! summary and values in the report's index and group page; a history's
-//! runs re-encoded (which must decode) and charted on the run's pages.
+//! decodes goes where a run takes it: analysed, compared (with itself, as
+//! the report's stored benchmarks are), its earlier runs carried, encoded
+//! again (which must decode: perfbench reads what it writes), and drawn in
+//! a report, with a summary and values in the report's index and group
+//! page; a history's runs re-encoded (which must decode) and charted on
+//! the run's pages.
 
 #![no_main]
 

@@ -272,6 +272,26 @@ fn history() {
         "store: {BENCHMARKS} benchmarks, each with {HISTORY_RUNS} runs of history ({:.1} MB in all)",
         stored as f64 / 1e6
     );
+    // What the run's store step adds: one append to each history.
+    let latest: Vec<HistoryRun> = ids
+        .iter()
+        .map(|id| {
+            store
+                .history(id)
+                .expect("readable")
+                .runs
+                .pop()
+                .expect("runs")
+        })
+        .collect();
+    let start = Instant::now();
+    for (id, run) in ids.iter().zip(&latest) {
+        store.append_history(id, run).expect("appended");
+    }
+    println!(
+        "appending a run to each of the {BENCHMARKS} histories: {:.1} ms",
+        start.elapsed().as_secs_f64() * 1e3
+    );
     let options = ReportOptions {
         plots: true,
         against: Target::PreviousRun,

@@ -333,6 +333,15 @@ fn a_history_is_charted_on_its_page_and_a_recent_step_listed_in_the_index() {
         changed.contains("110.0 ns → 121.0 ns") && changed.contains("6 runs ago"),
         "{changed}"
     );
+    // A run of another benchmark lists it still, from its summary.
+    let index = report(&store, &["flat"], true, Target::PreviousRun);
+    let later = crate::output::html::tests::between(&index, "id=\"changed\"", "</table>");
+    assert_eq!(later, changed);
+    // And where its summary is gone, from its history, read once.
+    std::fs::remove_file(store.root().join("report/data/stepped.json")).unwrap();
+    let index = report(&store, &["flat"], true, Target::PreviousRun);
+    let remade = crate::output::html::tests::between(&index, "id=\"changed\"", "</table>");
+    assert_eq!(remade, changed);
     // Without plots: the table of change points, no chart.
     report(&store, &["stepped"], false, Target::PreviousRun);
     let html = page(&store, "stepped");

@@ -126,6 +126,15 @@ fn assert_exact_change(run: &Run, faults: &str, relative: f64, verdict: &str) {
     assert_eq!(change["ci"], ci, "{line}");
 }
 
+/// Asserts that the run recorded the working tree's commit `head`, its
+/// dirtiness and its `branch`: what it measured, not the baseline's.
+fn assert_origin(run: &Run, head: &str, dirty: bool, branch: &str) {
+    let env = &run.json()[0]["environment"];
+    assert_eq!(env["commit"], head, "{env}");
+    assert_eq!(env["dirty"], dirty, "{env}");
+    assert_eq!(env["branch"], branch, "{env}");
+}
+
 #[test]
 fn a_revision_is_built_once_paired_with_and_an_exact_count_judged_exactly() {
     // The benchmarks run as the test does here: the build needs cargo's
@@ -149,6 +158,12 @@ fn a_revision_is_built_once_paired_with_and_an_exact_count_judged_exactly() {
     let expected = format!("perfbench: building {what} for the paired run");
     assert_eq!(building, [expected.as_str()], "{}", first.stderr);
     assert_exact_change(&first, &faults, 1.0, "regressed");
+    assert_origin(
+        &first,
+        &head,
+        true,
+        &git(&repo, &["symbolic-ref", "--short", "HEAD"]),
+    );
 
     let started = Instant::now();
     let second = bench(&repo, &target, &gate);
@@ -180,6 +195,12 @@ fn a_revision_is_built_once_paired_with_and_an_exact_count_judged_exactly() {
         moved.stderr
     );
     assert_exact_change(&moved, &faults, 0.0, "no change");
+    assert_origin(
+        &moved,
+        &head,
+        false,
+        &git(&repo, &["symbolic-ref", "--short", "HEAD"]),
+    );
     let before = bench(&repo, &target, &["--paired-with-rev", "HEAD~1"]);
     let using = using.replace("at HEAD (", "at HEAD~1 (");
     assert!(

@@ -2,6 +2,7 @@
 //! table header, and checked for settings that harm measurement.
 
 use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::de::{DeserializeOwned, Deserializer};
 use serde::{Deserialize, Serialize};
@@ -154,6 +155,28 @@ pub fn stable_hash(bytes: &[u8]) -> u64 {
     })
 }
 
+/// `time` in UTC as RFC 3339 to the second (`2026-11-25T22:41:07Z`), from
+/// Howard Hinnant's civil-from-days; 1970 for a time before it.
+pub fn utc_time(time: SystemTime) -> String {
+    let secs = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
+}
+
 /// The machine's anonymous id: its machine id (or, in a container without
 /// one, its host name) hashed with perfbench's own key, as machine-id(5)
 /// asks of programs that show an id, so that the machine id itself never
@@ -188,9 +211,12 @@ fn read(root: &Path, path: &str) -> Option<String> {
 }
 
 impl Environment {
-    /// Reads this machine's facts.
+    /// Reads this machine's facts, with the time the run started.
     pub fn current(cpu: Option<usize>) -> Environment {
-        Environment::read_from(Path::new("/"), cpu)
+        Environment {
+            started: Some(utc_time(SystemTime::now())),
+            ..Environment::read_from(Path::new("/"), cpu)
+        }
     }
 
     /// Reads the facts of the system whose `/proc` and `/sys` are under
@@ -303,6 +329,42 @@ impl Environment {
         out
     }
 
+    /// The machine alone: this record without what was measured and when,
+    /// so that two runs of one machine compare equal.
+    pub fn machine(&self) -> Environment {
+        Environment {
+            branch: None,
+            commit: None,
+            dirty: None,
+            started: None,
+            ..self.clone()
+        }
+    }
+
+    /// The commit measured as people read it: its first 7 digits, with
+    /// `+dirty` where tracked files had changed (`92d5b55+dirty`); `None`
+    /// where it is not known.
+    pub fn commit_label(&self) -> Option<String> {
+        let commit = self.commit.as_deref()?;
+        let short = commit.get(..7).unwrap_or(commit);
+        let dirty = if self.dirty == Some(true) {
+            "+dirty"
+        } else {
+            ""
+        };
+        Some(format!("{short}{dirty}"))
+    }
+
+    /// What was measured, for the header: `at 92d5b55+dirty on main`, or
+    /// `None` where the commit is not known.
+    pub fn origin_summary(&self) -> Option<String> {
+        let label = self.commit_label()?;
+        Some(match &self.branch {
+            Some(branch) => format!("at {label} on {branch}"),
+            None => format!("at {label}"),
+        })
+    }
+
     /// One line for the table header.
     pub fn summary(&self) -> String {
         let or_na = |v: Option<String>| v.unwrap_or_else(|| "n/a".into());
@@ -382,6 +444,77 @@ fn arm_cpu_model(field: &impl Fn(&str) -> Option<String>) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::time::Duration;
+
+    #[test]
+    fn the_commit_reads_short_with_its_dirtiness_and_branch() {
+        let mut e = Environment::default();
+        assert_eq!(e.origin_summary(), None);
+        e.commit = Some("92d5b55b854f3bdea38dd1581bbd20c3fc1a137c".into());
+        assert_eq!(e.origin_summary().as_deref(), Some("at 92d5b55"));
+        e.dirty = Some(true);
+        e.branch = Some("main".into());
+        assert_eq!(e.commit_label().as_deref(), Some("92d5b55+dirty"));
+        assert_eq!(
+            e.origin_summary().as_deref(),
+            Some("at 92d5b55+dirty on main")
+        );
+    }
+
+    #[test]
+    fn hostile_stored_origins_read_as_unknown() {
+        let mut v = Environment::default().to_json();
+        v["commit"] = json!("../../etc/passwd");
+        v["branch"] = json!("main\u{1b}[2J");
+        v["host"] = json!("x".repeat(201));
+        v["started"] = json!(17);
+        v["dirty"] = json!("yes");
+        let e = Environment::from_json(&v).unwrap();
+        assert_eq!(
+            (e.commit, e.branch, e.host, e.started, e.dirty),
+            (None, None, None, None, None)
+        );
+        v["commit"] = json!("ABCDEF0");
+        v["branch"] = json!("feature/é");
+        assert_eq!(
+            Environment::from_json(&v).unwrap().commit.as_deref(),
+            Some("ABCDEF0")
+        );
+        assert_eq!(
+            Environment::from_json(&v).unwrap().branch.as_deref(),
+            Some("feature/é")
+        );
+    }
+
+    #[test]
+    fn the_host_id_is_the_machine_ids_hash_and_stable() {
+        let root = fake_root(
+            "host",
+            &[("etc/machine-id", "0123456789abcdef0123456789abcdef\n")],
+        );
+        let id = Environment::read_from(&root, None).host.unwrap();
+        assert_eq!(id.len(), 16);
+        assert!(!id.contains("0123456789abcdef"));
+        assert_eq!(Environment::read_from(&root, None).host, Some(id));
+        let other = fake_root("host2", &[("proc/sys/kernel/hostname", "builder-7\n")]);
+        let by_name = Environment::read_from(&other, None).host.unwrap();
+        assert_eq!(
+            by_name,
+            format!("{:016x}", stable_hash(b"perfbench host builder-7"))
+        );
+        assert_eq!(
+            Environment::read_from(&fake_root("host3", &[]), None).host,
+            None
+        );
+    }
+
+    #[test]
+    fn times_are_written_as_rfc_3339_in_utc() {
+        let at = |secs| utc_time(UNIX_EPOCH + Duration::from_secs(secs));
+        assert_eq!(at(0), "1970-01-01T00:00:00Z");
+        assert_eq!(at(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(at(1_735_689_599), "2024-12-31T23:59:59Z");
+    }
 
     /// A fake root with the files `files` holds.
     fn fake_root(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {

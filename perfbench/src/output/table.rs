@@ -60,9 +60,11 @@ impl TableSink {
     /// column headers.
     pub fn start(&mut self, h: &RunHeader) {
         let mode = if h.per_iter { "per-iteration" } else { "batch" };
+        let at = h.environment.origin_summary().map(|o| format!(" {o}"));
         println!(
-            "perfbench: {}, {mode} mode, {} in {}, {}",
+            "perfbench: {}{}, {mode} mode, {} in {}, {}",
             count(h.ids.len(), "benchmark"),
+            printable(&at.unwrap_or_default()),
             count(h.sample_count as usize, "sample"),
             count(h.rounds as usize, "round"),
             h.environment

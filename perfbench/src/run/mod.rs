@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod case_args;
 pub mod cli;
+pub mod origin;
 pub mod paired;
 pub mod panics;
 pub mod plan;
@@ -304,6 +305,7 @@ fn run_benches(
 ) -> Result<i32, String> {
     // Built before pinning, which would hold cargo to one CPU.
     let baseline = paired::baseline_binary(options, target)?;
+    let origin = origin::Origin::of(target);
     let early = failures(broken);
     if entries.is_empty() {
         if !broken.is_empty() {
@@ -315,6 +317,7 @@ fn run_benches(
     let jobs = jobs(options, entries, &routines);
     let wants: Vec<(plan::Want, &str)> = jobs.iter().map(|j| (j.want.clone(), j.id)).collect();
     let mut plan = plan::prepare(options, &wants)?;
+    origin.record_in(&mut plan.environment);
     // Started once pinned, it runs on the same CPU.
     let mut pair = match &baseline {
         Some(path) => Some(paired::Pair::start(path, entries)?),

@@ -7,7 +7,9 @@ use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
+
+use crate::measure::environment::utc_time;
 
 use super::folder::Folder;
 use super::{error, files, Store, StoreError};
@@ -113,49 +115,18 @@ const MAX_HOLDER: u64 = 4096;
 fn holder_line() -> String {
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
     let command: Vec<String> = std::env::args().collect();
-    let since = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
     format!(
         "pid {} on {}, since {}: {}\n",
         std::process::id(),
         host.trim(),
-        utc(since),
+        utc_time(SystemTime::now()),
         command.join(" ")
-    )
-}
-
-/// `secs` after 1970 as `YYYY-MM-DD HH:MM:SS UTC` (Howard Hinnant's
-/// civil-from-days).
-fn utc(secs: u64) -> String {
-    let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
-        rest / 3600,
-        rest / 60 % 60,
-        rest % 60
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn times_are_written_as_utc_dates() {
-        assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
-        assert_eq!(utc(951_782_400), "2000-02-29 00:00:00 UTC");
-        assert_eq!(utc(1_735_689_599), "2024-12-31 23:59:59 UTC");
-    }
 
     #[test]
     fn a_second_locker_is_told_who_holds_the_lock() {

@@ -64,6 +64,8 @@ pub(super) struct Run<'a> {
     pub noisy: bool,
     /// The CPU model its environment names.
     pub cpu_model: &'a str,
+    /// The commit it measured, on `main`, started at noon on 2026-11-25.
+    pub commit: Option<&'a str>,
 }
 
 impl Default for Run<'_> {
@@ -74,6 +76,7 @@ impl Default for Run<'_> {
             per_iter: &[16],
             noisy: true,
             cpu_model: "test cpu",
+            commit: None,
         }
     }
 }
@@ -131,6 +134,9 @@ pub(super) fn save(store: &Store, slot: &Slot, r: Run) {
         cpu_model: r.cpu_model.into(),
         kernel: "6.18.0".into(),
         cpu: Some(1),
+        commit: r.commit.map(String::from),
+        branch: r.commit.map(|_| "main".into()),
+        started: r.commit.map(|_| "2026-11-25T12:00:00Z".into()),
         ..Default::default()
     };
     let mut run = Recording::new(r.id, &events, &m, env);

@@ -22,7 +22,7 @@ pub struct Repository {
 const REDIRECTING: [&str; 4] = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX"];
 
 /// `git ARGS` with none of [`REDIRECTING`] inherited.
-fn git() -> Command {
+pub(in crate::run) fn git() -> Command {
     let mut cmd = Command::new("git");
     for var in REDIRECTING {
         cmd.env_remove(var);

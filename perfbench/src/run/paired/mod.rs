@@ -15,7 +15,7 @@ pub mod protocol;
 pub mod revision;
 
 mod cargo_build;
-mod git_tree;
+pub(in crate::run) mod git_tree;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -14,6 +14,7 @@ use crate::analysis::comparison::{self, MetricChange, Target};
 use crate::analysis::derived::{declared_work, rate};
 use crate::analysis::notes::notes;
 use crate::analysis::{Analysed, Fit, Metric, Recording};
+use crate::measure::environment::Environment;
 use crate::output::format::{count, format_rate, four_digits, relative_text};
 use crate::stats::{Estimate, Interval};
 use crate::store::history::Trend;
@@ -120,6 +121,17 @@ fn nav(out: &mut String, group: Option<&str>) {
     out.push_str("</nav>\n");
 }
 
+/// What was measured and when: `Measured at 92d5b55+dirty on main,
+/// started 2026-11-25T22:42:00Z.`, of what is known.
+fn origin(env: &Environment) -> Option<String> {
+    match (env.origin_summary(), &env.started) {
+        (Some(at), Some(t)) => Some(format!("Measured {at}, started {t}.")),
+        (Some(at), None) => Some(format!("Measured {at}.")),
+        (None, Some(t)) => Some(format!("Started {t}.")),
+        (None, None) => None,
+    }
+}
+
 /// The title and how the benchmark was measured, and where.
 fn about(out: &mut String, e: &Analysed) {
     let run = &e.recording;
@@ -135,6 +147,9 @@ fn about(out: &mut String, e: &Analysed) {
         esc(&env.kernel),
         pinned(env)
     );
+    if let Some(origin) = origin(env) {
+        let _ = writeln!(out, "<p id=\"origin\">{}</p>", esc(&origin));
+    }
     if let Some(path) = e.result.read_path {
         let _ = writeln!(
             out,

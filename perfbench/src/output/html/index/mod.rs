@@ -232,15 +232,19 @@ fn intro(out: &mut String, ix: &Index) {
     out.push_str("</p>\n");
 }
 
-/// Each environment record once, in the order of the benchmarks, with
-/// their ids.
+/// A machine and the commit measured on it.
+type MachineCommit = (Environment, Option<String>);
+
+/// Each machine and commit once, in the order of the benchmarks, with
+/// their ids; a note where the benchmarks come from more than one machine
+/// (more than one commit is the history of a store, and no concern).
 fn environment_section(out: &mut String, entries: &[&Summary]) {
-    let mut envs: Vec<(&Environment, Vec<&str>)> = Vec::new();
+    let mut envs: Vec<(MachineCommit, Vec<&str>)> = Vec::new();
     for e in entries {
-        let env = &e.environment;
-        match envs.iter_mut().find(|(known, _)| *known == env) {
+        let key = (e.environment.machine(), e.environment.commit_label());
+        match envs.iter_mut().find(|(known, _)| *known == key) {
             Some((_, ids)) => ids.push(&e.id),
-            None => envs.push((env, vec![&e.id])),
+            None => envs.push((key, vec![&e.id])),
         }
     }
     out.push_str("<h2>Environment</h2>\n");
@@ -248,7 +252,11 @@ fn environment_section(out: &mut String, entries: &[&Summary]) {
         out.push_str("<p>No stored results.</p>\n");
         return;
     }
-    if envs.len() > 1 {
+    let first_machine = &envs[0].0 .0;
+    if envs
+        .iter()
+        .any(|((machine, _), _)| machine != first_machine)
+    {
         out.push_str(
             "<p class=\"note\">The stored results come from more than one environment: \
              compare counts across them with care.</p>\n",
@@ -256,9 +264,9 @@ fn environment_section(out: &mut String, entries: &[&Summary]) {
     }
     out.push_str(
         "<table id=\"environment\">\n<thead><tr><th>CPU model</th><th>kernel</th>\
-         <th>pinned to</th><th>benchmarks</th></tr></thead>\n<tbody>\n",
+         <th>pinned to</th><th>host</th><th>commit</th><th>benchmarks</th></tr></thead>\n<tbody>\n",
     );
-    for (env, ids) in &envs {
+    for ((env, commit), ids) in &envs {
         let benchmarks = if envs.len() == 1 {
             format!("all {}", ids.len())
         } else {
@@ -271,10 +279,12 @@ fn environment_section(out: &mut String, entries: &[&Summary]) {
         };
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{benchmarks}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{benchmarks}</td></tr>",
             esc(&env.cpu_model),
             esc(&env.kernel),
-            pinned(env)
+            pinned(env),
+            esc(env.host.as_deref().unwrap_or("unknown")),
+            esc(commit.as_deref().unwrap_or("unknown")),
         );
     }
     out.push_str("</tbody>\n</table>\n");

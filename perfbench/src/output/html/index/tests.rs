@@ -345,3 +345,41 @@ fn change_cells_carry_the_verdict_class() {
     let page = page(&store, "worse");
     assert!(page.contains("<tr><td>change vs the previous run</td><td class=\"change regressed\""));
 }
+
+/// The environment table's rows.
+fn environment_rows(index: &str) -> Vec<&str> {
+    let table = &index[index.find("<table id=\"environment\">").unwrap()..];
+    let table = &table[..table.find("</table>").unwrap()];
+    table.split("<tr><td>").skip(1).collect()
+}
+
+#[test]
+fn the_environment_lists_each_commit_and_notes_only_another_machine() {
+    let store = TempStore::new("index-origin");
+    let (a, b) = ("a".repeat(40), "b".repeat(40));
+    for (id, commit) in [("one", &a), ("two", &b)] {
+        let run = Run {
+            commit: Some(commit),
+            ..Run::of(id)
+        };
+        save(&store, &Slot::Latest, run);
+    }
+    let index = report(&store, &["one", "two"], false, Target::PreviousRun);
+    let rows = environment_rows(&index);
+    assert_eq!(rows.len(), 2, "{index}");
+    assert!(rows[0].contains("<td>aaaaaaa</td>"), "{}", rows[0]);
+    assert!(rows[1].contains("<td>bbbbbbb</td>"), "{}", rows[1]);
+    assert!(!index.contains("more than one environment"), "{index}");
+    let elsewhere = Run {
+        commit: Some(&b),
+        cpu_model: "another cpu",
+        ..Run::of("three")
+    };
+    save(&store, &Slot::Latest, elsewhere);
+    let index = report(&store, &["one", "two", "three"], false, Target::PreviousRun);
+    assert_eq!(environment_rows(&index).len(), 3, "{index}");
+    assert!(index.contains("more than one environment"), "{index}");
+    let page = page(&store, "one");
+    let origin = "<p id=\"origin\">Measured at aaaaaaa on main, started 2026-11-25T12:00:00Z.</p>";
+    assert!(page.contains(origin), "{page}");
+}

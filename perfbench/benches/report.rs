@@ -16,7 +16,8 @@
 //! (it is where a report meets results stored without its summaries).
 //!
 //! `cargo bench -p perfbench --bench report` (`-- scale` for the scale
-//! figures only, `-- small` for the first ones only). `-- small keep DIR`
+//! figures only, `-- small` for the first ones only, `-- history` for the
+//! report of 100 benchmarks with 1,000 runs of history each). `-- small keep DIR`
 //! builds the store in DIR and keeps each report there (`report-0/` to
 //! `report-2/`): the store and its reports are the same, byte for byte, on
 //! every run, so a change to the report's code shows as a `diff -r` of the
@@ -31,11 +32,15 @@ use common::Noise;
 use perfbench::analysis::comparison::{compare_runs, Comparison, Target, Thresholds};
 use perfbench::analysis::{analyze, Analysed, Calibration, Recording};
 use perfbench::counter::event::parse_list;
+use perfbench::counter::event::Unit;
 use perfbench::counter::group::{Counts, ReadPath};
 use perfbench::measure::environment::Environment;
 use perfbench::measure::{Measurement, Sample};
 use perfbench::output::html::{write_report, ReportOptions};
-use perfbench::store::{Slot, Store};
+use perfbench::stats::{Estimate, Interval};
+use perfbench::store::history::HistoryRun;
+use perfbench::store::json::encode_history_run;
+use perfbench::store::{folder_name, Slot, Store};
 
 const BENCHMARKS: usize = 100;
 const SAMPLES: u64 = 100;
@@ -189,6 +194,10 @@ fn main() {
         // check here, and the figures only mean something under `cargo bench`.
         return;
     }
+    if args.iter().any(|a| a == "history") {
+        history();
+        return;
+    }
     if !args.iter().any(|a| a == "scale") {
         let keep = args.iter().position(|a| a == "keep");
         small(keep.and_then(|i| args.get(i + 1)).map(Path::new));
@@ -196,6 +205,124 @@ fn main() {
     if !args.iter().any(|a| a == "small") {
         scale::run();
     }
+}
+
+/// Runs each benchmark's history holds in [`history`]'s store.
+const HISTORY_RUNS: usize = 1000;
+
+/// Writes `id`'s history: [`HISTORY_RUNS`] runs of wall time around 250 ns
+/// with 1 % noise, stepping by +5 % at run 600 for every third benchmark
+/// and by +10 % 5 runs from the end for every tenth.
+fn write_history(store: &Store, b: usize, id: &str, noise: &mut Noise) {
+    let mut text = String::new();
+    for i in 0..HISTORY_RUNS {
+        let step = if b % 3 == 0 && i >= 600 { 1.05 } else { 1.0 };
+        let late = if b % 10 == 0 && i >= HISTORY_RUNS - 5 {
+            1.1
+        } else {
+            1.0
+        };
+        let point = 250.0 * step * late * (1.0 + 0.01 * noise.centred());
+        let run = HistoryRun {
+            started: Some(format!(
+                "2026-11-{:02}T{:02}:{:02}:00Z",
+                1 + i / 1440 % 28,
+                i / 60 % 24,
+                i % 60
+            )),
+            commit: Some(format!("{:040x}", i * 7919 + b)),
+            dirty: Some(i % 9 == 0),
+            branch: Some("main".into()),
+            host: Some("5d41402abc4b2a76".into()),
+            metric: "wall-time".into(),
+            unit: Unit::Nanoseconds,
+            estimate: Estimate {
+                point,
+                ci: Interval {
+                    low: point * 0.995,
+                    high: point * 1.005,
+                },
+            },
+            samples: 100,
+            quick: false,
+        };
+        text.push_str(&encode_history_run(&run));
+        text.push('\n');
+    }
+    let rel = Path::new(&folder_name(id)).join("history.jsonl");
+    store
+        .write(&rel, text.as_bytes())
+        .expect("the synthetic store is writable");
+}
+
+/// The report's cost with [`BENCHMARKS`] benchmarks of [`HISTORY_RUNS`]
+/// runs of history each: every benchmark in the run (every page and its
+/// history chart rewritten), and one alone (the others listed from their
+/// summaries, no history read).
+fn history() {
+    let root = std::env::temp_dir().join(format!("perfbench-history-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let (store, ids) = build_store(&root);
+    let mut noise = Noise(0x2545_F491_4F6C_DD1D);
+    for (b, id) in ids.iter().enumerate() {
+        write_history(&store, b, id, &mut noise);
+    }
+    let (_, stored) = size(&root);
+    println!(
+        "store: {BENCHMARKS} benchmarks, each with {HISTORY_RUNS} runs of history ({:.1} MB in all)",
+        stored as f64 / 1e6
+    );
+    // What the run's store step adds: one append to each history.
+    let latest: Vec<HistoryRun> = ids
+        .iter()
+        .map(|id| {
+            store
+                .history(id)
+                .expect("readable")
+                .runs
+                .pop()
+                .expect("runs")
+        })
+        .collect();
+    let start = Instant::now();
+    for (id, run) in ids.iter().zip(&latest) {
+        store.append_history(id, run).expect("appended");
+    }
+    println!(
+        "appending a run to each of the {BENCHMARKS} histories: {:.1} ms",
+        start.elapsed().as_secs_f64() * 1e3
+    );
+    let options = ReportOptions {
+        plots: true,
+        against: Target::PreviousRun,
+        thresholds: Thresholds::default(),
+    };
+    let all = analysed(&store, &ids, &options.against);
+    for (what, run) in [
+        ("all 100 in the run", &all[..]),
+        ("one in the run", &all[..1]),
+    ] {
+        let (time, index) = best_of(3, || {
+            write_report(&store, run, &options)
+                .expect("the report is written")
+                .index
+        });
+        let report = index.parent().expect("report/");
+        let (files, bytes) = size(report);
+        let page =
+            std::fs::metadata(report.join("bench/suite.plain_00.html")).map_or(0, |m| m.len());
+        let changed = std::fs::read_to_string(&index)
+            .unwrap_or_default()
+            .matches("<tr><td><a href=\"bench/")
+            .count();
+        println!(
+            "{what:<20} {:>8.1} ms  ({files} files, {:.1} MB; a page with its history chart {:.0} kB; {changed} rows changed lately)",
+            time.as_secs_f64() * 1e3,
+            bytes as f64 / 1e6,
+            page as f64 / 1e3
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
 }
 
 /// The report of 100 benchmarks, all in the run; with `keep`, in that

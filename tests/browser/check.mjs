@@ -86,6 +86,17 @@ function readLayout() {
         const b = t.getBBox();
         return { text: t.textContent.trim(), x: b.x + b.width / 2, y: b.y + b.height / 2 };
       }),
+      // A history chart's change points and its runs' tooltips.
+      change_points: [...svg.querySelectorAll("g.change-point")].map((g) => ({
+        run: Number(g.dataset.run),
+        x: g.querySelector("line").x1.baseVal.value,
+        label: g.querySelector("text").textContent.trim(),
+        title: g.querySelector("title").textContent,
+      })),
+      tooltips: [...svg.querySelectorAll("circle.run")].map((c) => ({
+        x: c.cx.baseVal.value,
+        title: c.querySelector("title").textContent,
+      })),
     };
   });
   // A group page's standings: a table per argument, a row per member.

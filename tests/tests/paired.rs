@@ -300,6 +300,10 @@ fn one_build_on_both_sides_is_unchanged_and_both_share_the_environment() {
         (0.0, [0.0, 0.0], "no change".into())
     );
     assert!(!run.stderr.contains("regression"), "{}", run.stderr);
+    // A paired run measures this build: it is a run of its history.
+    let history = home.join("steady").join("history.jsonl");
+    let text = std::fs::read_to_string(&history).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
 }
 
 /// An executable script in the scratch space.

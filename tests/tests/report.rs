@@ -696,3 +696,163 @@ fn paging_is_charted_across_its_arguments(page: &Value) {
         "the legend: {texts:?}"
     );
 }
+
+/// The history scenario, run once for the tests that read it: `touch_16`
+/// and `text/ascii` measured once; then each given a `history.jsonl` of
+/// 1,000 runs of the metric, unit and machine of that real run (the file's
+/// format is docs/baselines-and-store.md's): `touch_16`'s steps ×2 at run
+/// 601 and ×10 at run 993, `text/ascii`'s flat (1 % wobble, A/A); then
+/// both measured once more, which appends a 1,001st run and drops the
+/// oldest. The levels are set around the first real run's figure, and
+/// the steps large, so that a second real run (a quick one, of wall time
+/// where no instructions are counted) never makes or hides a step.
+fn history_scenario() -> &'static Path {
+    static HOME: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| {
+        let home = home("history");
+        let ids = ["--exact", "touch_16", "text/ascii"];
+        let first = bench(&home, &ids);
+        assert_eq!(first.code, 0, "{}", first.stderr);
+        write_history(&history_file(&home, "touch_16"), |i, v| match i {
+            0..600 => v / 20.0,
+            600..992 => v / 10.0,
+            _ => v,
+        });
+        write_history(&history_file(&home, "text/ascii"), |_, v| v);
+        let second = bench(&home, &ids);
+        assert_eq!(second.code, 0, "{}", second.stderr);
+        home
+    })
+}
+
+/// The history file of `id` under `home`.
+fn history_file(home: &Path, id: &str) -> PathBuf {
+    home.join(perfbench::store::folder_name(id))
+        .join("history.jsonl")
+}
+
+/// Replaces the one-line history at `path` by 1,000 runs like its line:
+/// run `i` at `level(i, v)` (`v` the real run's figure) with a wobble of
+/// at most 1 %, each with its own commit and time.
+fn write_history(path: &Path, level: impl Fn(usize, f64) -> f64) {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    let template: Value = serde_json::from_str(text.trim()).unwrap();
+    let v = template["estimate"][0].as_f64().unwrap();
+    let lines: String = (0..1000)
+        .map(|i| {
+            let point = level(i, v) * (1.0 + [0.0, 0.01, -0.007, 0.004][i % 4]);
+            let mut line = template.clone();
+            line["estimate"] = serde_json::json!([point, point * 0.99, point * 1.01]);
+            line["commit"] = format!("{i:07x}{}", "f".repeat(33)).into();
+            line["dirty"] = (i % 10 == 3).into();
+            line["started"] = format!(
+                "2026-11-{:02}T{:02}:{:02}:00Z",
+                1 + i / 60 % 24,
+                i / 60 % 24,
+                i % 60
+            )
+            .into();
+            line["branch"] = "main".into();
+            format!("{line}\n")
+        })
+        .collect();
+    std::fs::write(path, lines).unwrap();
+}
+
+/// The page of the benchmark `id` under `home`'s report.
+fn bench_page(home: &Path, id: &str) -> PathBuf {
+    home.join("report/bench")
+        .join(format!("{}.html", perfbench::store::folder_name(id)))
+}
+
+#[test]
+fn a_step_in_a_history_of_1000_runs_is_marked_and_a_flat_one_is_not() {
+    let home = history_scenario();
+    // 1,000 lines: the oldest dropped, the real run last.
+    let text = std::fs::read_to_string(history_file(home, "touch_16")).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1000);
+    assert_eq!(lines[0]["commit"], format!("{:07x}{}", 1, "f".repeat(33)));
+    assert_eq!(
+        lines[998]["commit"],
+        format!("{:07x}{}", 999, "f".repeat(33))
+    );
+    assert_ne!(lines[999]["commit"], lines[998]["commit"]);
+    assert_eq!(lines[999]["metric"], lines[0]["metric"]);
+    // Run 1 is the old second: the steps are at runs 600 and 992.
+    let page = std::fs::read_to_string(bench_page(home, "touch_16")).unwrap();
+    assert!(page.contains(" data-change-points=\"600,992\""), "{page}");
+    assert!(page.contains("<g class=\"change-point\" data-run=\"992\">"));
+    assert!(
+        page.contains("<td>992</td><td>00003e0</td><td>main</td>"),
+        "{page}"
+    );
+    let flat = std::fs::read_to_string(bench_page(home, "text/ascii")).unwrap();
+    assert!(flat.contains(" data-change-points=\"\""), "{flat}");
+    assert!(!flat.contains("class=\"change-point\""));
+    // The index lists the recent step (8 runs ago), not the one at 600.
+    let index = std::fs::read_to_string(home.join("report/index.html")).unwrap();
+    let changed = &index[index.find("id=\"changed\"").expect("a changed section")..];
+    let changed = &changed[..changed.find("</table>").unwrap()];
+    assert_eq!(changed.matches("<tr><td>").count(), 1, "{changed}");
+    assert!(
+        changed.contains("href=\"bench/touch_16.html\">touch_16</a>"),
+        "{changed}"
+    );
+    assert!(
+        changed.contains("<td>00003e0</td><td>8 runs ago</td>"),
+        "{changed}"
+    );
+}
+
+#[test]
+fn the_history_chart_shows_its_change_points_in_a_browser() {
+    let home = history_scenario();
+    let pages = [bench_page(home, "touch_16"), bench_page(home, "text/ascii")];
+    let Some(results) = check_in_browser(&pages, &["History"]) else {
+        return;
+    };
+    let history = |page: &Value| -> Value {
+        assert_eq!(page["ok"], true, "{page}");
+        let figures = page["figures"].as_array().unwrap();
+        figures
+            .iter()
+            .find(|f| f["chart"] == "history")
+            .unwrap_or_else(|| panic!("no history chart: {page}"))
+            .clone()
+    };
+    let stepped = history(&results[0]);
+    let steps = stepped["change_points"].as_array().unwrap();
+    let runs: Vec<i64> = steps.iter().map(|c| c["run"].as_i64().unwrap()).collect();
+    assert_eq!(runs, [600, 992]);
+    // Each line stands at the runs on either side of its step, and is
+    // labelled with its size.
+    let tips = stepped["tooltips"].as_array().unwrap();
+    let x_of = |run: usize| {
+        let at = format!("run {run}: ");
+        tips.iter()
+            .find(|t| t["title"].as_str().unwrap().starts_with(&at))
+            .unwrap_or_else(|| panic!("no tooltip of run {run}"))["x"]
+            .as_f64()
+            .unwrap()
+    };
+    for c in steps {
+        let run = c["run"].as_u64().unwrap() as usize;
+        let x = c["x"].as_f64().unwrap();
+        // Runs are 0.6 px apart here: within a pixel of both.
+        assert!(
+            (x - x_of(run - 1)).abs() <= 1.0 && (x - x_of(run)).abs() <= 1.0,
+            "{c}"
+        );
+        assert!(c["label"].as_str().unwrap().starts_with('+'), "{c}");
+    }
+    let tip = tips.last().unwrap()["title"].as_str().unwrap();
+    assert!(tip.starts_with("run 1000: "), "{tip}");
+    let flat = history(&results[1]);
+    assert_eq!(flat["change_points"].as_array().unwrap().len(), 0);
+    assert!(flat["tooltips"].as_array().unwrap().len() >= 300);
+}

@@ -1,10 +1,12 @@
 //! `cargo fuzz run stored`: any text given to the readers of stored files
-//! (results, report summaries, sampled values) must come back as a value or
-//! a one-line error, never a panic or a long loop; what decodes goes where
-//! a run takes it: analysed, compared (with itself, as the report's stored
-//! benchmarks are), its earlier runs carried, encoded again (which must
-//! decode: perfbench reads what it writes), and drawn in a report, with a
-//! summary and values in the report's index and group page.
+//! (results, report summaries, sampled values, history lines) must come
+//! back as a value or a one-line error, never a panic or a long loop; what
+//! decodes goes where a run takes it: analysed, compared (with itself, as
+//! the report's stored benchmarks are), its earlier runs carried, encoded
+//! again (which must decode: perfbench reads what it writes), and drawn in
+//! a report, with a summary and values in the report's index and group
+//! page; a history's runs re-encoded (which must decode) and charted on
+//! the run's pages.
 
 #![no_main]
 
@@ -19,9 +21,10 @@ use perfbench::counter::event::Unit;
 use perfbench::measure::environment::Environment;
 use perfbench::output::html::{write_report, ReportOptions};
 use perfbench::store::bench_summary::{values_of, BenchSummary, SampledValues};
+use perfbench::store::history::{parse_history, History, HISTORY_FILE};
 use perfbench::store::json::{
-    decode_recording, decode_summary, decode_values, encode_recording, encode_summary,
-    encode_values,
+    decode_history_run, decode_recording, decode_summary, decode_values, encode_history_run,
+    encode_recording, encode_summary, encode_values,
 };
 use perfbench::store::{folder_name, Store};
 
@@ -124,6 +127,28 @@ fn store_summary(
     run.push(small_run("run", group));
 }
 
+/// Leaves `text`, whose runs are `history`, as the history of each
+/// benchmark of `run` (one at least), to be charted on its page; each run
+/// must encode to a line that decodes (serde_json reads a float back
+/// within an ulp, so not always to the same run).
+fn store_history(history: &History, text: &str, run: &mut Vec<Analysed>) {
+    if history.runs.is_empty() {
+        return;
+    }
+    for r in &history.runs {
+        let line = encode_history_run(r);
+        assert!(decode_history_run(&line).is_ok(), "{line}");
+    }
+    if run.is_empty() {
+        run.push(small_run("run", None));
+    }
+    for a in run.iter() {
+        let folder = root().join(folder_name(&a.recording.id));
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join(HISTORY_FILE), text).unwrap();
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
@@ -131,7 +156,8 @@ fuzz_target!(|data: &[u8]| {
     let recording = one_line(decode_recording(text));
     let summary = one_line(decode_summary(text));
     let values = one_line(decode_values(text));
-    if recording.is_none() && summary.is_none() && values.is_none() {
+    let history = parse_history(text);
+    if recording.is_none() && summary.is_none() && values.is_none() && history.runs.is_empty() {
         return;
     }
     let _ = std::fs::remove_dir_all(root());
@@ -139,6 +165,7 @@ fuzz_target!(|data: &[u8]| {
     if summary.is_some() || values.is_some() {
         store_summary(summary, values, &mut run);
     }
+    store_history(&history, text, &mut run);
     let options = ReportOptions {
         plots: true,
         against: Target::PreviousRun,

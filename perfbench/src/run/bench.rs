@@ -14,6 +14,8 @@ use crate::output::format::{format_value, printable};
 use crate::run::cli::RunOptions;
 use crate::run::panics::caught;
 use crate::run::plan::{Plan, Setup, Want};
+use crate::run::say;
+use crate::store::history::HistoryRun;
 use crate::store::Slot;
 
 /// What one benchmark's step produced.
@@ -349,6 +351,7 @@ fn compare(options: &RunOptions, plan: &Plan, step: &mut Step, base: Option<Reco
 /// earlier runs, [`carry_earlier`]); a stored run that could not be read
 /// (the target's, where `target_unreadable`) is left as it is.
 fn store(options: &RunOptions, plan: &Plan, step: &mut Step, target_unreadable: bool) {
+    append_history(options, plan, step);
     let a = &step.analysed;
     let target = Slot::from(&plan.target);
     let unreadable = |slot: &Slot| *slot == target && target_unreadable;
@@ -379,6 +382,25 @@ fn store(options: &RunOptions, plan: &Plan, step: &mut Step, target_unreadable: 
     };
     if let Err(err) = saved {
         step.store_errors.push(err.to_string());
+    }
+}
+
+/// Appends the run to the benchmark's history: every run that measured
+/// it, paired runs too (they measure this build), whatever it compared with.
+fn append_history(options: &RunOptions, plan: &Plan, step: &mut Step) {
+    let a = &step.analysed;
+    let Some(run) = HistoryRun::of(a, options.given.quick) else {
+        return;
+    };
+    match plan.store.append_history(&a.recording.id, &run) {
+        Ok(0) => {}
+        Ok(skipped) => say::warning(&format!(
+            "{}: {} that {} no run of a history left out",
+            plan.store.history_path(&a.recording.id).display(),
+            count(skipped, "line"),
+            if skipped == 1 { "was" } else { "were" }
+        )),
+        Err(err) => step.store_errors.push(err.to_string()),
     }
 }
 
@@ -465,6 +487,21 @@ mod tests {
         assert_eq!(change.change.relative, Some(1.0 / 3.0));
         assert_eq!(change.verdict, Verdict::Regressed);
         assert_eq!(a.baseline.as_ref().unwrap().id, "touch");
+        // Each run appended its headline (wall time: no instructions here)
+        // to the history, as a --quick run.
+        let history = plan.store.history("touch").unwrap();
+        assert_eq!(history.runs.len(), 2);
+        let last = &history.runs[1];
+        assert_eq!(last.metric, "wall-time");
+        // serde_json reads a float back within an ulp, not always to it.
+        let (stored, measured) = (last.estimate, *a.result.metrics[0].estimate());
+        let close = |x: f64, y: f64| (x - y).abs() <= 1e-12 * y.abs();
+        assert!(
+            close(stored.point, measured.point),
+            "{stored:?} {measured:?}"
+        );
+        assert!(close(stored.ci.low, measured.ci.low) && close(stored.ci.high, measured.ci.high));
+        assert_eq!((last.samples, last.quick), (a.result.samples, true));
         std::fs::remove_dir_all(&root).unwrap();
     }
 

@@ -73,15 +73,18 @@ pub(super) fn bootstrap_sample_stats(
 }
 
 /// SplitMix64 (Steele, Lea and Flood, 2014): a tiny, fast generator whose
-/// output passes BigCrush; plenty for resampling.
-pub(super) struct SplitMix64(u64);
+/// output passes BigCrush; plenty for resampling, and for the seeded
+/// synthetic histories the change-point detector is measured on.
+pub struct SplitMix64(u64);
 
 impl SplitMix64 {
-    pub(super) fn new(seed: u64) -> SplitMix64 {
+    /// The generator started from `seed`.
+    pub fn new(seed: u64) -> SplitMix64 {
         SplitMix64(seed)
     }
 
-    pub(super) fn next_u64(&mut self) -> u64 {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -91,7 +94,18 @@ impl SplitMix64 {
 
     /// Uniform in `0..n` by multiply-shift (Lemire): the bias is below
     /// `n / 2^64`, far below anything a bootstrap can see.
-    pub(super) fn below(&mut self, n: usize) -> usize {
+    pub fn below(&mut self, n: usize) -> usize {
         ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
+    }
+
+    /// Uniform in `(0, 1]`, from the top 53 bits.
+    pub fn unit(&mut self) -> f64 {
+        ((self.next_u64() >> 11) + 1) as f64 / (1u64 << 53) as f64
+    }
+
+    /// A standard normal value (Box–Muller), for synthetic noise.
+    pub fn normal(&mut self) -> f64 {
+        let (u, v) = (self.unit(), self.unit());
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
     }
 }

@@ -13,6 +13,7 @@
 //! resampling and gives exact figures with zero-width intervals.
 
 mod bootstrap;
+mod change_points;
 mod descriptive;
 mod estimate;
 pub mod kde;
@@ -24,6 +25,7 @@ mod rounds;
 mod welch;
 
 pub use bootstrap::*;
+pub use change_points::*;
 pub use descriptive::*;
 pub use estimate::*;
 pub use paired::*;

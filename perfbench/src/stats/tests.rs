@@ -550,3 +550,96 @@ fn the_interval_excludes_no_change_exactly_when_p_is_significant() {
         }
     }
 }
+
+/// `n` runs of `level` with normal noise of relative size `noise`, from
+/// `seed`, stepping by `step` (relative) from run `at` on.
+fn history(n: usize, level: f64, noise: f64, at: usize, step: f64, seed: u64) -> Vec<f64> {
+    let mut rng = SplitMix64::new(seed);
+    (0..n)
+        .map(|i| {
+            let mean = if i >= at { level * (1.0 + step) } else { level };
+            mean * (1.0 + noise * rng.normal())
+        })
+        .collect()
+}
+
+#[test]
+fn a_step_of_five_percent_in_noise_of_one_is_found_where_it_is() {
+    for seed in 0..20 {
+        let runs = history(1000, 2500.0, 0.01, 600, 0.05, seed);
+        let found = change_points(&runs, &ChangeSettings::default());
+        assert_eq!(found.len(), 1, "seed {seed}: {found:?}");
+        let c = found[0];
+        assert!(c.index.abs_diff(600) <= 2, "seed {seed}: {c:?}");
+        let r = c.relative().unwrap();
+        assert!((0.04..0.06).contains(&r), "seed {seed}: {r}");
+        assert!(c.p_value < 1e-10, "{c:?}");
+    }
+}
+
+#[test]
+fn an_exact_series_steps_exactly_where_it_does() {
+    // 1 % on 100: below a time's 3 %, but neither side varies.
+    let mut runs = vec![100.0; 700];
+    runs.extend([101.0; 300]);
+    let found = change_points(&runs, &ChangeSettings::default());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        (found[0].index, found[0].before, found[0].after),
+        (700, 100.0, 101.0)
+    );
+    assert_eq!(found[0].p_value, 0.0);
+    // Two steps of large counts, and one back.
+    let mut runs = vec![1e9; 10];
+    runs.extend([1e9 + 1.0; 10]);
+    runs.extend([1e9; 10]);
+    let at: Vec<usize> = change_points(&runs, &ChangeSettings::default())
+        .iter()
+        .map(|c| c.index)
+        .collect();
+    assert_eq!(at, [10, 20]);
+    assert!(change_points(&[7.0; 1000], &ChangeSettings::default()).is_empty());
+}
+
+#[test]
+fn flat_noisy_series_have_no_change_points() {
+    for seed in 0..50 {
+        let runs = history(1000, 1e6, 0.01, 1000, 0.0, seed);
+        let found = change_points(&runs, &ChangeSettings::default());
+        assert!(found.is_empty(), "seed {seed}: {found:?}");
+    }
+}
+
+#[test]
+fn a_step_below_the_smallest_size_is_no_change_point() {
+    // 1 % in noise of 0.1 %: significant, but within a time's noise.
+    let runs = history(1000, 1e6, 0.001, 500, 0.01, 3);
+    assert!(change_points(&runs, &ChangeSettings::default()).is_empty());
+    let counts = ChangeSettings {
+        min_relative: 0.005,
+        ..ChangeSettings::default()
+    };
+    let found = change_points(&runs, &counts);
+    assert_eq!(found.iter().map(|c| c.index).collect::<Vec<_>>(), [500]);
+}
+
+#[test]
+fn short_odd_or_outlying_series_make_no_change_point() {
+    let settings = ChangeSettings::default();
+    assert!(change_points(&[], &settings).is_empty());
+    assert!(change_points(&[1.0], &settings).is_empty());
+    assert!(change_points(&[1.0, 2.0, 3.0], &settings).is_empty());
+    assert!(change_points(&[f64::NAN; 20], &settings).is_empty());
+    let mut inf = vec![1.0; 20];
+    inf[3] = f64::INFINITY;
+    assert!(change_points(&inf, &settings).is_empty());
+    // The largest statistics a stored file may hold (`MAX_STATISTIC`).
+    let huge: Vec<f64> = (0..20)
+        .map(|i| if i < 10 { -1e100 } else { 1e100 })
+        .collect();
+    assert_eq!(change_points(&huge, &settings).len(), 1);
+    // Three runs at +50 % at the end: fewer than a segment holds.
+    let mut runs = history(100, 50.0, 0.01, 100, 0.0, 9);
+    runs.extend([75.0; 3]);
+    assert!(change_points(&runs, &settings).is_empty());
+}

@@ -51,6 +51,29 @@ pub struct BenchSummary {
     pub metrics: Vec<MetricSummary>,
     /// The change its run found, against what that run compared with.
     pub comparison: Option<Comparison>,
+    /// The change points of its history among its last runs
+    /// (`history::RECENT_RUNS`), latest last.
+    pub changed: Vec<RecentChange>,
+}
+
+/// A change point among a benchmark's last runs, as the index lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecentChange {
+    /// Runs of its series after the first at the new level (0: the latest
+    /// run is the first).
+    pub runs_ago: usize,
+    /// The metric its history follows.
+    pub metric: String,
+    /// Its unit.
+    pub unit: Unit,
+    /// The mean level before the step.
+    pub before: f64,
+    /// The mean level after it.
+    pub after: f64,
+    /// The commit of the first run at the new level, where known.
+    pub commit: Option<String>,
+    /// Whether that run's tree was dirty, where known.
+    pub dirty: Option<bool>,
 }
 
 /// A metric's per-iteration values: at most [`MAX_VALUES`] of them, at
@@ -87,6 +110,7 @@ impl BenchSummary {
                 })
                 .collect(),
             comparison: a.comparison.clone(),
+            changed: Vec::new(),
         }
     }
 

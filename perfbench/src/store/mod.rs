@@ -7,6 +7,7 @@
 //!   .lock                                   held by the run writing here (lock.rs)
 //!   <folder of the id>/latest.json          the last run, compared with by the next
 //!   <folder of the id>/previous.json        the run before it, for the report
+//!   <folder of the id>/history.jsonl        a line per run, the last 1,000 (history.rs)
 //!   baselines/NAME/<folder of the id>.json  --save-baseline NAME (baseline.rs)
 //!   report/                                 the HTML report
 //! ```
@@ -40,6 +41,7 @@ mod baseline;
 pub mod bench_summary;
 mod files;
 mod folder;
+pub mod history;
 pub mod json;
 mod lock;
 pub mod par_map;

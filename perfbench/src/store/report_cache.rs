@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::bench_summary::{values_of, BenchSummary, SampledValues};
+use super::history::stored_changes;
 use super::json::{decode_summary, decode_values, encode_summary, encode_values};
 use super::par_map::par_map;
 use super::{folder_name, Kind, Slot, Store, StoreError};
@@ -104,7 +105,8 @@ fn stored_summary(
         return Ok(None);
     };
     let a = analysed_stored(store, recording)?;
-    let summary = BenchSummary::of(&a);
+    let mut summary = BenchSummary::of(&a);
+    summary.changed = stored_changes(store, &summary.id);
     write_summary(store, data, &summary, &values_of(&a))?;
     Ok(Some(summary))
 }

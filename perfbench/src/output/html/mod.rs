@@ -36,6 +36,7 @@ use crate::counter::event::Unit;
 use crate::store::bench_summary::{
     values_of, BenchSummary as Summary, MetricSummary, SampledValues as Values,
 };
+use crate::store::history::{recent_changes, Trend};
 use crate::store::par_map::par_map;
 use crate::store::report_cache::{stored_summaries, stored_values, write_summary};
 use crate::store::{folder_name, Kind, Store, StoreError};
@@ -102,8 +103,20 @@ pub fn write_report(
 ) -> Result<Written, StoreError> {
     let dir = Path::new(REPORT);
     let data = dir.join("data");
-    let fresh: Vec<(Summary, Vec<Values>)> =
-        run.iter().map(|a| (Summary::of(a), values_of(a))).collect();
+    // Only the run's benchmarks' histories changed: only theirs are read.
+    let trends = par_map(run, |a| {
+        let history = store.history(&a.recording.id).ok()?;
+        Trend::of(&history, &options.thresholds)
+    });
+    let fresh: Vec<(Summary, Vec<Values>)> = run
+        .iter()
+        .zip(&trends)
+        .map(|(a, trend)| {
+            let mut s = Summary::of(a);
+            s.changed = trend.as_ref().map(recent_changes).unwrap_or_default();
+            (s, values_of(a))
+        })
+        .collect();
     for written in par_map(&fresh, |(s, v)| write_summary(store, &data, s, v)) {
         written?;
     }
@@ -125,7 +138,7 @@ pub fn write_report(
         .filter(|g| g.benchmarks.iter().any(|&i| in_run[i]))
         .collect();
     let values = group_values(store, &data, &entries, &touched, &fresh);
-    write_pages(store, run, &groups, options.plots)?;
+    write_pages(store, run, &trends, &groups, options.plots)?;
     let has_page = pages_of(store, &entries);
     let ix = index::Index {
         entries: &entries,
@@ -203,19 +216,24 @@ fn group_values(
     values
 }
 
-/// Writes the page of each benchmark of `run` under `dir`, linked to its
-/// group's page where that is one of `groups`.
+/// Writes the page of each benchmark of `run` under `dir`, with its
+/// history's trend from `trends`, linked to its group's page where that
+/// is one of `groups`.
 fn write_pages(
     store: &Store,
     run: &[Analysed],
+    trends: &[Option<Trend>],
     groups: &[group_page::Group],
     plots: bool,
 ) -> Result<(), StoreError> {
-    let written = par_map(run, |a| {
+    let pages: Vec<(&Analysed, Option<&Trend>)> =
+        run.iter().zip(trends.iter().map(Option::as_ref)).collect();
+    let written = par_map(&pages, |&(a, trend)| {
         let path = Path::new(REPORT).join(page_path(&a.recording.id));
         let group = a.result.membership.as_ref().map(|m| m.group.as_str());
         let group = group.filter(|g| groups.iter().any(|known| known.name == *g));
-        store.write(&path, bench_page::render(a, plots, group).as_bytes())
+        let html = bench_page::render(a, plots, group, trend);
+        store.write(&path, html.as_bytes())
     });
     written.into_iter().collect()
 }

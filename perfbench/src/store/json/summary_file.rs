@@ -15,9 +15,12 @@ use super::parts::{GroupRecord, ThroughputRecord};
 use crate::analysis::comparison::{Comparison, MetricChange, Target, Verdict};
 use crate::analysis::recording::MAX_EARLIER_RUNS;
 use crate::counter::event::Unit;
-use crate::measure::environment::Environment;
+use crate::measure::environment::{is_commit_id, Environment};
 use crate::stats::{Change, Estimate, Interval};
-use crate::store::bench_summary::{BenchSummary, MetricSummary, SampledValues, MAX_VALUES};
+use crate::store::bench_summary::{
+    BenchSummary, MetricSummary, RecentChange, SampledValues, MAX_VALUES,
+};
+use crate::store::history::MAX_HISTORY_RUNS;
 
 /// The schema tag of a summary file.
 pub const SUMMARY_SCHEMA: &str = "perfbench/summary/v1";
@@ -33,6 +36,12 @@ type Numbers = Loose<Vec<Loose<f64>>>;
 #[derive(Default, Serialize, Deserialize)]
 #[serde(default)]
 struct SummaryRecord {
+    /// Written only where the history changed in its last runs.
+    #[serde(
+        deserialize_with = "records",
+        skip_serializing_if = "Loose::is_missing"
+    )]
+    changed: Loose<Vec<Loose<ChangedRecord>>>,
     #[serde(deserialize_with = "record")]
     comparison: Loose<ComparisonRecord>,
     #[serde(deserialize_with = "record")]
@@ -56,6 +65,21 @@ struct SummaryRecord {
 struct MetricSummaryRecord {
     estimate: Numbers,
     name: Loose<String>,
+    unit: Loose<String>,
+}
+
+/// A change point among the history's last runs.
+#[derive(Default, Serialize, Deserialize)]
+#[serde(default)]
+struct ChangedRecord {
+    after: Loose<f64>,
+    before: Loose<f64>,
+    #[serde(skip_serializing_if = "Loose::is_missing")]
+    commit: Loose<String>,
+    #[serde(skip_serializing_if = "Loose::is_missing")]
+    dirty: Loose<bool>,
+    metric: Loose<String>,
+    runs_ago: Loose<u64>,
     unit: Loose<String>,
 }
 
@@ -115,6 +139,11 @@ pub fn encode_summary(s: &BenchSummary) -> String {
         })
     };
     let doc = SummaryRecord {
+        changed: if s.changed.is_empty() {
+            Loose::Missing
+        } else {
+            Loose::Is(s.changed.iter().map(changed_json).collect())
+        },
         comparison: s
             .comparison
             .as_ref()
@@ -130,6 +159,54 @@ pub fn encode_summary(s: &BenchSummary) -> String {
         throughput: s.throughput.map_or(Loose::Missing, |t| Loose::Is(t.into())),
     };
     serde_json::to_string(&doc).expect("summaries serialise")
+}
+
+/// A change point of the history as a summary file holds it.
+fn changed_json(c: &RecentChange) -> Loose<ChangedRecord> {
+    Loose::Is(ChangedRecord {
+        after: Loose::Is(c.after),
+        before: Loose::Is(c.before),
+        commit: c.commit.clone().map_or(Loose::Missing, Loose::Is),
+        dirty: c.dirty.map_or(Loose::Missing, Loose::Is),
+        metric: Loose::Is(c.metric.clone()),
+        runs_ago: Loose::Is(c.runs_ago as u64),
+        unit: Loose::Is(c.unit.symbol().to_string()),
+    })
+}
+
+/// The change points a summary holds: none where it names none.
+fn changed_of(v: Loose<Vec<Loose<ChangedRecord>>>) -> Result<Vec<RecentChange>, String> {
+    let list = match v {
+        Loose::Missing => return Ok(Vec::new()),
+        v => v.ok().ok_or_else(|| bad("changed"))?,
+    };
+    list.into_iter()
+        .map(|c| {
+            let c = c.ok().unwrap_or_default();
+            Ok(RecentChange {
+                runs_ago: c
+                    .runs_ago
+                    .ok()
+                    .filter(|&n| n < MAX_HISTORY_RUNS as u64)
+                    .ok_or_else(|| bad_because("changed.runs_ago", "not from 0 to 999"))?
+                    as usize,
+                metric: text(c.metric, "changed.metric")?,
+                unit: unit_of(c.unit.ok()).ok_or_else(|| bad("changed.unit"))?,
+                before: statistic(c.before, "changed.before")?,
+                after: statistic(c.after, "changed.after")?,
+                commit: match c.commit {
+                    Loose::Missing => None,
+                    Loose::Is(id) if is_commit_id(&id) => Some(id),
+                    _ => return Err(bad("changed.commit")),
+                },
+                dirty: match c.dirty {
+                    Loose::Missing => None,
+                    Loose::Is(d) => Some(d),
+                    Loose::Wrong => return Err(bad("changed.dirty")),
+                },
+            })
+        })
+        .collect()
 }
 
 /// A comparison as a summary file holds it.
@@ -191,11 +268,12 @@ fn summary_of(doc: SummaryRecord) -> Result<BenchSummary, String> {
             // Anything but an object is a comparison without fields.
             c => Some(comparison_of(c.ok().unwrap_or_default())?),
         },
+        changed: changed_of(doc.changed)?,
     })
 }
 
 /// A count of samples: from 1 to [`MAX_SAMPLES`].
-fn sample_count(v: Loose<u64>, what: &str) -> Result<usize, String> {
+pub(super) fn sample_count(v: Loose<u64>, what: &str) -> Result<usize, String> {
     v.ok()
         .filter(|n| (1..=MAX_SAMPLES as u64).contains(n))
         .map(|n| n as usize)
@@ -213,10 +291,9 @@ fn statistics<const N: usize>(v: Numbers, what: &str) -> Result<[f64; N], String
     Ok(out)
 }
 
-/// An estimate [`encode_summary`] wrote: finite statistics, its interval
-/// around its point.
-fn estimate_of(v: Numbers) -> Result<Estimate, String> {
-    let what = "metrics.estimate";
+/// An estimate as [`encode_summary`] writes one, `[point, low, high]`, in
+/// the field `what`: finite statistics, its interval around its point.
+pub(super) fn estimate_of(v: Numbers, what: &str) -> Result<Estimate, String> {
     let [point, low, high] = statistics(v, what)?;
     let e = Estimate {
         point,
@@ -232,7 +309,7 @@ fn estimate_of(v: Numbers) -> Result<Estimate, String> {
 }
 
 /// The unit named `name`.
-fn unit_of(name: Option<String>) -> Option<Unit> {
+pub(super) fn unit_of(name: Option<String>) -> Option<Unit> {
     [Unit::Nanoseconds, Unit::Count]
         .into_iter()
         .find(|u| Some(u.symbol()) == name.as_deref())
@@ -249,7 +326,7 @@ fn metrics_of(v: Loose<Vec<Loose<MetricSummaryRecord>>>) -> Result<Vec<MetricSum
             Ok(MetricSummary {
                 name: text(m.name, "metrics.name")?,
                 unit: unit_of(m.unit.ok()).ok_or_else(|| bad("metrics.unit"))?,
-                estimate: estimate_of(m.estimate)?,
+                estimate: estimate_of(m.estimate, "metrics.estimate")?,
             })
         })
         .collect::<Result<Vec<_>, String>>()?;

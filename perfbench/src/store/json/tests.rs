@@ -302,6 +302,7 @@ fn stored_summary() -> Value {
             }]),
             unfair: None,
         }),
+        changed: Vec::new(),
     };
     assert_eq!(decode_summary(&encode_summary(&s)), Ok(s.clone()));
     serde_json::from_str(&encode_summary(&s)).unwrap()
@@ -448,5 +449,44 @@ fn a_paired_comparison_reads_back_as_paired_and_a_wrong_flag_is_named() {
             d["comparison"]["paired"] = json!("yes");
         }),
         "malformed `comparison.paired`; remove or restore it"
+    );
+}
+
+#[test]
+fn a_summary_keeps_its_history_s_recent_changes_and_refuses_absurd_ones() {
+    let mut s: BenchSummary = decode_summary(&stored_summary().to_string()).unwrap();
+    s.changed = vec![crate::store::bench_summary::RecentChange {
+        runs_ago: 3,
+        metric: "instructions".into(),
+        unit: Unit::Count,
+        before: 100.0,
+        after: 101.0,
+        commit: Some("9fceb02".into()),
+        dirty: Some(true),
+    }];
+    let text = encode_summary(&s);
+    assert!(text.contains(r#""changed":[{"after":101.0,"before":100.0,"commit":"9fceb02","dirty":true,"metric":"instructions","runs_ago":3,"unit":"count"}]"#), "{text}");
+    assert_eq!(decode_summary(&text), Ok(s.clone()));
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let spoil = |field: &str, v: Value| {
+        let mut d = doc.clone();
+        d["changed"][0][field] = v;
+        decode_summary(&d.to_string()).unwrap_err()
+    };
+    assert_eq!(
+        spoil("runs_ago", json!(1000)),
+        malformed("changed.runs_ago", "not from 0 to 999")
+    );
+    assert_eq!(
+        spoil("after", json!(1e308)),
+        malformed("changed.after", "not a number from -1e100 to 1e100")
+    );
+    assert_eq!(
+        spoil("commit", json!("<script>")),
+        "malformed `changed.commit`; remove or restore it"
+    );
+    assert_eq!(
+        spoil("unit", json!("ly")),
+        "malformed `changed.unit`; remove or restore it"
     );
 }

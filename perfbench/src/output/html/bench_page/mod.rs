@@ -15,17 +15,27 @@ use crate::analysis::derived::{declared_work, rate};
 use crate::analysis::notes::notes;
 use crate::analysis::{Analysed, Fit, Metric, Recording};
 use crate::measure::environment::Environment;
-use crate::output::format::{count, format_rate, four_digits};
+use crate::output::format::{count, format_rate, four_digits, relative_text};
 use crate::stats::{Estimate, Interval};
+use crate::store::history::Trend;
 
-/// The page of `e`; `group` names its group where that has a page.
-pub(super) fn render(e: &Analysed, plots: bool, group: Option<&str>) -> String {
+/// The page of `e`; `group` names its group where that has a page, and
+/// `trend` is its history where it has one.
+pub(super) fn render(
+    e: &Analysed,
+    plots: bool,
+    group: Option<&str>,
+    trend: Option<&Trend>,
+) -> String {
     let mut out = String::with_capacity(256 * 1024);
     head(&mut out, &format!("{} — perfbench", e.recording.id));
     nav(&mut out, group);
     about(&mut out, e);
     throughput_headline(&mut out, e);
     comparison_note(&mut out, e);
+    if let Some(trend) = trend.filter(|t| t.runs.len() >= 2) {
+        history_section(&mut out, trend, plots);
+    }
     out.push_str("<p>Metrics: ");
     let links: Vec<String> = e
         .result
@@ -42,6 +52,64 @@ pub(super) fn render(e: &Analysed, plots: bool, group: Option<&str>) -> String {
     derived_section(&mut out, e);
     out.push_str("</body>\n</html>\n");
     out
+}
+
+/// The history: the chart of the runs of the latest's metric on this
+/// machine, and a row per change point.
+fn history_section(out: &mut String, trend: &Trend, plots: bool) {
+    let latest = trend.runs.last().expect("two runs at least");
+    let _ = writeln!(
+        out,
+        "<section id=\"history\">\n<h2>History</h2>\n<p>{} of {} on this machine, \
+         the last of {} stored; {}.</p>",
+        count(trend.runs.len(), "run"),
+        esc(&latest.metric),
+        count(*trend.numbers.last().expect("numbered"), "run"),
+        match trend.changes.len() {
+            0 => "no change point".to_string(),
+            n => format!("{} where it stepped", count(n, "change point")),
+        }
+    );
+    if plots {
+        let at: Vec<String> = trend
+            .changes
+            .iter()
+            .map(|c| trend.numbers[c.index].to_string())
+            .collect();
+        figure(
+            out,
+            plots::history(trend),
+            "Headline per run with its 95 % interval; dashed: change points",
+            &[
+                ("chart", "history"),
+                ("metric", &latest.metric),
+                ("history-runs", &trend.runs.len().to_string()),
+                ("change-points", &at.join(",")),
+            ],
+        );
+    }
+    if !trend.changes.is_empty() {
+        out.push_str(
+            "<table class=\"change-points\">\n<tr><th>run</th><th>commit</th><th>branch</th>\
+             <th>started</th><th>before</th><th>after</th><th>step</th></tr>\n",
+        );
+        for c in &trend.changes {
+            let run = &trend.runs[c.index];
+            let _ = writeln!(
+                out,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                trend.numbers[c.index],
+                esc(&run.short_commit().unwrap_or_default()),
+                esc(run.branch.as_deref().unwrap_or_default()),
+                esc(run.started.as_deref().unwrap_or_default()),
+                value(c.before, run.unit),
+                value(c.after, run.unit),
+                esc(&relative_text(c.relative()))
+            );
+        }
+        out.push_str("</table>\n");
+    }
+    out.push_str("</section>\n");
 }
 
 /// Links to the index and, where it has a page, to the benchmark's group.

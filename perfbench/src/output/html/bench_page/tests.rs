@@ -281,3 +281,69 @@ fn a_page_of_500_000_samples_stays_small_and_exact() {
         data.len()
     );
 }
+
+#[test]
+fn a_history_is_charted_on_its_page_and_a_recent_step_listed_in_the_index() {
+    use crate::store::history::tests::write_history;
+    let store = TempStore::new("history-page");
+    for id in ["stepped", "flat", "alone"] {
+        save(&store, &Slot::Latest, Run::of(id));
+    }
+    // Steps of +10 % at run 601 and at the 7th run from the end.
+    let stepped: Vec<f64> = (0..1000)
+        .map(|i| match i {
+            0..600 => 100.0,
+            600..993 => 110.0,
+            _ => 121.0,
+        } * (1.0 + [0.0, 0.003, -0.002][i % 3]))
+        .collect();
+    write_history(&store, "stepped", &stepped);
+    let flat: Vec<f64> = (0..1000).map(|i| 100.0 + (i % 7) as f64 * 0.2).collect();
+    write_history(&store, "flat", &flat);
+    write_history(&store, "alone", &[100.0]);
+    let index = report(
+        &store,
+        &["stepped", "flat", "alone"],
+        true,
+        Target::PreviousRun,
+    );
+    let html = page(&store, "stepped");
+    assert_eq!(attributes(&html, "data-change-points"), ["601,994"]);
+    assert_eq!(attributes(&html, "data-history-runs"), ["1000"]);
+    assert_eq!(html.matches("<g class=\"change-point\"").count(), 2);
+    assert!(
+        html.contains("<td>601</td><td>0000258</td><td>main</td>"),
+        "{html}"
+    );
+    let flat = page(&store, "flat");
+    assert!(flat.contains("id=\"history\"") && flat.contains("no change point"));
+    assert_eq!(attributes(&flat, "data-change-points"), [""]);
+    assert!(
+        !page(&store, "alone").contains("id=\"history\""),
+        "one run: no chart"
+    );
+    // The index lists the recent step only, linked to the page.
+    let changed = crate::output::html::tests::between(&index, "id=\"changed\"", "</table>");
+    assert_eq!(changed.matches("<tr><td>").count(), 1, "{changed}");
+    assert!(
+        changed.contains("href=\"bench/stepped.html\">stepped</a>"),
+        "{changed}"
+    );
+    assert!(
+        changed.contains("110.0 ns → 121.0 ns") && changed.contains("6 runs ago"),
+        "{changed}"
+    );
+    // A run of another benchmark lists it still, from its summary.
+    let index = report(&store, &["flat"], true, Target::PreviousRun);
+    let later = crate::output::html::tests::between(&index, "id=\"changed\"", "</table>");
+    assert_eq!(later, changed);
+    // And where its summary is gone, from its history, read once.
+    std::fs::remove_file(store.root().join("report/data/stepped.json")).unwrap();
+    let index = report(&store, &["flat"], true, Target::PreviousRun);
+    let remade = crate::output::html::tests::between(&index, "id=\"changed\"", "</table>");
+    assert_eq!(remade, changed);
+    // Without plots: the table of change points, no chart.
+    report(&store, &["stepped"], false, Target::PreviousRun);
+    let html = page(&store, "stepped");
+    assert!(!html.contains("<svg") && html.contains("<td>994</td>"));
+}

@@ -7,6 +7,9 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use super::argument_families::argument_charts;
+use changed_section::changed_section;
+
+mod changed_section;
 use super::group_page::Group;
 use super::text::{
     change_interval, esc, head, interval, pinned, relative_change, sort_key, target_html, value,
@@ -187,6 +190,7 @@ fn render(
     head(&mut out, "perfbench report");
     intro(&mut out, ix);
     environment_section(&mut out, ix.entries);
+    changed_section(&mut out, ix);
     if !ix.problems.is_empty() {
         out.push_str("<h2>Results not shown</h2>\n");
         for p in ix.problems {

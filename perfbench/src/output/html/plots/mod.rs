@@ -12,8 +12,10 @@
 //!
 //! One file per chart family: [`distribution_chart`] (per-iteration values
 //! as density curves or marked values), [`regression_chart`] (samples
-//! against iterations with the fitted line) and [`argument_chart`]
-//! (estimates against a family's arguments); [`axes`] makes their ranges
+//! against iterations with the fitted line), [`argument_chart`]
+//! (estimates against a family's arguments) and [`history_chart`] (a
+//! benchmark's headline over its stored runs, with its change points);
+//! [`axes`] makes their ranges
 //! drawable, and this file holds what they share: colours, the SVG canvas
 //! and the legend.
 
@@ -25,11 +27,13 @@ use plotters::prelude::*;
 
 pub use argument_chart::{by_argument, ArgAxis, ArgPoint, ArgSeries, Measure};
 pub use distribution_chart::{distribution, DistributionSet};
+pub use history_chart::history;
 pub use regression_chart::regression;
 
 pub mod argument_chart;
 pub mod axes;
 pub mod distribution_chart;
+pub mod history_chart;
 pub mod regression_chart;
 
 /// The colour of this run.

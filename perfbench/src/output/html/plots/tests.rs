@@ -416,3 +416,50 @@ fn rates_label_their_axis_and_an_open_interval_reaches_the_top() {
         .unwrap();
     assert_eq!(bar[0].1.min(bar[1].1), axis_top, "{bar:?}");
 }
+
+/// A trend of 1,000 runs stepping by +5 % at index 600, whose branch is
+/// hostile text.
+fn stepping_trend() -> crate::store::history::Trend {
+    use crate::analysis::comparison::Thresholds;
+    use crate::store::history::{tests::run_at, History, Trend};
+    let mut history = History::default();
+    for i in 0..1000 {
+        let wobble = [0.0, 0.004, -0.003, 0.002, -0.005][i % 5];
+        let level = if i < 600 { 1000.0 } else { 1050.0 };
+        let mut run = run_at(i, level * (1.0 + wobble));
+        run.branch = Some(crate::output::html::tests::HOSTILE.into());
+        history.runs.push(run);
+    }
+    Trend::of(&history, &Thresholds::default()).unwrap()
+}
+
+#[test]
+fn the_history_chart_marks_its_change_point_and_escapes_stored_text() {
+    use crate::output::html::tests::{ESCAPED, HOSTILE};
+    let trend = stepping_trend();
+    assert_eq!(trend.changes.len(), 1);
+    let svg = history(&trend).unwrap();
+    assert!(!svg.contains(HOSTILE) && svg.contains(ESCAPED));
+    assert_eq!(
+        svg.matches("<g class=\"change-point\" data-run=\"601\">")
+            .count(),
+        1
+    );
+    assert!(svg.contains(">+5.00%</text>"), "the step's size labelled");
+    // Thinned, but both sides of the step and the latest run are drawn.
+    let runs = svg.matches("<circle class=\"run\"").count();
+    assert!((300..=303).contains(&runs), "{runs}");
+    for run in [600, 601, 1000] {
+        assert!(svg.contains(&format!("<title>run {run}: ")), "run {run}");
+    }
+    assert!(
+        svg.contains("commit 00003e7+dirty on "),
+        "the latest, dirty"
+    );
+    assert!(svg.len() < 300_000, "{} bytes", svg.len());
+    // Absurd but stored-legal values still draw.
+    let mut wild = trend.clone();
+    wild.runs[0].estimate = exact(1e100);
+    wild.runs[1].estimate = exact(-1e100);
+    assert!(history(&wild).is_ok());
+}

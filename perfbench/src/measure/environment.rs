@@ -147,6 +147,15 @@ pub fn is_commit_id(text: &str) -> bool {
     (7..=64).contains(&text.len()) && text.chars().all(|c| c.is_ascii_hexdigit())
 }
 
+/// A commit as people read it: its first 7 digits, with `+dirty` where
+/// tracked files had changed (`92d5b55+dirty`); `None` where unknown.
+pub fn commit_label(commit: Option<&str>, dirty: Option<bool>) -> Option<String> {
+    let commit = commit?;
+    let short = commit.get(..7).unwrap_or(commit);
+    let dirty = if dirty == Some(true) { "+dirty" } else { "" };
+    Some(format!("{short}{dirty}"))
+}
+
 /// FNV-1a: a stable hash (the standard library's may change between
 /// releases, and what is hashed into names and ids must not).
 pub fn stable_hash(bytes: &[u8]) -> u64 {

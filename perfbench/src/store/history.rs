@@ -19,6 +19,7 @@ use super::{error, folder_name, Store, StoreError};
 use crate::analysis::comparison::Thresholds;
 use crate::analysis::{Analysed, BenchResult, Metric, WALL_TIME};
 use crate::counter::event::Unit;
+use crate::measure::environment::commit_label;
 use crate::stats::{change_points, ChangePoint, ChangeSettings, Estimate};
 
 /// Runs a history keeps: older lines are dropped when a run is appended.
@@ -79,7 +80,7 @@ impl HistoryRun {
     /// The commit as people read it: its first 7 digits, `+dirty` where the
     /// tree differed; `None` where unknown.
     pub fn short_commit(&self) -> Option<String> {
-        short_commit(self.commit.as_deref(), self.dirty)
+        commit_label(self.commit.as_deref(), self.dirty)
     }
 
     /// Whether `other` measured the same thing here: its metric, unit and
@@ -89,21 +90,10 @@ impl HistoryRun {
     }
 }
 
-/// A commit as people read it: its first 7 digits, `+dirty` where the
-/// tree differed; `None` where unknown.
-pub fn short_commit(commit: Option<&str>, dirty: Option<bool>) -> Option<String> {
-    let commit = commit?;
-    let short = commit.get(..7).unwrap_or(commit);
-    Some(match dirty {
-        Some(true) => format!("{short}+dirty"),
-        _ => short.to_string(),
-    })
-}
-
 impl RecentChange {
     /// The commit of the first run at the new level, as people read it.
     pub fn short_commit(&self) -> Option<String> {
-        short_commit(self.commit.as_deref(), self.dirty)
+        commit_label(self.commit.as_deref(), self.dirty)
     }
 
     /// The step relative to the level before it; `None` from 0.

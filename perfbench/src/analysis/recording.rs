@@ -103,6 +103,12 @@ pub struct Recording {
     /// calibration takes off (`iter` for results stored before methods
     /// were recorded).
     pub method: Method,
+    /// The settings it was measured with ([`measure::Config::key`]):
+    /// only runs of the same settings share their spread between runs
+    /// ([`crate::analysis::comparison::carry_earlier`]), so that a
+    /// `--quick` try-out never widens a default run's intervals. `None`
+    /// for results stored before settings were recorded.
+    pub settings: Option<String>,
 }
 
 impl Recording {
@@ -150,6 +156,7 @@ impl Recording {
             membership: None,
             threads: 1,
             method: Method::Iter,
+            settings: None,
         }
     }
 
@@ -175,6 +182,7 @@ impl Recording {
             membership: None,
             threads: 1,
             method: Method::Iter,
+            settings: None,
         }
     }
 

@@ -69,6 +69,19 @@ impl Default for Config {
 pub const MIN_SAMPLES_PER_ROUND: u64 = 5;
 
 impl Config {
+    /// The settings as one line, the same for every run of the same
+    /// settings (`50 samples in 10 rounds, warm-up 150 ms, measurement
+    /// 700 ms`): what a stored run records of how it was measured.
+    pub fn key(&self) -> String {
+        format!(
+            "{} samples in {} rounds, warm-up {} ms, measurement {} ms",
+            self.sample_count,
+            self.rounds(),
+            self.warm_up.as_millis(),
+            self.measurement.as_millis()
+        )
+    }
+
     /// The rounds a benchmark is measured in: as many as asked, while each
     /// keeps at least [`MIN_SAMPLES_PER_ROUND`] samples (one round
     /// otherwise).

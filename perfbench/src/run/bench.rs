@@ -162,15 +162,29 @@ pub fn conclude(
         .load(&recording.id, &target)
         .map_err(|err| store_errors.push(err.to_string()));
     let latest;
-    let previous = match (&target, &base) {
+    let latest = match (&target, &base) {
         (Slot::Latest, Ok(base)) => base.as_ref(),
         _ => {
             latest = plan.store.load(&recording.id, &Slot::Latest).ok().flatten();
             latest.as_ref()
         }
     };
-    // The runs before this one widen its intervals by their spread.
-    carry_earlier(previous, &mut recording, &options.thresholds);
+    // The runs before this one of the same settings widen its intervals by
+    // their spread: where the latest run had others (a `--quick` try-out),
+    // the run before it may have had these.
+    let before_that;
+    let earlier_run = match latest {
+        Some(l) if l.settings != recording.settings => {
+            before_that = plan
+                .store
+                .load(&recording.id, &Slot::Previous)
+                .ok()
+                .flatten();
+            before_that.as_ref()
+        }
+        other => other,
+    };
+    carry_earlier(earlier_run, &mut recording, &options.thresholds);
     let calibration = plan.setup_of(want).calibration_for(recording.method);
     let result = analyze(&recording, calibration);
     let mut step = Step {
@@ -441,7 +455,8 @@ mod tests {
         {
             measure_round(plan, &job, &mut so_far)?;
         }
-        let recording = so_far.recording.expect("rounds were measured");
+        let mut recording = so_far.recording.expect("rounds were measured");
+        recording.settings = Some(job.config.key());
         Ok(conclude(
             (options, &job.want),
             plan,
@@ -502,6 +517,38 @@ mod tests {
         );
         assert!(close(stored.ci.low, measured.ci.low) && close(stored.ci.high, measured.ci.high));
         assert_eq!((last.samples, last.quick), (a.result.samples, true));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn a_run_of_other_settings_in_between_neither_teaches_nor_breaks_the_spread() {
+        let root = temp_root("settings");
+        let options = options(&["--bench", "--quick", "--sample-count", "10"]);
+        let mut plan = plan(&root);
+        let first = step(&options, &mut plan, "touch", &touch_3).unwrap();
+        let run = first.analysed.recording;
+        assert_eq!(run.settings, Some(options.config.key()));
+        let stored = plan.store.load("touch", &Slot::Latest).unwrap().unwrap();
+        assert_eq!(stored.settings, run.settings, "stored with its settings");
+        // A try-out of other settings is stored as the latest run, the run
+        // before it kept as the previous one.
+        let mut try_out = run.clone();
+        try_out.settings = Some("10 samples in 2 rounds, warm-up 50 ms, measurement 1 ms".into());
+        try_out.series[0].earlier = vec![1.0, 2.0];
+        let result = analyze(&try_out, &crate::analysis::Calibration::default());
+        plan.store.save(&try_out, &Slot::Latest, &result).unwrap();
+        // The same samples again with the first run's settings: they learn
+        // from the first run, not from the try-out.
+        let again = conclude(
+            (&options, &(None, false)),
+            &plan,
+            (run.clone(), Duration::ZERO),
+            None,
+        );
+        let walls = &again.analysed.recording.series[0];
+        assert_eq!(walls.earlier.len(), 1, "{walls:?}");
+        let first_wall = first.analysed.result.metrics[0].estimate().point;
+        assert_eq!(walls.earlier[0].to_bits(), first_wall.to_bits());
         std::fs::remove_dir_all(&root).unwrap();
     }
 

@@ -460,6 +460,7 @@ fn run_steps(
                 let mut recording = so_far.recording.expect("a round was recorded");
                 recording.membership = e.membership();
                 recording.threads = e.case.threads();
+                recording.settings = Some(job.config.key());
                 let setup = plan.setup_for(&job.want);
                 if let Err(why) = plan::calibrate_method(options, setup, recording.method) {
                     failed(&e.id, &why, &mut tally);

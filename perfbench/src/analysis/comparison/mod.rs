@@ -417,7 +417,9 @@ pub const START_AGAIN_SIGNIFICANCE: f64 = 0.001;
 /// runs `stored` kept, the oldest dropped past [`MAX_EARLIER_RUNS`]. They
 /// widen `new`'s intervals by the spread they show between runs, and are
 /// stored with it. They start again from none where nothing is stored,
-/// where the runs cannot be compared fairly, or where `new` improved or
+/// where `stored` was measured with other settings (or with settings
+/// unknown: [`Recording::settings`]), where the runs cannot be compared
+/// fairly, or where `new` improved or
 /// regressed on `stored` beyond doubt ([`START_AGAIN_SIGNIFICANCE`]) even
 /// allowing for that spread: the code changed, and the earlier runs
 /// measured other code.
@@ -426,7 +428,12 @@ pub fn carry_earlier(stored: Option<&Recording>, new: &mut Recording, thresholds
     for series in &mut new.series {
         series.earlier.clear();
     }
-    let Some(stored) = stored.filter(|stored| unfair(stored, new).is_none()) else {
+    let like = |stored: &&Recording| {
+        stored.settings.is_some()
+            && stored.settings == new.settings
+            && unfair(stored, new).is_none()
+    };
+    let Some(stored) = stored.filter(like) else {
         return;
     };
     let strict = Thresholds {

@@ -181,6 +181,7 @@ fn recording(events: &str, samples: u64) -> Recording {
     r.rounds = (0..samples as u32)
         .map(|i| 2 * i / samples as u32)
         .collect();
+    r.settings = Some(crate::measure::Config::default().key());
     r
 }
 
@@ -345,4 +346,20 @@ fn stored_runs_keep_earlier_headlines_until_the_code_changes() {
     per_iter.read_path = Some(crate::counter::group::ReadPath::Syscall);
     carry_earlier(Some(&full), &mut per_iter, &t);
     assert!(per_iter.series.iter().all(|s| s.earlier.is_empty()));
+    // Measured with other settings (a `--quick` try-out), or stored before
+    // settings were recorded: start again.
+    let quick = crate::measure::Config {
+        sample_count: 10,
+        rounds: 2,
+        ..Default::default()
+    };
+    let mut other = stored.clone();
+    other.settings = Some(quick.key());
+    carry_earlier(Some(&full), &mut other, &t);
+    assert!(other.series.iter().all(|s| s.earlier.is_empty()));
+    let mut unknown = full.clone();
+    unknown.settings = None;
+    let mut after_unknown = stored.clone();
+    carry_earlier(Some(&unknown), &mut after_unknown, &t);
+    assert!(after_unknown.series.iter().all(|s| s.earlier.is_empty()));
 }

@@ -45,6 +45,8 @@ struct ResultRecord<'a> {
     #[serde(deserialize_with = "records")]
     series: Loose<Vec<Loose<SeriesRecord>>>,
     #[serde(skip_serializing_if = "Loose::is_missing")]
+    settings: Loose<Option<String>>,
+    #[serde(skip_serializing_if = "Loose::is_missing")]
     threads: Loose<Option<u64>>,
 }
 
@@ -80,6 +82,10 @@ pub fn encode_recording(run: &Recording, result: &BenchResult) -> String {
         rounds: loose_list(&rounds),
         schema: Loose::Is(RESULT_SCHEMA.to_string()),
         series: Loose::Is(run.series.iter().map(series_record).collect()),
+        settings: run
+            .settings
+            .as_ref()
+            .map_or(Loose::Missing, |key| Loose::Is(Some(key.clone()))),
         threads: if run.threads > 1 {
             Loose::Is(Some(run.threads as u64))
         } else {
@@ -137,7 +143,23 @@ pub fn decode_recording(json: &str) -> Result<Recording, String> {
     recording.membership = membership_of(doc.group)?;
     recording.threads = threads_of(doc.threads)?;
     recording.method = method_of(doc.method, doc.batch_size, recording.threads)?;
+    recording.settings = settings_of(doc.settings)?;
     Ok(recording)
+}
+
+/// The settings a stored run was measured with: none in files from
+/// before they were recorded; a line of at most 200 characters without
+/// control characters.
+fn settings_of(v: Loose<Option<String>>) -> Result<Option<String>, String> {
+    match v {
+        Loose::Missing | Loose::Is(None) => Ok(None),
+        Loose::Is(Some(key))
+            if key.chars().count() <= 200 && !key.chars().any(char::is_control) =>
+        {
+            Ok(Some(key))
+        }
+        _ => Err(bad("settings")),
+    }
 }
 
 /// The iterations of a stored result's samples and the round of each.

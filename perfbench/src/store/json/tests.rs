@@ -490,3 +490,33 @@ fn a_summary_keeps_its_history_s_recent_changes_and_refuses_absurd_ones() {
         "malformed `changed.unit`; remove or restore it"
     );
 }
+
+#[test]
+fn a_runs_settings_read_back_and_hostile_ones_are_malformed() {
+    let key = crate::measure::Config::default().key();
+    assert_eq!(
+        key,
+        "50 samples in 10 rounds, warm-up 150 ms, measurement 700 ms"
+    );
+    let with = |v: Value| {
+        let mut doc = stored_result();
+        doc["settings"] = v;
+        decode_recording(&doc.to_string())
+    };
+    assert_eq!(with(json!(key)).unwrap().settings.as_deref(), Some(&*key));
+    assert_eq!(
+        decode_recording(&stored_result().to_string())
+            .unwrap()
+            .settings,
+        None
+    );
+    let malformed = "malformed `settings`; remove or restore it";
+    assert_eq!(with(json!("a\u{1b}[2J")).unwrap_err(), malformed);
+    assert_eq!(with(json!("x".repeat(201))).unwrap_err(), malformed);
+    assert_eq!(with(json!(7)).unwrap_err(), malformed);
+    // Written where known, and read back as it was.
+    let mut run = decode_recording(&stored_result().to_string()).unwrap();
+    run.settings = Some(key.clone());
+    let written = encode_recording(&run, &crate::analysis::analyze(&run, &Default::default()));
+    assert_eq!(decode_recording(&written).unwrap().settings, Some(key));
+}

@@ -26,14 +26,16 @@ fn run(home: &Path, settings: &[&str]) -> Value {
 fn earlier(stored: &Value) -> Vec<f64> {
     let walls = &stored["series"][0];
     assert_eq!(walls["name"], "wall-time");
-    walls["earlier"]
-        .as_array()
-        .map_or_else(Vec::new, |a| a.iter().map(|v| v.as_f64().unwrap()).collect())
+    walls["earlier"].as_array().map_or_else(Vec::new, |a| {
+        a.iter().map(|v| v.as_f64().unwrap()).collect()
+    })
 }
 
 /// A stored run's wall-time headline.
 fn headline(stored: &Value) -> f64 {
-    stored["estimates"]["wall-time"]["estimate"].as_f64().unwrap()
+    stored["estimates"]["wall-time"]["estimate"]
+        .as_f64()
+        .unwrap()
 }
 
 #[test]
@@ -47,7 +49,10 @@ fn a_quick_try_out_neither_joins_nor_breaks_the_spread_of_usual_runs() {
 
     let try_out = run(&home, &quick_page_faults(&["--quick"]));
     assert_ne!(try_out["settings"], settings.as_str(), "{try_out}");
-    assert!(earlier(&try_out).is_empty(), "the usual run is not its kind: {try_out}");
+    assert!(
+        earlier(&try_out).is_empty(),
+        "the usual run is not its kind: {try_out}"
+    );
 
     let second = run(&home, &usual);
     assert_eq!(second["settings"], settings.as_str());
@@ -64,4 +69,34 @@ fn a_quick_try_out_neither_joins_nor_breaks_the_spread_of_usual_runs() {
         ),
         more => panic!("the try-out joined the spread: {more:?}"),
     }
+}
+
+#[test]
+fn two_bench_targets_sharing_a_target_directory_keep_apart() {
+    // No PERFBENCH_HOME: each bench target stores under the target
+    // directory, in a folder of its package and its own.
+    let root = common::bench_target_dir().join("perfbench/perfbench-tests");
+    let mut reports = Vec::new();
+    for (target, id) in [("fixtures", "touch_16"), ("paired", "steady")] {
+        let mut args = vec!["--exact", id];
+        args.extend(common::QUICK);
+        let run = common::bench_target_with_env(target, &args, &[]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(root.join(target).join(id).join("latest.json").is_file());
+        let report = run
+            .stderr_lines(|l| l.starts_with("perfbench: report: "))
+            .concat();
+        assert!(
+            report.ends_with(&format!("perfbench-tests/{target}/report/index.html")),
+            "{report}"
+        );
+        reports.push(root.join(target).join("report/index.html"));
+    }
+    let paired_index = std::fs::read_to_string(&reports[1]).unwrap();
+    assert!(paired_index.contains("steady"), "{paired_index}");
+    assert!(
+        !paired_index.contains("touch_16"),
+        "another target's benchmark"
+    );
+    assert!(!root.join("paired/touch_16").exists() && !root.join("fixtures/steady").exists());
 }

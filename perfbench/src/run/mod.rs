@@ -36,6 +36,7 @@ use crate::run::panics::{catch, caught};
 use crate::run::plan::Plan;
 use crate::run::registry::{Broken, Entry};
 use crate::run::tally::{RunTally, EXIT_FAILED, EXIT_USAGE};
+use crate::store::{self, Store};
 
 /// Runs the benchmarks of this binary, the bench target `target`, as the
 /// command line asks and exits.
@@ -62,6 +63,11 @@ pub fn main(target: &paired::revision::BenchTarget) -> ! {
         }
     };
     std::process::exit(code)
+}
+
+/// The store of `target`'s results ([`store::default_root`]).
+fn store_of(target: &paired::revision::BenchTarget) -> Store {
+    Store::at(store::default_root(target.package, target.crate_name))
 }
 
 /// Runs with `options` the benchmarks of `target` and returns the exit
@@ -96,7 +102,7 @@ pub fn run(options: &RunOptions, target: &paired::revision::BenchTarget) -> i32 
         RunMode::Test => return run_tests(&selection, &broken),
         RunMode::Profile(time) => run_profiles(&selection.run, &broken, time),
         RunMode::Bench if paired::child::requested() => {
-            return paired::child::serve(options, &selection.run)
+            return paired::child::serve(options, &selection.run, store_of(target))
         }
         RunMode::Bench => match run_benches(options, target, &selection.run, &broken) {
             Ok(code) => code,
@@ -320,7 +326,7 @@ fn run_benches(
     let routines = routines(entries);
     let jobs = jobs(options, entries, &routines);
     let wants: Vec<(plan::Want, &str)> = jobs.iter().map(|j| (j.want.clone(), j.id)).collect();
-    let mut plan = plan::prepare(options, &wants)?;
+    let mut plan = plan::prepare(options, &wants, store_of(target))?;
     origin.record_in(&mut plan.environment);
     // Started once pinned, it runs on the same CPU.
     let mut pair = match &baseline {

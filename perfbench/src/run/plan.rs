@@ -17,7 +17,7 @@ use crate::output::format::quoted;
 use crate::run::cli::{Pairing, Pinning, RunOptions};
 use crate::run::say;
 use crate::stats::Statistics;
-use crate::store::{self, BaselineSave, Store, StoreLock};
+use crate::store::{BaselineSave, Store, StoreLock};
 
 /// What a benchmark asks to be measured with: its events as `--events`
 /// writes them (`None`: the default set), and whether in per-iteration
@@ -115,11 +115,12 @@ impl Plan {
 
 /// Makes the plan: pins the thread, opens the groups of the run's setup and
 /// of each other setup the benchmarks `want` (with the id of the first to
-/// ask for it), takes the store's lock and calibrates each setup. Errors
-/// are for the user (bad events, CPUs, output folder or baselines), and
-/// name the benchmark whose attribute is at fault.
-pub fn prepare(options: &RunOptions, wants: &[(Want, &str)]) -> Result<Plan, String> {
-    prepare_as(options, wants, false)
+/// ask for it), takes the lock of `store` (the run's output directory)
+/// and calibrates each setup. Errors are for the user (bad events, CPUs,
+/// output folder or baselines), and name the benchmark whose attribute is
+/// at fault.
+pub fn prepare(options: &RunOptions, wants: &[(Want, &str)], store: Store) -> Result<Plan, String> {
+    prepare_as(options, wants, store, false)
 }
 
 /// The plan of a build serving a paired run ([`crate::run::paired`]): as
@@ -130,8 +131,9 @@ pub fn prepare(options: &RunOptions, wants: &[(Want, &str)]) -> Result<Plan, Str
 pub fn prepare_baseline_build(
     options: &RunOptions,
     wants: &[(Want, &str)],
+    store: Store,
 ) -> Result<Plan, String> {
-    prepare_as(options, wants, true)
+    prepare_as(options, wants, store, true)
 }
 
 /// [`prepare`], or for a paired run's baseline build
@@ -139,6 +141,7 @@ pub fn prepare_baseline_build(
 fn prepare_as(
     options: &RunOptions,
     wants: &[(Want, &str)],
+    store: Store,
     baseline_build: bool,
 ) -> Result<Plan, String> {
     let pin = pin(options)?;
@@ -158,7 +161,6 @@ fn prepare_as(
     }
     // Events are checked before waiting for another run; measuring, the
     // calibration first, waits until this run holds the store.
-    let store = Store::at(store::default_root());
     let (lock, saving) = if baseline_build {
         (None, None)
     } else {

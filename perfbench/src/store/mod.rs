@@ -3,7 +3,7 @@
 //! JSON.
 //!
 //! ```text
-//! $PERFBENCH_HOME or <cargo target dir>/perfbench/
+//! $PERFBENCH_HOME or <cargo target dir>/perfbench/<package>/<bench target>/
 //!   .lock                                   held by the run writing here (lock.rs)
 //!   <folder of the id>/latest.json          the last run, compared with by the next
 //!   <folder of the id>/previous.json        the run before it, for the report
@@ -104,27 +104,35 @@ fn error(path: &Path, reason: impl Into<String>) -> StoreError {
     }
 }
 
-/// The output directory: `$PERFBENCH_HOME`, else `perfbench/` in the cargo
-/// target directory the running benchmark was built in.
-pub fn default_root() -> PathBuf {
+/// The output directory of the bench target `bench` of package `package`:
+/// `$PERFBENCH_HOME` as it is, else `perfbench/<package>/<bench>/` in the
+/// cargo target directory the running benchmark was built in, so that two
+/// packages or bench targets sharing a target directory never mix their
+/// results (a benchmark of one is never compared with, nor learns its
+/// spread from, another's of the same id).
+pub fn default_root(package: &str, bench: &str) -> PathBuf {
     if let Some(home) = std::env::var_os("PERFBENCH_HOME").filter(|h| !h.is_empty()) {
         return PathBuf::from(home);
     }
-    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR").filter(|t| !t.is_empty()) {
-        return PathBuf::from(target).join("perfbench");
-    }
-    // A bench binary lives in <target>/<profile>/deps/.
-    let exe = std::env::current_exe().ok();
-    exe.as_deref()
-        .and_then(|e| {
-            e.ancestors()
-                .find(|a| a.file_name().is_some_and(|n| n == "deps"))
-        })
-        .and_then(|deps| deps.parent()?.parent())
-        .map_or_else(
-            || PathBuf::from("target/perfbench"),
-            |t| t.join("perfbench"),
-        )
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .filter(|t| !t.is_empty())
+        .map(PathBuf::from)
+        .or_else(built_in)
+        .unwrap_or_else(|| PathBuf::from("target"));
+    target
+        .join("perfbench")
+        .join(folder_name(package))
+        .join(folder_name(bench))
+}
+
+/// The cargo target directory holding the running bench binary, which
+/// lives in `<target>/<profile>/deps/`.
+fn built_in() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let deps = exe
+        .ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == "deps"))?;
+    Some(deps.parent()?.parent()?.to_path_buf())
 }
 
 /// Folders of the output directory that are not a benchmark's: an id of

@@ -119,7 +119,7 @@ pub fn command(binary: &Path) -> Command {
 }
 
 /// The target directory of the fixtures' `cargo bench`.
-fn bench_target_dir() -> PathBuf {
+pub fn bench_target_dir() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e")
 }
 

@@ -16,6 +16,7 @@ use crate::run::plan::{self, Plan};
 use crate::run::registry::Entry;
 use crate::run::tally::EXIT_USAGE;
 use crate::run::{jobs, routines, say};
+use crate::store::Store;
 
 /// Whether this process is a paired run's baseline build.
 pub fn requested() -> bool {
@@ -23,7 +24,7 @@ pub fn requested() -> bool {
 }
 
 /// Serves the driving build until its requests end; returns the exit code.
-pub fn serve(options: &RunOptions, entries: &[Entry]) -> i32 {
+pub fn serve(options: &RunOptions, entries: &[Entry], store: Store) -> i32 {
     let mut answers = match take_stdout() {
         Ok(out) => std::io::BufWriter::new(out),
         Err(e) => {
@@ -36,7 +37,7 @@ pub fn serve(options: &RunOptions, entries: &[Entry]) -> i32 {
     let routines = routines(entries);
     let jobs = jobs(options, entries, &routines);
     let wants: Vec<(plan::Want, &str)> = jobs.iter().map(|j| (j.want.clone(), j.id)).collect();
-    let mut plan = match plan::prepare_baseline_build(options, &wants) {
+    let mut plan = match plan::prepare_baseline_build(options, &wants, store) {
         Ok(plan) => plan,
         Err(e) => {
             say::error(&e);

@@ -643,3 +643,37 @@ fn short_odd_or_outlying_series_make_no_change_point() {
     runs.extend([75.0; 3]);
     assert!(change_points(&runs, &settings).is_empty());
 }
+
+#[test]
+fn a_last_run_far_off_its_level_hides_no_step_below_it_and_makes_none() {
+    // The report's end-to-end history: steps at 600 and 992, then a real
+    // run anywhere from a fifth to five times the first level's scale,
+    // far below the last level.
+    let level = |i: usize| match i {
+        0..600 => 1.0,
+        600..992 => 2.0,
+        _ => 2000.0,
+    };
+    for last in [4.0, 20.0, 100.0] {
+        let mut runs: Vec<f64> = (0..999)
+            .map(|i| level(i) * (1.0 + [0.0, 0.01, -0.007, 0.004][i % 4]))
+            .collect();
+        runs.push(last);
+        let at: Vec<usize> = change_points(&runs, &ChangeSettings::default())
+            .iter()
+            .map(|c| c.index)
+            .collect();
+        assert_eq!(at, [600, 992], "last run {last}");
+    }
+    // A flat history with one last run five or fifty times slower.
+    for last in [5.0, 50.0] {
+        let mut runs: Vec<f64> = (0..999)
+            .map(|i| 1.0 + [0.0, 0.01, -0.007, 0.004][i % 4])
+            .collect();
+        runs.push(last);
+        assert!(
+            change_points(&runs, &ChangeSettings::default()).is_empty(),
+            "{last}"
+        );
+    }
+}

@@ -18,7 +18,12 @@ use serde_json::Value;
 
 /// [`QUICK`] with the fewest samples that make the 4 rounds of each build
 /// a paired change needs (5 samples a round).
-const PAIRED_QUICK: [&str; 2] = ["--sample-count", "20"];
+/// Twice the quick samples, for rounds enough to judge, and a warm-up long
+/// enough that one stall of a loaded machine cannot end it after a few
+/// iterations: with the quick 10 ms (half of 0.02 s) a run under a load of
+/// about 8 once planned 7 samples of one ~19 µs iteration, so about 17 ms
+/// an iteration, in one round, too few to judge.
+const PAIRED_QUICK: [&str; 4] = ["--sample-count", "20", "--warm-up-time", "0.2"];
 
 /// Thresholds that no time can pass: only exact counts are judged, so
 /// that an assertion on the exit code does not hang on timing noise.

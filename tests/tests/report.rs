@@ -337,7 +337,7 @@ fn index_shows_a_row_per_benchmark(index: &Value) {
         serde_json::json!(["wall-time", clock, faults])
     );
     let folded = index["folded"].as_str().unwrap();
-    assert!(folded.ends_with(&format!(": {alignment}.")), "{folded}");
+    assert!(folded.ends_with(&format!(": {alignment} (0).")), "{folded}");
     let rows = summary["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 7, "one row per benchmark: {rows:?}");
     let stale: Vec<&Value> = rows.iter().filter(|r| r["stale"] == true).collect();

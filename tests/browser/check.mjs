@@ -121,8 +121,17 @@ function readLayout() {
     title: s.querySelector("h3").firstChild.textContent.trim(),
     zero: text(s.querySelector(".zero-metrics")),
   }));
+  // The index's "Changed in this run": a row per metric judged, in order.
+  const changedNow = document.getElementById("changed-now-table");
+  const run_changes = changedNow && [...changedNow.querySelectorAll("tr[class]")].map((row) => ({
+    id: row.cells[0].textContent,
+    metric: row.cells[1].textContent,
+    verdict: row.cells[2].textContent,
+  }));
   return {
     summary,
+    run_changes,
+    nothing_changed: text(document.getElementById("nothing-changed")),
     folded: text(document.getElementById("folded")),
     stale_note: text(document.getElementById("stale")),
     throughput: text(document.getElementById("throughput")),
@@ -144,6 +153,31 @@ async function sortByLastColumn(page) {
     const v = row.cells[col].getAttribute("data-v");
     return v === null ? null : Number(v);
   }), col);
+}
+
+// Clicks the summary's benchmark header (after another column's): returns
+// the ids from top to bottom, which must be in the server's natural order.
+async function sortById(page) {
+  await page.click("#summary th[data-col=\"0\"]");
+  return page.evaluate(() => [...document.querySelectorAll("#summary tbody tr")].map(
+    (row) => row.cells[0].dataset.s));
+}
+
+// On a page `width` px wide, how each id of the index's tables is laid out:
+// the lines it takes (the distinct tops of its parts) and the parts
+// (between :: and /) that were broken across lines, which must be none.
+async function idWrapping(page, width) {
+  await page.setViewportSize({ width, height: 800 });
+  return page.evaluate(() => [...document.querySelectorAll("td.id")].map((td) => {
+    const segs = [...td.querySelectorAll(".seg")];
+    const tops = new Set(segs.flatMap((s) => [...s.getClientRects()].map((r) => Math.round(r.top))));
+    return {
+      id: segs.map((s) => s.textContent).join(""),
+      table: td.closest("table").id,
+      lines: tops.size,
+      broken_parts: segs.filter((s) => s.getClientRects().length > 1).map((s) => s.textContent),
+    };
+  }));
 }
 
 let failed = false;
@@ -188,7 +222,11 @@ for (const file of files) {
   if (report.scripts_with_alert > 0) problems.push("a user-supplied script became a <script> element");
   const ok = problems.length === 0;
   failed ||= !ok;
-  if (layout.summary) layout.summary.sorted = await sortByLastColumn(page);
+  if (layout.summary) {
+    layout.summary.sorted = await sortByLastColumn(page);
+    layout.summary.ids_by_id = await sortById(page);
+    layout.id_wrapping = await idWrapping(page, 360);
+  }
   console.log(JSON.stringify({ file, ok, problems, ...report, ...layout }));
   await page.close();
 }

@@ -337,7 +337,7 @@ fn index_shows_a_row_per_benchmark(index: &Value) {
         serde_json::json!(["wall-time", clock, faults])
     );
     let folded = index["folded"].as_str().unwrap();
-    assert!(folded.ends_with(&format!(": {alignment}.")), "{folded}");
+    assert!(folded.ends_with(&format!(": {alignment} (0).")), "{folded}");
     let rows = summary["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 7, "one row per benchmark: {rows:?}");
     let stale: Vec<&Value> = rows.iter().filter(|r| r["stale"] == true).collect();
@@ -805,7 +805,7 @@ fn a_step_in_a_history_of_1000_runs_is_marked_and_a_flat_one_is_not() {
     let changed = &changed[..changed.find("</table>").unwrap()];
     assert_eq!(changed.matches("<tr><td>").count(), 1, "{changed}");
     assert!(
-        changed.contains("href=\"bench/touch_16.html\">touch_16</a>"),
+        changed.contains("href=\"bench/touch_16.html\"><span class=\"seg\">touch_16</span></a>"),
         "{changed}"
     );
     assert!(
@@ -860,4 +860,93 @@ fn the_history_chart_shows_its_change_points_in_a_browser() {
     let flat = history(&results[1]);
     assert_eq!(flat["change_points"].as_array().unwrap().len(), 0);
     assert!(flat["tooltips"].as_array().unwrap().len() >= 300);
+}
+
+/// The ids of tests/benches/changes.rs, in natural order.
+const CHANGES_IDS: [&str; 5] = [
+    "a_rather_long_module_name::decoding_by_table::shrinks/307",
+    "a_rather_long_module_name::decoding_by_table::shrinks/1024",
+    "grows/2",
+    "grows/10",
+    "steady",
+];
+
+/// `cargo bench --bench changes` counting allocations, its results under
+/// `home`; with `after`, the second run, whose counts differ.
+fn changes(home: &Path, after: bool) {
+    let args: Vec<&str> = QUICK
+        .iter()
+        .chain(&["--events", "allocs"])
+        .copied()
+        .collect();
+    let mut env = vec![("PERFBENCH_HOME", home.to_str().unwrap())];
+    if after {
+        env.push(("FIXTURE_CHANGES", "after"));
+    }
+    let run = bench_target_with_env("changes", &args, &env);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+#[test]
+fn the_index_leads_with_changes_sorts_naturally_and_breaks_ids_only_at_separators() {
+    let home = home("changes");
+    changes(&home, false);
+    changes(&home, true);
+    let index = home.join("report/index.html");
+    let Some(results) = check_in_browser(&[index], &["Changed in this run"]) else {
+        return;
+    };
+    let index = &results[0];
+    assert_eq!(index["ok"], true, "{index}");
+
+    // Regressions, then improvements, each in natural order; wall time
+    // may move too, but never a regression after an improvement.
+    let rows = index["run_changes"].as_array().unwrap();
+    let verdicts: Vec<&str> = rows
+        .iter()
+        .map(|r| r["verdict"].as_str().unwrap())
+        .collect();
+    assert!(
+        verdicts.windows(2).all(|w| w != ["improved", "regressed"]),
+        "{rows:?}"
+    );
+    let allocs: Vec<(&str, &str)> = rows
+        .iter()
+        .filter(|r| r["metric"] == "allocs")
+        .map(|r| (r["id"].as_str().unwrap(), r["verdict"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        allocs,
+        [
+            ("grows/2", "regressed"),
+            ("grows/10", "regressed"),
+            (CHANGES_IDS[0], "improved"),
+            (CHANGES_IDS[1], "improved"),
+        ]
+    );
+
+    // The server's order, and the script's after sorting by another
+    // column and back by id: natural both.
+    let summary = &index["summary"];
+    let served: Vec<&str> = summary["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(served, CHANGES_IDS);
+    assert_eq!(summary["ids_by_id"], serde_json::json!(CHANGES_IDS));
+
+    // On a 360 px page the long ids take several lines, each broken only
+    // after a separator.
+    let wrapping = index["id_wrapping"].as_array().unwrap();
+    for cell in wrapping {
+        assert_eq!(cell["broken_parts"], serde_json::json!([]), "{cell}");
+    }
+    let long = wrapping
+        .iter()
+        .filter(|c| c["table"] == "summary" && c["id"] == CHANGES_IDS[1])
+        .collect::<Vec<_>>();
+    assert_eq!(long.len(), 1, "{wrapping:?}");
+    assert!(long[0]["lines"].as_u64().unwrap() >= 2, "{wrapping:?}");
 }

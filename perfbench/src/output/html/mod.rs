@@ -31,6 +31,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::analysis::comparison::{Comparison, MetricChange, Target, Thresholds};
+use crate::analysis::quiet::is_quiet;
 use crate::analysis::Analysed;
 use crate::counter::event::Unit;
 use crate::store::bench_summary::{
@@ -123,7 +124,7 @@ pub fn write_report(
     let run_ids: BTreeSet<&str> = run.iter().map(|a| a.recording.id.as_str()).collect();
     let (stored, problems) = stored_summaries(store, &data, &run_ids);
     let mut entries: Vec<&Summary> = fresh.iter().map(|(s, _)| s).chain(&stored).collect();
-    entries.sort_by(|a, b| a.id.cmp(&b.id));
+    entries.sort_by(|a, b| text::natural_cmp(&a.id, &b.id));
     // Two arguments with the same Display make one id, stored once: one row.
     entries.dedup_by(|a, b| a.id == b.id);
     let order = run_order(&entries, run);
@@ -238,14 +239,14 @@ fn write_pages(
     written.into_iter().collect()
 }
 
-/// The positions in `entries` (sorted by id) of the run's benchmarks in the
+/// The positions in `entries` (in natural order of id) of the run's benchmarks in the
 /// run's order, then of the others.
 fn run_order(entries: &[&Summary], run: &[Analysed]) -> Vec<usize> {
     let mut order = Vec::with_capacity(entries.len());
     let mut in_run = vec![false; entries.len()];
     for a in run {
         let id = a.recording.id.as_str();
-        if let Ok(i) = entries.binary_search_by(|e| e.id.as_str().cmp(id)) {
+        if let Ok(i) = entries.binary_search_by(|e| text::natural_cmp(&e.id, id)) {
             if !in_run[i] {
                 in_run[i] = true;
                 order.push(i);
@@ -275,22 +276,45 @@ fn metric_names<'a>(entries: impl IntoIterator<Item = &'a Summary>) -> Vec<(&'a 
     names
 }
 
-/// Whether `metric` is exactly zero, with an interval of `[0, 0]`, in every
-/// one of `entries` that has it: nothing to chart or compare, so the report
-/// names it once instead.
-fn zero_everywhere<'a>(entries: impl IntoIterator<Item = &'a Summary>, metric: &str) -> bool {
+/// Whether `metric` is quiet ([`is_quiet`]: a count zero or under one
+/// event per thousand iterations) in every one of `entries` that has it:
+/// nothing a reader needs a column or a chart for, so the report names it
+/// once instead, with [`largest_rate`].
+fn quiet_everywhere<'a>(entries: impl IntoIterator<Item = &'a Summary>, metric: &str) -> bool {
     entries
         .into_iter()
         .filter_map(|e| metric_of(e, metric))
-        .all(|m| {
-            let s = &m.estimate;
-            s.point == 0.0 && s.ci.low == 0.0 && s.ci.high == 0.0
+        .all(|m| is_quiet(m.unit, &m.estimate))
+}
+
+/// The largest estimate of `metric` among `entries`, as a note names it.
+fn largest_rate<'a>(entries: impl IntoIterator<Item = &'a Summary>, metric: &str) -> f64 {
+    entries
+        .into_iter()
+        .filter_map(|e| metric_of(e, metric))
+        .map(|m| m.estimate.point)
+        .fold(0.0, f64::max)
+}
+
+/// The quiet metrics `names`, each with its largest rate among `entries`,
+/// as HTML: `context-switches (7.320e-7), major-faults (0)`.
+fn quiet_list<'a, I>(names: &[(&str, Unit)], entries: impl Fn() -> I) -> String
+where
+    I: Iterator<Item = &'a Summary>,
+{
+    let named: Vec<String> = names
+        .iter()
+        .map(|&(n, unit)| {
+            let rate = text::value(largest_rate(entries(), n), unit);
+            format!("{} ({rate})", text::esc(n))
         })
+        .collect();
+    named.join(", ")
 }
 
 /// The metrics of the benchmarks `entries` gives, with their units, less
-/// those zero in every one of them ([`zero_everywhere`]), which one note
-/// names instead: "Zero for every `each`, so not `drawn`: …".
+/// those quiet in every one of them ([`quiet_everywhere`]), which one note
+/// names instead: "Zero or rare for every `each`, so not `drawn`: …".
 fn metrics_to_draw<'a, I>(
     out: &mut String,
     entries: impl Fn() -> I,
@@ -300,15 +324,15 @@ fn metrics_to_draw<'a, I>(
 where
     I: Iterator<Item = &'a Summary>,
 {
-    let (zero, shown): (Vec<_>, Vec<_>) = metric_names(entries())
+    let (quiet, shown): (Vec<_>, Vec<_>) = metric_names(entries())
         .into_iter()
-        .partition(|(name, _)| zero_everywhere(entries(), name));
-    if !zero.is_empty() {
-        let zero: Vec<String> = zero.iter().map(|(n, _)| text::esc(n)).collect();
+        .partition(|(name, _)| quiet_everywhere(entries(), name));
+    if !quiet.is_empty() {
         let _ = writeln!(
             out,
-            "<p class=\"note zero-metrics\">Zero for every {each}, so not {drawn}: {}.</p>",
-            zero.join(", ")
+            "<p class=\"note zero-metrics\">Zero or rare (under one per 1,000 iterations) \
+             for every {each}, so not {drawn} (the largest rate in brackets): {}.</p>",
+            quiet_list(&quiet, entries)
         );
     }
     shown

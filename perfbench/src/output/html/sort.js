@@ -1,4 +1,26 @@
 (function () {
+  /* Text in natural order, the twin of text.rs's natural_cmp: runs of digits
+     compared as numbers ("trivial/2" before "trivial/10"), the rest by
+     character; texts equal so ("a01", "a1") in their plain order. */
+  var naturalCompare = function (a, b) {
+    var i = 0, j = 0;
+    while (i < a.length && j < b.length) {
+      var c = a.charAt(i), d = b.charAt(j);
+      if (c >= "0" && c <= "9" && d >= "0" && d <= "9") {
+        var m = /^[0-9]+/.exec(a.slice(i))[0], n = /^[0-9]+/.exec(b.slice(j))[0];
+        i += m.length; j += n.length;
+        m = m.replace(/^0+/, ""); n = n.replace(/^0+/, "");
+        if (m.length !== n.length) { return m.length - n.length; }
+        if (m !== n) { return m < n ? -1 : 1; }
+      } else if (c !== d) {
+        return a.codePointAt(i) < b.codePointAt(j) ? -1 : 1;
+      } else {
+        i += 1; j += 1;
+      }
+    }
+    if (i < a.length || j < b.length) { return i < a.length ? 1 : -1; }
+    return a < b ? -1 : a > b ? 1 : 0;
+  };
   var tables = document.querySelectorAll("table.sortable");
   Array.prototype.forEach.call(tables, function (table) {
     /* A header sorts by the column its data-col names: with a metric's name
@@ -17,6 +39,9 @@
         var key = function (row) {
           var cell = row.cells[col];
           if (!cell) { return ""; }
+          /* A benchmark's cell sorts by its id (data-s), not by its badges. */
+          var s = cell.getAttribute("data-s");
+          if (s !== null) { return s; }
           var v = cell.getAttribute("data-v");
           return v === null ? cell.textContent : parseFloat(v);
         };
@@ -25,7 +50,7 @@
           if (typeof x === "number" && typeof y === "number") { return (x - y) * dir; }
           if (typeof x === "number") { return -1; }
           if (typeof y === "number") { return 1; }
-          return x.localeCompare(y) * dir;
+          return naturalCompare(x, y) * dir;
         });
         rows.forEach(function (row) { body.appendChild(row); });
       };

@@ -260,6 +260,33 @@ pub(super) fn attributes<'a>(html: &'a str, name: &str) -> Vec<&'a str> {
         .collect()
 }
 
+/// The rows of a table's `html` (each starting at `row_start`), each as
+/// its cells' text, tags removed.
+pub(super) fn cell_texts(html: &str, row_start: &str) -> Vec<Vec<String>> {
+    html.split(row_start)
+        .skip(1)
+        .map(|row| {
+            row.split("<td")
+                .skip(1)
+                .map(|cell| {
+                    let inner = &cell[cell.find('>').unwrap() + 1..cell.find("</td>").unwrap()];
+                    let mut text = String::new();
+                    let mut in_tag = false;
+                    for c in inner.chars() {
+                        match c {
+                            '<' => in_tag = true,
+                            '>' => in_tag = false,
+                            c if !in_tag => text.push(c),
+                            _ => {}
+                        }
+                    }
+                    text
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// The part of `html` from `start` to the next `end`.
 pub(super) fn between<'a>(html: &'a str, start: &str, end: &str) -> &'a str {
     let from = html
@@ -524,7 +551,7 @@ fn a_run_rewrites_only_its_own_pages_and_lists_the_rest_from_summaries() {
         "the group page of g and the pages of its members are untouched"
     );
     for (id, faults) in [("g::a", 16), ("g::b", 7), ("other", 6)] {
-        let row = &index[index.find(&format!(">{id}<")).unwrap()..];
+        let row = &index[index.find(&format!("data-s=\"{id}\"")).unwrap()..];
         let row = &row[..row.find("</tr>").unwrap()];
         assert!(
             row.contains(&format!(">{faults} <small>± 0</small>")),
@@ -542,7 +569,9 @@ fn results_stored_without_a_summary_are_summarised_once() {
     stored(&store, "old", 16);
     let run = [stored(&store, "new", 2)];
     let index = write(&store, &run, &options);
-    assert!(index.contains("<span>old</span> <span class=\"badge stale\">earlier run</span>"));
+    assert!(index.contains(
+        "<span><span class=\"seg\">old</span></span> <span class=\"badge stale\">earlier run</span>"
+    ));
     assert!(index.contains(">16 <small>± 0</small>"));
     let summary = store.root().join("report/data/old.json");
     let made = std::fs::metadata(&summary).unwrap().modified().unwrap();

@@ -1,6 +1,7 @@
 //! The pieces of HTML every page uses: escaping, values, sort keys, change
 //! cells, the page head with its style, and figures.
 
+use std::cmp::Ordering;
 use std::fmt::Write as _;
 
 use crate::analysis::comparison::{MetricChange, Target, Verdict};
@@ -35,6 +36,67 @@ pub(super) fn esc(s: &str) -> String {
         }
     }
     out
+}
+
+/// An id as HTML: escaped ([`esc`]), each run between the separators
+/// `::` and `/` in a `seg` span the style sheet keeps on one line, and a
+/// `<wbr>` after each separator, so that a narrow column breaks an id only
+/// where its parts meet (`decode/` `307`, never `decode/3` `07`).
+pub(super) fn id_html(id: &str) -> String {
+    let escaped = esc(id);
+    let mut out = String::with_capacity(escaped.len() + 32);
+    let mut rest = escaped.as_str();
+    while !rest.is_empty() {
+        let end = segment_end(rest);
+        let sep = if end < rest.len() { "<wbr>" } else { "" };
+        let _ = write!(out, "<span class=\"seg\">{}</span>{sep}", &rest[..end]);
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// Where the first part of `s` ends: after its first `::` or `/`, else at
+/// its end.
+fn segment_end(s: &str) -> usize {
+    let slash = s.find('/').map(|i| i + 1);
+    let colons = s.find("::").map(|i| i + 2);
+    match (slash, colons) {
+        (Some(a), Some(b)) => a.min(b),
+        (a, b) => a.or(b).unwrap_or(s.len()),
+    }
+}
+
+/// Ids in natural order: runs of digits compared as numbers (`trivial/2`
+/// before `trivial/10`), the rest character by character; ids equal so
+/// (`a01`, `a1`) in their plain order, so that only equal ids tie. sort.js
+/// has its twin (`naturalCompare`) for the same order in the browser.
+pub(super) fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let (mut x, mut y) = (a, b);
+    loop {
+        let (c, d) = match (x.chars().next(), y.chars().next()) {
+            (Some(c), Some(d)) => (c, d),
+            (c, d) => return c.is_some().cmp(&d.is_some()).then_with(|| a.cmp(b)),
+        };
+        if c.is_ascii_digit() && d.is_ascii_digit() {
+            let (m, x_rest) = digit_run(x);
+            let (n, y_rest) = digit_run(y);
+            let (m, n) = (m.trim_start_matches('0'), n.trim_start_matches('0'));
+            let by_number = m.len().cmp(&n.len()).then_with(|| m.cmp(n));
+            if by_number != Ordering::Equal {
+                return by_number;
+            }
+            (x, y) = (x_rest, y_rest);
+        } else if c != d {
+            return c.cmp(&d);
+        } else {
+            (x, y) = (&x[c.len_utf8()..], &y[d.len_utf8()..]);
+        }
+    }
+}
+
+/// The run of ASCII digits `s` starts with, and what follows it.
+fn digit_run(s: &str) -> (&str, &str) {
+    s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()))
 }
 
 /// A value with its unit; `n/a` if not finite.
@@ -188,6 +250,68 @@ mod tests {
         assert_eq!(value(4512.3, Unit::Nanoseconds), "4.512 µs");
         assert_eq!(sort_key(f64::NAN), "");
         assert_eq!(sort_key(1.5), " data-v=\"1.5\"");
+    }
+
+    #[test]
+    fn ids_sort_naturally_and_only_equal_ids_tie() {
+        let mut ids = vec![
+            "trivial/10",
+            "trivial/2",
+            "decode/1024",
+            "decode/307",
+            "a::b/9",
+            "a::b/10",
+            "x01",
+            "x1",
+            "x",
+            "x/",
+            "v2.10",
+            "v2.9",
+        ];
+        ids.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            ids,
+            [
+                "a::b/9",
+                "a::b/10",
+                "decode/307",
+                "decode/1024",
+                "trivial/2",
+                "trivial/10",
+                "v2.9",
+                "v2.10",
+                "x",
+                "x/",
+                "x01",
+                "x1",
+            ]
+        );
+        assert_eq!(natural_cmp("x1", "x1"), Ordering::Equal);
+        assert_eq!(natural_cmp("x01", "x1"), "x01".cmp("x1"));
+        // Numbers longer than any integer type still compare.
+        assert_eq!(
+            natural_cmp(
+                &format!("n/{}", "9".repeat(40)),
+                &format!("n/1{}", "0".repeat(40))
+            ),
+            Ordering::Less
+        );
+    }
+
+    #[test]
+    fn ids_break_only_after_their_separators() {
+        assert_eq!(
+            id_html("decode/307"),
+            "<span class=\"seg\">decode/</span><wbr><span class=\"seg\">307</span>"
+        );
+        assert_eq!(
+            id_html("a::b/<c>"),
+            "<span class=\"seg\">a::</span><wbr><span class=\"seg\">b/</span><wbr>\
+             <span class=\"seg\">&lt;c&gt;</span>"
+        );
+        assert_eq!(id_html("plain"), "<span class=\"seg\">plain</span>");
+        assert_eq!(id_html("end/"), "<span class=\"seg\">end/</span>");
+        assert_eq!(id_html(""), "");
     }
 
     #[test]

@@ -326,7 +326,7 @@ fn a_history_is_charted_on_its_page_and_a_recent_step_listed_in_the_index() {
     let changed = crate::output::html::tests::between(&index, "id=\"changed\"", "</table>");
     assert_eq!(changed.matches("<tr><td>").count(), 1, "{changed}");
     assert!(
-        changed.contains("href=\"bench/stepped.html\">stepped</a>"),
+        changed.contains("href=\"bench/stepped.html\"><span class=\"seg\">stepped</span></a>"),
         "{changed}"
     );
     assert!(

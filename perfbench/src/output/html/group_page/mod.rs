@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use super::argument_families::{family_charts, Arguments, Line};
 use super::index::{estimate_cell, Index};
 use super::plots::{self, member_color};
-use super::text::{esc, figure, head, sort_key};
+use super::text::{esc, figure, head, id_html, sort_key};
 use super::{metrics_to_draw, page_path};
 use crate::analysis::standings::{standings, Cell, Relative, Standing};
 use crate::counter::event::Unit;
@@ -314,7 +314,7 @@ fn standing_table(
 /// A member's name, linked to its benchmark's page where it has one, marked
 /// where it is from an earlier run.
 fn member_cell(m: &Member) -> String {
-    let name = esc(m.name);
+    let name = id_html(m.name);
     let mut cell = if m.has_page {
         format!("<a href=\"../{}\">{name}</a>", esc(&page_path(&m.e.id)))
     } else {

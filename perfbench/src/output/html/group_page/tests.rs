@@ -6,7 +6,7 @@ use crate::analysis::comparison::Target;
 use crate::analysis::{analyze, standings, Analysed, Calibration, Recording};
 use crate::output::html::plots::tests::{circles, joining};
 use crate::output::html::tests::{
-    between, options, read, uncompared, write, TempStore, ESCAPED, HOSTILE,
+    between, cell_texts, options, read, uncompared, write, TempStore, ESCAPED, HOSTILE,
 };
 use crate::output::html::{group_page_path, page_path};
 use crate::store::{Slot, Store};
@@ -46,28 +46,7 @@ fn argument_section(page: &str, i: usize) -> &str {
 /// text, tags removed.
 fn standing_rows(section: &str) -> Vec<Vec<String>> {
     let body = between(section, "<tbody>", "</tbody>");
-    body.split("<tr")
-        .skip(1)
-        .map(|row| {
-            row.split("<td")
-                .skip(1)
-                .map(|cell| {
-                    let inner = &cell[cell.find('>').unwrap() + 1..cell.find("</td>").unwrap()];
-                    let mut text = String::new();
-                    let mut in_tag = false;
-                    for c in inner.chars() {
-                        match c {
-                            '<' => in_tag = true,
-                            '>' => in_tag = false,
-                            c if !in_tag => text.push(c),
-                            _ => {}
-                        }
-                    }
-                    text
-                })
-                .collect()
-        })
-        .collect()
+    cell_texts(body, "<tr")
 }
 
 fn paging() -> Vec<Analysed> {
@@ -108,7 +87,7 @@ fn a_group_page_sets_its_members_side_by_side_at_each_argument() {
          member's\">3.00×</td>"
     ));
     assert!(at_1.contains(&format!(
-        "<a href=\"../{}\">single</a>",
+        "<a href=\"../{}\"><span class=\"seg\">single</span></a>",
         page_path("paging::single/1")
     )));
     let at_2 = argument_section(&page, 1);
@@ -224,8 +203,9 @@ fn a_metric_zero_for_every_member_is_named_once_not_shown() {
         "{page}"
     );
     assert!(page.contains(
-        "<p class=\"note zero-metrics\">Zero for every member, so not shown: \
-         page-faults.</p>\n<table class=\"standing\">"
+        "<p class=\"note zero-metrics\">Zero or rare (under one per 1,000 iterations) for \
+         every member, so not shown (the largest rate in brackets): page-faults (0).</p>\n\
+         <table class=\"standing\">"
     ));
     let rows = standing_rows(&page);
     assert_eq!(

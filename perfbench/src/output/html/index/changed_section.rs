@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::super::page_path;
-use super::super::text::{esc, value};
+use super::super::text::{esc, id_html, value};
 use super::Index;
 use crate::output::format::{count, relative_text};
 use crate::store::history::RECENT_RUNS;
@@ -24,9 +24,9 @@ pub(super) fn changed_section(out: &mut String, ix: &Index) {
         .map(|(i, c)| {
             let e = ix.entries[i];
             let name = if ix.has_page[i] || ix.in_run[i] {
-                format!("<a href=\"{}\">{}</a>", esc(&page_path(&e.id)), esc(&e.id))
+                format!("<a href=\"{}\">{}</a>", esc(&page_path(&e.id)), id_html(&e.id))
             } else {
-                esc(&e.id)
+                id_html(&e.id)
             };
             format!(
                 "<tr><td>{name}</td><td>{}</td><td>{}</td><td>{} → {}</td><td>{}</td><td>{}</td></tr>",
@@ -52,6 +52,13 @@ pub(super) fn changed_section(out: &mut String, ix: &Index) {
          {RECENT_RUNS} runs.</p>\n<table class=\"changed\">\n<tr><th>benchmark</th><th>metric</th>\
          <th>step</th><th>level</th><th>commit</th><th>since</th></tr>"
     );
+    write_capped(out, &rows, "change point");
+}
+
+/// The first [`MAX_ROWS`] of `rows` and the table's end, then how many
+/// more `what`s there were, so that the first page of the index stays
+/// small however much changed at once.
+pub(super) fn write_capped(out: &mut String, rows: &[String], what: &str) {
     for row in rows.iter().take(MAX_ROWS) {
         out.push_str(row);
         out.push('\n');
@@ -61,7 +68,7 @@ pub(super) fn changed_section(out: &mut String, ix: &Index) {
         let _ = writeln!(
             out,
             "<p class=\"note\">And {} more.</p>",
-            count(rows.len() - MAX_ROWS, "change point")
+            count(rows.len() - MAX_ROWS, what)
         );
     }
 }

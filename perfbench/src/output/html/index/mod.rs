@@ -7,17 +7,17 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use super::argument_families::argument_charts;
-use changed_section::changed_section;
+use changed_section::{changed_section, write_capped};
+use run_changes::run_changes_section;
+pub(super) use summary_cells::estimate_cell;
+use summary_cells::{change_cell, quiet_in};
 
 mod changed_section;
+mod run_changes;
+mod summary_cells;
 use super::group_page::Group;
-use super::text::{
-    change_interval, esc, head, interval, pinned, relative_change, sort_key, target_html, value,
-    verdict_class, SCRIPT,
-};
-use super::{
-    change_of, group_link, group_page_path, metric_names, metric_of, page_path, zero_everywhere,
-};
+use super::text::{esc, head, id_html, pinned, target_html, SCRIPT};
+use super::{group_link, group_page_path, metric_names, page_path, quiet_everywhere, quiet_list};
 use crate::analysis::comparison::{Comparison, Target, Thresholds};
 use crate::counter::event::Unit;
 use crate::measure::environment::Environment;
@@ -27,7 +27,7 @@ use crate::store::{Store, StoreError};
 
 /// What the index shows.
 pub(super) struct Index<'a> {
-    /// Every benchmark, sorted by id.
+    /// Every benchmark, in natural order of id (`text::natural_cmp`).
     pub entries: &'a [&'a Summary],
     /// Stored results that could not be read.
     pub problems: &'a [String],
@@ -189,8 +189,10 @@ fn render(
     let mut out = String::with_capacity(64 * 1024);
     head(&mut out, "perfbench report");
     intro(&mut out, ix);
-    environment_section(&mut out, ix.entries);
+    // What changed first: this run's verdicts, then its history's steps.
+    run_changes_section(&mut out, ix);
     changed_section(&mut out, ix);
+    environment_section(&mut out, ix.entries);
     if !ix.problems.is_empty() {
         out.push_str("<h2>Results not shown</h2>\n");
         for p in ix.problems {
@@ -290,22 +292,19 @@ fn environment_section(out: &mut String, entries: &[&Summary]) {
     out.push_str("</tbody>\n</table>\n");
 }
 
-/// The summary's columns: every metric of any benchmark, less those zero
-/// in every benchmark, which are folded away and named.
+/// The summary's columns: every metric of any benchmark, less those quiet
+/// in every benchmark (`analysis::quiet`), which are folded away and named.
 struct Columns<'a> {
     shown: Vec<(&'a str, Unit)>,
-    folded: Vec<&'a str>,
+    folded: Vec<(&'a str, Unit)>,
 }
 
 /// The summary's columns for `entries`.
 fn columns<'a>(entries: &[&'a Summary]) -> Columns<'a> {
-    let (folded, shown): (Vec<_>, Vec<_>) = metric_names(entries.iter().copied())
+    let (folded, shown) = metric_names(entries.iter().copied())
         .into_iter()
-        .partition(|(name, _)| zero_everywhere(entries.iter().copied(), name));
-    Columns {
-        shown,
-        folded: folded.into_iter().map(|(name, _)| name).collect(),
-    }
+        .partition(|(name, _)| quiet_everywhere(entries.iter().copied(), name));
+    Columns { shown, folded }
 }
 
 /// A row per benchmark (`rows` of them), a column per metric: the
@@ -314,6 +313,16 @@ fn columns<'a>(entries: &[&'a Summary]) -> Columns<'a> {
 fn summary_table(out: &mut String, ix: &Index, cols: &Columns, rows: &[String]) {
     let compared = ix.compared();
     summary_intro(out, ix, cols, compared);
+    if cols
+        .shown
+        .iter()
+        .any(|&(m, _)| ix.entries.iter().any(|e| quiet_in(e, m)))
+    {
+        out.push_str(
+            "<p class=\"note\" id=\"quiet\">A count under one per 1,000 iterations (or 0) \
+             shows no ± or change: only a verdict where it regressed or improved.</p>\n",
+        );
+    }
     out.push_str(
         "<p><input type=\"search\" id=\"filter\" placeholder=\"filter benchmarks\" \
          aria-label=\"filter benchmarks\"></p>\n<table class=\"sortable\" id=\"summary\">\n",
@@ -331,8 +340,9 @@ fn summary_row(ix: &Index, cols: &Columns, i: usize) -> String {
     let e = ix.entries[i];
     let stale = !ix.in_run[i];
     let mut out = format!(
-        "<tr{}><td class=\"id\">{}</td>",
+        "<tr{}><td class=\"id\" data-s=\"{}\">{}</td>",
         if stale { " class=\"stale\"" } else { "" },
+        esc(&e.id),
         id_cell(e, ix.has_page[i], stale, ix.group_of(e))
     );
     for &(metric, unit) in &cols.shown {
@@ -362,13 +372,14 @@ fn summary_intro(out: &mut String, ix: &Index, cols: &Columns, compared: bool) {
         }
     );
     if !cols.folded.is_empty() {
-        let names: Vec<String> = cols.folded.iter().map(|n| esc(n)).collect();
         let _ = writeln!(
             out,
-            "<p class=\"note\" id=\"folded\">Not shown, as every benchmark counts exactly 0 \
-             of {} (interval [0, 0]): {}.</p>",
-            if names.len() == 1 { "it" } else { "each" },
-            names.join(", ")
+            "<p class=\"note\" id=\"folded\">Not shown, as every benchmark counts {} 0 or under \
+             one per 1,000 iterations (the largest rate in brackets; a regression or an \
+             improvement of {} is listed under Changed in this run): {}.</p>",
+            if cols.folded.len() == 1 { "it" } else { "each" },
+            if cols.folded.len() == 1 { "it" } else { "one" },
+            quiet_list(&cols.folded, || ix.entries.iter().copied())
         );
     }
     let stale = ix.in_run.iter().filter(|&&b| !b).count();
@@ -430,7 +441,7 @@ fn summary_header(out: &mut String, cols: &Columns, compared: bool) {
 /// group linked to the group's page where that has one, with a badge where
 /// it is not from this run or was not compared.
 fn id_cell(e: &Summary, has_page: bool, stale: bool, group: Option<&str>) -> String {
-    let id = esc(&e.id);
+    let id = id_html(&e.id);
     let mut cell = if has_page {
         format!("<a href=\"{}\">{id}</a>", esc(&page_path(&e.id)))
     } else {
@@ -500,68 +511,6 @@ fn target_text(target: &Target) -> String {
         Target::Baseline(name) => format!("baseline {name}"),
         Target::Paired(name) => format!("the paired build {name}"),
     }
-}
-
-/// A metric's estimate ± half its interval, the interval on hover; `—`
-/// where the benchmark lacks the metric.
-pub(super) fn estimate_cell(e: &Summary, metric: &str, unit: Unit) -> String {
-    let Some(m) = metric_of(e, metric) else {
-        return "<td class=\"num\">—</td>".into();
-    };
-    let s = &m.estimate;
-    let half = (s.ci.high - s.ci.low) / 2.0;
-    format!(
-        "<td class=\"num\"{} title=\"95 % interval {}\">{} <small>± {}</small></td>",
-        sort_key(s.point),
-        interval(s, unit),
-        value(s.point, unit),
-        value(half, unit)
-    )
-}
-
-/// A metric's change, coloured (and where it is beyond the noise, bold) by
-/// verdict, with the verdict, interval and p-value on hover; `—` with why
-/// where there is none.
-fn change_cell(e: &Summary, metric: &str, against: &Target) -> String {
-    let Some(c) = change_of(e.comparison.as_ref(), metric) else {
-        return format!(
-            "<td class=\"num change\" title=\"{}\">—</td>",
-            no_change_why(e)
-        );
-    };
-    let class = verdict_class(c.verdict);
-    let (relative, key) = relative_change(c);
-    let verdict = c.verdict.as_str();
-    let ci = change_interval(c)
-        .map(|ci| format!(", 95 % interval {ci}"))
-        .unwrap_or_default();
-    // A benchmark not in the run shows the change its own run found.
-    let other = e
-        .comparison
-        .as_ref()
-        .map(|c| &c.against)
-        .filter(|t| *t != against)
-        .map(|t| {
-            esc(&format!(
-                "; as its own run compared it, against {}",
-                target_text(t)
-            ))
-        })
-        .unwrap_or_default();
-    format!(
-        "<td class=\"num change {class}\"{key} title=\"{verdict}{ci}, p = {:.3}{other}\">{relative}</td>",
-        c.change.p_value
-    )
-}
-
-/// Why a benchmark's metric has no change, as an attribute's text.
-fn no_change_why(e: &Summary) -> String {
-    if let Some((_, why)) = not_compared(e.comparison.as_ref()) {
-        return esc(&why);
-    }
-    let against = e.comparison.as_ref().map(|c| &c.against);
-    let target = against.map_or("the baseline".into(), target_text);
-    esc(&format!("not in {target}"))
 }
 
 #[cfg(test)]

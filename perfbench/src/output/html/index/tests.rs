@@ -7,8 +7,10 @@ use std::ops::Range;
 use super::{split_rows, ROWS_PER_PAGE_BYTES};
 use crate::analysis::comparison::Target;
 use crate::output::html::page_path;
-use crate::output::html::tests::{attributes, page, report, save, Run, TempStore};
-use crate::output::html::text::esc;
+use crate::output::html::tests::{
+    attributes, between, cell_texts, page, report, save, Run, TempStore,
+};
+use crate::output::html::text::{esc, id_html};
 use crate::store::Slot;
 
 /// The summary table.
@@ -30,7 +32,7 @@ fn summary_rows(index: &str) -> Vec<&str> {
 fn summary_row<'a>(index: &'a str, id: &str) -> &'a str {
     let rows: Vec<&str> = summary_rows(index)
         .into_iter()
-        .filter(|row| row.contains(&format!(">{}<", esc(id))))
+        .filter(|row| row.contains(&format!(" data-s=\"{}\">", esc(id))))
         .collect();
     assert_eq!(rows.len(), 1, "one row of {id}");
     rows[0]
@@ -114,7 +116,7 @@ fn the_index_lists_every_stored_benchmark_and_links_only_to_pages() {
     assert_eq!(summary_metrics(&index), ["wall-time", "page-faults"]);
     assert_eq!(summary_rows(&index).len(), 3, "one row per benchmark");
     for id in ["in_run", "not_in_run", "also/1"] {
-        assert!(index.contains(&format!(">{id}<")), "{id} listed");
+        assert!(index.contains(&id_html(id)), "{id} listed");
         let (wall, change) = summary_cell(&index, id, "wall-time");
         assert!(wall.starts_with(" class=\"num\" data-v=\"250.0"), "{wall}");
         assert!(wall.contains(">250.0 ns <small>± "), "{wall}");
@@ -225,15 +227,21 @@ fn metrics_zero_in_every_benchmark_are_folded_and_named() {
     );
     assert!(
         index.contains(
-            "<p class=\"note\" id=\"folded\">Not shown, as every benchmark counts exactly \
-             0 of it (interval [0, 0]): major-faults.</p>"
+            "<p class=\"note\" id=\"folded\">Not shown, as every benchmark counts it 0 or \
+             under one per 1,000 iterations (the largest rate in brackets; a regression or an \
+             improvement of it is listed under Changed in this run): major-faults (0).</p>"
         ),
         "{index}"
     );
     assert_eq!(summary_rows(&index).len(), 3);
-    assert!(summary_cell(&index, "b", "page-faults")
-        .0
-        .contains(">0 <small>± 0</small>"));
+    // Quiet in b alone: its estimate without the ± of noise around nothing.
+    let (quiet, _) = summary_cell(&index, "b", "page-faults");
+    assert!(
+        quiet.starts_with(" class=\"num quiet\" data-v=\"0\""),
+        "{quiet}"
+    );
+    assert!(quiet.ends_with(">0</td>"), "{quiet}");
+    assert!(index.contains("<p class=\"note\" id=\"quiet\">"));
 
     // Nothing zero everywhere: no note.
     let store = TempStore::new("nofold");
@@ -260,8 +268,9 @@ fn a_group_charts_no_metric_that_is_zero_for_every_argument() {
     assert!(section.starts_with(
         "<section class=\"group\" id=\"group-0\" data-axis=\"log\">\n\
          <h3>g <small>(3 arguments, logarithmic axis)</small></h3>\n\
-         <p class=\"note zero-metrics\">Zero for every argument, so not charted: \
-         major-faults, minor-faults.</p>"
+         <p class=\"note zero-metrics\">Zero or rare (under one per 1,000 iterations) for \
+         every argument, so not charted (the largest rate in brackets): major-faults (0), \
+         minor-faults (0).</p>"
     ));
     assert_eq!(
         attributes(section, "data-metric"),
@@ -382,4 +391,142 @@ fn the_environment_lists_each_commit_and_notes_only_another_machine() {
     let page = page(&store, "one");
     let origin = "<p id=\"origin\">Measured at aaaaaaa on main, started 2026-11-25T12:00:00Z.</p>";
     assert!(page.contains(origin), "{page}");
+}
+
+/// The rows of the "Changed in this run" table: each row's cells' text.
+fn run_changes(index: &str) -> Vec<Vec<String>> {
+    let table = between(index, "id=\"changed-now-table\"", "</table>");
+    cell_texts(table, "<tr class=")
+}
+
+#[test]
+fn the_index_leads_with_this_run_s_regressions_then_its_improvements() {
+    let store = TempStore::new("run-changes");
+    let main = Slot::Baseline("main".into());
+    let runs = [
+        ("better", 16, 12),
+        ("worse/10", 16, 17),
+        ("same", 16, 16),
+        ("worse/2", 16, 20),
+        ("not_run", 16, 32),
+    ];
+    for (id, before, now) in runs {
+        save(&store, &main, Run::counting(id, &[before]));
+        save(&store, &Slot::Latest, Run::counting(id, &[now]));
+    }
+    let against = Target::Baseline("main".into());
+    let run = ["better", "worse/10", "same", "worse/2"];
+    let index = report(&store, &run, true, against.clone());
+    let section = index
+        .find("<h2 id=\"changed-now\">Changed in this run</h2>")
+        .unwrap();
+    assert!(section < index.find("<h2>Environment</h2>").unwrap());
+    assert!(section < index.find("<h2>Summary</h2>").unwrap());
+    let target = "baseline main";
+    assert_eq!(
+        run_changes(&index),
+        [
+            [
+                "worse/2",
+                "page-faults",
+                "regressed",
+                "+25.00%",
+                "[+25.00%, +25.00%]",
+                target
+            ],
+            [
+                "worse/10",
+                "page-faults",
+                "regressed",
+                "+6.25%",
+                "[+6.25%, +6.25%]",
+                target
+            ],
+            [
+                "better",
+                "page-faults",
+                "improved",
+                "-25.00%",
+                "[-25.00%, -25.00%]",
+                target
+            ],
+        ],
+        "regressions, then improvements, each in natural order; not_run was not run"
+    );
+    assert!(index.contains(&format!(
+        "<a href=\"{}\">{}</a>",
+        page_path("worse/2"),
+        id_html("worse/2")
+    )));
+
+    // Nothing beyond the noise: one line, against what.
+    let index = report(&store, &["same"], true, against.clone());
+    assert!(index.contains(
+        "<p id=\"nothing-changed\">Nothing changed beyond the noise against baseline \
+         <code>main</code>: no regression or improvement in 1 benchmark compared.</p>"
+    ));
+    assert!(!index.contains("changed-now-table"));
+    // Nothing stored to compare with.
+    save(&store, &Slot::Latest, Run::of("fresh"));
+    let index = report(&store, &["fresh"], true, against);
+    assert!(index.contains(
+        "<p id=\"nothing-changed\">Nothing to compare: no benchmark of this run has a \
+         stored run in baseline <code>main</code>.</p>"
+    ));
+}
+
+#[test]
+fn rows_come_in_natural_order_of_id() {
+    let store = TempStore::new("natural");
+    let ids = ["t/10", "t/2", "decode/1024", "t/1", "decode/307"];
+    for id in ids {
+        save(&store, &Slot::Latest, Run::of(id));
+    }
+    let index = report(&store, &ids, false, Target::PreviousRun);
+    let order: Vec<&str> = summary_rows(&index)
+        .iter()
+        .map(|row| {
+            let at = row.find(" data-s=\"").unwrap() + 9;
+            &row[at..at + row[at..].find('"').unwrap()]
+        })
+        .collect();
+    assert_eq!(order, ["decode/307", "decode/1024", "t/1", "t/2", "t/10"]);
+}
+
+#[test]
+fn a_quiet_count_s_change_shows_only_a_verdict_that_matters() {
+    let store = TempStore::new("quiet-change");
+    let main = Slot::Baseline("main".into());
+    save(&store, &main, Run::counting("q", &[16]));
+    save(&store, &Slot::Latest, Run::counting("q", &[17]));
+    let against = Target::Baseline("main".into());
+    let a = crate::output::html::tests::analysed(&store, "q", &against).unwrap();
+    let mut e = crate::store::bench_summary::BenchSummary::of(&a);
+    // Made rare: 2e-6 page faults per iteration, judged regressed.
+    let m = e
+        .metrics
+        .iter_mut()
+        .find(|m| m.name == "page-faults")
+        .unwrap();
+    m.estimate.point = 2e-6;
+    m.estimate.ci.low = -2.771e-5;
+    m.estimate.ci.high = 3e-5;
+    let unit = m.unit;
+    let cell = super::change_cell(&e, "page-faults", &against);
+    assert!(
+        cell.starts_with("<td class=\"num change regressed\" data-v=\"0.0625\""),
+        "{cell}"
+    );
+    assert!(cell.ends_with(">regressed</td>"), "{cell}");
+    let estimate = super::estimate_cell(&e, "page-faults", unit);
+    assert!(!estimate.contains('±'), "{estimate}");
+    // Within the noise: nothing at all.
+    let c = e.comparison.as_mut().unwrap().changes.as_mut().unwrap();
+    c.iter_mut()
+        .find(|c| c.name == "page-faults")
+        .unwrap()
+        .verdict = crate::analysis::comparison::Verdict::WithinNoise;
+    let cell = super::change_cell(&e, "page-faults", &against);
+    assert!(cell.ends_with("\"></td>"), "{cell}");
+    assert!(!cell.contains('%'), "{cell}");
 }

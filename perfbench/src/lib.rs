@@ -36,6 +36,7 @@
 //! reallocations per iteration.
 //!
 //! The public API is what this page shows: [`perfbench`](macro@perfbench),
+//! [`group`](macro@group) (a module's benchmarks' shared settings),
 //! [`Bencher`], [`Throughput`], [`CountingAllocator`], [`black_box`] and
 //! [`main!`]. The modules
 //! behind it are hidden: they are perfbench's own layers, from the kernel

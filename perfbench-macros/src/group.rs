@@ -13,23 +13,11 @@ use quote::{quote, ToTokens};
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Error, Item, ItemMod, LitStr, Meta};
 
-use crate::options::{self, canonical, duplicate, key_of, unknown_key};
+use crate::options::{self, canonical, new_key, unknown_key, BENCHMARK_KEYS, SETTING_KEYS};
 
 /// The keys the group takes, as the unknown-key error lists them.
 const EXPECTED: &str =
     "`name`, `sample_count`, `warm_up_time`, `measurement_time`, `events` or `mode`";
-
-/// The group's keys, and Criterion's names for them, for the nearest one
-/// to an unknown key.
-const GROUP_KEYS: &[&str] = &[
-    "name",
-    "sample_count",
-    "sample_size",
-    "warm_up_time",
-    "measurement_time",
-    "events",
-    "mode",
-];
 
 /// What the group's attribute gives its members.
 #[derive(Default)]
@@ -77,33 +65,33 @@ fn parse(attr: TokenStream) -> syn::Result<GroupKeys> {
 }
 
 impl GroupKeys {
-    /// Parses one `key = value`; a key given twice (under either name) is
-    /// an error, as on a benchmark.
+    /// Parses one `key = value`; a key given twice is an error, as on a
+    /// benchmark.
     fn parse_key(&mut self, meta: ParseNestedMeta<'_>) -> syn::Result<()> {
-        let written = key_of(&meta);
+        let written = new_key(&meta, |key| self.has(key))?;
         let key = canonical(&written);
-        if self.has(key) {
-            return Err(meta.error(duplicate(&written)));
-        }
         match key {
             "name" => self.name = Some(parse_name(&meta)?),
-            "sample_count" | "warm_up_time" | "measurement_time" | "events" | "mode" => {
-                let value: syn::Expr = meta.value()?.parse()?;
-                let path = &meta.path;
-                self.settings
-                    .push((key.to_string(), quote!(#path = #value)));
-            }
-            "args" | "types" | "threads" | "throughput" | "ignore" => {
-                return Err(meta.error(format!(
-                    "`{key}` is a benchmark's own key: put it on the function, not the group"
-                )))
-            }
             "group" => {
                 return Err(
                     meta.error("the group's name is `name = \"…\"` (`group` is a benchmark's key)")
                 )
             }
-            _ => return Err(meta.error(unknown_key(&written, GROUP_KEYS, EXPECTED))),
+            key if SETTING_KEYS.contains(&key) => {
+                let value: syn::Expr = meta.value()?.parse()?;
+                let path = &meta.path;
+                self.settings
+                    .push((key.to_string(), quote!(#path = #value)));
+            }
+            key if BENCHMARK_KEYS.contains(&key) => {
+                return Err(meta.error(format!(
+                    "`{key}` is a benchmark's own key: put it on the function, not the group"
+                )))
+            }
+            _ => {
+                let names: Vec<&str> = ["name"].iter().chain(SETTING_KEYS).copied().collect();
+                return Err(meta.error(unknown_key(&written, &names, EXPECTED)));
+            }
         }
         Ok(())
     }
@@ -251,4 +239,47 @@ fn set_args(attr: &mut Attribute, given: TokenStream, added: Vec<TokenStream>) {
     );
     let comma = (!given.is_empty() && !ends_with_comma).then(|| quote!(,));
     attr.meta = syn::parse_quote!(#path(#given #comma #(#added),*));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The attributes of the items of `module`, as written after the group
+    /// `attr` completed them, without spaces.
+    fn completed(attr: &str, module: &str) -> Vec<String> {
+        let out = expand(attr.parse().unwrap(), module.parse().unwrap());
+        let module: ItemMod = syn::parse2(out).unwrap();
+        let (_, items) = module.content.unwrap();
+        let attrs = items.iter().filter_map(|item| match item {
+            Item::Fn(f) => f.attrs.first(),
+            Item::Mod(m) => m.attrs.first(),
+            _ => None,
+        });
+        let text = |a: &Attribute| a.to_token_stream().to_string().replace(' ', "");
+        attrs.map(text).collect()
+    }
+
+    #[test]
+    fn members_get_the_keys_they_do_not_give() {
+        let got = completed(
+            r#"name = "encode", sample_size = 10, mode = "per-iter""#,
+            r#"mod m {
+                #[perfbench] fn plain() {}
+                #[perfbench(sample_count = 5, group = "own",)] fn own() {}
+                #[perfbench::group(mode = "batch")] mod inner { #[perfbench] fn f() {} }
+                #[perfbench(sample_count = 0)] fn broken() {}
+            }"#,
+        );
+        assert_eq!(
+            got,
+            [
+                r#"#[perfbench(sample_size=10,mode="per-iter",group="encode")]"#,
+                r#"#[perfbench(sample_count=5,group="own",mode="per-iter")]"#,
+                r#"#[perfbench::group(mode="batch",sample_size=10,name="encode")]"#,
+                // Left as written: its own expansion says what is wrong.
+                r#"#[perfbench(sample_count=0)]"#,
+            ]
+        );
+    }
 }

@@ -17,15 +17,13 @@ use crate::expand::type_name;
 const KEYS: &str = "`args`, `types`, `threads`, `group`, `throughput`, `ignore`, \
                     `sample_count`, `warm_up_time`, `measurement_time`, `events` or `mode`";
 
-/// The keys a benchmark's attribute takes, and Criterion's names for them,
-/// for the nearest one to an unknown key.
-const KEY_NAMES: &[&str] = &[
-    "args",
-    "types",
-    "threads",
-    "group",
-    "throughput",
-    "ignore",
+/// The keys of what a benchmark is, for the nearest one to an unknown key.
+pub(crate) const BENCHMARK_KEYS: &[&str] =
+    &["args", "types", "threads", "group", "throughput", "ignore"];
+
+/// The keys of a benchmark's own measurement settings, which a group's
+/// attribute takes too, and Criterion's names for them.
+pub(crate) const SETTING_KEYS: &[&str] = &[
     "sample_count",
     "sample_size",
     "warm_up_time",
@@ -92,14 +90,10 @@ pub(crate) fn parse(attr: TokenStream) -> syn::Result<AttributeOptions> {
 }
 
 impl AttributeOptions {
-    /// Parses one `key = value`. A key given twice is an error rather than
-    /// the last one silently winning.
+    /// Parses one `key = value`.
     fn parse_key(&mut self, meta: ParseNestedMeta<'_>) -> syn::Result<()> {
-        let written = key_of(&meta);
+        let written = new_key(&meta, |key| self.has(key))?;
         let key = canonical(&written);
-        if self.has(key) {
-            return Err(meta.error(duplicate(&written)));
-        }
         let span = meta.path.span();
         match key {
             "args" => self.args = Some((span, parse_args(&meta)?)),
@@ -113,7 +107,10 @@ impl AttributeOptions {
             "measurement_time" => self.measurement_time = Some(parse_duration(&meta)?),
             "events" => self.events = Some(parse_events(&meta)?),
             "mode" => self.per_iter = Some(parse_mode(&meta)?),
-            _ => return Err(meta.error(unknown_key(key, KEY_NAMES, KEYS))),
+            _ => {
+                let names: Vec<&str> = BENCHMARK_KEYS.iter().chain(SETTING_KEYS).copied().collect();
+                return Err(meta.error(unknown_key(key, &names, KEYS)));
+            }
         }
         Ok(())
     }
@@ -137,10 +134,19 @@ impl AttributeOptions {
     }
 }
 
-/// A key as written, without spaces, so that a path key is named as
-/// written: `foo::bar`.
-pub(crate) fn key_of(meta: &ParseNestedMeta<'_>) -> String {
-    meta.path.to_token_stream().to_string().replace(' ', "")
+/// The key of `meta` as written (without spaces, so that a path key is
+/// named as written: `foo::bar`); an error where `given` says it (under
+/// either of its names) was given already, rather than the last one
+/// silently winning.
+pub(crate) fn new_key(
+    meta: &ParseNestedMeta<'_>,
+    given: impl Fn(&str) -> bool,
+) -> syn::Result<String> {
+    let written = meta.path.to_token_stream().to_string().replace(' ', "");
+    if given(canonical(&written)) {
+        return Err(meta.error(duplicate(&written)));
+    }
+    Ok(written)
 }
 
 /// The key `written` stands for: itself, or the key a Criterion name of
@@ -153,7 +159,7 @@ pub(crate) fn canonical(written: &str) -> &str {
 }
 
 /// The error for a key given twice (under either of its names).
-pub(crate) fn duplicate(written: &str) -> String {
+fn duplicate(written: &str) -> String {
     match ALIASES.iter().find(|(a, k)| *a == written || *k == written) {
         Some((alias, key)) => {
             format!("duplicate key `{written}` (`{alias}` is Criterion's name for `{key}`)")
@@ -419,10 +425,11 @@ mod tests {
 
     #[test]
     fn an_unknown_key_names_the_nearest_only_when_a_typo_away() {
-        assert_eq!(nearest("sample_cuont", KEY_NAMES), Some("sample_count"));
-        assert_eq!(nearest("Warm_Up_Tme", KEY_NAMES), Some("warm_up_time"));
-        assert_eq!(nearest("arg", KEY_NAMES), Some("args"));
-        assert_eq!(nearest("foo", KEY_NAMES), None);
-        assert_eq!(nearest("iterations", KEY_NAMES), None);
+        let keys = [BENCHMARK_KEYS, SETTING_KEYS].concat();
+        assert_eq!(nearest("sample_cuont", &keys), Some("sample_count"));
+        assert_eq!(nearest("Warm_Up_Tme", &keys), Some("warm_up_time"));
+        assert_eq!(nearest("arg", &keys), Some("args"));
+        assert_eq!(nearest("foo", &keys), None);
+        assert_eq!(nearest("iterations", &keys), None);
     }
 }

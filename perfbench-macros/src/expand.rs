@@ -141,8 +141,15 @@ impl Generated<'_> {
             // A function is `Fn + Sync`: the threads of `threads` share it.
             Form::Plain => quote!(#prelude b.iter_shared(#name #turbofish)),
             Form::Bencher => quote!(#prelude #name #turbofish(b)),
-            Form::WithArg { ty: arg_ty, args } => {
-                let arg = self.argument(arg_ty, args);
+            Form::WithArg {
+                ty: arg_ty,
+                args,
+                by_ref,
+            } => {
+                let arg = match by_ref {
+                    Some(referent) => self.borrowed_argument(arg_ty, referent, args),
+                    None => self.argument(arg_ty, args),
+                };
                 let throughput = self.options.throughput.as_ref().map(set_throughput);
                 quote! {
                     #arg
@@ -156,11 +163,9 @@ impl Generated<'_> {
     /// `let arg = …;` for the case's argument: the element of a list
     /// written out, spanned at it so that a value of the wrong type is the
     /// one an error points at, or the element of an iterable, taken by
-    /// value or cloned from a reference. The type is written down unless
-    /// it names the type parameter, which differs from case to case.
+    /// value or cloned from a reference.
     fn argument(&self, arg_ty: &Type, args: &Args) -> TokenStream {
-        let annotation =
-            (!mentions(arg_ty.to_token_stream(), self.type_param)).then(|| quote!(: #arg_ty));
+        let annotation = self.annotation(arg_ty);
         match args {
             Args::List(values) => {
                 let arms = values.iter().enumerate().map(
@@ -178,6 +183,43 @@ impl Generated<'_> {
                     ::perfbench::__private::nth_arg(#values, case.arg_index()));
             },
         }
+    }
+
+    /// `let arg = …;` for a parameter `&U`: the case's value, kept in
+    /// `value` for the call, and `arg` a reference to it (or the reference
+    /// an iterable yielded), so that `size: &usize` and `&size: &usize`
+    /// take `args = [64, 4096]` as Criterion's `bench_with_input` does.
+    fn borrowed_argument(&self, arg_ty: &Type, referent: &Type, args: &Args) -> TokenStream {
+        let annotation = self.annotation(arg_ty);
+        let borrow = |v: &dyn Spanned| quote_spanned!(v.span()=> ::perfbench::__private::ArgRef::<#referent>::arg_ref(&value));
+        match args {
+            Args::List(values) => {
+                let arms = values.iter().enumerate().map(|(i, v)| {
+                    let borrow = borrow(v);
+                    quote_spanned!(v.span()=> #i => { value = #v; #borrow })
+                });
+                quote! {
+                    let value;
+                    let arg #annotation = match case.arg_index() {
+                        #(#arms)*
+                        _ => ::core::unreachable!("no such argument"),
+                    };
+                }
+            }
+            Args::Iterable(values) => {
+                let borrow = borrow(values);
+                quote_spanned! {values.span()=>
+                    let value = ::perfbench::__private::nth_arg(#values, case.arg_index());
+                    let arg #annotation = #borrow;
+                }
+            }
+        }
+    }
+
+    /// `: T` for the argument's type, unless it names the type parameter,
+    /// which differs from case to case.
+    fn annotation(&self, arg_ty: &Type) -> Option<TokenStream> {
+        (!mentions(arg_ty.to_token_stream(), self.type_param)).then(|| quote!(: #arg_ty))
     }
 
     /// The benchmark's `Settings`: what the attribute set, `None` for the

@@ -1,6 +1,9 @@
-//! The `#[perfbench]` attribute, which registers a benchmark; use it through `perfbench::perfbench`.
+//! The `#[perfbench]` attribute, which registers a benchmark, and
+//! `#[perfbench::group]`, which gives a module's benchmarks shared settings;
+//! use them through `perfbench::perfbench` and `perfbench::group`.
 
 mod expand;
+mod group;
 mod options;
 mod signature;
 
@@ -17,6 +20,9 @@ use syn::{Error, ItemFn};
 /// - `#[perfbench(args = [a, b, …])] fn name(b: &mut Bencher, x: T) { … }`:
 ///   one benchmark per argument, with ids `name/a`, `name/b` (the argument's
 ///   `Display`).
+/// - `fn name(b: &mut Bencher, x: &T)` (or `&x: &T`), Criterion's
+///   `bench_with_input(id, &x, |b, &x| …)`: the function borrows each
+///   argument, which lives for the call.
 /// - `throughput = bytes` or `throughput = elements` with `args`: each
 ///   argument is also the work one iteration does (an integer, or the length
 ///   of a string or slice).
@@ -35,10 +41,11 @@ use syn::{Error, ItemFn};
 ///   over the threads, wall time is the iteration's. Batch mode only.
 /// - `group = "name"`: the group its benchmarks are compared in after the
 ///   run (else their module's).
-/// - `sample_count = N`, `warm_up_time = S`, `measurement_time = S` (seconds,
-///   or a `Duration`), `events = "…"` and `mode = "batch" | "per-iter"`: the
-///   benchmark's own settings, which the command line, the environment and
-///   `--quick` override.
+/// - `sample_count = N` (or Criterion's name, `sample_size = N`),
+///   `warm_up_time = S`, `measurement_time = S` (seconds, or a `Duration`),
+///   `events = "…"` and `mode = "batch" | "per-iter"`: the benchmark's own
+///   settings, which the command line, the environment and `--quick`
+///   override. [`macro@group`] on a module gives its benchmarks shared ones.
 /// - `ignore`, or libtest's `#[ignore]` on the function: the benchmark is
 ///   skipped and listed as ignored, unless run with `--ignored` or
 ///   `--include-ignored`.
@@ -92,6 +99,19 @@ use syn::{Error, ItemFn};
 /// perfbench::main!();
 /// ```
 ///
+/// Arguments by reference, as Criterion's `bench_with_input` passes them:
+///
+/// ```no_run
+/// use perfbench::{perfbench, Bencher};
+///
+/// #[perfbench(args = [64, 4096])] // or `len: &usize`
+/// fn filled(b: &mut Bencher, &len: &usize) {
+///     b.iter(|| vec![1u8; len]);
+/// }
+///
+/// perfbench::main!();
+/// ```
+///
 /// `types` on a generic function:
 ///
 /// ```no_run
@@ -136,6 +156,17 @@ use syn::{Error, ItemFn};
 /// perfbench::main!();
 /// ```
 ///
+/// Criterion's `sample_size` is `sample_count`:
+///
+/// ```no_run
+/// #[perfbench::perfbench(sample_size = 20)]
+/// fn answer() -> u64 {
+///     perfbench::black_box(42)
+/// }
+///
+/// perfbench::main!();
+/// ```
+///
 /// `events` and `mode`:
 ///
 /// ```no_run
@@ -173,7 +204,7 @@ use syn::{Error, ItemFn};
 /// error suggests the nearest one),
 ///
 /// ```compile_fail
-/// #[perfbench::perfbench(sample_size = 10)]
+/// #[perfbench::perfbench(sample_cont = 10)]
 /// fn unknown_key() {}
 /// ```
 ///
@@ -201,6 +232,46 @@ pub fn perfbench(attr: TokenStream, item: TokenStream) -> TokenStream {
         .and_then(|options| expand::expand(&func, &options))
         .unwrap_or_else(|error| with_error(&func, error))
         .into()
+}
+
+/// Gives the `#[perfbench]` functions of an inline module one group and
+/// shared settings, as Criterion's `benchmark_group` with its
+/// `sample_size`, `warm_up_time` and `measurement_time`.
+///
+/// Keys: `name = "…"` (the group its members are compared in, else the
+/// module's name), and `sample_count` (or `sample_size`), `warm_up_time`,
+/// `measurement_time`, `events` and `mode`, as `#[perfbench]` takes them.
+/// A member (or a nested group) that gives a key itself keeps its own
+/// value; the command line, the environment and `--quick` override both,
+/// as they override a benchmark's own settings. The members are the
+/// functions marked `#[perfbench]` (or `#[perfbench::perfbench]`) in the
+/// module and its inline modules.
+///
+/// ```no_run
+/// #[perfbench::group(name = "encode", sample_size = 30, warm_up_time = 0.5, measurement_time = 2)]
+/// mod encoding {
+///     use perfbench::{perfbench, Bencher};
+///
+///     #[perfbench(args = [64, 4096])] // 30 samples, in group `encode`
+///     fn hex(b: &mut Bencher, len: usize) {
+///         let data = vec![7u8; len];
+///         b.iter(|| data.iter().map(|x| format!("{x:02x}")).collect::<String>());
+///     }
+///
+///     #[perfbench(sample_count = 100)] // its own sample count wins
+///     fn hex_small(b: &mut Bencher) {
+///         b.iter(|| format!("{:02x}", perfbench::black_box(7u8)));
+///     }
+/// }
+///
+/// perfbench::main!();
+/// ```
+///
+/// On a module in a file of its own (`mod name;`) it is an error: an
+/// attribute cannot see into that file.
+#[proc_macro_attribute]
+pub fn group(attr: TokenStream, item: TokenStream) -> TokenStream {
+    group::expand(attr.into(), item.into()).into()
 }
 
 /// The output when the attribute is misused: the function as written, and

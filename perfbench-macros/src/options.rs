@@ -1,7 +1,8 @@
 //! The keys of `#[perfbench(…)]`: what the benchmarks are (`args`,
 //! `types`, `threads`), how they are grouped and declared (`group`, `throughput`,
-//! `ignore`), and their own measurement settings (`sample_count`,
-//! `warm_up_time`, `measurement_time`, `events`, `mode`).
+//! `ignore`), and their own measurement settings (`sample_count`, or
+//! Criterion's `sample_size`, `warm_up_time`, `measurement_time`, `events`,
+//! `mode`).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
@@ -15,6 +16,26 @@ use crate::expand::type_name;
 /// The keys the attribute takes, as the unknown-key error lists them.
 const KEYS: &str = "`args`, `types`, `threads`, `group`, `throughput`, `ignore`, \
                     `sample_count`, `warm_up_time`, `measurement_time`, `events` or `mode`";
+
+/// The keys of what a benchmark is, for the nearest one to an unknown key.
+pub(crate) const BENCHMARK_KEYS: &[&str] =
+    &["args", "types", "threads", "group", "throughput", "ignore"];
+
+/// The keys of a benchmark's own measurement settings, which a group's
+/// attribute takes too, and Criterion's names for them.
+pub(crate) const SETTING_KEYS: &[&str] = &[
+    "sample_count",
+    "sample_size",
+    "warm_up_time",
+    "measurement_time",
+    "events",
+    "mode",
+];
+
+/// Criterion's names for keys, and the key each stands for: users arrive
+/// with `group.sample_size(n)` in their fingers, as `--sample-size` on the
+/// command line.
+const ALIASES: &[(&str, &str)] = &[("sample_size", "sample_count")];
 
 /// The most samples a benchmark may take, as perfbench's
 /// `run::cli::MAX_SAMPLE_COUNT` (this crate cannot use perfbench's).
@@ -69,16 +90,12 @@ pub(crate) fn parse(attr: TokenStream) -> syn::Result<AttributeOptions> {
 }
 
 impl AttributeOptions {
-    /// Parses one `key = value`. A key given twice is an error rather than
-    /// the last one silently winning.
+    /// Parses one `key = value`.
     fn parse_key(&mut self, meta: ParseNestedMeta<'_>) -> syn::Result<()> {
-        // Without spaces, so that a path key is named as written: `foo::bar`.
-        let key = meta.path.to_token_stream().to_string().replace(' ', "");
-        if self.has(&key) {
-            return Err(meta.error(format!("duplicate key `{key}`")));
-        }
+        let written = new_key(&meta, |key| self.has(key))?;
+        let key = canonical(&written);
         let span = meta.path.span();
-        match key.as_str() {
+        match key {
             "args" => self.args = Some((span, parse_args(&meta)?)),
             "types" => self.types = Some((span, parse_types(&meta)?)),
             "threads" => self.threads = Some(parse_threads(&meta)?),
@@ -90,13 +107,16 @@ impl AttributeOptions {
             "measurement_time" => self.measurement_time = Some(parse_duration(&meta)?),
             "events" => self.events = Some(parse_events(&meta)?),
             "mode" => self.per_iter = Some(parse_mode(&meta)?),
-            _ => return Err(meta.error(format!("unknown key `{key}` (expected {KEYS})"))),
+            _ => {
+                let names: Vec<&str> = BENCHMARK_KEYS.iter().chain(SETTING_KEYS).copied().collect();
+                return Err(meta.error(unknown_key(key, &names, KEYS)));
+            }
         }
         Ok(())
     }
 
-    /// Whether `key` was already given.
-    fn has(&self, key: &str) -> bool {
+    /// Whether `key` (as [`canonical`] names it) was already given.
+    pub(crate) fn has(&self, key: &str) -> bool {
         match key {
             "args" => self.args.is_some(),
             "types" => self.types.is_some(),
@@ -112,6 +132,64 @@ impl AttributeOptions {
             _ => false,
         }
     }
+}
+
+/// The key of `meta` as written (without spaces, so that a path key is
+/// named as written: `foo::bar`); an error where `given` says it (under
+/// either of its names) was given already, rather than the last one
+/// silently winning.
+pub(crate) fn new_key(
+    meta: &ParseNestedMeta<'_>,
+    given: impl Fn(&str) -> bool,
+) -> syn::Result<String> {
+    let written = meta.path.to_token_stream().to_string().replace(' ', "");
+    if given(canonical(&written)) {
+        return Err(meta.error(duplicate(&written)));
+    }
+    Ok(written)
+}
+
+/// The key `written` stands for: itself, or the key a Criterion name of
+/// [`ALIASES`] is an alias of.
+pub(crate) fn canonical(written: &str) -> &str {
+    ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == written)
+        .map_or(written, |(_, key)| key)
+}
+
+/// The error for a key given twice (under either of its names).
+fn duplicate(written: &str) -> String {
+    match ALIASES.iter().find(|(a, k)| *a == written || *k == written) {
+        Some((alias, key)) => {
+            format!("duplicate key `{written}` (`{alias}` is Criterion's name for `{key}`)")
+        }
+        None => format!("duplicate key `{written}`"),
+    }
+}
+
+/// The error for an unknown key: the nearest of `names` where one is a
+/// typo away, else the list `expected`.
+pub(crate) fn unknown_key(key: &str, names: &[&str], expected: &str) -> String {
+    match nearest(key, names) {
+        Some(near) => format!("unknown key `{key}` (did you mean `{near}`?)"),
+        None => format!("unknown key `{key}` (expected {expected})"),
+    }
+}
+
+/// The name of `names` nearest to `word`, if it is a typo away: perfbench's
+/// rule for options and events (`counter::event::close_names`, which this
+/// crate cannot use): within an edit distance of a third of the name's
+/// length (one under six characters), ignoring case, a swap of neighbours
+/// counting as one edit.
+fn nearest<'a>(word: &str, names: &[&'a str]) -> Option<&'a str> {
+    let word = word.to_lowercase();
+    names
+        .iter()
+        .map(|n| (strsim::osa_distance(&word, &n.to_lowercase()), *n))
+        .filter(|&(d, n)| d <= (n.chars().count() / 3).max(1))
+        .min()
+        .map(|(_, n)| n)
 }
 
 /// A key that takes no value, such as `ignore`.
@@ -331,5 +409,27 @@ fn literal(value: &Expr) -> Option<&Lit> {
     match value {
         Expr::Lit(lit) => Some(&lit.lit),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn criterion_names_stand_for_their_keys() {
+        assert_eq!(canonical("sample_size"), "sample_count");
+        assert_eq!(canonical("sample_count"), "sample_count");
+        assert_eq!(canonical("foo"), "foo");
+    }
+
+    #[test]
+    fn an_unknown_key_names_the_nearest_only_when_a_typo_away() {
+        let keys = [BENCHMARK_KEYS, SETTING_KEYS].concat();
+        assert_eq!(nearest("sample_cuont", &keys), Some("sample_count"));
+        assert_eq!(nearest("Warm_Up_Tme", &keys), Some("warm_up_time"));
+        assert_eq!(nearest("arg", &keys), Some("args"));
+        assert_eq!(nearest("foo", &keys), None);
+        assert_eq!(nearest("iterations", &keys), None);
     }
 }

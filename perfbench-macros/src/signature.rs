@@ -11,8 +11,15 @@ pub(crate) enum Form<'a> {
     Plain,
     /// `fn name(b: &mut Bencher)`.
     Bencher,
-    /// `fn name(b: &mut Bencher, arg: T)`, called once per value of `args`.
-    WithArg { ty: &'a Type, args: &'a Args },
+    /// `fn name(b: &mut Bencher, arg: T)`, called once per value of `args`;
+    /// `by_ref` is `U` where the parameter is `&U` (`size: &usize`,
+    /// Criterion's `bench_with_input` habit), passed a reference to the
+    /// case's value.
+    WithArg {
+        ty: &'a Type,
+        args: &'a Args,
+        by_ref: Option<&'a Type>,
+    },
 }
 
 /// A function and what `#[perfbench]` learnt of it.
@@ -167,11 +174,26 @@ fn after_bencher<'a>(rest: &[&'a PatType], options: &'a AttributeOptions) -> syn
             arg,
             "this parameter needs values: add `args = [...]` to `#[perfbench]`",
         )),
-        ([arg], Some((_, args))) => Ok(Form::WithArg { ty: &arg.ty, args }),
+        ([arg], Some((_, args))) => Ok(Form::WithArg {
+            ty: &arg.ty,
+            args,
+            by_ref: referent(&arg.ty),
+        }),
         ([_, extra, ..], _) => Err(Error::new_spanned(
             extra,
             "a benchmark takes at most two parameters: `&mut Bencher` and one argument",
         )),
+    }
+}
+
+/// `U` where `ty` is `&U` with its lifetime left out: the function borrows
+/// the case's value for the call. A reference with a lifetime written
+/// (`&'static str`) outlives the call, so it is the value itself, as
+/// before; so is `&mut U`.
+fn referent(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::Reference(r) if r.mutability.is_none() && r.lifetime.is_none() => Some(&r.elem),
+        _ => None,
     }
 }
 

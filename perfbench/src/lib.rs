@@ -36,6 +36,7 @@
 //! reallocations per iteration.
 //!
 //! The public API is what this page shows: [`perfbench`](macro@perfbench),
+//! [`group`](macro@group) (a module's benchmarks' shared settings),
 //! [`Bencher`], [`Throughput`], [`CountingAllocator`], [`black_box`] and
 //! [`main!`]. The modules
 //! behind it are hidden: they are perfbench's own layers, from the kernel
@@ -66,7 +67,7 @@ pub mod store;
 
 pub use kernel::alloc::CountingAllocator;
 pub use measure::{BatchSize, Bencher, Throughput};
-pub use perfbench_macros::perfbench;
+pub use perfbench_macros::{group, perfbench};
 pub use std::hint::black_box;
 
 /// Defines `main` for a bench target: runs every `#[perfbench]` function of
@@ -99,7 +100,9 @@ macro_rules! main {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::measure::Bencher;
-    pub use crate::run::case_args::{nth_arg, Amount, ArgId, IntoArg, ViaDebug, ViaDisplay};
+    pub use crate::run::case_args::{
+        nth_arg, Amount, ArgId, ArgRef, IntoArg, ViaDebug, ViaDisplay,
+    };
     pub use crate::run::registry::{cases, with_threads, Benchmark, Case, Settings};
     pub use inventory;
 }

@@ -1,4 +1,5 @@
-//! The forms of `#[perfbench]` beyond one function per benchmark, run by
+//! The forms of `#[perfbench]` (and `#[perfbench::group]`) beyond one
+//! function per benchmark, run by
 //! tests/tests/forms.rs through `cargo bench --bench forms`. Every routine
 //! touches a known number of fresh pages, so its exact page-fault count
 //! shows which argument or type it ran with.
@@ -135,6 +136,36 @@ mod elsewhere {
     #[perfbench::perfbench(group = "named")]
     fn heavy() -> u64 {
         perfbench::fixtures::touch_fresh_pages(5)
+    }
+}
+
+/// Criterion's `bench_with_input(id, &pages, |b, &pages| …)` habit: the
+/// argument taken by reference.
+#[perfbench(args = [1, 4])]
+fn by_reference(b: &mut Bencher, &pages: &usize) {
+    b.iter(|| touch_fresh_pages(pages));
+}
+
+/// One place for a group's settings: its members take them, and the group's
+/// name, unless they give their own.
+#[perfbench::group(
+    name = "shared",
+    sample_size = 6,
+    warm_up_time = 0.01,
+    measurement_time = 0.05
+)]
+mod grouped {
+    use perfbench::fixtures::touch_fresh_pages;
+    use perfbench::{perfbench, Bencher};
+
+    #[perfbench(args = [1, 2])]
+    fn inherits(b: &mut Bencher, pages: &usize) {
+        b.iter(|| touch_fresh_pages(*pages));
+    }
+
+    #[perfbench(sample_count = 8)]
+    fn own_count() -> u64 {
+        touch_fresh_pages(3)
     }
 }
 

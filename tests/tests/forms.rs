@@ -90,6 +90,11 @@ fn every_form_lists_its_benchmarks_in_source_order() {
             "paging::triple/2",
             "light",
             "elsewhere::heavy",
+            "by_reference/1",
+            "by_reference/4",
+            "grouped::inherits/1",
+            "grouped::inherits/2",
+            "grouped::own_count",
         ]
     );
 }
@@ -101,12 +106,17 @@ fn each_case_runs_with_its_own_argument_and_type() {
     let expected = [
         ("by_debug/Large", 5.0),
         ("by_debug/Small", 2.0),
+        ("by_reference/1", 1.0),
+        ("by_reference/4", 4.0),
         ("custom_timing", 2.0),
         ("elsewhere::heavy", 5.0),
         ("from_const/1", 1.0),
         ("from_const/3", 3.0),
         ("from_range/2", 2.0),
         ("from_range/3", 3.0),
+        ("grouped::inherits/1", 1.0),
+        ("grouped::inherits/2", 2.0),
+        ("grouped::own_count", 3.0),
         ("light", 2.0),
         ("own_settings", 1.0),
         ("own_setup", 3.0),
@@ -162,6 +172,57 @@ fn a_benchmarks_own_settings_give_way_to_the_runs() {
         (9, 9),
         "so does its environment twin"
     );
+}
+
+#[test]
+fn a_groups_settings_and_name_reach_its_members_unless_they_give_their_own() {
+    let run = forms(
+        &[
+            "--events",
+            "page-faults",
+            "--output-format",
+            "json",
+            "grouped::",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // Each benchmark's id, samples, group and member (its argument is in
+    // its id).
+    let mut got: Vec<(String, u64, String, String)> = run
+        .json()
+        .iter()
+        .map(|v| {
+            let text = |v: &serde_json::Value| v.as_str().unwrap_or("-").to_string();
+            let (g, samples) = (&v["group"], v["samples"].as_u64().unwrap());
+            (
+                text(&v["id"]),
+                samples,
+                text(&g["name"]),
+                text(&g["member"]),
+            )
+        })
+        .collect();
+    got.sort();
+    let row =
+        |id: &str, samples, member: &str| (id.into(), samples, "shared".into(), member.into());
+    assert_eq!(
+        got,
+        [
+            row("grouped::inherits/1", 6, "inherits"),
+            row("grouped::inherits/2", 6, "inherits"),
+            row("grouped::own_count", 8, "own_count"),
+        ],
+        "the group's sample_size (6), else the member's own sample_count (8); the group's name"
+    );
+    let given = short(&["--sample-count", "5", "grouped::"], &[]);
+    assert_eq!(given.code, 0, "{}", given.stderr);
+    let samples: Vec<u64> = given
+        .json()
+        .iter()
+        .map(|v| v["samples"].as_u64().unwrap())
+        .collect();
+    assert_eq!(samples, [5, 5, 5], "the run's setting wins over both");
 }
 
 #[test]

@@ -37,6 +37,38 @@ impl<T: Clone> IntoArg<T> for &T {
     }
 }
 
+/// An argument the function borrows (`size: &usize`, Criterion's
+/// `bench_with_input(id, &size, …)` habit): the case's value lives for the
+/// call and the function gets a reference to it, or the reference `args`
+/// yielded (`args = SIZES` with `const SIZES: &[usize]`).
+#[diagnostic::on_unimplemented(
+    message = "`args` yields `{Self}`, but the function borrows a `{T}`",
+    label = "each argument must be a `{T}`, or a reference to one",
+    note = "a parameter `&T` is given a reference to each value of `args`"
+)]
+pub trait ArgRef<T: ?Sized> {
+    /// The reference the function is given.
+    fn arg_ref(&self) -> &T;
+}
+
+impl<T: ?Sized> ArgRef<T> for T {
+    fn arg_ref(&self) -> &T {
+        self
+    }
+}
+
+impl<T: ?Sized> ArgRef<T> for &T {
+    fn arg_ref(&self) -> &T {
+        self
+    }
+}
+
+impl<T: ?Sized> ArgRef<T> for &&T {
+    fn arg_ref(&self) -> &T {
+        self
+    }
+}
+
 /// An argument being named for its benchmark's id: with its `Display`
 /// where it has one ([`ViaDisplay`]), else its `Debug` ([`ViaDebug`]).
 /// `(&&ArgId(&arg)).arg_id()` picks the first that applies, since method
@@ -148,5 +180,13 @@ mod tests {
         let by_value: String = IntoArg::into_arg(nth_arg(vec!["a".to_string()], 0));
         let range: u64 = IntoArg::into_arg(nth_arg(10..20u64, 3));
         assert_eq!((by_ref, by_value.as_str(), range), (64, "a", 13));
+    }
+
+    #[test]
+    fn borrowed_arguments_are_the_value_or_the_reference_yielded() {
+        let value: &usize = ArgRef::arg_ref(&64usize);
+        let yielded: &str = ArgRef::arg_ref(&"a");
+        let twice: &str = ArgRef::arg_ref(&&"b");
+        assert_eq!((*value, yielded, twice), (64, "a", "b"));
     }
 }

@@ -59,27 +59,34 @@ impl Table {
     }
 
     /// `id  cycles [low estimate high]  +6.25% [+6.22%, +6.28%] ▲`: an
-    /// exact figure without brackets, the change where compared.
+    /// exact figure without brackets, the change where compared, kept whole
+    /// where the line wraps.
     fn headline_line(&self, visible: &BenchResult, comparison: Option<&Comparison>) -> String {
         let printed = printable(&visible.id);
-        let mut text = match self.color {
+        let id = match self.color {
             true => format!("\x1b[1m{printed}\x1b[0m"),
             false => printed.to_string(),
         };
         let Some(m) = headline(visible) else {
-            return text;
+            return id;
         };
         let e = m.estimate();
         let [low, point, high] = [e.ci.low, e.point, e.ci.high].map(|v| shown(m, v));
-        match e.ci.low < e.ci.high {
-            true => text.push_str(&format!("  {} [{low} {point} {high}]", m.name)),
-            false => text.push_str(&format!("  {} {point}", m.name)),
-        }
+        let figure = match e.ci.low < e.ci.high {
+            true => format!("{} [{low} {point} {high}]", m.name),
+            false => format!("{} {point}", m.name),
+        };
+        // An empty piece makes the double space between the parts.
+        let mut pieces: Vec<String> = vec![id, String::new()];
+        pieces.extend(figure.split(' ').map(str::to_string));
         let compared = comparison.filter(|c| c.unfair.is_none());
         if let Some(c) = compared.filter(|c| c.change(&m.name).is_some()) {
-            text.push_str(&format!("  {}", self.change_cell(c, &m.name)));
+            pieces.push(String::new());
+            pieces.push(self.change_cell(c, &m.name));
         }
-        wrap_words(&text, self.width)
+        let text = fill(pieces.iter().map(String::as_str), self.width, 4);
+        let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+        lines.join("\n")
     }
 
     /// The other metrics shown and IPC, `  instructions 42.50 k, …`;
@@ -322,6 +329,25 @@ mod tests {
             "{block}"
         );
         assert!(!block.contains("page-faults"), "{block}");
+    }
+
+    #[test]
+    fn a_wrapped_headline_keeps_its_change_whole_and_no_trailing_space() {
+        let c = Comparison {
+            against: Target::PreviousRun,
+            changes: Some(vec![change("cycles", -0.4774, Verdict::WithinNoise)]),
+            unfair: None,
+        };
+        let r = result("branches::sum_large_bytes/sorted", 0.0);
+        let t = Table::new(&[], &[], false, 50, false);
+        let block = t.calm_block(&r, Some(&c));
+        let lines: Vec<&str> = block.lines().collect();
+        assert_eq!(
+            lines[0], "branches::sum_large_bytes/sorted  cycles 2000",
+            "{block}"
+        );
+        assert_eq!(lines[1], "    -47.74% [-48.74%, -46.74%] ~", "{block}");
+        assert!(block.lines().all(|l| l == l.trim_end()), "{block}");
     }
 
     #[test]

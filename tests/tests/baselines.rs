@@ -148,8 +148,8 @@ fn the_ci_log_says_what_was_saved_and_what_the_gate_did() {
     assert_eq!(worse.code, 3, "{}", worse.stderr);
     // Ours, before cargo's own line on the exit code.
     let ours = |run: &Run| {
-        let lines = run.stderr.lines().filter(|l| l.starts_with("perfbench: "));
-        lines.last().unwrap_or_default().to_string()
+        let mut lines = run.stderr.lines().filter(|l| l.starts_with("perfbench: "));
+        lines.next_back().unwrap_or_default().to_string()
     };
     assert_eq!(
         Some(ours(&worse).as_str()),

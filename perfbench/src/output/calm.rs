@@ -329,6 +329,12 @@ mod tests {
             "{block}"
         );
         assert!(!block.contains("page-faults"), "{block}");
+        c.changes.as_mut().unwrap()[3] = change("context-switches", 2.0, Verdict::Regressed);
+        let block = table().calm_block(&r, Some(&c));
+        assert!(
+            block.contains("context-switches +200.00% [+199.00%, +201.00%] ▲"),
+            "{block}"
+        );
     }
 
     #[test]

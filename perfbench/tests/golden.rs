@@ -11,18 +11,24 @@
 //! (never one) are headlined as a `rate` since then: its figures, notes
 //! and stored samples were written again; and `hw::loop/4096`'s bencher
 //! line, which has ended at `(+/- M)` since issue 26 (the services'
-//! parsers drop a line with ` = 7426 MB/s` after it).
+//! parsers drop a line with ` = 7426 MB/s` after it). Since issue 27 the
+//! rows above are `--verbose`'s; each case adds its default block after
+//! them, and the file ends with the run's folded line, its GitHub Actions
+//! annotations and the gate's line.
 
 use std::path::{Path, PathBuf};
 
 use perfbench::analysis::comparison::{compare_runs, Comparison, Target, Thresholds};
-use perfbench::analysis::{analyze, BenchResult, Calibration, Recording};
+use perfbench::analysis::{analyze, Analysed, BenchResult, Calibration, Recording};
 use perfbench::counter::event::parse_list_in;
 use perfbench::counter::group::Counts;
 use perfbench::measure::environment::Environment;
 use perfbench::measure::{Measurement, Sample, Throughput};
 use perfbench::output::bencher_lines::bencher_line;
+use perfbench::output::calm::Folded;
 use perfbench::output::table::Table;
+use perfbench::run::cli::RegressionGate;
+use perfbench::run::tally::RunTally;
 use perfbench::stats::{analyze_metric, Bootstrap};
 use perfbench::store::json::bench_line as json_line;
 use perfbench::store::{Slot, Store};
@@ -165,6 +171,8 @@ fn outputs(dir: &Path) -> String {
     let env = Environment::read_from(Path::new("/nonexistent"), Some(1));
     let store = Store::at(dir.join("out"));
     let mut out = String::new();
+    let mut folded = Folded::default();
+    let mut tally = RunTally::default();
     for (k, case) in CASES.iter().enumerate() {
         let events = parse_list_in(case.events, &sysfs).unwrap();
         let base_m = measurement(k as u64, case.per_iter, 500, case.throughput, false);
@@ -209,8 +217,32 @@ fn outputs(dir: &Path) -> String {
             out.push_str(&table.change_line(&result, &comparison).unwrap_or_default());
             out.push('\n');
         }
+        // The default (calm) block, as `--verbose` leaves it for the above.
+        let table = Table::new(&[case.id], &names, ipc, 80, false);
+        out.push_str(&table.calm_block(&result, Some(&comparison)));
+        out.push('\n');
+        folded.add(&result);
+        let analysed = Analysed {
+            recording: new.clone(),
+            result: result.clone(),
+            comparison: Some(comparison),
+            baseline: Some(base),
+        };
+        tally.measured(&analysed, RegressionGate::Beyond(0.05));
         store.save(&new, &Slot::Latest, &result).unwrap();
         out.push_str(&std::fs::read_to_string(store.path(case.id, &Slot::Latest)).unwrap());
+        out.push('\n');
+    }
+    // The end of the run: the quiet metrics folded, then the CI lines.
+    out.push_str(&folded.line().unwrap_or_default());
+    out.push('\n');
+    tally.gate = Some((RegressionGate::Beyond(0.05), Thresholds::default()));
+    for line in tally
+        .annotations
+        .iter()
+        .chain(&tally.lines(3, &Target::Baseline("main".into())))
+    {
+        out.push_str(line);
         out.push('\n');
     }
     out

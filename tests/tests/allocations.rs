@@ -108,6 +108,8 @@ fn the_table_shows_allocation_counts() {
             events,
             "--color",
             "never",
+            // The columns and the cost of measuring.
+            "--verbose",
         ],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);

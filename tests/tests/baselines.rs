@@ -115,6 +115,89 @@ fn a_page_fault_regression_fails_the_gate_and_an_unchanged_run_passes() {
     assert_eq!(strict.code, 3, "{}", strict.stderr);
 }
 
+#[test]
+fn the_ci_log_says_what_was_saved_and_what_the_gate_did() {
+    let Some(pf) = common::page_faults() else {
+        return;
+    };
+    let home = home("ci-lines");
+    let saved = bench(&home, 16, &with(&["--save-baseline", "main"]));
+    assert_eq!(saved.code, 0, "{}", saved.stderr);
+    let said = saved.stderr_lines(|l| l == "perfbench: saved baseline `main` (1 benchmark)");
+    assert_eq!(said.len(), 1, "{}", saved.stderr);
+    assert!(
+        !saved.stderr.contains("gate"),
+        "nothing compared: {}",
+        saved.stderr
+    );
+
+    // Under GitHub Actions a regression is an annotation too, on stdout
+    // beside the table.
+    let args: Vec<&str> = QUICK
+        .iter()
+        .copied()
+        .chain(with(&["--baseline", "main", "--fail-on-regression"]))
+        .collect();
+    let home_text = home.to_str().unwrap();
+    let env = [
+        ("PERFBENCH_HOME", home_text),
+        ("FIXTURE_PAGES", "17"),
+        ("GITHUB_ACTIONS", "true"),
+    ];
+    let worse = bench_with_env(&args, &env);
+    assert_eq!(worse.code, 3, "{}", worse.stderr);
+    // Ours, before cargo's own line on the exit code.
+    let ours = |run: &Run| {
+        let mut lines = run.stderr.lines().filter(|l| l.starts_with("perfbench: "));
+        lines.next_back().unwrap_or_default().to_string()
+    };
+    assert_eq!(
+        Some(ours(&worse).as_str()),
+        Some(
+            "perfbench: gate against `main`: 1 regression, 0 improved, 1 unchanged \
+             (1 benchmark, threshold 1000 % for times, 1 % for counts); fails"
+        ),
+        "{}",
+        worse.stderr
+    );
+    let annotations: Vec<&str> = (worse.stdout.lines())
+        .filter(|l| l.starts_with("::"))
+        .collect();
+    let pf_title = pf.replace(':', "%3A");
+    assert_eq!(
+        annotations,
+        [format!(
+            "::error title=perfbench%3A touch_n {pf_title} regressed::touch_n: {pf} \
+             +6.25%25 [+6.25%25, +6.25%25], p = 0.000 against `main`"
+        )],
+        "{}",
+        worse.stdout
+    );
+
+    let same = bench(
+        &home,
+        16,
+        &with(&["--baseline", "main", "--fail-on-regression"]),
+    );
+    assert_eq!(same.code, 0, "{}", same.stderr);
+    let last = ours(&same);
+    assert!(
+        last.starts_with("perfbench: gate against `main`: 0 regressions, ")
+            && last.ends_with("; passes"),
+        "{}",
+        same.stderr
+    );
+    let ungated = bench(&home, 17, &with(&["--baseline", "main"]));
+    assert_eq!(ungated.code, 0, "{}", ungated.stderr);
+    let last = ours(&ungated);
+    assert!(
+        last.ends_with("; not gating (no --fail-on-regression)"),
+        "{}",
+        ungated.stderr
+    );
+    assert!(!ungated.stdout.contains("::error"), "not on GitHub Actions");
+}
+
 /// The headlines of earlier runs `series` keeps in a stored result file.
 fn earlier(file: &Path, series: &str) -> Vec<f64> {
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();

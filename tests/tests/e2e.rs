@@ -100,6 +100,79 @@ fn setup_of_iter_batched_is_not_counted() {
 }
 
 #[test]
+fn the_default_table_leads_with_the_headline_and_folds_what_never_happens() {
+    let dir = common::fresh_dir("table", "default");
+    let json_path = dir.join("run.jsonl");
+    let json_file = format!("json={}", json_path.display());
+    let args = [
+        "--exact",
+        "touch_16",
+        "--events",
+        "page-faults,task-clock,cpu-migrations",
+        "--color",
+        "never",
+        "--output-file",
+        &json_file,
+    ];
+    let run = bench_quick(&args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("touch_16  "))
+        .unwrap_or_else(|| panic!("a block: {}", run.stdout));
+    assert!(
+        lines[at].starts_with("touch_16  wall-time [") || lines[at].starts_with("touch_16  cycles"),
+        "{}",
+        run.stdout
+    );
+    if let Some(faults) = counted("page-faults") {
+        let figure = format!("{faults} 16");
+        assert!(lines[at + 1].contains(&figure), "{}", run.stdout);
+    }
+    assert!(!run.stdout.contains("measuring costs"), "{}", run.stdout);
+    assert!(!run.stdout.contains("95% CI"), "{}", run.stdout);
+    assert!(!run.stdout.contains("-0 "), "{}", run.stdout);
+    // Where this run's CPU migrations were quiet (zero or rare), they are
+    // named once at the end, not in the block; else they are in it.
+    if let Some(migrations) = counted("cpu-migrations") {
+        let text = std::fs::read_to_string(&json_path).unwrap();
+        let v: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        let m = &v["metrics"][&migrations];
+        let ci = m["ci"].as_array().unwrap();
+        let quiet = (ci.iter().chain([&m["estimate"]])).all(|x| x.as_f64().unwrap().abs() < 1e-3);
+        // The folded line, wrapped after its lead where long.
+        let folded = run
+            .stdout
+            .split_once("perfbench: rare or zero")
+            .map(|(_, f)| f);
+        let in_block = (lines[at..].iter())
+            .take_while(|l| !l.starts_with("perfbench: "))
+            .any(|l| l.contains(&format!("{migrations} ")));
+        assert_eq!(
+            folded.is_some_and(|f| f.contains(&migrations)),
+            quiet,
+            "{}",
+            run.stdout
+        );
+        assert_eq!(in_block, !quiet, "{}", run.stdout);
+    }
+    let verbose: Vec<&str> = args.iter().copied().chain(["--verbose"]).collect();
+    let full = bench_quick(&verbose);
+    assert!(
+        full.stdout.contains("measuring costs per"),
+        "{}",
+        full.stdout
+    );
+    assert!(
+        full.stdout.contains("95% CI: wall-time ["),
+        "{}",
+        full.stdout
+    );
+    assert!(!full.stdout.contains("rare or zero"), "{}", full.stdout);
+}
+
+#[test]
 fn the_table_has_a_row_per_benchmark_with_exact_counts() {
     let run = bench_quick(&[
         "--exact",
@@ -109,6 +182,7 @@ fn the_table_has_a_row_per_benchmark_with_exact_counts() {
         "page-faults,task-clock",
         "--color",
         "never",
+        "--verbose",
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines: Vec<&str> = run.stdout.lines().collect();
@@ -655,6 +729,7 @@ fn arguments_keep_their_display_in_ids_and_give_throughput() {
 
 #[test]
 fn declared_throughput_reaches_the_table_and_leaves_the_bencher_lines_as_parsers_want() {
+    // The full block: the row's columns and the per-byte figures.
     let run = bench_quick(&[
         "--exact",
         "text/ascii",
@@ -662,6 +737,7 @@ fn declared_throughput_reaches_the_table_and_leaves_the_bencher_lines_as_parsers
         "task-clock,page-faults",
         "--color",
         "never",
+        "--verbose",
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines: Vec<&str> = run.stdout.lines().collect();

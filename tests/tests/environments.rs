@@ -154,7 +154,8 @@ fn events_narrowed_to_user_space_carry_u_in_every_output() {
     assert_eq!(narrowed, under() == Under::Nobody, "{name}");
     let home = fresh_dir("environments", "narrowed");
     let args = ["--exact", "touch_16", "--events", "page-faults"];
-    let table = run(&home, &args);
+    // The full table, whose header names every column.
+    let table = run(&home, &[&args[..], &["--verbose"]].concat());
     assert_eq!(table.code, 0, "{}", table.stderr);
     let header = table
         .stdout

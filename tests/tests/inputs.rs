@@ -140,7 +140,8 @@ fn a_panicking_display_fails_its_function_and_the_others_list_and_run() {
 fn control_characters_in_ids_are_escaped_in_the_table_and_the_report_and_kept_in_json() {
     let home = home("hostile");
     let env = [("PERFBENCH_HOME", home.to_str().unwrap())];
-    let table = measured(&["hostile", "--color", "never"], &env);
+    // The full table: an id and its figures on one row.
+    let table = measured(&["hostile", "--color", "never", "--verbose"], &env);
     assert_eq!(table.code, 0, "{}", table.stderr);
     for id in [
         "hostile/line\\nbreak",

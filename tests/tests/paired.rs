@@ -304,7 +304,20 @@ fn one_build_on_both_sides_is_unchanged_and_both_share_the_environment() {
         change(steady, "allocs"),
         (0.0, [0.0, 0.0], "no change".into())
     );
-    assert!(!run.stderr.contains("regression"), "{}", run.stderr);
+    // No regression listed, and the gate's line says none.
+    let listed = ["regression against", "regressions against"];
+    assert!(
+        !listed.iter().any(|l| run.stderr.contains(l)),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("perfbench: gate against the paired build `")
+            && run.stderr.contains("`: 0 regressions, 0 improved, "),
+        "{}",
+        run.stderr
+    );
     // A paired run measures this build: it is a run of its history.
     let history = home.join("steady").join("history.jsonl");
     let text = std::fs::read_to_string(&history).unwrap();

@@ -63,6 +63,11 @@ pub trait Standee {
     fn headline(&self, name: &str) -> Option<Estimate>;
     /// Its metrics' names, in order.
     fn metric_names(&self) -> Vec<&str>;
+    /// Whether its metric `name` is zero or rare
+    /// ([`super::quiet::is_quiet`]); a standee that cannot tell says no.
+    fn quiet(&self, _name: &str) -> bool {
+        false
+    }
 }
 
 impl Standee for BenchResult {
@@ -79,6 +84,11 @@ impl Standee for BenchResult {
 
     fn metric_names(&self) -> Vec<&str> {
         self.metrics.iter().map(|m| m.name.as_str()).collect()
+    }
+
+    fn quiet(&self, name: &str) -> bool {
+        let metric = self.metrics.iter().find(|m| m.name == name);
+        metric.is_some_and(|m| super::quiet::is_quiet(m.unit, m.estimate()))
     }
 }
 
@@ -108,21 +118,15 @@ fn standing<S: Standee>((group, arg): (&str, Option<&str>), members: &[&S]) -> O
     if members.len() < 2 {
         return None;
     }
-    let metrics: Vec<String> = members[0]
+    // A metric quiet for every member tells them apart by noise, and a
+    // negative count (a rate less its calibration) is never the best.
+    let (metrics, best): (Vec<String>, Vec<Estimate>) = members[0]
         .metric_names()
         .into_iter()
         .filter(|name| members.iter().all(|a| a.headline(name).is_some()))
-        .map(str::to_string)
-        .collect();
-    let best: Vec<Estimate> = metrics
-        .iter()
-        .filter_map(|name| {
-            members
-                .iter()
-                .filter_map(|a| a.headline(name))
-                .min_by(|x, y| x.point.total_cmp(&y.point))
-        })
-        .collect();
+        .filter(|name| !members.iter().all(|a| a.quiet(name)))
+        .filter_map(|name| Some((name.to_string(), best_of(members, name)?)))
+        .unzip();
     let rows = members
         .iter()
         .map(|a| {
@@ -140,6 +144,16 @@ fn standing<S: Standee>((group, arg): (&str, Option<&str>), members: &[&S]) -> O
         metrics,
         members: rows,
     })
+}
+
+/// The lowest estimate of metric `name` among `members` that is not below
+/// zero; `None` where every one is.
+fn best_of<S: Standee>(members: &[&S], name: &str) -> Option<Estimate> {
+    members
+        .iter()
+        .filter_map(|a| a.headline(name))
+        .filter(|e| e.point >= 0.0)
+        .min_by(|x, y| x.point.total_cmp(&y.point))
 }
 
 /// A member's estimate `e` against the best's.
@@ -282,5 +296,59 @@ pub(crate) mod tests {
         assert_eq!((beyond.best, beyond.apart), (false, true));
         let itself = cell(&best, &best);
         assert_eq!((itself.best, itself.apart), (true, false));
+    }
+
+    /// A member known only by its estimates: `(name, point)`, the
+    /// interval a tenth either side.
+    struct Fake(Membership, Vec<(&'static str, f64)>);
+
+    impl Standee for Fake {
+        fn membership(&self) -> Option<&Membership> {
+            Some(&self.0)
+        }
+        fn headline(&self, name: &str) -> Option<Estimate> {
+            let (_, point) = self.1.iter().find(|(n, _)| *n == name)?;
+            let spread = point.abs() / 10.0;
+            let ci = crate::stats::Interval {
+                low: point - spread,
+                high: point + spread,
+            };
+            Some(Estimate { point: *point, ci })
+        }
+        fn metric_names(&self) -> Vec<&str> {
+            self.1.iter().map(|(n, _)| *n).collect()
+        }
+        fn quiet(&self, name: &str) -> bool {
+            self.headline(name)
+                .is_some_and(|e| crate::analysis::quiet::is_quiet(Unit::Count, &e))
+        }
+    }
+
+    #[test]
+    fn a_quiet_metric_or_a_negative_count_is_never_the_best() {
+        let fake = |member: &str, metrics| {
+            let m = Membership {
+                group: "g".into(),
+                member: member.into(),
+                arg: None,
+            };
+            Fake(m, metrics)
+        };
+        let a = fake(
+            "a",
+            vec![("cycles", 100.0), ("context-switches", -2e-7), ("x", -3.0)],
+        );
+        let b = fake(
+            "b",
+            vec![("cycles", 90.0), ("context-switches", 4e-7), ("x", 5.0)],
+        );
+        let s = &standings(&[&a, &b])[0];
+        assert_eq!(s.metrics, ["cycles", "x"], "the quiet count is left out");
+        let x = |k: usize| s.members[k].1[1];
+        assert!(!x(0).best, "-3 is not the best count");
+        assert!(x(1).best);
+        let c = fake("c", vec![("x", -1.0)]);
+        let d = fake("d", vec![("x", -2.0)]);
+        assert!(standings(&[&c, &d])[0].metrics.is_empty(), "no best at all");
     }
 }

@@ -86,6 +86,7 @@ fn turns_direction(c: char) -> bool {
 
 /// A number with four significant digits, as a table shows it.
 pub fn four_digits(v: f64) -> String {
+    let v = no_negative_zero(v);
     let a = v.abs();
     if a >= 100.0 {
         format!("{v:.1}")
@@ -118,6 +119,7 @@ pub fn thousands(v: f64) -> String {
 /// A per-iteration value with its unit: `4.512 µs`, `16`, `12.35 M`.
 /// Whole counts are shown whole, so that an exact count looks exact.
 pub fn format_value(v: f64, unit: Unit) -> String {
+    let v = no_negative_zero(v);
     match unit {
         Unit::Nanoseconds => {
             let (scaled, suffix) = match v.abs() {
@@ -136,6 +138,16 @@ pub fn format_value(v: f64, unit: Unit) -> String {
             a if a < 1e12 => format!("{} G", four_digits(v / 1e9)),
             _ => format!("{} T", four_digits(v / 1e12)),
         },
+    }
+}
+
+/// `v`, but `0` for `-0`: a count that cancels to nothing (a rate
+/// between two runs, a cost less the calibration) prints as `0`.
+pub fn no_negative_zero(v: f64) -> f64 {
+    if v == 0.0 {
+        0.0
+    } else {
+        v
     }
 }
 
@@ -212,6 +224,18 @@ pub fn change_text(c: &Change) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_negative_zero_prints_as_zero() {
+        assert_eq!(format_value(-0.0, Unit::Count), "0");
+        assert_eq!(format_value(-0.0, Unit::Nanoseconds), "0.000 ns");
+        assert_eq!(four_digits(-0.0), "0.000");
+        assert_eq!(
+            format_value(-2.0, Unit::Count),
+            "-2",
+            "a real negative stays"
+        );
+    }
 
     #[test]
     fn values_get_units_and_exact_counts_stay_whole() {

@@ -8,11 +8,13 @@
 pub mod action_benchmark;
 pub mod bencher_lines;
 pub mod bmf;
+pub mod calm;
 pub mod destination;
 pub mod event_list;
 pub mod format;
 pub mod html;
 pub mod table;
+mod wrap;
 
 use crate::analysis::{Analysed, Calibration};
 use crate::counter::event::Event;

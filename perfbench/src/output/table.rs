@@ -3,10 +3,12 @@
 
 use std::io::IsTerminal;
 
+use super::calm::Folded;
 use super::destination::Destination;
 use super::format::{
     count, format_rate, format_value, four_digits, percent, printable, relative_text, standing_cell,
 };
+use super::wrap::{comma_list, wrap, wrap_words};
 use super::{Color, RunHeader};
 use crate::analysis::comparison::{self, Comparison, Target, Verdict};
 use crate::analysis::derived::{declared_work, has_ipc, per_unit_name, rate};
@@ -26,6 +28,10 @@ pub struct TableSink {
     table: Option<Table>,
     /// The results so far, for the group standings at the end.
     results: Vec<BenchResult>,
+    /// `--verbose`: every metric in full, and the cost of measuring.
+    verbose: bool,
+    /// The quiet metrics so far, named at the end unless verbose.
+    folded: Folded,
 }
 
 /// Whether to colour: as asked, or with `auto` on a terminal unless
@@ -41,8 +47,9 @@ fn colored(color: Color, terminal: bool, no_color: Option<std::ffi::OsString>) -
 
 impl TableSink {
     /// A table bound for `out`, coloured as asked on stdout (never in a
-    /// file), as wide as `$COLUMNS` (80 without it).
-    pub fn new(color: Color, out: Destination) -> TableSink {
+    /// file), as wide as `$COLUMNS` (80 without it); `verbose` for the
+    /// full block of every benchmark.
+    pub fn new(color: Color, verbose: bool, out: Destination) -> TableSink {
         let color = match out.is_stdout() {
             true => colored(
                 color,
@@ -61,6 +68,8 @@ impl TableSink {
             width,
             table: None,
             results: Vec::new(),
+            verbose,
+            folded: Folded::default(),
         }
     }
 
@@ -86,6 +95,18 @@ impl TableSink {
         let summary = h.environment.summary();
         self.out
             .line(&wrap("perfbench: ", &printable(&summary), self.width));
+        let names: Vec<String> = metric_names(h.events).into_iter().map(|(n, _)| n).collect();
+        let table = Table::new(h.ids, &names, has_ipc(h.events), self.width, self.color);
+        // The default block needs no column headers, nor the how of it.
+        if self.verbose {
+            self.verbose_header(h, &table);
+        }
+        self.table = Some(table);
+    }
+
+    /// The header lines only `--verbose` prints: the counter groups, the
+    /// cost of measuring, and the column headers.
+    fn verbose_header(&mut self, h: &RunHeader, table: &Table) {
         if !h.groups.is_empty() {
             let prefix = "perfbench: more events than the PMU holds at once, measured in one pass per group: ";
             let groups = counter_group::together(&h.groups);
@@ -94,13 +115,10 @@ impl TableSink {
         for line in self.costs_lines(h) {
             self.out.line(&line);
         }
-        let names: Vec<String> = metric_names(h.events).into_iter().map(|(n, _)| n).collect();
-        let table = Table::new(h.ids, &names, has_ipc(h.events), self.width, self.color);
         let header = table.header();
         if !header.is_empty() {
             self.out.line(&header);
         }
-        self.table = Some(table);
     }
 
     /// What measuring costs: per sample in batch mode (in the intercept,
@@ -152,6 +170,12 @@ impl TableSink {
             self.results.push(a.result.clone());
         }
         let Some(table) = &self.table else { return };
+        if !self.verbose {
+            self.folded.add(&a.result);
+            let block = table.calm_block(&a.result, a.comparison.as_ref());
+            self.out.line(&block);
+            return;
+        }
         self.out.line(&table.row(&a.result));
         if let Some(line) = table.throughput_line(&a.result) {
             self.out.line(&line);
@@ -176,6 +200,9 @@ impl TableSink {
         let results: Vec<&BenchResult> = self.results.iter().collect();
         for standing in standings::standings(&results) {
             self.out.line(&format!("\n{}", standing_table(&standing)));
+        }
+        if let Some((lead, parts)) = self.folded.parts() {
+            self.out.line(&comma_list(lead, &parts, self.width, 2));
         }
         self.out.finish()
     }
@@ -241,66 +268,17 @@ pub fn standing_table(s: &Standing) -> String {
     lines.join("\n")
 }
 
-/// `text` wrapped at spaces to `width` columns, continuation lines
-/// indented by four.
-fn wrap_words(text: &str, width: usize) -> String {
-    let body = text.trim_start_matches(' ');
-    let mut words = body.split(' ');
-    let first = format!(
-        "{}{}",
-        &text[..text.len() - body.len()],
-        words.next().unwrap_or("")
-    );
-    fill(std::iter::once(first.as_str()).chain(words), width, 4)
-}
-
-/// `text`'s comma-separated parts after `prefix`, wrapped to `width`
-/// columns with continuation lines indented.
-fn wrap(prefix: &str, text: &str, width: usize) -> String {
-    let parts: Vec<&str> = text.split(", ").collect();
-    comma_list(prefix, &parts, width, 2)
-}
-
-/// `prefix`, then `parts` separated by commas, wrapped to `width` columns
-/// between parts, continuation lines indented by `indent`.
-fn comma_list<S: AsRef<str>>(prefix: &str, parts: &[S], width: usize, indent: usize) -> String {
-    let last = parts.len().saturating_sub(1);
-    let parts: Vec<String> = parts
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            if i < last {
-                format!("{},", p.as_ref())
-            } else {
-                p.as_ref().to_string()
-            }
-        })
-        .collect();
-    let pieces = std::iter::once(prefix.trim_end()).chain(parts.iter().map(String::as_str));
-    fill(pieces, width, indent)
-}
-
-/// `pieces` joined by spaces and wrapped to `width` columns: a piece that
-/// would cross the width starts a line indented by `indent`, unless the
-/// line holds nothing but that indent yet. The first piece may carry its
-/// own indentation; colour escapes take no width.
-fn fill<'a>(pieces: impl IntoIterator<Item = &'a str>, width: usize, indent: usize) -> String {
-    let mut out = String::new();
-    let mut line = 0;
-    for (i, piece) in pieces.into_iter().enumerate() {
-        let len = visible_width(piece);
-        if i > 0 && line > indent && line + 1 + len > width {
-            out.push('\n');
-            out.push_str(&" ".repeat(indent));
-            line = indent;
-        } else if i > 0 {
-            out.push(' ');
-            line += 1;
-        }
-        out.push_str(piece);
-        line += len;
+/// `vs `main``, and where earlier runs widened the intervals by their
+/// spread, from how many: `vs previous run (spread of 5 runs)`.
+pub(super) fn vs_label(comparison: &Comparison) -> String {
+    let label = comparison.against.label();
+    let runs = (comparison.changes.iter().flatten())
+        .map(|c| c.change.runs)
+        .max();
+    match runs {
+        Some(runs) if runs > 1 => format!("vs {label} (spread of {runs} runs)"),
+        _ => format!("vs {label}"),
     }
-    out
 }
 
 /// The terminal table: a row per benchmark when the columns fit the width,
@@ -312,8 +290,8 @@ pub struct Table {
     headers: Vec<String>,
     cell: usize,
     wide: bool,
-    width: usize,
-    color: bool,
+    pub(super) width: usize,
+    pub(super) color: bool,
 }
 
 /// Width of a value cell: the longest `format_value` output is 9 characters.
@@ -384,14 +362,7 @@ impl Table {
             .iter()
             .map(|m| format!("{} {}", m.name, self.change_cell(comparison, &m.name)))
             .collect();
-        // Where earlier runs widened the intervals by their spread, say
-        // from how many.
-        let runs = changes.iter().map(|c| c.change.runs).max();
-        let label = match runs {
-            Some(runs) if runs > 1 => format!("vs {label} (spread of {runs} runs)"),
-            _ => format!("vs {label}"),
-        };
-        Some(self.listed(&label, &parts))
+        Some(self.listed(&vs_label(comparison), &parts))
     }
 
     /// In a paired run, what moved, in one line:
@@ -454,7 +425,7 @@ impl Table {
 
     /// One metric's change with its interval where it has a width, marked
     /// and coloured by its verdict; `-` where the metric was not compared.
-    fn change_cell(&self, comparison: &Comparison, metric: &str) -> String {
+    pub(super) fn change_cell(&self, comparison: &Comparison, metric: &str) -> String {
         let Some(c) = comparison.change(metric) else {
             return "-".into();
         };
@@ -476,7 +447,7 @@ impl Table {
 
     /// `  lead: part, part, …` wrapped to the width, continuation lines
     /// indented by four.
-    fn listed(&self, lead: &str, parts: &[String]) -> String {
+    pub(super) fn listed(&self, lead: &str, parts: &[String]) -> String {
         comma_list(&format!("  {lead}:"), parts, self.width, 4)
     }
 
@@ -541,26 +512,11 @@ impl Table {
 
 /// A per-iteration value of metric `m` for people: in its PMU's unit where
 /// it has one.
-fn shown(m: &Metric, v: f64) -> String {
+pub(super) fn shown(m: &Metric, v: f64) -> String {
     match &m.scale {
         Some(s) => format!("{} {}", four_digits(v * s.factor), s.unit),
         None => format_value(v, m.unit),
     }
-}
-
-/// The columns `s` takes on a terminal: its characters less colour escapes.
-fn visible_width(s: &str) -> usize {
-    let mut n = 0;
-    let mut escape = false;
-    for c in s.chars() {
-        match c {
-            '\x1b' => escape = true,
-            'm' if escape => escape = false,
-            _ if escape => {}
-            _ => n += 1,
-        }
-    }
-    n
 }
 
 /// The mark a verdict gets in the table.

@@ -294,7 +294,7 @@ fn run_profiles(entries: &[Entry], broken: &[Broken], time: Duration) -> i32 {
             Err(why) => failed(&e.id, &why, &mut tally),
         }
     }
-    tally.print(entries.len() + broken.len(), &Target::PreviousRun);
+    tally.print(entries.len() + broken.len(), &Target::PreviousRun, false);
     tally.exit_code()
 }
 
@@ -319,7 +319,7 @@ fn run_benches(
     let early = failures(broken);
     if entries.is_empty() {
         if !broken.is_empty() {
-            early.print(broken.len(), &Target::PreviousRun);
+            early.print(broken.len(), &Target::PreviousRun, false);
         }
         return Ok(early.exit_code());
     }
@@ -360,7 +360,8 @@ fn run_benches(
     );
     drop(pair);
     tally.failed.splice(0..0, early.failed);
-    finish(plan, sinks, tally, entries.len() + broken.len())
+    tally.gate = Some((options.gate, options.thresholds));
+    finish(options, (plan, sinks), tally, entries.len() + broken.len())
 }
 
 /// The routine of each entry.
@@ -417,7 +418,7 @@ fn sinks(options: &RunOptions, plan: &Plan, ids: &[&str]) -> Vec<Sink> {
 fn sink(format: OutputFormat, out: Destination, options: &RunOptions, plan: &Plan) -> Sink {
     let env = plan.environment.clone();
     match format {
-        OutputFormat::Pretty => Sink::Table(TableSink::new(options.color, out)),
+        OutputFormat::Pretty => Sink::Table(TableSink::new(options.color, options.verbose, out)),
         OutputFormat::Json => Sink::JsonLines(env, out),
         OutputFormat::Bencher => Sink::BencherLines(out),
         OutputFormat::Bmf => Sink::Bmf(BmfSink::new(out)),
@@ -535,7 +536,12 @@ fn report_step(
 
 /// Releases the pin, makes the baseline being saved whole, ends every
 /// output and prints the summary; returns the exit code.
-fn finish(plan: Plan, sinks: Vec<Sink>, mut tally: RunTally, total: usize) -> Result<i32, String> {
+fn finish(
+    options: &RunOptions,
+    (plan, sinks): (Plan, Vec<Sink>),
+    mut tally: RunTally,
+    total: usize,
+) -> Result<i32, String> {
     let Plan {
         pin,
         target,
@@ -544,10 +550,8 @@ fn finish(plan: Plan, sinks: Vec<Sink>, mut tally: RunTally, total: usize) -> Re
         ..
     } = plan;
     drop(pin);
-    if let Some(Err(err)) = saving.map(|s| s.commit()) {
-        say::error(&err.to_string());
-        tally.store_errors += 1;
-    }
+    let committed = saving.map(|s| s.commit());
+    tally.baseline_saved(committed, options.save_baseline.as_deref());
     let measured = total > tally.failed.len();
     for sink in sinks {
         if matches!(sink, Sink::Report(_)) && !measured {
@@ -572,7 +576,8 @@ fn finish(plan: Plan, sinks: Vec<Sink>, mut tally: RunTally, total: usize) -> Re
             }
         }
     }
-    tally.print(total, &target);
+    let table_on_stdout = options.output_format == OutputFormat::Pretty;
+    tally.print(total, &target, table_on_stdout);
     // Held until the report is written.
     drop(lock);
     Ok(tally.exit_code())

@@ -32,6 +32,20 @@ pub fn note(message: &str) {
     say(&format!("note: {message}"));
 }
 
+/// `text` as a GitHub Actions workflow command's message: `%`, CR and LF
+/// escaped, which would otherwise end or garble the command.
+pub fn workflow_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// `text` as a workflow command's property (`title=…`): as
+/// [`workflow_data`], and `:` and `,` too, which end a property.
+pub fn workflow_property(text: &str) -> String {
+    workflow_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -47,5 +61,14 @@ mod tests {
         let long = line(&format!("error: {}", "x".repeat(5_000)));
         assert!(long.ends_with("… (4,007 more characters)"), "{long}");
         assert_eq!(long.chars().count(), "perfbench: ".len() + 1_000 + 25);
+    }
+
+    #[test]
+    fn workflow_commands_escape_what_would_end_them() {
+        assert_eq!(workflow_data("+5% [a:b, c]\r\nx"), "+5%25 [a:b, c]%0D%0Ax");
+        assert_eq!(
+            workflow_property("perfbench: a,b 100%\n"),
+            "perfbench%3A a%2Cb 100%25%0A"
+        );
     }
 }

@@ -5,10 +5,12 @@
 
 use std::collections::BTreeSet;
 
-use crate::analysis::comparison::{fails, Target};
+use crate::analysis::comparison::{fails, Target, Thresholds, Verdict};
 use crate::analysis::Analysed;
 use crate::output::format::{change_text, count, plural, printable};
 use crate::run::cli::RegressionGate;
+use crate::run::say::{self, workflow_data, workflow_property};
+use crate::store::StoreError;
 
 /// Exit code when a benchmark failed (libtest's).
 pub const EXIT_FAILED: i32 = 101;
@@ -36,16 +38,43 @@ pub struct RunTally {
     pub store_errors: usize,
     /// How per-iteration counts were read.
     pub read_paths: BTreeSet<&'static str>,
+    /// Benchmarks measured and analysed.
+    pub measured: usize,
+    /// What the run's comparisons found, for the gate's line.
+    pub verdicts: Verdicts,
+    /// A GitHub Actions `::error` line per regression.
+    pub annotations: Vec<String>,
+    /// The gate and noise thresholds, set where the run compares: the gate
+    /// line is said only then.
+    pub gate: Option<(RegressionGate, Thresholds)>,
+}
+
+/// The metrics the run's comparisons judged, by verdict, and the
+/// benchmarks they belong to.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Verdicts {
+    /// Benchmarks compared (neither new nor compared unfairly).
+    pub benchmarks: usize,
+    /// Benchmarks in neither the stored run nor compared fairly.
+    pub not_compared: usize,
+    /// Metrics regressed.
+    pub regressed: usize,
+    /// Metrics improved.
+    pub improved: usize,
+    /// Metrics without a change beyond the noise.
+    pub unchanged: usize,
 }
 
 impl RunTally {
     /// Counts a measured benchmark, against `--fail-on-regression`'s gate.
     pub fn measured(&mut self, a: &Analysed, gate: RegressionGate) {
+        self.measured += 1;
         // Wall time alone reads no counter.
         let counted = a.recording.series.len() > 1;
         if let Some(path) = a.result.read_path.filter(|_| counted) {
             self.read_paths.insert(path.name());
         }
+        self.judged(a);
         let changes = a.comparison.as_ref().and_then(|c| c.changes.as_ref());
         let limit = match gate {
             RegressionGate::Off => return,
@@ -65,11 +94,119 @@ impl RunTally {
         }
     }
 
-    /// Prints the end of the run on stderr: [`RunTally::lines`].
-    pub fn print(&self, total: usize, target: &Target) {
+    /// Says that the baseline `name` was saved, with how many benchmarks,
+    /// or why not (then counted as a stored file that failed).
+    pub fn baseline_saved(
+        &mut self,
+        committed: Option<Result<(), StoreError>>,
+        name: Option<&str>,
+    ) {
+        match (committed, name) {
+            (Some(Err(err)), _) => {
+                say::error(&err.to_string());
+                self.store_errors += 1;
+            }
+            (Some(Ok(())), Some(name)) => say::say(&format!(
+                "saved baseline `{name}` ({})",
+                count(self.measured, "benchmark")
+            )),
+            _ => {}
+        }
+    }
+
+    /// Counts the verdicts of `a`'s comparison, and words an annotation
+    /// for each regression.
+    fn judged(&mut self, a: &Analysed) {
+        let Some(comparison) = &a.comparison else {
+            return;
+        };
+        let changes = comparison.changes.as_ref();
+        let Some(changes) = changes.filter(|_| comparison.unfair.is_none()) else {
+            self.verdicts.not_compared += 1;
+            return;
+        };
+        self.verdicts.benchmarks += 1;
+        for c in changes {
+            match c.verdict {
+                Verdict::Regressed => self.verdicts.regressed += 1,
+                Verdict::Improved => self.verdicts.improved += 1,
+                Verdict::WithinNoise | Verdict::NoChange => self.verdicts.unchanged += 1,
+            }
+        }
+        let label = comparison.against.label();
+        let regressed = changes.iter().filter(|c| c.verdict == Verdict::Regressed);
+        for c in regressed {
+            let id = printable(&a.result.id);
+            let title = format!("perfbench: {id} {} regressed", c.name);
+            let message = format!(
+                "{id}: {} {} against {label}",
+                c.name,
+                change_text(&c.change)
+            );
+            self.annotations.push(format!(
+                "::error title={}::{}",
+                workflow_property(&title),
+                workflow_data(&message)
+            ));
+        }
+    }
+
+    /// Prints the end of the run on stderr: [`RunTally::lines`]; under
+    /// GitHub Actions (`GITHUB_ACTIONS=true`) the annotations first, on
+    /// stdout where the table is (the runner reads commands there), else
+    /// on stderr, out of the way of JSON or another format.
+    pub fn print(&self, total: usize, target: &Target, table_on_stdout: bool) {
+        let actions = std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true");
+        for line in self.annotations.iter().filter(|_| actions) {
+            match table_on_stdout {
+                true => println!("{line}"),
+                false => eprintln!("{line}"),
+            }
+        }
         for line in self.lines(total, target) {
             eprintln!("{line}");
         }
+    }
+
+    /// The gate's line, the run's last where it compared anything:
+    /// against what, how many metrics regressed, improved or stayed, over
+    /// how many benchmarks, at which threshold, and whether it gates.
+    pub fn gate_line(&self, target: &Target) -> Option<String> {
+        let (gate, thresholds) = self.gate?;
+        let v = self.verdicts;
+        let against = match target {
+            Target::PreviousRun => "the previous run".to_string(),
+            other => other.label(),
+        };
+        let outcome = match gate {
+            RegressionGate::Off => "not gating (no --fail-on-regression)",
+            _ if self.regressions.is_empty() => "passes",
+            _ => "fails",
+        };
+        if v.benchmarks == 0 {
+            let none = format!("perfbench: gate against {against}: nothing compared");
+            return (gate != RegressionGate::Off).then(|| format!("{none}; {outcome}"));
+        }
+        let threshold = match (thresholds.time, thresholds.count) {
+            (t, c) if t == c => format!("threshold {}", pct(t)),
+            (t, c) => format!("threshold {} for times, {} for counts", pct(t), pct(c)),
+        };
+        // Only those beyond the gate's own limit fail the run.
+        let beyond = match gate {
+            RegressionGate::Beyond(limit) => {
+                format!(" ({} beyond {})", self.regressions.len(), pct(limit))
+            }
+            _ => String::new(),
+        };
+        Some(format!(
+            "perfbench: gate against {against}: {} regression{}{beyond}, {} improved, \
+             {} unchanged ({}, {threshold}); {outcome}",
+            v.regressed,
+            plural(v.regressed),
+            v.improved,
+            v.unchanged,
+            count(v.benchmarks, "benchmark"),
+        ))
     }
 
     /// The end of the run: read paths, regressions, stored files that
@@ -116,6 +253,7 @@ impl RunTally {
                 failed.join(", ")
             ));
         }
+        lines.extend(self.gate_line(target));
         lines
     }
 
@@ -133,6 +271,11 @@ impl RunTally {
             0
         }
     }
+}
+
+/// A fraction as people read a threshold: `0.03` is `3 %`.
+fn pct(fraction: f64) -> String {
+    format!("{} %", (fraction * 1e5).round() / 1e3)
 }
 
 #[cfg(test)]
@@ -167,6 +310,55 @@ mod tests {
                 "perfbench: 2 stored files could not be read or written (named above)",
                 "perfbench: 1 of 3 benchmarks failed: bad\\nid\\u{1b}[2J",
             ]
+        );
+    }
+
+    #[test]
+    fn the_gate_line_says_against_what_how_many_and_whether_it_gates() {
+        let mut s = RunTally {
+            verdicts: Verdicts {
+                benchmarks: 12,
+                not_compared: 0,
+                regressed: 0,
+                improved: 2,
+                unchanged: 46,
+            },
+            ..RunTally::default()
+        };
+        let base = Target::Baseline("base".into());
+        assert_eq!(s.gate_line(&base), None, "no gate set: not a run");
+        let thresholds = Thresholds::default();
+        s.gate = Some((RegressionGate::AnyRegression, thresholds));
+        assert_eq!(
+            s.gate_line(&base).unwrap(),
+            "perfbench: gate against `base`: 0 regressions, 2 improved, 46 unchanged \
+             (12 benchmarks, threshold 3 % for times, 1 % for counts); passes"
+        );
+        s.regressions.push("  x wall-time: +5%".into());
+        s.verdicts.regressed = 1;
+        s.gate = Some((RegressionGate::Beyond(0.02), thresholds));
+        let line = s.gate_line(&Target::PreviousRun).unwrap();
+        assert!(
+            line.starts_with(
+                "perfbench: gate against the previous run: 1 regression (1 beyond 2 %), "
+            ),
+            "{line}"
+        );
+        assert!(line.contains("1 regression (1 beyond 2 %), "), "{line}");
+        assert!(line.ends_with("); fails"), "{line}");
+        s.gate = Some((RegressionGate::Off, thresholds));
+        assert!(s
+            .gate_line(&base)
+            .unwrap()
+            .ends_with("; not gating (no --fail-on-regression)"));
+        assert_eq!(s.lines(12, &base).last(), s.gate_line(&base).as_ref());
+        s.verdicts = Verdicts::default();
+        assert_eq!(s.gate_line(&base), None, "nothing compared, no gate");
+        s.regressions.clear();
+        s.gate = Some((RegressionGate::AnyRegression, thresholds));
+        assert_eq!(
+            s.gate_line(&base).unwrap(),
+            "perfbench: gate against `base`: nothing compared; passes"
         );
     }
 }

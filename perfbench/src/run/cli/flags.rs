@@ -430,6 +430,11 @@ pub(super) const FLAGS: &[Flag] = &[
     Flag::switch("noplot", "HTML report without plots (faster)", |p| {
         p.noplot = true
     }),
+    Flag::switch(
+        "verbose",
+        "the table shows every metric, its interval and the cost of measuring",
+        |p| p.verbose = true,
+    ),
     Flag::switch("help", "print this help", |p| p.help = true),
     // libtest flags that `cargo test` users pass to every target; accepted
     // and without effect here, since benchmarks run one at a time anyway.

@@ -38,11 +38,6 @@ const FOREIGN: &[(&str, &str)] = &[
         "Criterion's; a change is judged by its 95 % interval against --noise-threshold",
     ),
     (
-        "verbose",
-        "Criterion's; the table always shows intervals and changes, --output-format json every \
-         statistic",
-    ),
-    (
         "logfile",
         "libtest's; redirect stdout instead (--output-format json for a file a program reads)",
     ),

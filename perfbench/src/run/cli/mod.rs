@@ -180,6 +180,9 @@ pub struct RunOptions {
     pub thresholds: Thresholds,
     /// `--noplot`: the HTML report without plots.
     pub noplot: bool,
+    /// `--verbose`: the table's full block (every metric, its interval and
+    /// per-unit figures) and the cost of measuring in its header.
+    pub verbose: bool,
     /// `--mode per-iter`: each iteration bracketed by counter reads.
     pub per_iter: bool,
     /// `--subtract-overhead`: report values less the calibrated overhead.

@@ -54,6 +54,7 @@ pub(super) struct Parsed {
     pub(super) gate: RegressionGate,
     pub(super) thresholds: Thresholds,
     pub(super) noplot: bool,
+    pub(super) verbose: bool,
     pub(super) subtract_overhead: bool,
 }
 
@@ -206,6 +207,7 @@ fn settle(p: Parsed) -> RunOptions {
         gate: p.gate,
         thresholds: p.thresholds,
         noplot: p.noplot,
+        verbose: p.verbose,
         per_iter: p.per_iter.unwrap_or(false),
         subtract_overhead: p.subtract_overhead,
         warnings: Vec::new(),

@@ -341,10 +341,7 @@ fn criterion_and_libtest_options_we_lack_say_what_to_use_instead() {
             &["-s", "main"],
             "(Criterion's; here it is `--save-baseline`)",
         ),
-        (
-            &["-v"],
-            "(Criterion's; the table always shows intervals and changes",
-        ),
+        (&["-v"], "(Criterion's; here it is `--verbose`)"),
     ] {
         let e = parse_with(args, &[]).unwrap_err();
         assert!(

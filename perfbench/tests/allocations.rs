@@ -196,7 +196,11 @@ fn calibration_subtracts_nothing_from_allocation_counts() {
         "10",
     ];
     let options = perfbench::run::cli::parse(args.map(Into::into), |_| None).unwrap();
-    let mut plan = perfbench::run::plan::prepare(&options, &[]).unwrap();
+    let store = perfbench::store::Store::at(perfbench::store::default_root(
+        env!("CARGO_PKG_NAME"),
+        "allocations",
+    ));
+    let mut plan = perfbench::run::plan::prepare(&options, &[], store).unwrap();
     let counts = ["allocs", "alloc-bytes", "deallocs", "reallocs"];
     let costs = plan.setup.calibration.per_iteration();
     let per_iteration: Vec<_> = costs.iter().filter(|(n, _)| counts.contains(n)).collect();

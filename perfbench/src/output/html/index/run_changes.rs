@@ -2,7 +2,7 @@
 //! regressions, then its improvements, each with its interval and what it
 //! was compared with, so that a reader of a hundred rows sees at once what
 //! moved. Apart from the history's change points
-//! ([`super::changed_section`]), which look back over the last runs.
+//! (`changed_section.rs`), which look back over the last runs.
 
 use std::fmt::Write as _;
 

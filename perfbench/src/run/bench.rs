@@ -9,7 +9,7 @@ use crate::analysis::{analyze, Analysed, Recording};
 use crate::counter::event::Unit;
 use crate::counter::group::{self, Groups};
 use crate::measure::environment::Environment;
-use crate::measure::{self, Bencher, Costs, MeasureError, Planning, SamplingPlan};
+use crate::measure::{self, Bencher, Costs, MeasureError, Planning, SamplingPlan, Shape};
 use crate::output::format::{format_value, printable};
 use crate::run::cli::RunOptions;
 use crate::run::panics::caught;
@@ -133,13 +133,18 @@ pub fn fewer_samples_warning(
             format!("; --measurement-time {needed:.1} fits them all"),
         )
     };
+    // Linear samples run 1, 2, 3, … steps: "of 1 iteration" would say
+    // flat.
+    let iterations = match plan.shape {
+        Shape::Flat => format!("of {}", count(plan.step as usize, "iteration")),
+        Shape::Linear => format!("growing by {}", count(plan.step as usize, "iteration")),
+    };
     Some(format!(
-        "perfbench: warning: `{}` takes about {} an iteration, and {why}: measuring {} of {} \
+        "perfbench: warning: `{}` takes about {} an iteration, and {why}: measuring {} {iterations} \
          in {} instead, about {}{remedy}",
         printable(id),
         time(costs.inside),
         count(plan.samples as usize, "sample"),
-        count(plan.step as usize, "iteration"),
         count(plan.rounds as usize, "round"),
         time(plan.duration(costs).as_nanos() as f64),
     ))
@@ -554,7 +559,6 @@ mod tests {
 
     #[test]
     fn fewer_samples_than_asked_are_warned_of_with_the_plan_and_the_remedy() {
-        use crate::measure::Shape;
         let config = measure::Config {
             warm_up: Duration::from_millis(50),
             measurement: Duration::from_millis(200),
@@ -592,6 +596,15 @@ mod tests {
             "perfbench: warning: `x` takes about 5.000 ns an iteration, and 1000000 samples are \
              more than the 100000 a benchmark keeps: measuring 100000 samples of 20 iterations \
              in 10 rounds instead, about 210.0 ms"
+        );
+        let linear = SamplingPlan {
+            shape: Shape::Linear,
+            ..plan(100_000, 1, 10)
+        };
+        let said = fewer_samples_warning("x", &huge, &linear, &costs(1.6, 0.0)).unwrap();
+        assert!(
+            said.contains(": measuring 100000 samples growing by 1 iteration in 10 rounds instead"),
+            "{said}"
         );
     }
 

@@ -250,7 +250,15 @@ pub fn derived_value(result: &BenchResult, name: &str) -> Option<f64> {
 pub(crate) mod test_support {
     use super::{BenchResult, Metric};
     use crate::counter::event::Unit;
-    use crate::stats::{analyze_metric, Bootstrap, RoundEstimates};
+    use crate::stats::{analyze_metric, Bootstrap, Estimate, Interval, RoundEstimates};
+
+    /// The estimate `point` in `[low, high]`.
+    pub(crate) fn estimate(point: f64, low: f64, high: f64) -> Estimate {
+        Estimate {
+            point,
+            ci: Interval { low, high },
+        }
+    }
 
     /// A result of 10 samples whose metrics `(name, unit, v)` lie on an
     /// exact line through the origin: every figure of a metric is its `v`.

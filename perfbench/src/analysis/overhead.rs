@@ -210,16 +210,9 @@ impl Calibration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::test_support::exact_result;
+    use crate::analysis::test_support::{estimate, exact_result};
     use crate::counter::event::Unit;
     use crate::stats::{analyze_metric, Bootstrap};
-
-    fn estimate(point: f64, low: f64, high: f64) -> Estimate {
-        Estimate {
-            point,
-            ci: Interval { low, high },
-        }
-    }
 
     #[test]
     fn subtracting_widens_by_the_cost_s_interval_and_clips_nothing() {

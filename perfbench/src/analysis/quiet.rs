@@ -24,14 +24,7 @@ pub fn is_quiet(unit: Unit, estimate: &Estimate) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::Interval;
-
-    fn estimate(point: f64, low: f64, high: f64) -> Estimate {
-        Estimate {
-            point,
-            ci: Interval { low, high },
-        }
-    }
+    use crate::analysis::test_support::estimate;
 
     #[test]
     fn zero_and_rare_counts_are_quiet_and_times_never() {

@@ -4,6 +4,7 @@
 
 use super::axes::{drawable, span};
 use super::*;
+use crate::analysis::test_support::estimate;
 use crate::counter::event::Unit;
 use crate::measure::Throughput;
 use crate::stats::{Estimate, Interval};
@@ -12,13 +13,6 @@ fn exact(v: f64) -> Estimate {
     Estimate {
         point: v,
         ci: Interval { low: v, high: v },
-    }
-}
-
-fn around(point: f64, low: f64, high: f64) -> Estimate {
-    Estimate {
-        point,
-        ci: Interval { low, high },
     }
 }
 
@@ -114,14 +108,14 @@ fn absurd_values_draw_quickly_and_finitely() {
         numbers_are_finite(&svg);
     }
     let svg = within_10_s(|| {
-        let slope = around(f64::NAN, -1e308, 1e308);
+        let slope = estimate(f64::NAN, -1e308, 1e308);
         regression(&[1, u64::MAX], &[u64::MAX, 0], &slope, 1e308, Unit::Count).unwrap()
     });
     assert!(svg.starts_with("<svg"), "{svg}");
     numbers_are_finite(&svg);
     let svg = within_10_s(|| {
         let points = [
-            (1e308, around(1.0, -1e308, 1e308)),
+            (1e308, estimate(1.0, -1e308, 1e308)),
             (f64::NAN, exact(1e308)),
         ]
         .map(|(x, estimate)| ArgPoint { x, estimate });
@@ -235,7 +229,7 @@ fn the_regression_band_spans_the_slope_interval_from_the_intercept() {
     let svg = regression(
         &iterations,
         &totals,
-        &around(100.0, 80.0, 120.0),
+        &estimate(100.0, 80.0, 120.0),
         0.0,
         Unit::Nanoseconds,
     )
@@ -276,7 +270,7 @@ fn numbers_are_joined_on_a_log_axis_and_categories_stand_apart() {
             .enumerate()
             .map(|(i, &x)| ArgPoint {
                 x,
-                estimate: around(
+                estimate: estimate(
                     10.0 * (i + 1) as f64,
                     10.0 * i as f64,
                     10.0 * (i + 2) as f64,
@@ -332,7 +326,7 @@ fn several_lines_each_join_their_own_points_in_their_colour_with_a_legend() {
             .iter()
             .map(|&x| ArgPoint {
                 x,
-                estimate: around(per * x, per * x - 0.5, per * x + 0.5),
+                estimate: estimate(per * x, per * x - 0.5, per * x + 0.5),
             })
             .collect(),
     };
@@ -388,11 +382,11 @@ fn rates_label_their_axis_and_an_open_interval_reaches_the_top() {
     let points = [
         ArgPoint {
             x: 1.0,
-            estimate: around(gib, 0.5 * gib, 2.0 * gib),
+            estimate: estimate(gib, 0.5 * gib, 2.0 * gib),
         },
         ArgPoint {
             x: 100.0,
-            estimate: around(3.0 * gib, 2.0 * gib, f64::INFINITY),
+            estimate: estimate(3.0 * gib, 2.0 * gib, f64::INFINITY),
         },
     ];
     let svg = by_argument(

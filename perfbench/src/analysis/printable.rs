@@ -22,33 +22,46 @@ pub const LINE_CHARS: usize = 1_000;
 
 /// `s` as it may be printed: each control character (newline, ESC, NUL,
 /// DEL, …) written as Rust writes it in a string (`\n`, `\u{1b}`, `\0`),
-/// and each character that turns the direction of text (U+202E and its
-/// kin) as `\u{202e}`, so that a user's or a stored text can neither break
-/// a line, nor reach the terminal as a command, nor show other text than
-/// it holds. Every id, filter and name a user gave is printed through this,
-/// whole (an id must stay one a filter can match).
+/// each character that turns the direction of text (U+202E and its kin) as
+/// `\u{202e}`, and a backslash as `\\`, so that a user's or a stored text
+/// can neither break a line, nor reach the terminal as a command, nor show
+/// other text than it holds, and two texts never print alike (a real line
+/// break is `\n`, a written one `\\n`). Every id, filter and name a user
+/// gave is printed through this, whole (an id must stay one a filter can
+/// match).
 pub fn printable(s: &str) -> Cow<'_, str> {
-    printable_within(s, usize::MAX)
+    escaped(s, usize::MAX, Backslash::Escaped)
 }
 
 /// A user's or a stored text as a message quotes it: [`printable`], cut
 /// after [`QUOTED_CHARS`] characters with how many more it has, so that a
 /// 10,000-character name is no 10,000-character error.
 pub fn quoted(s: &str) -> Cow<'_, str> {
-    printable_within(s, QUOTED_CHARS)
+    escaped(s, QUOTED_CHARS, Backslash::Escaped)
 }
 
-/// A whole message as the run prints it: [`printable`] (escapes are kept
-/// as they are, so text quoted already is not escaped twice), cut after
-/// [`LINE_CHARS`] characters; one line, whatever a lower layer quoted.
+/// A whole message as the run prints it: [`printable`] but for
+/// backslashes, which are kept (so that the texts it quotes through
+/// [`quoted`] are not escaped twice), cut after [`LINE_CHARS`] characters;
+/// one line, whatever a lower layer quoted.
 pub fn one_line(s: &str) -> Cow<'_, str> {
-    printable_within(s, LINE_CHARS)
+    escaped(s, LINE_CHARS, Backslash::Kept)
 }
 
-/// [`printable`], cut after `max` printed characters (never inside an
+/// Whether a backslash is escaped: in a text, yes; in a whole message,
+/// whose quoted texts are escaped already, no.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Backslash {
+    Escaped,
+    Kept,
+}
+
+/// `s` escaped, cut after `max` printed characters (never inside an
 /// escape) with `… (N more characters)`, N counting `s`'s own characters.
-fn printable_within(s: &str, max: usize) -> Cow<'_, str> {
-    let plain = |c: char| !c.is_control() && !turns_direction(c);
+fn escaped(s: &str, max: usize, backslash: Backslash) -> Cow<'_, str> {
+    let escape_backslash = backslash == Backslash::Escaped;
+    let plain =
+        |c: char| !c.is_control() && !turns_direction(c) && !(c == '\\' && escape_backslash);
     if s.chars().all(plain) && s.chars().nth(max).is_none() {
         return s.into();
     }
@@ -58,7 +71,7 @@ fn printable_within(s: &str, max: usize) -> Cow<'_, str> {
         let start = out.len();
         if plain(c) {
             out.push(c);
-        } else if c.is_control() {
+        } else if c.is_control() || c == '\\' {
             out.extend(c.escape_debug());
         } else {
             out.extend(c.escape_unicode());
@@ -90,7 +103,7 @@ mod tests {
     #[test]
     fn control_characters_are_written_as_escapes() {
         assert_eq!(printable("sort/64"), "sort/64");
-        assert_eq!(printable("emoji 🦀 \\ tab"), "emoji 🦀 \\ tab");
+        assert_eq!(printable("emoji 🦀 \\ tab"), "emoji 🦀 \\\\ tab");
         assert_eq!(
             printable("a\nb\x1b[31mc\0d\x7fe\u{9b}f\r\t"),
             "a\\nb\\u{1b}[31mc\\0d\\u{7f}e\\u{9b}f\\r\\t"
@@ -153,9 +166,21 @@ mod tests {
     }
 
     #[test]
-    fn escaping_twice_changes_nothing() {
+    fn a_message_escapes_what_it_quotes_no_further() {
         let once = printable("a\nb\u{202e}c\\");
-        assert_eq!(printable(&once), once);
+        assert_eq!(once, "a\\nb\\u{202e}c\\\\");
         assert_eq!(one_line(&once), once);
+    }
+
+    #[test]
+    fn a_backslash_is_escaped_so_a_real_line_break_and_a_written_one_differ() {
+        assert_eq!(printable("a\nb"), "a\\nb");
+        assert_eq!(printable("a\\nb"), "a\\\\nb");
+        assert_eq!(quoted("a\\nb"), "a\\\\nb");
+        assert_ne!(printable("a\nb"), printable("a\\nb"));
+        assert_eq!(printable("C:\\x\\u{1b}"), "C:\\\\x\\\\u{1b}");
+        // A whole message keeps the escapes of the texts it quotes.
+        let message = format!("benchmark `{}` failed", quoted("a\\nb\n"));
+        assert_eq!(one_line(&message), "benchmark `a\\\\nb\\n` failed");
     }
 }

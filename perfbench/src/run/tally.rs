@@ -361,4 +361,34 @@ mod tests {
             "perfbench: gate against `base`: nothing compared; passes"
         );
     }
+
+    #[test]
+    fn a_paired_build_s_path_is_escaped_in_the_regressions_and_the_gate_line() {
+        let path = "/tmp/b\n::warning::X\x1b[31m";
+        let shown = "the paired build `/tmp/b\\n::warning::X\\u{1b}[31m`";
+        let s = RunTally {
+            regressions: vec!["  x wall-time: +5%".into()],
+            verdicts: Verdicts {
+                benchmarks: 1,
+                regressed: 1,
+                ..Verdicts::default()
+            },
+            gate: Some((RegressionGate::AnyRegression, Thresholds::default())),
+            ..RunTally::default()
+        };
+        let lines = s.lines(1, &Target::Paired(path.into()));
+        assert_eq!(
+            lines[0],
+            format!("perfbench: 1 regression against {shown}:")
+        );
+        assert!(
+            lines[2].starts_with(&format!("perfbench: gate against {shown}: 1 regression,")),
+            "{}",
+            lines[2]
+        );
+        assert!(
+            lines.iter().all(|l| !l.contains(['\n', '\x1b'])),
+            "{lines:?}"
+        );
+    }
 }

@@ -61,7 +61,7 @@ enum Backslash {
 fn escaped(s: &str, max: usize, backslash: Backslash) -> Cow<'_, str> {
     let escape_backslash = backslash == Backslash::Escaped;
     let plain =
-        |c: char| !c.is_control() && !turns_direction(c) && !(c == '\\' && escape_backslash);
+        |c: char| !(c.is_control() || turns_direction(c) || (c == '\\' && escape_backslash));
     if s.chars().all(plain) && s.chars().nth(max).is_none() {
         return s.into();
     }

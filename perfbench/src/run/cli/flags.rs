@@ -317,8 +317,8 @@ pub(super) const FLAGS: &[Flag] = &[
     Flag::value(
         "output-file",
         "FORMAT=PATH",
-        "also write FORMAT to the file PATH, whole, when the run ends (repeatable; the variable \
-         takes a comma list)",
+        "also write FORMAT to the file PATH, whole, when the run ends; PATH is a regular file or \
+         none yet (repeatable, a file each; the variable takes a comma list)",
         |p, v, what| {
             // All or nothing: a wrong variable the command line overrides
             // leaves no file of its own behind.

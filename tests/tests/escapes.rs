@@ -2,14 +2,18 @@
 //! (a stored CPU model, a stored schema tag) reaches the terminal escaped,
 //! cut and one line per message, through the `inputs` bench target
 //! (tests/benches/inputs.rs) run directly, so that no line of cargo's
-//! echoes the arguments raw.
+//! echoes the arguments raw; and a paired build's PATH
+//! (`PERFBENCH_PAIRED_WITH`), through build B of the `paired` bench target
+//! paired with build A at a hostile path.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use common::{built, files_under, fresh_dir, without_our_variables, Run, QUICK, RUNS};
+use common::{
+    built, cargo_bench_of, files_under, fresh_dir, without_our_variables, Run, QUICK, RUNS,
+};
 use serde_json::Value;
 
 /// Erase-line, a window title, a clipboard write (OSC 52), a carriage
@@ -133,4 +137,99 @@ fn a_hostile_stored_cpu_model_and_schema_reach_the_terminal_escaped() {
     assert!(one_line_each(&refused), "{}", refused.stderr);
     let said = format!("has schema `{ESCAPED}`, this perfbench reads `perfbench/result/");
     assert!(refused.stderr.contains(&said), "{}", refused.stderr);
+}
+
+/// A folder name that breaks a line into a GitHub Actions workflow command
+/// and clears the terminal, with a backslash.
+const HOSTILE_FOLDER: &str = "b\n::warning::pwned\x1b[2J\\n";
+
+/// [`HOSTILE_FOLDER`] as perfbench prints it.
+const HOSTILE_FOLDER_SHOWN: &str = "b\\n::warning::pwned\\u{1b}[2J\\\\n";
+
+/// Build A of the `paired` bench target (tests/benches/paired.rs, built
+/// without `PAIRED_FIXTURE_BUILD`), copied into `dir`/[`HOSTILE_FOLDER`].
+fn build_a_at_a_hostile_path(dir: &Path) -> PathBuf {
+    let built = built(&["--bench", "paired"], "/paired-");
+    let folder = dir.join(HOSTILE_FOLDER);
+    std::fs::create_dir_all(&folder).unwrap();
+    let copy = folder.join("a");
+    std::fs::copy(built, &copy).unwrap();
+    copy
+}
+
+#[test]
+fn a_paired_build_s_hostile_path_reaches_the_table_and_the_gate_escaped() {
+    let dir = fresh_dir("escapes", "paired");
+    let a = build_a_at_a_hostile_path(&dir);
+    let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut cmd = cargo_bench_of("paired");
+    cmd.env("PAIRED_FIXTURE_BUILD", "b")
+        .arg("--")
+        .args(QUICK)
+        .args(["--sample-count", "20", "--warm-up-time", "0.2"])
+        .args([
+            "--noise-threshold",
+            "1000",
+            "--count-noise-threshold",
+            "1000",
+        ])
+        .args([
+            "--fail-on-regression",
+            "--exact",
+            "grows",
+            "--color",
+            "never",
+        ])
+        .env("PERFBENCH_PAIRED_WITH", &a)
+        .env("PERFBENCH_HOME", dir.join("home"))
+        .env("GITHUB_ACTIONS", "true");
+    let run = Run::finish(cmd.output().expect("cargo runs"));
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    for text in [&run.stdout, &run.stderr] {
+        assert!(!harmful(text), "{text:?}");
+        let commands: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("::warning"))
+            .collect();
+        assert!(commands.is_empty(), "{commands:?}");
+    }
+    // Cargo's own lines, on the exit code of 3, come last.
+    let ours = (run.stderr.lines()).take_while(|l| !l.starts_with("error: bench failed"));
+    let broken = { ours }.find(|l| !l.starts_with("perfbench: ") && !l.starts_with("  "));
+    assert_eq!(broken, None, "no message is broken: {}", run.stderr);
+    let shown = format!(
+        "the paired build `{}/{HOSTILE_FOLDER_SHOWN}/a`",
+        dir.display()
+    );
+    let vs = run
+        .stdout
+        .lines()
+        .find(|l| l.contains("vs the paired build"));
+    assert!(
+        vs.is_some_and(|l| l.trim_start().starts_with(&format!("vs {shown}"))),
+        "{}",
+        run.stdout
+    );
+    // Allocations are counted everywhere; page faults where they may be.
+    let header = format!(" against {shown}:");
+    let header = run.stderr.lines().find(|l| l.ends_with(&header));
+    assert!(
+        header.is_some_and(|l| l.starts_with("perfbench: ") && l.contains(" regression")),
+        "{}",
+        run.stderr
+    );
+    let gate = format!("perfbench: gate against {shown}: ");
+    let gate = run.stderr.lines().find(|l| l.starts_with(&gate));
+    assert!(
+        gate.is_some_and(|l| l.ends_with("; fails")),
+        "{}",
+        run.stderr
+    );
+    let annotation = "::error title=perfbench%3A grows allocs regressed::grows: allocs";
+    let annotation = run.stdout.lines().find(|l| l.starts_with(annotation));
+    assert!(
+        annotation.is_some_and(|l| l.ends_with(&format!("against {shown}"))),
+        "{}",
+        run.stdout
+    );
 }

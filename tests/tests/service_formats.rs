@@ -9,7 +9,10 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{bench_with_env, counted, fixtures_binary, fresh_dir, quick_page_faults, Run, RUNS};
+use common::{
+    bench_with_env, counted, fixtures_binary, fresh_dir, quick_page_faults, without_our_variables,
+    Run, RUNS,
+};
 use serde_json::{Map, Value};
 
 /// Benchmarks without a throughput, with bytes, and with bytes and a
@@ -317,4 +320,92 @@ fn an_output_file_leaves_the_table_on_stdout_and_a_bad_one_stops_the_run_at_once
         assert!(lines[0].contains(culprit), "{value}: {}", lines[0]);
         assert!(run.stdout.is_empty(), "nothing measured: {}", run.stdout);
     }
+}
+
+/// A FIFO, a socket and, where this user may make one, a private copy of
+/// `/dev/null` in `dir`, each with what perfbench calls it; the device
+/// case is left out, saying so, where mknod fails (as uid 65534).
+fn not_regular_files(dir: &Path) -> Vec<(PathBuf, &'static str)> {
+    let fifo = dir.join("fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let socket = dir.join("socket");
+    drop(std::os::unix::net::UnixListener::bind(&socket).unwrap());
+    let mut made = vec![(fifo, "a FIFO"), (socket, "a socket")];
+    let null = dir.join("null");
+    let mknod = std::process::Command::new("mknod")
+        .arg(&null)
+        .args(["c", "1", "3"])
+        .output();
+    match mknod {
+        Ok(out) if out.status.success() => made.push((null, "a device")),
+        Ok(out) => eprintln!(
+            "skipping the device case: mknod failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ),
+        Err(e) => eprintln!("skipping the device case: no mknod: {e}"),
+    }
+    made
+}
+
+/// Whether `path` is still the FIFO, socket or device `what` says.
+fn still_there(path: &Path, what: &str) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return false;
+    };
+    match what {
+        "a FIFO" => meta.file_type().is_fifo(),
+        "a socket" => meta.file_type().is_socket(),
+        _ => meta.file_type().is_char_device(),
+    }
+}
+
+/// The fixtures binary measuring `touch_16` with `args` and `env`, in the
+/// folder `cwd`.
+fn touch_16_in(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let binary = fixtures_binary();
+    let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut cmd = common::command(binary);
+    without_our_variables(&mut cmd);
+    cmd.current_dir(cwd)
+        .args(["--bench", "--exact", "touch_16"])
+        .args(quick_page_faults(args))
+        .env("PERFBENCH_HOME", cwd.join("home"))
+        .envs(env.iter().copied());
+    Run::finish(cmd.output().expect("runs"))
+}
+
+#[test]
+fn an_output_file_where_a_device_fifo_or_socket_is_or_one_given_twice_stops_the_run_at_once() {
+    let dir = fresh_dir("service-formats", "not-files");
+    for (path, what) in not_regular_files(&dir) {
+        let value = format!("json={}", path.display());
+        let run = touch_16_in(&dir, &["--output-file", &value], &[]);
+        assert_eq!(run.code, 2, "{what}: {}{}", run.stdout, run.stderr);
+        assert_eq!(
+            run.stderr,
+            format!(
+                "perfbench: error: --output-file: `{}` is {what}, not a regular file: \
+                 --output-file writes only regular files\n",
+                path.display()
+            )
+        );
+        assert_eq!(run.stdout, "", "{what}: nothing is measured");
+        assert!(still_there(&path, what), "{what} was replaced");
+    }
+    // The variable is the route a CI config takes.
+    let twice = [("PERFBENCH_OUTPUT_FILE", "bmf=o.json,json=./o.json")];
+    let run = touch_16_in(&dir, &[], &twice);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        run.stderr,
+        "perfbench: error: PERFBENCH_OUTPUT_FILE: --output-file: `./o.json` and `o.json` are one \
+         file, given twice\n"
+    );
+    assert_eq!(run.stdout, "");
+    assert!(!dir.join("o.json").exists(), "nothing written");
 }

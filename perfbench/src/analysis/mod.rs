@@ -6,6 +6,7 @@ pub mod derived;
 pub mod fit;
 pub mod notes;
 pub mod overhead;
+pub mod printable;
 pub mod quiet;
 pub mod recording;
 pub mod standings;

@@ -46,6 +46,20 @@ pub fn count(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", plural(n))
 }
 
+/// A whole number with commas between thousands, libtest's way:
+/// `1,234,567` (rounded; below zero is 0).
+pub fn thousands(v: f64) -> String {
+    let digits = format!("{:.0}", v.max(0.0));
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The warning of a benchmark all of whose samples the kernel multiplexed
 /// (in per-iteration mode, disturbed), so that none could be left out: its
 /// counts cover only the time the group was on the PMU and are not scaled,
@@ -215,5 +229,11 @@ mod tests {
                  locks)"
             ]
         );
+    }
+
+    #[test]
+    fn thousands_are_separated_by_commas() {
+        let got = [0.0, 999.0, 1000.0, 1_234_567.4, -5.0].map(thousands);
+        assert_eq!(got, ["0", "999", "1,000", "1,234,567", "0"]);
     }
 }

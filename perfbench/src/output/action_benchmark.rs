@@ -7,7 +7,9 @@
 //! direction, so each array holds only the metrics of its own.
 //!
 //! The action draws a chart per `name`: the wall time is named by the id
-//! alone, every other metric `id (metric)`. `range` is the 95 % interval,
+//! alone, every other metric `id (metric)`, and the wall time too where
+//! the id ends in `)` (`f(x) (wall-time)`), so that no two charts share a
+//! name. `range` is the 95 % interval,
 //! `[low, high]`; `extra` the estimator, the sample count and what the run
 //! knows of itself (commit, branch, host, start), a line each.
 
@@ -95,11 +97,14 @@ pub fn entries(r: &BenchResult, env: &Environment, better: Better) -> Vec<Action
     out
 }
 
-/// The name of `metric`'s chart: the id for the wall time, else
-/// `id (metric)`.
+/// The name of `metric`'s chart: `id (metric)`, but the id alone for the
+/// wall time where the id does not end in `)`. No two charts of a run
+/// share a name: ids are unique, a name ending in `)` is never a bare id,
+/// and `id (metric)` is one id's only where no metric name holds ` (`
+/// (event specs, derived names and rates hold none).
 fn chart_name(r: &BenchResult, metric: &str) -> String {
     match metric {
-        WALL_TIME => r.id.clone(),
+        WALL_TIME if !r.id.ends_with(')') => r.id.clone(),
         metric => format!("{} ({metric})", r.id),
     }
 }
@@ -250,5 +255,36 @@ mod tests {
             ]
         );
         assert_eq!(got[1].extra, "rate [2000000000, 2000000000], 10 samples");
+    }
+
+    #[test]
+    fn every_chart_name_is_one_benchmark_s_metric_alone() {
+        let metrics = [
+            ("wall-time", Unit::Nanoseconds, 32.0),
+            ("task-clock", Unit::Nanoseconds, 30.0),
+        ];
+        let env = Environment::default();
+        let mut names = Vec::new();
+        for id in ["evil/a", "evil/a (task-clock)", "evil/b (x)(y)", "evil/c)"] {
+            let r = exact_result(id, &metrics);
+            names.extend(
+                entries(&r, &env, Better::Smaller)
+                    .into_iter()
+                    .map(|e| e.name),
+            );
+        }
+        assert_eq!(
+            names,
+            [
+                "evil/a",
+                "evil/a (task-clock)",
+                "evil/a (task-clock) (wall-time)",
+                "evil/a (task-clock) (task-clock)",
+                "evil/b (x)(y) (wall-time)",
+                "evil/b (x)(y) (task-clock)",
+                "evil/c) (wall-time)",
+                "evil/c) (task-clock)",
+            ]
+        );
     }
 }

@@ -81,4 +81,20 @@ mod tests {
             "{many}"
         );
     }
+
+    #[test]
+    fn an_id_with_a_line_break_and_one_with_a_written_one_print_apart() {
+        let line = |id: &str| {
+            let r = exact_result(id, &[("wall-time", Unit::Nanoseconds, 5.0)]);
+            bencher_line(&r)
+        };
+        assert_eq!(
+            line("a\nb"),
+            "test a\\nb ... bench:           5 ns/iter (+/- 0)"
+        );
+        assert_eq!(
+            line("a\\nb"),
+            "test a\\\\nb ... bench:           5 ns/iter (+/- 0)"
+        );
+    }
 }

@@ -608,6 +608,36 @@ mod tests {
     }
 
     #[test]
+    fn a_paired_build_s_path_is_escaped_where_a_change_names_it() {
+        let r = result("x", &[("page-faults", Unit::Count, 16.0)]);
+        let t = Table::new(&["x"], &["page-faults".to_string()], false, 80, false);
+        let c = Comparison {
+            against: crate::analysis::comparison::Target::Paired("/b\n::warning::X\x1b[2J".into()),
+            changes: None,
+            unfair: None,
+        };
+        assert_eq!(
+            t.change_line(&r, &c).unwrap(),
+            "  (new: not in the paired build `/b\\n::warning::X\\u{1b}[2J`)"
+        );
+        assert_eq!(
+            vs_label(&c),
+            "vs the paired build `/b\\n::warning::X\\u{1b}[2J`"
+        );
+    }
+
+    #[test]
+    fn a_backslash_in_an_id_is_escaped_in_its_row() {
+        let names = ["page-faults".to_string()];
+        for (id, shown) in [("a\nb", "a\\nb"), ("a\\nb", "a\\\\nb")] {
+            let r = result(id, &[("page-faults", Unit::Count, 16.0)]);
+            let t = Table::new(&[id], &names, false, 80, false);
+            let row = t.row(&r);
+            assert!(row.starts_with(&format!("{shown} ")), "{row}");
+        }
+    }
+
+    #[test]
     fn the_throughput_line_shows_the_rate_and_what_analysis_derived_per_unit() {
         let metrics = [
             ("wall-time", Unit::Nanoseconds, 400.0),

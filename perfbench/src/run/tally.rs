@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::analysis::comparison::{fails, Target, Thresholds, Verdict};
+use crate::analysis::comparison::{fails, MetricChange, Target, Thresholds, Verdict};
 use crate::analysis::Analysed;
 use crate::output::format::{change_text, count, plural, printable};
 use crate::run::cli::RegressionGate;
@@ -133,21 +133,10 @@ impl RunTally {
                 Verdict::WithinNoise | Verdict::NoChange => self.verdicts.unchanged += 1,
             }
         }
-        let label = comparison.against.label();
         let regressed = changes.iter().filter(|c| c.verdict == Verdict::Regressed);
         for c in regressed {
-            let id = printable(&a.result.id);
-            let title = format!("perfbench: {id} {} regressed", c.name);
-            let message = format!(
-                "{id}: {} {} against {label}",
-                c.name,
-                change_text(&c.change)
-            );
-            self.annotations.push(format!(
-                "::error title={}::{}",
-                workflow_property(&title),
-                workflow_data(&message)
-            ));
+            let annotation = annotation(&a.result.id, c, &comparison.against);
+            self.annotations.push(annotation);
         }
     }
 
@@ -273,6 +262,27 @@ impl RunTally {
     }
 }
 
+/// The GitHub Actions `::error` line of the regression `c` of benchmark
+/// `id` against `against`: the id and the label escaped as everywhere
+/// ([`printable`]), then the workflow command's own escapes (`%`, line
+/// ends, and in the title `:` and `,`), so that neither can end the
+/// command early nor start another.
+fn annotation(id: &str, c: &MetricChange, against: &Target) -> String {
+    let id = printable(id);
+    let title = format!("perfbench: {id} {} regressed", c.name);
+    let message = format!(
+        "{id}: {} {} against {}",
+        c.name,
+        change_text(&c.change),
+        against.label()
+    );
+    format!(
+        "::error title={}::{}",
+        workflow_property(&title),
+        workflow_data(&message)
+    )
+}
+
 /// A fraction as people read a threshold: `0.03` is `3 %`.
 fn pct(fraction: f64) -> String {
     format!("{} %", (fraction * 1e5).round() / 1e3)
@@ -360,5 +370,62 @@ mod tests {
             s.gate_line(&base).unwrap(),
             "perfbench: gate against `base`: nothing compared; passes"
         );
+    }
+
+    #[test]
+    fn a_paired_build_s_path_is_escaped_in_the_regressions_and_the_gate_line() {
+        let path = "/tmp/b\n::warning::X\x1b[31m";
+        let shown = "the paired build `/tmp/b\\n::warning::X\\u{1b}[31m`";
+        let s = RunTally {
+            regressions: vec!["  x wall-time: +5%".into()],
+            verdicts: Verdicts {
+                benchmarks: 1,
+                regressed: 1,
+                ..Verdicts::default()
+            },
+            gate: Some((RegressionGate::AnyRegression, Thresholds::default())),
+            ..RunTally::default()
+        };
+        let lines = s.lines(1, &Target::Paired(path.into()));
+        assert_eq!(
+            lines[0],
+            format!("perfbench: 1 regression against {shown}:")
+        );
+        assert!(
+            lines[2].starts_with(&format!("perfbench: gate against {shown}: 1 regression,")),
+            "{}",
+            lines[2]
+        );
+        assert!(
+            lines.iter().all(|l| !l.contains(['\n', '\x1b'])),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn an_annotation_escapes_the_id_and_the_paired_path_then_for_the_workflow() {
+        let c = MetricChange {
+            name: "allocs".into(),
+            change: crate::stats::Change {
+                relative: Some(1.0),
+                difference: 1.0,
+                ci: Some(crate::stats::Interval {
+                    low: 1.0,
+                    high: 1.0,
+                }),
+                p_value: 0.0,
+                runs: 1,
+            },
+            verdict: Verdict::Regressed,
+        };
+        let against = Target::Paired("/b\n::warning::X\x1b[2J".into());
+        let shown = |id| annotation(id, &c, &against);
+        assert_eq!(
+            shown("a\\nb, c:d"),
+            "::error title=perfbench%3A a\\\\nb%2C c%3Ad allocs regressed::a\\\\nb, c:d: allocs \
+             +100.00%25 [+100.00%25, +100.00%25], p = 0.000 against the paired build \
+             `/b\\n::warning::X\\u{1b}[2J`"
+        );
+        assert_ne!(shown("a\nb, c:d"), shown("a\\nb, c:d"));
     }
 }

@@ -7,6 +7,7 @@ mod lockstep;
 pub use lockstep::{paired, why, MIN_PAIRED_ROUNDS};
 
 use super::notes::count;
+use super::printable::printable;
 use super::recording::MAX_EARLIER_RUNS;
 use super::{metric, Recording};
 use crate::counter::event::Unit;
@@ -139,12 +140,15 @@ impl Target {
         }
     }
 
-    /// How people read it: `previous run`, or the baseline's name quoted.
+    /// How people read it: `previous run`, or the baseline's name or the
+    /// paired build's path quoted, escaped ([`printable`]): a path may hold
+    /// anything, a line break that makes a line the GitHub runner obeys, a
+    /// terminal's command.
     pub fn label(&self) -> String {
         match self {
             Target::PreviousRun => "previous run".into(),
-            Target::Baseline(name) => format!("`{name}`"),
-            Target::Paired(name) => format!("the paired build `{name}`"),
+            Target::Baseline(name) => format!("`{}`", printable(name)),
+            Target::Paired(name) => format!("the paired build `{}`", printable(name)),
         }
     }
 }

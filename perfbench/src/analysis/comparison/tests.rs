@@ -4,6 +4,20 @@
 use super::*;
 
 #[test]
+fn a_paired_build_is_labelled_by_its_path_escaped() {
+    let path = "/tmp/b\n::warning::X\x1b[31m\\n";
+    assert_eq!(
+        Target::Paired(path.into()).label(),
+        "the paired build `/tmp/b\\n::warning::X\\u{1b}[31m\\\\n`"
+    );
+    assert_eq!(
+        Target::Paired(path.into()).json_name(),
+        path,
+        "JSON keeps it"
+    );
+}
+
+#[test]
 fn a_baseline_named_latest_is_not_the_previous_run() {
     let named = Target::Baseline("latest".into());
     assert_eq!(named.label(), "`latest`");

@@ -11,12 +11,11 @@ use crate::output::Color;
 
 use super::parse::Parsed;
 use super::values::{
-    baseline_name, events, number, one_of, output_files, output_format, paired_path, percent,
-    percent_text, positive_seconds, revision, seconds, seconds_text, whole, MAX_ROUNDS,
-    MAX_SAMPLE_COUNT,
+    baseline_name, events, given_twice, number, one_of, output_files, output_format, paired_path,
+    percent, percent_text, positive_seconds, revision, same_file, seconds, seconds_text, whole,
+    MAX_ROUNDS, MAX_SAMPLE_COUNT,
 };
 use super::{quick_config, Pairing, RegressionGate};
-use crate::output::format::quoted;
 
 /// What a flag's value sets, given the value and the flag as the user
 /// spelled it (for errors).
@@ -318,16 +317,15 @@ pub(super) const FLAGS: &[Flag] = &[
     Flag::value(
         "output-file",
         "FORMAT=PATH",
-        "also write FORMAT to the file PATH, whole, when the run ends (repeatable; the variable \
-         takes a comma list)",
+        "also write FORMAT to the file PATH, whole, when the run ends; PATH is a regular file or \
+         none yet (repeatable, a file each; the variable takes a comma list)",
         |p, v, what| {
             // All or nothing: a wrong variable the command line overrides
             // leaves no file of its own behind.
             let mut files = p.output_files.clone();
             for (format, path) in output_files(v, what)? {
-                if files.iter().any(|(_, given)| *given == path) {
-                    let path = path.to_string_lossy();
-                    return Err(format!("{what}: `{}` is given twice", quoted(&path)));
+                if let Some((_, given)) = files.iter().find(|(_, g)| same_file(g, &path)) {
+                    return Err(given_twice(what, given, &path));
                 }
                 files.push((format, path));
             }

@@ -133,6 +133,55 @@ fn a_bad_output_file_is_one_line_naming_it() {
 }
 
 #[test]
+fn an_output_file_where_a_device_fifo_or_socket_is_is_refused_at_once() {
+    use crate::output::destination::{not_regular_files, still_there};
+    let dir = std::env::temp_dir().join(format!("perfbench-cli-nodes-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (path, what) in not_regular_files(&dir) {
+        let value = format!("json={}", path.display());
+        let e = parse_with(&["--output-file", &value], &[]).unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "--output-file: `{}` is {what}, not a regular file: --output-file writes only \
+                 regular files",
+                path.display()
+            )
+        );
+        assert!(still_there(&path, what));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn two_spellings_of_one_file_are_given_twice() {
+    let dir = std::env::temp_dir().join(format!("perfbench-cli-twice-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::os::unix::fs::symlink(dir.join("sub"), dir.join("linked")).unwrap();
+    let d = dir.display();
+    for (first, second) in [
+        ("o.json".to_string(), "./o.json".to_string()),
+        (format!("{d}/o.json"), format!("{d}/./o.json")),
+        (format!("{d}/o.json"), format!("{d}/sub/../o.json")),
+        (format!("{d}/sub/o.json"), format!("{d}/linked/o.json")),
+        (format!("{d}//o.json"), format!("{d}/o.json")),
+    ] {
+        let value = format!("bmf={first},json={second}");
+        let e = parse_with(&["--output-file", &value], &[]).unwrap_err();
+        assert_eq!(
+            e,
+            format!("--output-file: `{second}` and `{first}` are one file, given twice"),
+            "{value}"
+        );
+    }
+    let apart = format!("bmf={d}/o.json,json={d}/sub/o.json");
+    assert!(parse_with(&["--output-file", &apart], &[]).is_ok());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn quick_fills_only_what_was_not_set() {
     let o = parse_with(&["--sample-count", "5", "--quick"], &[]).unwrap();
     assert_eq!(o.config.sample_count, 5);

@@ -10,6 +10,7 @@ use std::time::Duration;
 use super::OutputFormat;
 
 use crate::counter::event::parse_list;
+use crate::output::destination;
 use crate::output::format::{quoted, thousands};
 use crate::run::registry::Settings;
 use crate::store::check_baseline_name;
@@ -174,8 +175,9 @@ fn output_file(v: &str, what: &str) -> Result<(OutputFormat, PathBuf), String> {
     }
 }
 
-/// Why no file can be written at `path`: none given, a folder there, or
-/// no folder to hold it.
+/// Why no file can be written at `path`: none given, a folder there,
+/// something else that is not a regular file (a link, a FIFO, a socket, a
+/// device: [`destination::refusal`]), or no folder to hold it.
 fn unwritable(path: &Path) -> Option<String> {
     if path.as_os_str().is_empty() {
         return Some("is no path: give a file's after the `=`".into());
@@ -183,12 +185,45 @@ fn unwritable(path: &Path) -> Option<String> {
     if path.is_dir() || path.as_os_str().to_string_lossy().ends_with('/') {
         return Some("is a folder: give a file's path".into());
     }
+    if let Some(why) = destination::refusal(path) {
+        return Some(why);
+    }
     let folder = path.parent().filter(|f| !f.as_os_str().is_empty());
     let folder = folder.unwrap_or(Path::new("."));
     (!folder.is_dir()).then(|| {
         let folder = folder.to_string_lossy();
         format!("is in no folder: `{}` does not exist", quoted(&folder))
     })
+}
+
+/// Whether the `--output-file` paths `a` and `b` name one file: one name
+/// in one folder, the folders compared as the system knows them (device
+/// and inode), so that `o.json`, `./o.json`, `sub/../o.json` and a path
+/// through a link to the folder are one, where a comparison of the text
+/// would let one format silently replace the other's file. Both folders
+/// exist ([`unwritable`] checked).
+pub(super) fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let key = |p: &Path| {
+        let folder = p.parent().filter(|f| !f.as_os_str().is_empty());
+        let meta = std::fs::metadata(folder.unwrap_or(Path::new("."))).ok()?;
+        Some((meta.dev(), meta.ino(), p.file_name()?.to_owned()))
+    };
+    a == b || key(a).is_some_and(|k| Some(k) == key(b))
+}
+
+/// The error for `path`, one file with `given` earlier in the list:
+/// named once where both are spelled alike, else both spellings.
+pub(super) fn given_twice(what: &str, given: &Path, path: &Path) -> String {
+    let (given, path) = (given.to_string_lossy(), path.to_string_lossy());
+    if given == path {
+        return format!("{what}: `{}` is given twice", quoted(&path));
+    }
+    format!(
+        "{what}: `{}` and `{}` are one file, given twice",
+        quoted(&path),
+        quoted(&given)
+    )
 }
 
 /// A switch's value in the environment: 1 or 0 (also true/false, yes/no,

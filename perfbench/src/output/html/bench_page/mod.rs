@@ -15,7 +15,7 @@ use crate::analysis::derived::{declared_work, rate};
 use crate::analysis::notes::notes;
 use crate::analysis::{Analysed, Fit, Metric, Recording};
 use crate::measure::environment::Environment;
-use crate::output::format::{count, format_rate, four_digits, relative_text};
+use crate::output::format::{count, format_rate, four_digits, printable, relative_text};
 use crate::stats::{Estimate, Interval};
 use crate::store::history::Trend;
 
@@ -280,8 +280,9 @@ fn metric_plots(out: &mut String, e: &Analysed, m: &Metric) {
         .map(|(b, bs)| per_iteration(b, &bs.totals));
     let against = e.comparison.as_ref().map(|c| &c.against);
     let base_label = match against {
-        Some(Target::Baseline(name)) => format!("baseline {name}"),
-        Some(Target::Paired(name)) => format!("paired build {name}"),
+        // The chart's legend, which plotters writes as it is given.
+        Some(Target::Baseline(name)) => format!("baseline {}", printable(name)),
+        Some(Target::Paired(name)) => format!("paired build {}", printable(name)),
         _ => "previous run".to_string(),
     };
     let mut sets = vec![plots::DistributionSet {

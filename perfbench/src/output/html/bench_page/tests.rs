@@ -163,7 +163,7 @@ fn a_paired_page_names_the_paired_build_and_what_moved() {
         .load("a", &Slot::Baseline("b".into()))
         .unwrap()
         .unwrap();
-    let target = Target::Paired("./old<bench>".into());
+    let target = Target::Paired("./old<bench>\x1b[2J".into());
     let thresholds = Default::default();
     let comparison = comparison::paired(&target, Ok(&base), &recording, &thresholds);
     let run = Analysed {
@@ -175,7 +175,9 @@ fn a_paired_page_names_the_paired_build_and_what_moved() {
     write(&store, &[run], &options(true, target));
     let a = page(&store, "a");
     assert!(
-        a.contains("Compared with the paired build <code>./old&lt;bench&gt;</code> (20 samples)."),
+        a.contains(
+            "Compared with the paired build <code>./old&lt;bench&gt;\\u{1b}[2J</code> (20 samples)."
+        ),
         "{a}"
     );
     assert!(
@@ -183,8 +185,12 @@ fn a_paired_page_names_the_paired_build_and_what_moved() {
         "{a}"
     );
     assert!(
-        a.contains("paired build ./old&lt;bench&gt;\n</text>"),
+        a.contains("paired build ./old&lt;bench&gt;\\u{1b}[2J\n</text>"),
         "the legend"
+    );
+    assert!(
+        !a.contains('\x1b'),
+        "no raw escape in the page or its charts"
     );
 }
 

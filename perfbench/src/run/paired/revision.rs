@@ -575,6 +575,15 @@ mod tests {
         std::fs::write(&planted, padded).unwrap();
         let rewritten = cache.binary_at("HEAD", &target).unwrap();
         assert_eq!(run(&rewritten), "built at the commit\n");
+        // A FIFO in its place is not waited on: built again.
+        std::fs::remove_file(&planted).unwrap();
+        let made = Command::new("mkfifo").arg(&planted).status().unwrap();
+        assert!(made.success());
+        let target_dir = scratch.root().join("target");
+        let refilled = within(120, Cache::at(&target_dir), target)
+            .expect("a FIFO in the cache hung the run")
+            .unwrap();
+        assert_eq!(run(&refilled), "built at the commit\n");
         assert!(!marker.exists(), "a planted script ran");
     }
 
@@ -678,8 +687,8 @@ mod tests {
     }
 
     #[test]
-    fn a_fifo_or_a_link_at_the_caches_lock_is_refused_by_name_without_waiting() {
-        let scratch = ScratchDir::new("revision-lock");
+    fn a_fifo_at_the_caches_lock_is_refused_by_name_without_waiting() {
+        let scratch = ScratchDir::new("revision-lock-fifo");
         let pkg = repository(scratch.root());
         let target_dir = scratch.root().join("target");
         let root = target_dir.join(CACHE_FOLDER);
@@ -700,7 +709,15 @@ mod tests {
                 lock.display()
             )
         );
-        std::fs::remove_file(&lock).unwrap();
+    }
+
+    #[test]
+    fn a_link_at_the_caches_lock_is_refused_by_name_and_nothing_is_made_through_it() {
+        let scratch = ScratchDir::new("revision-lock-link");
+        let pkg = repository(scratch.root());
+        let target_dir = scratch.root().join("target");
+        let lock = target_dir.join(CACHE_FOLDER).join(".lock");
+        std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
         let elsewhere = scratch.root().join("elsewhere");
         std::os::unix::fs::symlink(&elsewhere, &lock).unwrap();
         let e = within(20, Cache::at(&target_dir), target_in(&pkg))

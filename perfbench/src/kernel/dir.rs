@@ -91,6 +91,15 @@ impl Dir {
         check(unsafe { libc::mkdirat(self.raw(), name.as_ptr(), 0o777) })
     }
 
+    /// Makes the folder `name` in this one that only its owner may enter
+    /// (mode 0700); an existing name is `EEXIST`.
+    pub fn make_private_dir(&self, name: &OsStr) -> io::Result<()> {
+        let name = c_name(name)?;
+        // SAFETY: the descriptor is open for the life of `self`, and `name`
+        // is a NUL-terminated string that outlives the call.
+        check(unsafe { libc::mkdirat(self.raw(), name.as_ptr(), 0o700) })
+    }
+
     /// Opens the file `name` in this one, as `access` says.
     pub fn open_file(&self, name: &OsStr, access: Access) -> io::Result<File> {
         let base = libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC;

@@ -1,11 +1,12 @@
 //! The store's lock: one run at a time writes under a root. The lock is
 //! `flock(2)` on `<root>/.lock`, which the kernel releases however the
 //! holder ends; the holder writes who it is into the file, so that a run
-//! that has to wait can say whom for.
+//! that has to wait can say whom for. [`LockFile`] is that file, taken in
+//! any folder held open (the cache of `--paired-with-rev` takes its own).
 
 use std::ffi::OsStr;
 use std::fs::File;
-use std::io::{Read, Seek, Write};
+use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -13,44 +14,60 @@ use crate::measure::environment::utc_time;
 
 use super::folder::Folder;
 use super::{error, files, Store, StoreError};
-use crate::kernel::dir::Access;
+use crate::kernel::dir::{Access, Dir};
 use crate::kernel::flock;
 
 /// The lock file's name in the root.
-const LOCK_FILE: &str = ".lock";
+pub const LOCK_FILE: &str = ".lock";
 
 /// The store's lock, held until dropped.
 #[derive(Debug)]
 pub struct StoreLock {
-    file: File,
+    /// Held until the store's lock is dropped.
+    _lock: LockFile,
     root: PathBuf,
 }
 
-impl StoreLock {
-    /// The root it locks.
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
+/// A `.lock` file held with `flock(2)`, until dropped: then emptied, so
+/// that the next holder can tell a holder that ended normally from one
+/// that was killed.
+#[derive(Debug)]
+pub struct LockFile {
+    file: File,
 }
 
-impl Drop for StoreLock {
-    fn drop(&mut self) {
-        // The next holder writes its own; an empty file says "unknown"
-        // rather than naming a run that ended.
-        let _ = self.file.set_len(0);
-    }
+/// Why a [`LockFile`] could not be taken.
+#[derive(Debug)]
+pub enum LockFailure {
+    /// `.lock` is no regular file (a FIFO, a device, a folder, or a link,
+    /// which is never opened).
+    NotAFile,
+    /// It could not be opened, locked or written.
+    Io(&'static str, io::Error),
 }
 
-impl Store {
-    /// Takes the store's lock for a run that writes, making the root if
-    /// needed: a root that is not a folder, or cannot be made or written,
-    /// is the error. If another run holds it, `waiting` is told who (pid,
-    /// host, start, command) before this waits for it. Once held, debris of
-    /// a killed run is removed (when the last holder did not end normally), and SIGINT/SIGTERM remove this run's
-    /// unfinished files before it exits.
-    pub fn lock(&self, waiting: impl FnOnce(&str)) -> Result<StoreLock, StoreError> {
-        let mut file = self.open_lock_file()?;
-        let fail = |e: std::io::Error| error(&self.root, format!("cannot lock: {e}"));
+impl LockFile {
+    /// Takes the lock `.lock` in `folder`, made if there is none. If
+    /// another holds it, `waiting` is told who (the line that holder wrote,
+    /// or "another run") before this waits. The file is opened without
+    /// following a link (opening one would create or empty whatever it
+    /// points at) and without waiting (a FIFO does not hang the run), and
+    /// must be a regular file. `Ok` with whether the last holder was killed
+    /// (it left its line).
+    pub fn take(folder: &Dir, waiting: impl FnOnce(&str)) -> Result<(LockFile, bool), LockFailure> {
+        let name = OsStr::new(LOCK_FILE);
+        let mut file = match folder.open_file(name, Access::ReadWriteOrCreate) {
+            Ok(file) => file,
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(LockFailure::NotAFile),
+            Err(e) => return Err(LockFailure::Io("cannot write in the folder", e)),
+        };
+        let meta = file
+            .metadata()
+            .map_err(|e| LockFailure::Io("cannot read", e))?;
+        if !meta.is_file() {
+            return Err(LockFailure::NotAFile);
+        }
+        let fail = |e| LockFailure::Io("cannot lock", e);
         if !flock::try_lock_exclusive(&file).map_err(fail)? {
             let holder = read_holder(&mut file);
             let holder = holder.trim();
@@ -62,15 +79,52 @@ impl Store {
             flock::lock_exclusive(&file).map_err(fail)?;
         }
         // A holder that ended normally emptied the file (`Drop`); one that
-        // was killed left its line, and perhaps unfinished files.
+        // was killed left its line.
         let _ = file.rewind();
         let killed = !read_holder(&mut file).trim().is_empty();
         let me = holder_line();
-        let written = file
-            .set_len(0)
+        file.set_len(0)
             .and_then(|()| file.rewind())
-            .and_then(|()| file.write_all(me.as_bytes()));
-        written.map_err(|e| error(&self.root.join(LOCK_FILE), format!("cannot write: {e}")))?;
+            .and_then(|()| file.write_all(me.as_bytes()))
+            .map_err(|e| LockFailure::Io("cannot write", e))?;
+        Ok((LockFile { file }, killed))
+    }
+}
+
+impl Drop for LockFile {
+    fn drop(&mut self) {
+        // The next holder writes its own; an empty file says "unknown"
+        // rather than naming a run that ended.
+        let _ = self.file.set_len(0);
+    }
+}
+
+impl StoreLock {
+    /// The root it locks.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+}
+
+impl Store {
+    /// Takes the store's lock for a run that writes, making the root if
+    /// needed: a root that is not a folder, or cannot be made or written,
+    /// is the error. If another run holds it, `waiting` is told who (pid,
+    /// host, start, command) before this waits for it. Once held, debris of
+    /// a killed run is removed (when the last holder did not end normally), and SIGINT/SIGTERM remove this run's
+    /// unfinished files before it exits.
+    pub fn lock(&self, waiting: impl FnOnce(&str)) -> Result<StoreLock, StoreError> {
+        let root = Folder::root(&self.root, true)?.expect("made");
+        // A link, a folder or a FIFO in its place is named in the store's
+        // words; `LockFile::take` checks again what it opened.
+        root.stat_file(LOCK_FILE)?;
+        let (lock, killed) = LockFile::take(root.dir(), waiting).map_err(|e| match e {
+            LockFailure::NotAFile => error(
+                &self.root.join(LOCK_FILE),
+                "is not a regular file; remove it",
+            ),
+            LockFailure::Io(what, e) => error(&self.root, format!("{what}: {e}")),
+        })?;
         files::remove_unfinished_on_termination()
             .map_err(|e| error(&self.root, format!("cannot watch for Ctrl-C: {e}")))?;
         if killed {
@@ -79,23 +133,9 @@ impl Store {
             self.remove_debris();
         }
         Ok(StoreLock {
-            file,
+            _lock: lock,
             root: self.root.clone(),
         })
-    }
-
-    /// Opens `<root>/.lock` for reading and writing, making the root:
-    /// the one check that the root is a folder this run can write in. The
-    /// lock must be a regular file: a link is never opened (opening it
-    /// would empty whatever it points at).
-    fn open_lock_file(&self) -> Result<File, StoreError> {
-        let root = Folder::root(&self.root, true)?.expect("made");
-        // A link, a folder or a FIFO in its place is named; O_NOFOLLOW
-        // keeps a link made after this check from being opened.
-        root.stat_file(LOCK_FILE)?;
-        root.dir()
-            .open_file(OsStr::new(LOCK_FILE), Access::ReadWriteOrCreate)
-            .map_err(|e| error(&self.root, format!("cannot write in the folder: {e}")))
     }
 }
 

@@ -2,6 +2,16 @@
 //! out package to build (`cargo metadata`), and building it with the cargo
 //! that runs this benchmark (`cargo bench --no-run`), taking the executable
 //! from cargo's JSON messages.
+//!
+//! Cargo reads `.cargo/config.toml` from the folder it runs in and every
+//! folder above it, never from the folder of a `--manifest-path` (the
+//! Cargo Book, "Hierarchical structure"; cargo issue 2930). The checkout
+//! sits in the target directory, which may be restored from an untrusted
+//! CI cache: run there, cargo would take a `rustc-wrapper` planted above
+//! it, in `target/.cargo/`, which plain `cargo bench` never reads. So both
+//! commands run in the user's own package folder, the one the candidate
+//! was built from, and are given the checkout by `--manifest-path`: the
+//! configuration is the user's, as for their own `cargo bench`.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -97,10 +107,11 @@ fn workspace_root(metadata: &str) -> Result<PathBuf, String> {
 /// belong to a workspace inside `tree`: cargo looks for a workspace root
 /// in the folders above a package, and a copy kept under the user's
 /// target directory must not be taken for a member of the user's
-/// workspace. `Err` says why in one line; cargo's own errors are on
-/// stderr above it.
-pub fn metadata_within(manifest: &Path, tree: &Path) -> Result<String, String> {
+/// workspace. Cargo runs in `user_folder` (see the module's doc). `Err`
+/// says why in one line; cargo's own errors are on stderr above it.
+pub fn metadata_within(manifest: &Path, tree: &Path, user_folder: &Path) -> Result<String, String> {
     let out = cargo()
+        .current_dir(user_folder)
         .args(["metadata", "--no-deps", "--format-version", "1"])
         .arg("--manifest-path")
         .arg(manifest)
@@ -155,18 +166,19 @@ pub fn build_event(line: &str, name: &str) -> BuildEvent {
 }
 
 /// Builds the bench target `name` of `package` (at `manifest`) with
-/// `cargo bench --no-run` in the target directory `target_dir`, its
-/// progress and compiler errors on stderr; the executable, or `Err` where
-/// the build failed or named none.
+/// `cargo bench --no-run` in the target directory `target_dir`, run in
+/// `user_folder` (see the module's doc), its progress and compiler errors
+/// on stderr; the executable, or `Err` where the build failed or named
+/// none.
 pub fn build_bench(
     manifest: &Path,
     package: &str,
     name: &str,
     target_dir: &Path,
+    user_folder: &Path,
 ) -> Result<PathBuf, String> {
-    let folder = manifest.parent().unwrap_or(Path::new("."));
     let mut child = cargo()
-        .current_dir(folder)
+        .current_dir(user_folder)
         .args(["bench", "--no-run", "--message-format=json", "-p", package])
         .args(["--bench", name, "--manifest-path"])
         .arg(manifest)

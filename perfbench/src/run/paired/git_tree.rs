@@ -4,8 +4,9 @@
 //! user's repository: its index, working tree, worktree list and refs stay
 //! as they were, so a dirty working tree never leaks into the baseline.
 
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// A git repository holding a package's folder.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,6 +127,66 @@ impl Repository {
             ));
         }
         Ok(())
+    }
+}
+
+impl Repository {
+    /// Copies at most `limit` bytes of `from` into `to`, each byte hashed
+    /// on its way by `git hash-object --no-filters --stdin` (the bytes
+    /// written are the bytes hashed: nothing is read twice); the number of
+    /// bytes copied and git's hash of them. git hashes as a blob, with the
+    /// repository's hash function.
+    pub fn copy_hashed(
+        &self,
+        from: impl Read,
+        to: &mut impl Write,
+        limit: u64,
+    ) -> Result<(u64, String), String> {
+        let mut cmd = git();
+        cmd.arg("--git-dir")
+            .arg(&self.git_dir)
+            .args(["hash-object", "--no-filters", "--stdin"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| format!("--paired-with-rev needs git, which could not be run: {e}"))?;
+        let mut stdin = child.stdin.take().expect("piped");
+        let copied = copy_both(from.take(limit), to, &mut stdin);
+        // git hashes what it read once its input ends, and always ends.
+        drop(stdin);
+        let out = child.wait_with_output().map_err(|e| format!("git: {e}"))?;
+        let copied = copied.map_err(|e| format!("cannot copy: {e}"))?;
+        let hash = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if !out.status.success() || !is_commit_hash(&hash) {
+            return Err(format!(
+                "git hash-object failed: {}",
+                first_line(&out.stderr)
+            ));
+        }
+        Ok((copied, hash))
+    }
+}
+
+/// Copies `from` into both `to` and `hashed`; how many bytes.
+fn copy_both(
+    mut from: impl Read,
+    to: &mut impl Write,
+    hashed: &mut impl Write,
+) -> std::io::Result<u64> {
+    let mut buf = vec![0u8; 1 << 16];
+    let mut copied = 0u64;
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) => return Ok(copied),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        to.write_all(&buf[..n])?;
+        hashed.write_all(&buf[..n])?;
+        copied += n as u64;
     }
 }
 

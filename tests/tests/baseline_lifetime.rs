@@ -125,7 +125,11 @@ fn the_baseline_and_its_child_end(ending: Ending) {
     let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
     let dir = fresh_dir("baseline-lifetime", &format!("{ending:?}"));
     let baseline = hostile_baseline(&dir);
-    let time = if ending == Ending::Normal { "0.1" } else { "60" };
+    let time = if ending == Ending::Normal {
+        "0.1"
+    } else {
+        "60"
+    };
     let mut cmd = common::command(binary);
     common::without_our_variables(&mut cmd);
     cmd.args(["--bench"])
@@ -200,7 +204,10 @@ fn pids(file: &Path) -> (Option<Seen>, Option<Seen>) {
         text = std::fs::read_to_string(file).unwrap_or_default();
         !text.is_empty()
     });
-    let pids: Vec<u32> = text.split_whitespace().map(|p| p.parse().unwrap()).collect();
+    let pids: Vec<u32> = text
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
     let [script, grandchild] = pids[..] else {
         panic!("{text}")
     };
@@ -216,7 +223,10 @@ fn alive(seen: &Option<Seen>) -> bool {
 fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     let since = Instant::now();
     while !done() {
-        assert!(since.elapsed() < Duration::from_secs(60), "{what}: timed out");
+        assert!(
+            since.elapsed() < Duration::from_secs(60),
+            "{what}: timed out"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }

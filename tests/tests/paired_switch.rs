@@ -27,8 +27,7 @@ fn touch_n(home: &Path, pages: u32, args: &[&str], env: &[(&str, &str)]) -> Run 
 
 /// The runs `touch_n` stored under `home`.
 fn stored_runs(home: &Path) -> usize {
-    std::fs::read_to_string(home.join("touch_n/history.jsonl"))
-        .map_or(0, |t| t.lines().count())
+    std::fs::read_to_string(home.join("touch_n/history.jsonl")).map_or(0, |t| t.lines().count())
 }
 
 #[test]
@@ -58,8 +57,10 @@ fn the_internal_variable_in_a_ci_environment_changes_nothing_but_a_warning() {
         let warned = run.stderr_lines(|l| l.contains("PERFBENCH_PAIRED_CHILD"));
         assert_eq!(
             warned,
-            ["perfbench: warning: PERFBENCH_PAIRED_CHILD is internal to paired runs and was \
-              ignored: this process was not started by a paired run"],
+            [
+                "perfbench: warning: PERFBENCH_PAIRED_CHILD is internal to paired runs and was \
+              ignored: this process was not started by a paired run"
+            ],
             "{what}"
         );
     }

@@ -35,10 +35,14 @@ fn the_internal_variable_in_a_ci_environment_changes_nothing_but_a_warning() {
     let home = fresh_dir("paired-switch", "home");
     let saved = touch_n(&home, 16, &["--save-baseline", "main"], &[]);
     assert_eq!(saved.code, 0, "{}", saved.stderr);
-    // 32 times the pages: slower and more page faults anywhere.
+    // 32 times the pages: 32 times the page faults, a regression wherever
+    // they are counted; where nothing counts them (under a seccomp
+    // filter), the run with the variable must end as this one did.
     let gate = ["--baseline", "main", "--fail-on-regression"];
     let control = touch_n(&home, 512, &gate, &[]);
-    assert_eq!(control.code, 3, "{}", control.stderr);
+    if common::counted("page-faults").is_some() {
+        assert_eq!(control.code, 3, "{}", control.stderr);
+    }
     assert!(control.stdout.contains("touch_n"), "{}", control.stdout);
     let values = ["1", "", "yes", "0123456789abcdef0123456789abcdef"];
     for (i, value) in values.into_iter().enumerate() {
@@ -48,7 +52,7 @@ fn the_internal_variable_in_a_ci_environment_changes_nothing_but_a_warning() {
         let args: Vec<&str> = gate.into_iter().chain(["--output-file", &file]).collect();
         let run = touch_n(&home, 512, &args, &[("PERFBENCH_PAIRED_CHILD", value)]);
         let what = format!("PERFBENCH_PAIRED_CHILD={value:?}: {}", run.stderr);
-        assert_eq!(run.code, 3, "{what}");
+        assert_eq!(run.code, control.code, "{what}");
         assert!(run.stdout.contains("touch_n"), "{what}\n{}", run.stdout);
         assert!(!run.stdout.contains("perfbench-paired"), "{}", run.stdout);
         assert_eq!(stored_runs(&home), before + 1, "{what}");

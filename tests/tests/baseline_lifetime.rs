@@ -91,17 +91,23 @@ fn stat(pid: u32) -> Option<(char, u64)> {
 }
 
 /// What one case started; killed on drop, so that a failing case leaves
-/// nothing running.
+/// nothing running: the driver, and the processes the baseline recorded in
+/// `pids`, as first seen, or as found then.
 struct Started {
     driver: Child,
     others: Vec<Seen>,
+    pids: PathBuf,
 }
 
 impl Drop for Started {
     fn drop(&mut self) {
         let _ = self.driver.kill();
         let _ = self.driver.wait();
-        for seen in &self.others {
+        let recorded = std::fs::read_to_string(&self.pids).unwrap_or_default();
+        let found = recorded
+            .split_whitespace()
+            .filter_map(|p| Seen::of(p.parse().ok()?));
+        for seen in self.others.iter().copied().chain(found.collect::<Vec<_>>()) {
             seen.kill();
         }
     }
@@ -146,6 +152,7 @@ fn the_baseline_and_its_child_end(ending: Ending) {
     let mut started = Started {
         driver: cmd.spawn().unwrap(),
         others: Vec::new(),
+        pids: dir.join("pids"),
     };
     let (script, grandchild) = pids(&dir.join("pids"));
     started.others.extend(script.iter().chain(&grandchild));

@@ -18,8 +18,8 @@ pub fn end_with_this_process(command: &mut Command, guard: &GroupGuard) {
     let watch = guard.raw_fd();
     command.process_group(0);
     // SAFETY: the hook runs in the forked child before exec, where only
-    // async-signal-safe calls are sound: prctl, getppid, getpid and write
-    // are, and it allocates nothing (an io::Error of an OS error number
+    // async-signal-safe calls are sound: prctl, getppid, signal, getpid and
+    // write are, and it allocates nothing (an io::Error of an OS error number
     // holds the number).
     unsafe {
         command.pre_exec(move || {
@@ -30,6 +30,10 @@ pub fn end_with_this_process(command: &mut Command, guard: &GroupGuard) {
             if libc::getppid() != parent {
                 return Err(io::Error::from_raw_os_error(libc::ESRCH));
             }
+            // Outside the terminal's foreground group, a write to the
+            // terminal under `stty tostop` would stop it; ignored, it
+            // writes (the setting survives exec).
+            libc::signal(libc::SIGTTOU, libc::SIG_IGN);
             // Announced before exec: nothing it starts is unwatched.
             let group = libc::getpid().to_ne_bytes();
             if libc::write(watch, group.as_ptr().cast(), group.len()) != group.len() as isize {

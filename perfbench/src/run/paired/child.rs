@@ -1,8 +1,8 @@
 //! A build's side of a paired run: started by the driving build with the
 //! run's own arguments (the baseline build, and this build itself), its
-//! stdin a socket holding the token [`CHILD_VARIABLE`] names, it opens the same events, greets with the
-//! benchmarks it has, and measures the rounds it is asked for, sending
-//! each back raw. It stores nothing and prints no results: the driving
+//! stdin a socket holding the token [`CHILD_VARIABLE`] names, it opens the
+//! same events, greets with the benchmarks it has, and measures the rounds
+//! it is asked for, sending each back raw. It stores nothing and prints no results: the driving
 //! build holds the store and judges both.
 
 use std::io::{BufRead, Write};

@@ -3,8 +3,10 @@
 //! mmap'd counter page and user-space counter reads, thread affinity, the
 //! PMUs that sysfs describes, and the global allocator that counts
 //! allocations (`alloc.rs`), folders walked by descriptor without
-//! following a link (`dir.rs`), `flock(2)` (`flock.rs`) and SIGINT/SIGTERM
-//! turned into a call on a thread (`signals.rs`).
+//! following a link (`dir.rs`), `flock(2)` (`flock.rs`), SIGINT/SIGTERM
+//! turned into a call on a thread (`signals.rs`), child processes that end
+//! with this one (`process_group.rs`, `group_guard.rs`) and a token handed
+//! to a child on a socket (`handoff.rs`).
 //!
 //! Everything above this layer sees safe types. Each `unsafe` block carries
 //! a `// SAFETY:` comment.
@@ -13,7 +15,10 @@
 pub mod alloc;
 pub mod dir;
 pub mod flock;
+pub mod group_guard;
+pub mod handoff;
 pub mod pmu;
+pub mod process_group;
 pub mod rdpmc;
 #[cfg(test)]
 pub(crate) mod scratch_dir;

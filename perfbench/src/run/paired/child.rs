@@ -1,14 +1,17 @@
-//! A build's side of a paired run: started by the driving build with
-//! [`CHILD_VARIABLE`] set and the run's own arguments (the baseline build,
-//! and this build itself), it opens the same events, greets with the
-//! benchmarks it has, and measures the rounds it is asked for, sending
-//! each back raw. It stores nothing and prints no results: the driving
+//! A build's side of a paired run: started by the driving build with the
+//! run's own arguments (the baseline build, and this build itself), its
+//! stdin a socket holding the token [`CHILD_VARIABLE`] names, it opens the
+//! same events, greets with the benchmarks it has, and measures the rounds
+//! it is asked for, sending each back raw. It stores nothing and prints no results: the driving
 //! build holds the store and judges both.
 
 use std::io::{BufRead, Write};
+use std::os::fd::AsFd;
+use std::os::unix::ffi::OsStrExt;
 
-use super::protocol::{line, Hello, Reply, Request, WireRound, CHILD_VARIABLE, PROTOCOL};
+use super::protocol::{line, Hello, Reply, Request, WireRound, CHILD_VARIABLE};
 use crate::analysis::metric_names;
+use crate::kernel::handoff;
 use crate::kernel::sys::take_stdout;
 use crate::run::bench::{measure_raw, Job};
 use crate::run::cli::RunOptions;
@@ -18,9 +21,22 @@ use crate::run::tally::EXIT_USAGE;
 use crate::run::{jobs, routines, say};
 use crate::store::Store;
 
-/// Whether this process is a paired run's baseline build.
+/// Whether this process was started by a paired run's driver to serve it:
+/// [`CHILD_VARIABLE`] holds a token and stdin is a socket holding the same
+/// token, which only the driver arranges (`driver.rs`). The variable alone,
+/// which a CI config can set, is ignored, with a warning.
 pub fn requested() -> bool {
-    std::env::var(CHILD_VARIABLE).is_ok_and(|v| v == PROTOCOL.to_string())
+    let Some(token) = std::env::var_os(CHILD_VARIABLE) else {
+        return false;
+    };
+    if handoff::take(std::io::stdin().as_fd(), token.as_bytes()) {
+        return true;
+    }
+    say::warning(&format!(
+        "{CHILD_VARIABLE} is internal to paired runs and was ignored: this process was not \
+         started by a paired run"
+    ));
+    false
 }
 
 /// Serves the driving build until its requests end; returns the exit code.

@@ -7,12 +7,25 @@
 //! part of the spread between blocks, not a bias of the run); one that
 //! dies (a crash, an abort) is named and started again for the benchmarks
 //! after.
+//!
+//! Serving is entered only the way this file starts it: the requests go
+//! on a socket (the child's stdin) that holds a one-time token before the
+//! child starts, and the child serves only if the token in
+//! [`CHILD_VARIABLE`] is what its stdin holds ([`super::child::requested`]).
+//! Each serving process leads a process group of its own, which ends with
+//! the run: killed whole when the process is ended, and by the kernel and
+//! the [`group_guard`](crate::kernel::group_guard) when this process dies,
+//! even by SIGKILL.
 
 use std::io::{BufRead, BufReader, Write};
+use std::os::fd::OwnedFd;
+use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
 
-use super::protocol::{line, Hello, Reply, Request, CHILD_VARIABLE, GREETING, PROTOCOL};
+use super::protocol::{line, Hello, Reply, Request, CHILD_VARIABLE, GREETING};
+use crate::kernel::{group_guard, handoff, process_group};
 use crate::measure::SamplingPlan;
 use crate::output::format::quoted;
 use crate::run::bench::RoundMeasured;
@@ -31,10 +44,15 @@ pub struct ServingBuild {
     pub ids: Vec<String>,
 }
 
-/// A baseline build's process and its pipes.
+/// How long a serving process may take to end once its requests end;
+/// then it is killed. One of this perfbench ends in milliseconds.
+const ENDS_WITHIN: Duration = Duration::from_secs(1);
+
+/// A baseline build's process, the socket of its requests and the pipe of
+/// its replies.
 struct Serving {
     process: Child,
-    requests: ChildStdin,
+    requests: UnixStream,
     replies: BufReader<ChildStdout>,
 }
 
@@ -100,9 +118,7 @@ impl ServingBuild {
             Some(Reply::Failed { why }) => Err(format!(" in {what}{why}")),
             None => {
                 let mut dead = self.running.take().expect("running");
-                let _ = dead.process.kill();
-                let status =
-                    (dead.process.wait()).map_or_else(|e| e.to_string(), |s| s.to_string());
+                let status = stop(&mut dead.process);
                 Err(format!(": {what} died measuring it ({status})"))
             }
         }
@@ -115,7 +131,8 @@ impl Drop for ServingBuild {
     }
 }
 
-/// Ends a serving process: the end of its requests ends it.
+/// Ends a serving process: the end of its requests ends it, or it is
+/// killed after [`ENDS_WITHIN`]; what it started ends with its group.
 fn end(running: Serving) {
     let Serving {
         mut process,
@@ -123,7 +140,22 @@ fn end(running: Serving) {
         ..
     } = running;
     drop(requests);
-    let _ = process.wait();
+    let since = Instant::now();
+    while !process_group::has_ended(process.id()) && since.elapsed() < ENDS_WITHIN {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    stop(&mut process);
+}
+
+/// Kills the group of the serving process `process` (itself, and all it
+/// started) and reaps it; its exit status, as said.
+fn stop(process: &mut Child) -> String {
+    // Killed before it is reaped: until then the group's id is not reused.
+    process_group::kill_group(process.id());
+    if let Ok(guard) = group_guard::shared() {
+        let _ = guard.forget(process.id());
+    }
+    (process.wait()).map_or_else(|e| e.to_string(), |s| s.to_string())
 }
 
 /// Writes `request` and reads the reply; `None` where the process is gone
@@ -146,15 +178,7 @@ fn serve(path: &Path) -> Result<(Serving, Hello), String> {
     } else {
         path.to_path_buf()
     };
-    let mut process = Command::new(&program)
-        .args(std::env::args_os().skip(1))
-        .env(CHILD_VARIABLE, PROTOCOL.to_string())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .map_err(|e| format!("{named}: cannot start it: {e}"))?;
-    let requests = process.stdin.take().expect("piped");
+    let (mut process, requests) = spawn(&program).map_err(|e| format!("{named}: {e}"))?;
     let mut replies = BufReader::new(process.stdout.take().expect("piped"));
     let mut first = String::new();
     let read = replies.read_line(&mut first);
@@ -166,8 +190,7 @@ fn serve(path: &Path) -> Result<(Serving, Hello), String> {
         _ => Some(not_a_baseline(&named, &first, &mut process)),
     };
     if let Some(why) = refused {
-        let _ = process.kill();
-        let _ = process.wait();
+        stop(&mut process);
         return Err(why);
     }
     let running = Serving {
@@ -178,15 +201,39 @@ fn serve(path: &Path) -> Result<(Serving, Hello), String> {
     Ok((running, hello.expect("checked above")))
 }
 
+/// Starts `program` serving with this process's arguments and
+/// environment, its requests on a socket holding a fresh token, which
+/// [`CHILD_VARIABLE`] names, in a process group that ends with this run;
+/// `Err` says why not.
+fn spawn(program: &Path) -> Result<(Child, UnixStream), String> {
+    let guard = group_guard::shared()
+        .map_err(|e| format!("cannot start the process that ends it with the run: {e}"))?;
+    let (requests, theirs) =
+        UnixStream::pair().map_err(|e| format!("cannot make its socket: {e}"))?;
+    let token = handoff::random_token().map_err(|e| format!("cannot make its token: {e}"))?;
+    (&requests)
+        .write_all(token.as_bytes())
+        .map_err(|e| format!("cannot write its token: {e}"))?;
+    let mut command = Command::new(program);
+    command
+        .args(std::env::args_os().skip(1))
+        .env(CHILD_VARIABLE, token)
+        .stdin(Stdio::from(OwnedFd::from(theirs)))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    process_group::end_with_this_process(&mut command, guard);
+    let process = command
+        .spawn()
+        .map_err(|e| format!("cannot start it: {e}"))?;
+    Ok((process, requests))
+}
+
 /// Why the process that printed `first` instead of a greeting is no
 /// baseline build of this perfbench.
 fn not_a_baseline(named: &str, first: &str, process: &mut Child) -> String {
     let first = first.trim_end();
     if first.is_empty() {
-        let _ = process.kill();
-        let status = process
-            .wait()
-            .map_or_else(|e| e.to_string(), |s| s.to_string());
+        let status = stop(process);
         return format!(
             "{named} ended without answering ({status}): is it a bench binary built with this \
              perfbench ({})?",

@@ -1,7 +1,9 @@
 //! What the two builds of a paired run say to each other: one JSON object
-//! a line. The driving build starts the baseline build with
-//! [`CHILD_VARIABLE`] set; the baseline build greets it ([`Hello`]), then
-//! answers each [`Request`] with a [`Reply`] until its input ends.
+//! a line. The driving build starts the baseline build with its requests
+//! on a socket (its stdin) holding a one-time token, which
+//! [`CHILD_VARIABLE`] names; the baseline build greets it ([`Hello`]) on
+//! its stdout, then answers each [`Request`] with a [`Reply`] until its
+//! input ends.
 
 use serde::{Deserialize, Serialize};
 
@@ -9,8 +11,10 @@ use crate::counter::group::{Counts, ReadPath};
 use crate::measure::{BatchSize, Measurement, Method, Sample, SamplingPlan, Throughput};
 use crate::run::bench::{PerIterFacts, RoundMeasured};
 
-/// Set (to [`PROTOCOL`]) in the environment of a paired run's baseline
-/// build: it serves its driver instead of running as a bench binary.
+/// Set, to a one-time token, in the environment of a paired run's serving
+/// processes: one whose stdin is a socket holding that token serves its
+/// driver instead of running as a bench binary. Set by anyone else, it is
+/// ignored.
 pub const CHILD_VARIABLE: &str = "PERFBENCH_PAIRED_CHILD";
 
 /// The version of this protocol; builds that speak another are refused.

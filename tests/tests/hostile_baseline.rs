@@ -97,10 +97,15 @@ fn bent(name: &str, bend: &str) -> PathBuf {
     )
 }
 
-/// Build A measuring `steady` paired with `baseline`, waiting [`WAIT`]
-/// seconds for it; killed (and failing the test) if it runs past
-/// [`HANG`]. Returns the run and how long it took.
+/// Build A measuring `steady` paired with `baseline`: [`paired_on`].
 fn paired_with(baseline: &Path) -> (Run, Duration) {
+    paired_on(&["steady"], baseline)
+}
+
+/// Build A measuring the benchmarks `ids` paired with `baseline`, waiting
+/// [`WAIT`] seconds for it; killed (and failing the test) if it runs past
+/// [`HANG`]. Returns the run and how long it took.
+fn paired_on(ids: &[&str], baseline: &Path) -> (Run, Duration) {
     let driver = driver();
     let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
     let name = baseline.file_name().unwrap().to_string_lossy().to_string();
@@ -108,7 +113,8 @@ fn paired_with(baseline: &Path) -> (Run, Duration) {
     let (out, err) = (home.join("stdout"), home.join("stderr"));
     let mut cmd = common::command(driver);
     common::without_our_variables(&mut cmd);
-    cmd.args(["--bench", "steady", "--exact"])
+    cmd.args(["--bench", "--exact"])
+        .args(ids)
         .args(QUICK)
         .arg("--paired-with")
         .arg(baseline)
@@ -200,15 +206,28 @@ fn a_baseline_that_never_greets_is_refused_within_the_wait() {
 fn a_baseline_that_greets_and_never_answers_is_given_up_within_the_wait() {
     let hung = script(
         "never-answers",
-        &format!("echo {}\nexec sleep 60", greeting(r#""steady""#)),
+        &format!("echo {}\nexec sleep 60", greeting(r#""grows","steady""#)),
     );
-    let (run, took) = paired_with(&hung);
-    let warning = unjudged(&run, &hung, "did not answer within");
-    assert!(
-        warning.contains(&format!(
-            "did not answer within {WAIT} s (--paired-timeout sets the wait)"
-        )),
-        "{warning}"
+    let (run, took) = paired_on(&["grows", "steady"], &hung);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let warnings = run.stderr_lines(|l| l.starts_with("perfbench: warning: benchmark"));
+    // Given up on the first benchmark, it is not waited for again.
+    assert_eq!(
+        warnings,
+        [
+            format!(
+                "perfbench: warning: benchmark `grows`: {} did not answer within {WAIT} s \
+                 (--paired-timeout sets the wait); its change is not judged",
+                named(&hung)
+            ),
+            format!(
+                "perfbench: warning: benchmark `steady`: {} was given up earlier; its change is \
+                 not judged",
+                named(&hung)
+            )
+        ],
+        "{}",
+        run.stderr
     );
     assert!(took < Duration::from_secs(20), "{took:?}");
 }

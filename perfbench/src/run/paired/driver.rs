@@ -81,7 +81,7 @@ impl ServingBuild {
                     seconds(wait)
                 );
                 say::warning(&why);
-                self.gone = Some(format!(": {why} earlier"));
+                self.gone = Some(format!(": {} was given up earlier", self.named));
             }
             end(running);
         }
@@ -153,9 +153,8 @@ impl ServingBuild {
             let _ = running.process.kill();
             let _ = running.process.wait();
         }
-        let why = format!(": {} {why}", self.named);
-        self.gone = Some(format!("{why} earlier"));
-        why
+        self.gone = Some(format!(": {} was given up earlier", self.named));
+        format!(": {} {why}", self.named)
     }
 }
 

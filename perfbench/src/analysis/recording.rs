@@ -119,9 +119,13 @@ impl Recording {
     /// same rule, [`measure::leave_out_disturbed`]): their counts cover only
     /// the time the group was on the PMU. Where it multiplexed every
     /// sample, all are kept and counted in
-    /// [`Recording::multiplexed_samples`].
+    /// [`Recording::multiplexed_samples`]. A sample that ran no iterations
+    /// or lacks a count of an event cannot be recorded, and is left out:
+    /// only a paired run's baseline build can send one, and
+    /// `run::paired::reply` refuses it before this.
     pub fn new(id: &str, events: &[Event], m: &Measurement, environment: Environment) -> Recording {
-        let mut samples: Vec<&Sample> = m.samples.iter().collect();
+        let recordable = |s: &&Sample| s.iterations > 0 && s.counts.values.len() >= events.len();
+        let mut samples: Vec<&Sample> = m.samples.iter().filter(recordable).collect();
         let left_out = measure::leave_out_disturbed(&mut samples, |s| s.multiplexed());
         let series = metric_names(events)
             .into_iter()

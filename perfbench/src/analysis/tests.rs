@@ -117,6 +117,25 @@ fn every_sample_multiplexed_is_kept_unscaled_and_warned_of() {
 }
 
 #[test]
+fn samples_without_iterations_or_a_count_are_left_out_not_panicked_on() {
+    let events = parse_list("instructions,cycles").unwrap();
+    let m = Measurement {
+        samples: vec![
+            sample(2, 20, vec![200, 400], 100),
+            sample(0, 5, vec![1, 2], 100),
+            sample(3, 30, vec![300], 100),
+            sample(4, 40, vec![400, 800], 100),
+        ],
+        throughput: None,
+    };
+    let r = Recording::new("x", &events, &m, Environment::default());
+    assert_eq!(r.iterations, [2, 4]);
+    assert_eq!(r.series[2].totals, [400, 800]);
+    // Nothing the statistics cannot take is left.
+    analyze(&r, &Calibration::default());
+}
+
+#[test]
 fn a_round_multiplexed_throughout_is_left_out_beside_clean_ones() {
     let events = parse_list("instructions").unwrap();
     let record = |m: &Measurement| Recording::new("x", &events, m, Environment::default());

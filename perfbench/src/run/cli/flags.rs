@@ -370,6 +370,20 @@ pub(super) const FLAGS: &[Flag] = &[
             Ok(())
         },
     ),
+    Flag::value(
+        "paired-timeout",
+        "S",
+        "wait at most S seconds for a paired run's builds: for each to greet, for each round, \
+         and for each to end",
+        |p, v, what| {
+            p.paired_timeout = Some(positive_seconds(v, what)?);
+            Ok(())
+        },
+    )
+    .showing(Shown::DefaultWords(
+        "60 s to greet; for a round, 60 s plus 4 times the benchmark's warm-up and measurement \
+         time a pass and 4 times what this build's rounds of it took; 10 s to end",
+    )),
     Flag::new(
         "fail-on-regression",
         Takes::Optional("[=PCT]", |p, v, what| {

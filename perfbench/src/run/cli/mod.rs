@@ -174,6 +174,9 @@ pub struct RunOptions {
     /// `--paired-with PATH` or `--paired-with-rev REV`: compare with that
     /// build, measured in alternating rounds in this run, instead.
     pub paired_with: Option<Pairing>,
+    /// `--paired-timeout S`: how long a paired run waits for its builds,
+    /// where given (`run::paired::Waits` has the defaults).
+    pub paired_timeout: Option<std::time::Duration>,
     /// `--fail-on-regression[=PCT]`.
     pub gate: RegressionGate,
     /// Noise thresholds and significance of comparisons.

@@ -5,11 +5,13 @@
 //! it is asked for, sending each back raw. It stores nothing and prints no results: the driving
 //! build holds the store and judges both.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
 
-use super::protocol::{line, Hello, Reply, Request, WireRound, CHILD_VARIABLE};
+use super::line_reader::{read_line, Unread};
+use super::protocol::{line, longest_request, Hello, Reply, Request, WireRound, CHILD_VARIABLE};
+use super::reply::MAX_WHY;
 use crate::analysis::metric_names;
 use crate::kernel::handoff;
 use crate::kernel::sys::take_stdout;
@@ -64,10 +66,22 @@ pub fn serve(options: &RunOptions, entries: &[Entry], store: Store) -> i32 {
     if send(&mut answers, &line(&hello)).is_err() {
         return EXIT_USAGE;
     }
-    for request in std::io::stdin().lock().lines() {
-        // The driving build went away: nothing more to do.
-        let Ok(request) = request else { break };
-        let reply = match serde_json::from_str::<Request>(&request) {
+    let limit = longest_request(jobs.iter().map(|j| j.id));
+    let mut requests = std::io::stdin().lock();
+    loop {
+        let request = match read_line(&mut requests, limit) {
+            Ok(request) => request,
+            Err(Unread::TooLong) => {
+                say::error(&format!(
+                    "paired run: the driving build sent a request longer than {limit} bytes, \
+                     the most one for these benchmarks takes"
+                ));
+                return EXIT_USAGE;
+            }
+            // The driving build went away: nothing more to do.
+            Err(_) => break,
+        };
+        let reply = match serde_json::from_slice::<Request>(&request) {
             Ok(Request::Measure {
                 id,
                 round,
@@ -106,7 +120,11 @@ fn measure(
                 round: WireRound::of(&measured, metrics),
             }
         }
-        Err(why) => Reply::Failed { why },
+        // A panic's message may be long: the driving build reads a line
+        // of a bounded length.
+        Err(why) => Reply::Failed {
+            why: why.chars().take(MAX_WHY).collect(),
+        },
     }
 }
 

@@ -17,18 +17,21 @@
 //! the [`group_guard`](crate::kernel::group_guard) when this process dies,
 //! even by SIGKILL.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::protocol::{line, Hello, Reply, Request, CHILD_VARIABLE, GREETING};
+use super::line_reader::{Lines, Unread};
+use super::protocol::{line, Hello, Request, CHILD_VARIABLE, GREETING, GREETING_BYTES};
+use super::reply::{answer, longest_reply, Answer, Asked};
+use super::waits::{seconds, Waits};
 use crate::kernel::{group_guard, handoff, process_group};
-use crate::measure::SamplingPlan;
-use crate::output::format::quoted;
+use crate::output::format::{quoted, thousands};
 use crate::run::bench::RoundMeasured;
+use crate::run::say;
 
 /// A build serving a paired run.
 pub struct ServingBuild {
@@ -36,6 +39,10 @@ pub struct ServingBuild {
     path: PathBuf,
     /// Which build it is, as messages name it: `the baseline build`.
     what: &'static str,
+    /// Its name where it breaks the protocol: `--paired-with `PATH``.
+    named: String,
+    /// How long it is waited for.
+    waits: Waits,
     /// The process serving this run, while it lives.
     running: Option<Serving>,
     /// Why it cannot be started again, once it could not.
@@ -44,26 +51,30 @@ pub struct ServingBuild {
     pub ids: Vec<String>,
 }
 
-/// How long a serving process may take to end once its requests end;
-/// then it is killed. One of this perfbench ends in milliseconds.
-const ENDS_WITHIN: Duration = Duration::from_secs(1);
-
 /// A baseline build's process, the socket of its requests and the pipe of
 /// its replies.
 struct Serving {
     process: Child,
-    requests: UnixStream,
-    replies: BufReader<ChildStdout>,
+    /// Its requests, until they end.
+    requests: Option<UnixStream>,
+    replies: Lines,
 }
 
 impl ServingBuild {
     /// Starts the bench binary `path` serving a paired run and reads its
-    /// greeting; `Err` says in one line why it cannot be paired with.
-    pub fn start(path: &Path, what: &'static str) -> Result<ServingBuild, String> {
-        let (running, hello) = serve(path)?;
+    /// greeting, waiting as `waits` says; `Err` says in one line why it
+    /// cannot be paired with. Where it breaks the protocol, it is `named`.
+    pub fn start(
+        path: &Path,
+        (what, named): (&'static str, String),
+        waits: Waits,
+    ) -> Result<ServingBuild, String> {
+        let (running, hello) = serve(path, &waits)?;
         Ok(ServingBuild {
             path: path.to_path_buf(),
             what,
+            named,
+            waits,
             running: Some(running),
             gone: None,
             ids: hello.ids,
@@ -71,26 +82,39 @@ impl ServingBuild {
     }
 
     /// Ends the process serving now; the next round starts a fresh one.
+    /// One that outlives its requests by [`Waits::end`] is killed, said,
+    /// and not started again.
     pub fn restart(&mut self) {
-        if let Some(running) = self.running.take() {
+        if let Some(mut running) = self.running.take() {
+            let wait = self.waits.end();
+            if !ends_within(&mut running, wait) {
+                let why = format!(
+                    "{} did not end within {} of the end of its requests, and was killed",
+                    self.named,
+                    seconds(wait)
+                );
+                say::warning(&why);
+                self.gone = Some(format!(": {} was given up earlier", self.named));
+            }
             end(running);
         }
     }
 
-    /// Round `round` of benchmark `id` measured by the build with `plan`;
-    /// `Err` says why not, worded to follow the id.
+    /// Round `asked.round` of benchmark `id` measured by the build, waiting
+    /// `wait` for it; `Err` says why not, worded to follow the id. A build
+    /// that does not answer in time or answers what the protocol does not
+    /// allow is killed and not asked again.
     pub fn measure(
         &mut self,
         id: &str,
-        round: u64,
-        plan: Option<SamplingPlan>,
-        metrics: &[String],
+        asked: &Asked<'_>,
+        wait: Duration,
     ) -> Result<RoundMeasured, String> {
         if let Some(gone) = &self.gone {
             return Err(gone.clone());
         }
         if self.running.is_none() {
-            match serve(&self.path) {
+            match serve(&self.path, &self.waits) {
                 Ok((running, _)) => self.running = Some(running),
                 Err(why) => {
                     let gone = format!(": {} could not be started again: {why}", self.what);
@@ -102,26 +126,45 @@ impl ServingBuild {
         let running = self.running.as_mut().expect("started above");
         let request = line(&Request::Measure {
             id: id.into(),
-            round,
-            plan,
+            round: asked.round,
+            plan: asked.plan,
         });
         let what = self.what;
-        match exchange(running, &request) {
-            Some(Reply::Round { round }) if round.metrics != metrics => Err(format!(
+        let reply = exchange(running, &request, longest_reply(asked), wait);
+        match reply.map(|line| answer(&line, asked)) {
+            Ok(Ok(Answer::Round(measured))) => Ok(measured),
+            Ok(Ok(Answer::OtherMetrics(theirs))) => Err(format!(
                 ": {what} measured {}, this build {}",
-                round.metrics.join(","),
-                metrics.join(",")
+                theirs.join(","),
+                asked.metrics.join(",")
             )),
-            Some(Reply::Round { round }) => round
-                .measured()
-                .map_err(|e| format!(": {what} sent a round with an unknown {e}")),
-            Some(Reply::Failed { why }) => Err(format!(" in {what}{why}")),
-            None => {
+            Ok(Ok(Answer::Failed(why))) => Err(format!(" in {what}{why}")),
+            Ok(Err(why)) => Err(self.give_up(why)),
+            Err(Unread::TooLong) => Err(self.give_up(format!(
+                "sent a line longer than {} bytes, the most a reply of this round takes",
+                thousands(longest_reply(asked) as f64)
+            ))),
+            Err(Unread::TimedOut) => Err(self.give_up(format!(
+                "did not answer within {} (--paired-timeout sets the wait)",
+                seconds(wait)
+            ))),
+            Err(Unread::Ended(_) | Unread::Failed(_)) => {
                 let mut dead = self.running.take().expect("running");
                 let status = stop(&mut dead.process);
                 Err(format!(": {what} died measuring it ({status})"))
             }
         }
+    }
+
+    /// Kills the process, which broke the protocol as `why` says, and
+    /// keeps the build from being asked again; the message, to follow a
+    /// benchmark's id.
+    fn give_up(&mut self, why: String) -> String {
+        if let Some(running) = self.running.take() {
+            end(running);
+        }
+        self.gone = Some(format!(": {} was given up earlier", self.named));
+        format!(": {} {why}", self.named)
     }
 }
 
@@ -131,20 +174,12 @@ impl Drop for ServingBuild {
     }
 }
 
-/// Ends a serving process: the end of its requests ends it, or it is
-/// killed after [`ENDS_WITHIN`]; what it started ends with its group.
-fn end(running: Serving) {
-    let Serving {
-        mut process,
-        requests,
-        ..
-    } = running;
-    drop(requests);
-    let since = Instant::now();
-    while !process_group::has_ended(process.id()) && since.elapsed() < ENDS_WITHIN {
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    stop(&mut process);
+/// Ends a serving process, which [`ends_within`] may have waited for:
+/// its whole group is killed (what it started ends with it) and it is
+/// reaped.
+fn end(mut running: Serving) {
+    drop(running.requests.take());
+    stop(&mut running.process);
 }
 
 /// Kills the group of the serving process `process` (itself, and all it
@@ -158,19 +193,45 @@ fn stop(process: &mut Child) -> String {
     (process.wait()).map_or_else(|e| e.to_string(), |s| s.to_string())
 }
 
-/// Writes `request` and reads the reply; `None` where the process is gone
-/// or answers what no reply is.
-fn exchange(running: &mut Serving, request: &str) -> Option<Reply> {
-    writeln!(running.requests, "{request}").ok()?;
-    running.requests.flush().ok()?;
-    let mut reply = String::new();
-    running.replies.read_line(&mut reply).ok()?;
-    serde_json::from_str(&reply).ok()
+/// Closes the requests of `running` and waits up to `wait` for it to end;
+/// `false` where it does not. It is not reaped here ([`end`] does, after
+/// killing its group), so that its group's id cannot be reused meanwhile.
+fn ends_within(running: &mut Serving, wait: Duration) -> bool {
+    drop(running.requests.take());
+    let deadline = Instant::now().checked_add(wait);
+    let mut pause = Duration::from_millis(1);
+    loop {
+        if process_group::has_ended(running.process.id()) {
+            return true;
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return false;
+        }
+        // No wait with a timeout for a child in std: a few checks a
+        // second, the first soon, as most end at once.
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(50));
+    }
+}
+
+/// Writes `request` and reads the reply line, of at most `limit` bytes,
+/// within `wait`; [`Unread::Ended`] where the process is gone.
+fn exchange(
+    running: &mut Serving,
+    request: &str,
+    limit: usize,
+    wait: Duration,
+) -> Result<Vec<u8>, Unread> {
+    let gone = |_| Unread::Ended(Vec::new());
+    let requests = running.requests.as_mut().ok_or(Unread::Ended(Vec::new()))?;
+    writeln!(requests, "{request}").map_err(gone)?;
+    requests.flush().map_err(gone)?;
+    running.replies.next(limit, wait)
 }
 
 /// Starts `path` serving a paired run with this process's arguments and
-/// environment, and reads its greeting.
-fn serve(path: &Path) -> Result<(Serving, Hello), String> {
+/// environment, and reads its greeting within `waits`' time.
+fn serve(path: &Path, waits: &Waits) -> Result<(Serving, Hello), String> {
     let named = format!("--paired-with `{}`", quoted(&path.display().to_string()));
     // A bare name would be looked up in PATH.
     let program = if path.is_relative() {
@@ -179,26 +240,61 @@ fn serve(path: &Path) -> Result<(Serving, Hello), String> {
         path.to_path_buf()
     };
     let (mut process, requests) = spawn(&program).map_err(|e| format!("{named}: {e}"))?;
-    let mut replies = BufReader::new(process.stdout.take().expect("piped"));
-    let mut first = String::new();
-    let read = replies.read_line(&mut first);
-    let hello = serde_json::from_str::<Hello>(&first)
-        .ok()
-        .filter(|h| h.hello == GREETING);
-    let refused = match (&read, &hello) {
-        (Ok(_), Some(hello)) => hello.incompatible().map(|why| format!("{named} {why}")),
-        _ => Some(not_a_baseline(&named, &first, &mut process)),
+    let greeted = greeting(&mut process, &named, waits.greeting());
+    let (replies, hello) = match greeted {
+        Ok(greeted) => greeted,
+        Err(why) => {
+            stop(&mut process);
+            return Err(why);
+        }
     };
-    if let Some(why) = refused {
-        stop(&mut process);
-        return Err(why);
-    }
     let running = Serving {
         process,
-        requests,
+        requests: Some(requests),
         replies,
     };
-    Ok((running, hello.expect("checked above")))
+    Ok((running, hello))
+}
+
+/// The replies of `process`, started as the build `named`, and its
+/// greeting, read within `wait`; `Err` says in one line why it is no
+/// build to pair with.
+fn greeting(process: &mut Child, named: &str, wait: Duration) -> Result<(Lines, Hello), String> {
+    let out = process.stdout.take().expect("piped");
+    let replies = Lines::of(out).map_err(|e| format!("{named}: cannot read it: {e}"))?;
+    let first = match replies.next(GREETING_BYTES, wait) {
+        Ok(first) => first,
+        Err(Unread::Ended(part)) => part,
+        Err(Unread::TooLong) => {
+            return Err(format!(
+                "{named} sent a line longer than {} bytes, the most a greeting may take",
+                thousands(GREETING_BYTES as f64)
+            ))
+        }
+        Err(Unread::TimedOut) => {
+            return Err(format!(
+                "{named} did not greet within {}: is it a bench binary built with this perfbench \
+                 ({})? (--paired-timeout sets the wait)",
+                seconds(wait),
+                super::protocol::VERSION
+            ))
+        }
+        Err(Unread::Failed(e)) => return Err(format!("{named}: cannot read it: {e}")),
+    };
+    let hello = serde_json::from_slice::<Hello>(&first)
+        .ok()
+        .filter(|h| h.hello == GREETING);
+    match hello {
+        Some(hello) => match hello.incompatible() {
+            Some(why) => Err(format!("{named} {why}")),
+            None => Ok((replies, hello)),
+        },
+        None => Err(not_a_baseline(
+            named,
+            &String::from_utf8_lossy(&first),
+            process,
+        )),
+    }
 }
 
 /// Starts `program` serving with this process's arguments and

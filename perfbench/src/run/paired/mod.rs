@@ -12,25 +12,31 @@
 pub mod child;
 pub mod driver;
 pub mod protocol;
+pub mod reply;
 pub mod revision;
+pub mod waits;
 
 mod cargo_build;
 pub(in crate::run) mod git_tree;
+mod line_reader;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::analysis::{metric_names, Recording};
 use crate::measure::SamplingPlan;
 use crate::output::format::printable;
+use crate::output::format::quoted;
 use crate::run::bench::{recording_of, Job, Rounds};
 use crate::run::cli::{Pairing, RunOptions};
 use crate::run::plan::Plan;
 use crate::run::registry::Entry;
 use crate::run::say;
 use driver::ServingBuild;
+use reply::{most_samples, Asked};
 use revision::BenchTarget;
+use waits::Waits;
 
 /// Whether turn `turn` (from 0) of a paired run is the baseline build's:
 /// the middle two of every four.
@@ -38,12 +44,22 @@ pub fn baseline_turn(turn: u64) -> bool {
     matches!(turn % 4, 1 | 2)
 }
 
-/// The baseline build's bench binary a paired run asks for, built first
-/// where it names a revision; `None` for a run that is not paired.
+/// The baseline build a paired run asks for: its bench binary, and how
+/// long the run waits for the builds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Baseline {
+    /// The bench binary.
+    pub path: PathBuf,
+    /// `--paired-timeout`'s waits.
+    pub waits: Waits,
+}
+
+/// The baseline build a paired run asks for, its binary built first where
+/// it names a revision; `None` for a run that is not paired.
 pub fn baseline_binary(
     options: &RunOptions,
     target: &BenchTarget,
-) -> Result<Option<PathBuf>, String> {
+) -> Result<Option<Baseline>, String> {
     let Some(pairing) = &options.paired_with else {
         return Ok(None);
     };
@@ -54,10 +70,14 @@ pub fn baseline_binary(
                 .into(),
         );
     }
-    match pairing {
-        Pairing::Binary(path) => Ok(Some(path.clone())),
-        Pairing::Revision(rev) => revision::bench_binary_at(rev, target).map(Some),
-    }
+    let path = match pairing {
+        Pairing::Binary(path) => path.clone(),
+        Pairing::Revision(rev) => revision::bench_binary_at(rev, target)?,
+    };
+    let waits = Waits {
+        given: options.paired_timeout,
+    };
+    Ok(Some(Baseline { path, waits }))
 }
 
 /// The two builds of a paired run, each served by a process of its own
@@ -67,20 +87,26 @@ pub fn baseline_binary(
 pub struct Pair {
     candidate: ServingBuild,
     baseline: ServingBuild,
+    /// How long the builds are waited for.
+    waits: Waits,
     /// Per entry of the run: the baseline build's rounds so far, or why it
     /// has none.
     rounds: Vec<Result<Option<Recording>, String>>,
 }
 
 impl Pair {
-    /// Starts this build and the baseline build `path` for the run of
+    /// Starts this build and the `baseline` build for the run of
     /// `entries`, and names the benchmarks only one of the builds has,
     /// which are not judged.
-    pub fn start(path: &Path, entries: &[Entry]) -> Result<Pair, String> {
+    pub fn start(baseline: &Baseline, entries: &[Entry]) -> Result<Pair, String> {
+        let waits = baseline.waits;
         let own = std::env::current_exe()
             .map_err(|e| format!("paired run: cannot tell this bench binary's path: {e}"))?;
-        let candidate = ServingBuild::start(&own, "this build")?;
-        let baseline = ServingBuild::start(path, "the baseline build")?;
+        let this = ("this build", "this build".to_string());
+        let candidate = ServingBuild::start(&own, this, waits)?;
+        let path: &Path = &baseline.path;
+        let named = format!("--paired-with `{}`", quoted(&path.display().to_string()));
+        let baseline = ServingBuild::start(path, ("the baseline build", named), waits)?;
         let theirs: BTreeSet<&str> = baseline.ids.iter().map(String::as_str).collect();
         let ours: BTreeSet<&str> = entries.iter().map(|e| e.id.as_str()).collect();
         let rounds = entries
@@ -92,6 +118,7 @@ impl Pair {
             .collect();
         say_one_sided(&ours, &theirs);
         Ok(Pair {
+            waits,
             candidate,
             baseline,
             rounds,
@@ -114,13 +141,15 @@ impl Pair {
             self.baseline.restart();
         }
         if baseline_turn(turn) {
-            self.measure_baseline(i, (plan, job), so_far.plan);
+            let wait = self.wait(plan, job, so_far);
+            self.measure_baseline(i, (plan, job), (so_far.plan, wait));
             return Ok(());
         }
         let started = Instant::now();
         let metrics = metrics_of(plan, job);
-        let measured =
-            (self.candidate).measure(job.id, so_far.measured(), so_far.plan, &metrics)?;
+        let asked = asked(plan, job, (&metrics, so_far.measured(), so_far.plan));
+        let wait = self.wait(plan, job, so_far);
+        let measured = (self.candidate).measure(job.id, &asked, wait)?;
         let sampling = measured.plan;
         let setup = plan.setup_of(&job.want);
         let round = recording_of(setup, job.id, measured, plan.environment.clone());
@@ -129,19 +158,28 @@ impl Pair {
         Ok(())
     }
 
-    /// A round of entry `i` in the baseline build.
+    /// How long a round of `job` is waited for, whose rounds in this build
+    /// took `so_far.took`.
+    fn wait(&self, plan: &Plan, job: &Job<'_>, so_far: &Rounds) -> Duration {
+        let passes = plan.setup_of(&job.want).groups.len();
+        self.waits.round(&job.config, passes, so_far.took)
+    }
+
+    /// A round of entry `i` in the baseline build, with the sampling plan
+    /// this build chose, waited for as long as `wait`.
     fn measure_baseline(
         &mut self,
         i: usize,
         (plan, job): (&Plan, &Job<'_>),
-        sampling: Option<SamplingPlan>,
+        (sampling, wait): (Option<SamplingPlan>, Duration),
     ) {
         let Ok(done) = &mut self.rounds[i] else {
             return;
         };
         let round = done.as_ref().map_or(0, Recording::round_count) as u64;
         let metrics = metrics_of(plan, job);
-        match self.baseline.measure(job.id, round, sampling, &metrics) {
+        let asked = asked(plan, job, (&metrics, round, sampling));
+        match self.baseline.measure(job.id, &asked, wait) {
             Ok(measured) => {
                 let setup = plan.setup_of(&job.want);
                 let r = recording_of(setup, job.id, measured, plan.environment.clone());
@@ -168,6 +206,22 @@ impl Pair {
         recording.threads = like.threads;
         recording.membership = like.membership.clone();
         Ok(recording)
+    }
+}
+
+/// What a round `round` of `job`, measured with `metrics` and `sampling`,
+/// asks of a build.
+fn asked<'a>(
+    plan: &Plan,
+    job: &Job<'_>,
+    (metrics, round, sampling): (&'a [String], u64, Option<SamplingPlan>),
+) -> Asked<'a> {
+    Asked {
+        metrics,
+        round,
+        plan: sampling,
+        per_iter: plan.setup_of(&job.want).per_iter,
+        samples: most_samples(&job.config, round, sampling),
     }
 }
 

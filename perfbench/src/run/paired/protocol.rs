@@ -24,6 +24,19 @@ pub const PROTOCOL: u32 = 1;
 /// and are refused as a pair.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// The longest greeting line a build reads: 16 MiB, the ids of 100,000
+/// benchmarks of 160 characters each, escaped.
+pub const GREETING_BYTES: usize = 16 * 1024 * 1024;
+
+/// The longest request line a build serving `ids` reads: its longest id,
+/// every byte escaped (`\u001b`: 6 bytes), and 1 KiB for the rest (the
+/// round and the plan take under 200 bytes). A longer one asks for no
+/// benchmark it has.
+pub fn longest_request<'a>(ids: impl IntoIterator<Item = &'a str>) -> usize {
+    let longest = ids.into_iter().map(str::len).max().unwrap_or(0);
+    longest.saturating_mul(6).saturating_add(1024)
+}
+
 /// The first line of the baseline build.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Hello {
@@ -284,6 +297,24 @@ mod tests {
             plan: None,
             method: Method::Iter,
         }
+    }
+
+    #[test]
+    fn the_longest_request_holds_the_longest_id_escaped() {
+        assert_eq!(longest_request(["a", "bcd"]), 1024 + 18);
+        assert_eq!(longest_request([]), 1024);
+        let id = "\u{1b}".repeat(50);
+        let request = line(&Request::Measure {
+            id: id.clone(),
+            round: u64::MAX,
+            plan: Some(SamplingPlan {
+                shape: Shape::Linear,
+                step: u64::MAX,
+                samples: u64::MAX,
+                rounds: u64::MAX,
+            }),
+        });
+        assert!(request.len() <= longest_request([id.as_str()]), "{request}");
     }
 
     #[test]

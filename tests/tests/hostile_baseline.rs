@@ -19,6 +19,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use common::{cargo_bench_of, fresh_dir, Run, QUICK, RUNS};
+use perfbench::run::paired::protocol::PROTOCOL;
 use serde_json::Value;
 
 /// How long the run waits for the hostile build (`--paired-timeout`),
@@ -79,8 +80,13 @@ fn script(name: &str, body: &str) -> PathBuf {
 
 /// A baseline build's greeting offering `ids`, as a shell word.
 fn greeting(ids: &str) -> String {
+    greeting_of(PROTOCOL, ids)
+}
+
+/// The greeting of a build speaking paired-run protocol `protocol`.
+fn greeting_of(protocol: u32, ids: &str) -> String {
     format!(
-        r#"'{{"hello":"perfbench-paired","perfbench":"{}","protocol":1,"ids":[{ids}]}}'"#,
+        r#"'{{"hello":"perfbench-paired","perfbench":"{}","protocol":{protocol},"ids":[{ids}]}}'"#,
         env!("CARGO_PKG_VERSION")
     )
 }
@@ -200,6 +206,33 @@ fn a_baseline_that_never_greets_is_refused_within_the_wait() {
     );
     assert_eq!(run.stdout, "");
     assert!(took < Duration::from_secs(20), "{took:?}");
+}
+
+/// A build of this perfbench version from before serving took a token
+/// (protocol 1: `PERFBENCH_PAIRED_CHILD=1` alone made it serve, else it
+/// ran as a bench binary, here: waited) is refused at once by its
+/// protocol, not after the greeting's wait.
+#[test]
+fn a_build_of_the_protocol_before_the_token_is_refused_at_once_by_its_protocol() {
+    let old = script(
+        "protocol-1",
+        &format!(
+            "if [ \"$PERFBENCH_PAIRED_CHILD\" = 1 ]; then echo {}; fi\nexec sleep 60",
+            greeting_of(1, r#""steady""#)
+        ),
+    );
+    let (run, _) = paired_with(&old);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let error = one_line(&run, "perfbench: error:");
+    assert_eq!(
+        error,
+        format!(
+            "perfbench: error: {} is built with perfbench {v} (paired-run protocol 1), this one \
+             with perfbench {v} (protocol {PROTOCOL}); pair builds of one perfbench version",
+            named(&old),
+            v = env!("CARGO_PKG_VERSION")
+        )
+    );
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! End to end: the variable a paired run's driver sets in its serving
-//! processes (`PERFBENCH_PAIRED_CHILD`) is no switch a CI config can turn.
+//! processes (`PERFBENCH_PAIRED_TOKEN`, and `PERFBENCH_PAIRED_CHILD` for
+//! builds from before the token) is no switch a CI config can turn.
 //! Set in the environment of an ordinary `cargo bench` whose benchmark
 //! regressed, under `--fail-on-regression`, the run still measures,
 //! stores, prints its table, writes its output file and fails the gate,
@@ -44,27 +45,45 @@ fn the_internal_variable_in_a_ci_environment_changes_nothing_but_a_warning() {
         assert_eq!(control.code, 3, "{}", control.stderr);
     }
     assert!(control.stdout.contains("touch_n"), "{}", control.stdout);
-    let values = ["1", "", "yes", "0123456789abcdef0123456789abcdef"];
-    for (i, value) in values.into_iter().enumerate() {
+    let token = "0123456789abcdef0123456789abcdef";
+    let settings: [&[(&str, &str)]; 6] = [
+        &[("PERFBENCH_PAIRED_CHILD", "1")],
+        &[("PERFBENCH_PAIRED_CHILD", "")],
+        &[("PERFBENCH_PAIRED_CHILD", "yes")],
+        &[("PERFBENCH_PAIRED_CHILD", token)],
+        &[("PERFBENCH_PAIRED_TOKEN", token)],
+        &[
+            ("PERFBENCH_PAIRED_TOKEN", token),
+            ("PERFBENCH_PAIRED_CHILD", "1"),
+        ],
+    ];
+    for (i, env) in settings.into_iter().enumerate() {
         let before = stored_runs(&home);
         let out = home.join(format!("out-{i}.json"));
         let file = format!("json={}", out.display());
         let args: Vec<&str> = gate.into_iter().chain(["--output-file", &file]).collect();
-        let run = touch_n(&home, 512, &args, &[("PERFBENCH_PAIRED_CHILD", value)]);
-        let what = format!("PERFBENCH_PAIRED_CHILD={value:?}: {}", run.stderr);
+        let run = touch_n(&home, 512, &args, env);
+        let what = format!("{env:?}: {}", run.stderr);
         assert_eq!(run.code, control.code, "{what}");
         assert!(run.stdout.contains("touch_n"), "{what}\n{}", run.stdout);
         assert!(!run.stdout.contains("perfbench-paired"), "{}", run.stdout);
         assert_eq!(stored_runs(&home), before + 1, "{what}");
         let written = std::fs::read_to_string(&out).unwrap_or_default();
         assert!(written.contains("\"touch_n\""), "{what}");
-        let warned = run.stderr_lines(|l| l.contains("PERFBENCH_PAIRED_CHILD"));
+        // The token's variable is named where it is set: it is the one
+        // that would have made the process serve.
+        let named = env
+            .iter()
+            .map(|(n, _)| *n)
+            .min_by_key(|n| !n.ends_with("TOKEN"));
+        let warned = run.stderr_lines(|l| l.contains("PERFBENCH_PAIRED_"));
         assert_eq!(
             warned,
-            [
-                "perfbench: warning: PERFBENCH_PAIRED_CHILD is internal to paired runs and was \
-              ignored: this process was not started by a paired run"
-            ],
+            [format!(
+                "perfbench: warning: {} is internal to paired runs and was ignored: this process \
+                 was not started by a paired run",
+                named.unwrap()
+            )],
             "{what}"
         );
     }

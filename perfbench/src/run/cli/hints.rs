@@ -65,6 +65,7 @@ const OTHER_VARIABLES: &[&str] = &[
     "PERFBENCH_WRITE_GOLDEN",
     "PERFBENCH_PMU_VM_CACHE",
     crate::run::paired::protocol::CHILD_VARIABLE,
+    crate::run::paired::protocol::TOKEN_VARIABLE,
 ];
 
 /// Why `--name` is no option: `unknown option `--name` (hint)`.

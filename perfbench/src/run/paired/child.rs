@@ -1,6 +1,6 @@
 //! A build's side of a paired run: started by the driving build with the
 //! run's own arguments (the baseline build, and this build itself), its
-//! stdin a socket holding the token [`CHILD_VARIABLE`] names, it opens the
+//! stdin a socket holding the token [`TOKEN_VARIABLE`] names, it opens the
 //! same events, greets with the benchmarks it has, and measures the rounds
 //! it is asked for, sending each back raw. It stores nothing and prints no results: the driving
 //! build holds the store and judges both.
@@ -10,7 +10,9 @@ use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
 
 use super::line_reader::{read_line, Unread};
-use super::protocol::{line, longest_request, Hello, Reply, Request, WireRound, CHILD_VARIABLE};
+use super::protocol::{
+    line, longest_request, Hello, Reply, Request, WireRound, CHILD_VARIABLE, TOKEN_VARIABLE,
+};
 use super::reply::MAX_WHY;
 use crate::analysis::metric_names;
 use crate::kernel::handoff;
@@ -24,19 +26,24 @@ use crate::run::{jobs, routines, say};
 use crate::store::Store;
 
 /// Whether this process was started by a paired run's driver to serve it:
-/// [`CHILD_VARIABLE`] holds a token and stdin is a socket holding the same
-/// token, which only the driver arranges (`driver.rs`). The variable alone,
-/// which a CI config can set, is ignored, with a warning.
+/// [`TOKEN_VARIABLE`] holds a token and stdin is a socket holding the same
+/// token, which only the driver arranges (`driver.rs`). Either variable
+/// alone, which a CI config can set, is ignored, with a warning.
 pub fn requested() -> bool {
-    let Some(token) = std::env::var_os(CHILD_VARIABLE) else {
-        return false;
-    };
-    if handoff::take(std::io::stdin().as_fd(), token.as_bytes()) {
-        return true;
+    let token = std::env::var_os(TOKEN_VARIABLE);
+    if let Some(token) = &token {
+        if handoff::take(std::io::stdin().as_fd(), token.as_bytes()) {
+            return true;
+        }
     }
+    let set = match token {
+        Some(_) => TOKEN_VARIABLE,
+        None if std::env::var_os(CHILD_VARIABLE).is_some() => CHILD_VARIABLE,
+        None => return false,
+    };
     say::warning(&format!(
-        "{CHILD_VARIABLE} is internal to paired runs and was ignored: this process was not \
-         started by a paired run"
+        "{set} is internal to paired runs and was ignored: this process was not started by a \
+         paired run"
     ));
     false
 }

@@ -11,7 +11,7 @@
 //! Serving is entered only the way this file starts it: the requests go
 //! on a socket (the child's stdin) that holds a one-time token before the
 //! child starts, and the child serves only if the token in
-//! [`CHILD_VARIABLE`] is what its stdin holds ([`super::child::requested`]).
+//! [`TOKEN_VARIABLE`] is what its stdin holds ([`super::child::requested`]).
 //! Each serving process leads a process group of its own, which ends with
 //! the run: killed whole when the process is ended, and by the kernel and
 //! the [`group_guard`](crate::kernel::group_guard) when this process dies,
@@ -25,7 +25,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::line_reader::{Lines, Unread};
-use super::protocol::{line, Hello, Request, CHILD_VARIABLE, GREETING, GREETING_BYTES};
+use super::protocol::{
+    line, Hello, Request, CHILD_VARIABLE, GREETING, GREETING_BYTES, TOKEN_VARIABLE,
+};
 use super::reply::{answer, longest_reply, Answer, Asked};
 use super::waits::{seconds, Waits};
 use crate::kernel::{group_guard, handoff, process_group};
@@ -299,7 +301,7 @@ fn greeting(process: &mut Child, named: &str, wait: Duration) -> Result<(Lines, 
 
 /// Starts `program` serving with this process's arguments and
 /// environment, its requests on a socket holding a fresh token, which
-/// [`CHILD_VARIABLE`] names, in a process group that ends with this run;
+/// [`TOKEN_VARIABLE`] names, in a process group that ends with this run;
 /// `Err` says why not.
 fn spawn(program: &Path) -> Result<(Child, UnixStream), String> {
     let guard = group_guard::shared()
@@ -313,7 +315,8 @@ fn spawn(program: &Path) -> Result<(Child, UnixStream), String> {
     let mut command = Command::new(program);
     command
         .args(std::env::args_os().skip(1))
-        .env(CHILD_VARIABLE, token)
+        .env(TOKEN_VARIABLE, token)
+        .env(CHILD_VARIABLE, "1")
         .stdin(Stdio::from(OwnedFd::from(theirs)))
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());

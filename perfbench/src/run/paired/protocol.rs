@@ -1,7 +1,7 @@
 //! What the two builds of a paired run say to each other: one JSON object
 //! a line. The driving build starts the baseline build with its requests
 //! on a socket (its stdin) holding a one-time token, which
-//! [`CHILD_VARIABLE`] names; the baseline build greets it ([`Hello`]) on
+//! [`TOKEN_VARIABLE`] names; the baseline build greets it ([`Hello`]) on
 //! its stdout, then answers each [`Request`] with a [`Reply`] until its
 //! input ends.
 
@@ -15,10 +15,19 @@ use crate::run::bench::{PerIterFacts, RoundMeasured};
 /// processes: one whose stdin is a socket holding that token serves its
 /// driver instead of running as a bench binary. Set by anyone else, it is
 /// ignored.
+pub const TOKEN_VARIABLE: &str = "PERFBENCH_PAIRED_TOKEN";
+
+/// Set to `1` beside [`TOKEN_VARIABLE`], and read by no build of this
+/// protocol: builds of protocol 1 served on it alone, so that one given as
+/// the baseline (`--paired-with-rev` of an older commit) greets, and is
+/// refused in one line by its protocol, instead of running as a bench
+/// binary until the greeting's wait ends. Set by anyone else, it is
+/// ignored.
 pub const CHILD_VARIABLE: &str = "PERFBENCH_PAIRED_CHILD";
 
 /// The version of this protocol; builds that speak another are refused.
-pub const PROTOCOL: u32 = 1;
+/// 2: serving is entered through [`TOKEN_VARIABLE`]'s token.
+pub const PROTOCOL: u32 = 2;
 
 /// This perfbench's version: builds of two versions measure differently,
 /// and are refused as a pair.

@@ -18,9 +18,8 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use common::{cargo_bench_of, fresh_dir, Run, QUICK, RUNS};
+use common::{fresh_dir, Run, QUICK, RUNS};
 use perfbench::run::paired::protocol::PROTOCOL;
-use serde_json::Value;
 
 /// How long the run waits for the hostile build (`--paired-timeout`),
 /// as given and as messages say it.
@@ -36,33 +35,12 @@ fn scratch() -> &'static Path {
     DIR.get_or_init(|| fresh_dir("hostile-baseline", "scripts"))
 }
 
-/// Build A of the paired fixtures, built once and copied to the scratch
+/// Build A of the paired fixtures, built once (as the suite builds it) and copied to the scratch
 /// space (tests/tests/paired.rs builds B at cargo's path).
 fn driver() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
-        let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
-        let out = cargo_bench_of("paired")
-            .env_remove("PAIRED_FIXTURE_BUILD")
-            .args(["--no-run", "--message-format", "json"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let built = String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .find_map(|v| {
-                v["executable"]
-                    .as_str()
-                    .filter(|e| e.contains("/paired-"))
-                    .map(PathBuf::from)
-            })
-            .expect("cargo names the executable");
+        let built = common::built(&["--bench", "paired"], "/paired-");
         let copy = scratch().join("build-a");
         std::fs::copy(built, &copy).unwrap();
         copy

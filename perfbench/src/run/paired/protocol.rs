@@ -334,11 +334,12 @@ mod tests {
             ..Hello::new(vec![])
         };
         let why = old.incompatible().unwrap();
-        assert!(
-            why.starts_with(
-                "is built with perfbench 0.0.1 (paired-run protocol 1), this one with perfbench "
-            ),
-            "{why}"
+        assert_eq!(
+            why,
+            format!(
+                "is built with perfbench 0.0.1 (paired-run protocol {PROTOCOL}), this one with \
+                 perfbench {VERSION} (protocol {PROTOCOL}); pair builds of one perfbench version"
+            )
         );
         let other = Hello {
             protocol: PROTOCOL + 1,

@@ -50,7 +50,7 @@ impl Table {
         lines.extend(self.rate_line(&visible));
         if let Some(c) = comparison {
             lines.extend(self.calm_change_line(r, &visible, c));
-            lines.extend(self.paired_line(c));
+            lines.extend(self.paired_line(r, c));
         }
         for note in notes(&visible) {
             lines.push(wrap_words(&format!("  note: {note}"), self.width));

@@ -189,7 +189,7 @@ impl TableSink {
         if let Some(line) = table.change_line(&a.result, comparison) {
             self.out.line(&line);
         }
-        if let Some(line) = table.paired_line(comparison) {
+        if let Some(line) = table.paired_line(&a.result, comparison) {
             self.out.line(&line);
         }
     }
@@ -367,11 +367,11 @@ impl Table {
 
     /// In a paired run, what moved, in one line:
     /// `  paired: +18.0 % wall-time: instructions +0, page-faults ×3.1`.
-    pub fn paired_line(&self, comparison: &Comparison) -> Option<String> {
+    pub fn paired_line(&self, r: &BenchResult, comparison: &Comparison) -> Option<String> {
         if !matches!(comparison.against, Target::Paired(_)) {
             return None;
         }
-        let why = comparison::why(comparison)?;
+        let why = comparison::why(comparison, r)?;
         Some(wrap_words(&format!("  paired: {why}"), self.width))
     }
 

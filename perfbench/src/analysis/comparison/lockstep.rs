@@ -5,9 +5,10 @@
 //! to both builds, cancels. The verdict, the gate and every output are
 //! today's ([`Comparison`], [`verdict`]).
 
-use super::{unfair, verdict, Comparison, MetricChange, Target, Thresholds};
+use super::{unfair, verdict, Comparison, MetricChange, Target, Thresholds, Verdict};
 use crate::analysis::notes::count;
-use crate::analysis::{metric, Recording, Series};
+use crate::analysis::quiet::is_quiet;
+use crate::analysis::{metric, BenchResult, Recording, Series};
 use crate::counter::event::Unit;
 use crate::stats::{compare_paired, AbbaBlock, Bootstrap, RoundEstimates};
 
@@ -120,16 +121,23 @@ fn blocks(base: &[f64], new: &[f64]) -> Vec<AbbaBlock> {
 /// (cycles where they were counted, else wall time), then how every other
 /// metric moved: `+18.0 % wall-time: instructions +0.0 %, page-faults +0`.
 /// A count that moved by a factor of 2 or more is written `×3.1`; an exact
-/// count that did not move, `+0`. `None` without changes.
-pub fn why(comparison: &Comparison) -> Option<String> {
+/// count that did not move, `+0`. A count quiet in `result` (zero or rare,
+/// [`is_quiet`]) is left out unless judged a regression or an improvement,
+/// as the default table does: a rare count's ratio (`×11.0` for events
+/// in one iteration of thousands) says nothing. `None` without changes.
+pub fn why(comparison: &Comparison, result: &BenchResult) -> Option<String> {
     let changes = comparison.changes.as_ref().filter(|c| !c.is_empty())?;
     let headline = ["cycles", "wall-time"]
         .iter()
         .find_map(|name| changes.iter().find(|c| c.name == *name))
         .unwrap_or(&changes[0]);
+    let quiet = |name: &str| {
+        (result.metrics.iter()).any(|m| m.name == name && is_quiet(m.unit, m.estimate()))
+    };
+    let judged = |c: &MetricChange| matches!(c.verdict, Verdict::Regressed | Verdict::Improved);
     let others: Vec<String> = changes
         .iter()
-        .filter(|c| c.name != headline.name)
+        .filter(|c| c.name != headline.name && (judged(c) || !quiet(&c.name)))
         .map(|c| format!("{} {}", c.name, moved(c)))
         .collect();
     let head = format!("{} {}", moved(headline), headline.name);
@@ -156,7 +164,12 @@ fn moved(c: &MetricChange) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::comparison::Verdict;
+    use crate::analysis::{analyze, Calibration};
+
+    /// [`why`] of `c`, with this build's result analysed from `new`.
+    fn why_of(c: &Comparison, new: &Recording) -> Option<String> {
+        why(c, &analyze(new, &Calibration::default()))
+    }
 
     fn recording_of(
         iterations: Vec<u64>,
@@ -231,7 +244,7 @@ mod tests {
         let faults = c.change("page-faults").unwrap();
         assert_eq!(faults.verdict, Verdict::NoChange);
         assert!(faults.change.is_exact());
-        let why = why(&c).unwrap();
+        let why = why_of(&c, &new).unwrap();
         assert!(why.ends_with(" wall-time: page-faults +0"), "{why}");
     }
 
@@ -248,7 +261,10 @@ mod tests {
         let faults = c.change("page-faults").unwrap();
         assert_eq!(faults.verdict, Verdict::Regressed);
         assert_eq!(faults.change.difference, 1.0);
-        assert_eq!(why(&c).unwrap(), "+0 wall-time: page-faults +12.5 %");
+        assert_eq!(
+            why_of(&c, &new).unwrap(),
+            "+0 wall-time: page-faults +12.5 %"
+        );
     }
 
     #[test]
@@ -264,14 +280,15 @@ mod tests {
             Some("3 rounds of each build; a paired change needs 4")
         );
         assert_eq!(c.changes, Some(Vec::new()));
+        let new = run(4, |_| 1000, 8);
         let c = paired(
             &Target::Paired("b".into()),
             Err("not in the baseline build".into()),
-            &run(4, |_| 1000, 8),
+            &new,
             &Thresholds::default(),
         );
         assert_eq!(c.unfair.as_deref(), Some("not in the baseline build"));
-        assert_eq!(why(&c), None);
+        assert_eq!(why_of(&c, &new), None);
     }
 
     #[test]
@@ -304,6 +321,46 @@ mod tests {
             &new,
             &Thresholds::default(),
         );
-        assert_eq!(why(&c).unwrap(), "+0 wall-time: page-faults ×3.5");
+        assert_eq!(why_of(&c, &new).unwrap(), "+0 wall-time: page-faults ×3.5");
+    }
+
+    /// `run(10, …)` with a `context-switches` series holding `events`
+    /// events, in its first samples, over its 15,000 iterations.
+    fn with_rare_switches(events: u64) -> Recording {
+        let mut r = run(10, |_| 1000, 8);
+        let mut switches = r.series[1].clone();
+        switches.name = "context-switches".into();
+        switches.totals = (0..r.iterations.len() as u64)
+            .map(|i| u64::from(i < events))
+            .collect();
+        r.series.push(switches);
+        r
+    }
+
+    #[test]
+    fn a_rare_count_is_left_out_of_why_unless_judged_as_the_table_does() {
+        // 1 against 3 context switches in 15,000 iterations: `×3.0` said
+        // of a count the table folds away as rare.
+        let (base, new) = (with_rare_switches(1), with_rare_switches(3));
+        let result = analyze(&new, &Calibration::default());
+        let m = result.metrics.iter().find(|m| m.name == "context-switches");
+        assert!(is_quiet(Unit::Count, m.unwrap().estimate()), "{m:?}");
+        let mut c = paired(
+            &Target::Paired("b".into()),
+            Ok(&base),
+            &new,
+            &Thresholds::default(),
+        );
+        let switches = c.change("context-switches").unwrap();
+        assert_eq!(switches.verdict, Verdict::NoChange, "{switches:?}");
+        assert_eq!(why(&c, &result).unwrap(), "+0 wall-time: page-faults +0");
+        // Judged a regression, it is named, as the table names it.
+        let changes = c.changes.as_mut().unwrap();
+        let at = changes.iter().position(|m| m.name == "context-switches");
+        changes[at.unwrap()].verdict = Verdict::Regressed;
+        assert_eq!(
+            why(&c, &result).unwrap(),
+            "+0 wall-time: page-faults +0, context-switches ×3.0"
+        );
     }
 }

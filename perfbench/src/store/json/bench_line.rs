@@ -84,7 +84,7 @@ pub fn bench_line(
             new: c.changes.is_none(),
             not_compared: c.unfair.as_deref(),
             paired: matches!(c.against, Target::Paired(_)),
-            why: comparison::why(c).filter(|_| matches!(c.against, Target::Paired(_))),
+            why: comparison::why(c, r).filter(|_| matches!(c.against, Target::Paired(_))),
         }),
         batch_size,
         cpu: environment.cpu,

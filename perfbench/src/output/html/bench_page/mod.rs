@@ -223,7 +223,9 @@ fn comparison_note(out: &mut String, e: &Analysed) {
         }
         None => out.push_str(".</p>\n"),
     }
-    if let (Target::Paired(_), Some(why)) = (&comparison.against, comparison::why(comparison)) {
+    if let (Target::Paired(_), Some(why)) =
+        (&comparison.against, comparison::why(comparison, &e.result))
+    {
         let _ = writeln!(
             out,
             "<p>Measured in turn with it in this run: {}.</p>",

@@ -8,9 +8,12 @@
 use super::{unfair, verdict, Comparison, MetricChange, Target, Thresholds, Verdict};
 use crate::analysis::notes::count;
 use crate::analysis::quiet::is_quiet;
-use crate::analysis::{metric, BenchResult, Recording, Series};
+
+use crate::analysis::{metric, BenchResult, Fit, Recording, Series};
 use crate::counter::event::Unit;
-use crate::stats::{compare_paired, AbbaBlock, Bootstrap, RoundEstimates};
+use crate::stats::{
+    compare_paired, AbbaBlock, Bootstrap, Change, Estimate, Interval, RoundEstimates,
+};
 
 /// Fewest rounds each build needs for a paired change: two blocks of four.
 pub const MIN_PAIRED_ROUNDS: usize = 4;
@@ -68,6 +71,10 @@ fn paired_changes(base: &Recording, new: &Recording, thresholds: &Thresholds) ->
             let before = per_round(base, old, &points);
             let after = per_round(new, series, &points);
             let change = compare_paired(&blocks(&before.rounds, &after.rounds), points.confidence)?;
+            let change = match rare_rates(base, old, new, series, &points) {
+                Some((b, n)) => with_rates(change, &b, &n),
+                None => change,
+            };
             let noise = thresholds.noise_of(series.unit, before.point);
             Some(MetricChange {
                 name: series.name.clone(),
@@ -76,6 +83,45 @@ fn paired_changes(base: &Recording, new: &Recording, thresholds: &Thresholds) ->
             })
         })
         .collect()
+}
+
+/// Both builds' rates of a count that is rare in either ([`Fit::Rare`]:
+/// a few events in the whole run); `None` for any other metric.
+fn rare_rates(
+    base: &Recording,
+    old: &Series,
+    new: &Recording,
+    series: &Series,
+    points: &Bootstrap,
+) -> Option<(Estimate, Estimate)> {
+    if series.unit != Unit::Count {
+        return None;
+    }
+    let (b, n) = (metric(base, old, points), metric(new, series, points));
+    let rare = |fit: &Fit| matches!(fit, Fit::Rare { .. });
+    (rare(&b.fit) || rare(&n.fit)).then(|| (*b.estimate(), *n.estimate()))
+}
+
+/// `change` of a rare count, its interval widened to every ratio of the
+/// two builds' rates within their intervals (exact Poisson ones, widened
+/// by the rounds' spread): the blocks' differences of a few events each
+/// can agree by chance (one event a round on one side, three on the
+/// other), and a difference the same in every block would read as exact,
+/// a regression past any threshold. A change from no event at all keeps
+/// its own judgement: no ratio bounds it.
+fn with_rates(change: Change, base: &Estimate, new: &Estimate) -> Change {
+    let Some(ci) = change.ci else {
+        return change;
+    };
+    if base.ci.low <= 0.0 || base.ci.high <= 0.0 {
+        return change;
+    }
+    let low = (new.ci.low.max(0.0) / base.ci.high - 1.0).min(ci.low);
+    let high = (new.ci.high / base.ci.low - 1.0).max(ci.high);
+    Change {
+        ci: Some(Interval { low, high }),
+        ..change
+    }
 }
 
 /// Each round's value of `series` for a paired change. A count's is the
@@ -362,5 +408,45 @@ mod tests {
             why(&c, &result).unwrap(),
             "+0 wall-time: page-faults +0, context-switches ×3.0"
         );
+    }
+
+    /// `run(rounds, …)` with a `context-switches` series of `events` in
+    /// the first sample of each round and none in the other four.
+    fn with_switches_each_round(rounds: u32, events: u64) -> Recording {
+        let mut r = run(rounds, |_| 1000, 8);
+        let mut switches = r.series[1].clone();
+        switches.name = "context-switches".into();
+        switches.totals = (0..r.iterations.len())
+            .map(|i| if i % 5 == 0 { events } else { 0 })
+            .collect();
+        r.series.push(switches);
+        r
+    }
+
+    #[test]
+    fn a_rare_count_the_same_in_every_block_is_no_exact_change() {
+        // One switch a round in the baseline build, three in this one:
+        // the blocks' differences agree, which once read as an exact
+        // +200 % [+200 %, +200 %], a regression past any threshold, of
+        // one build paired with itself (tests/tests/paired.rs).
+        let (base, new) = (
+            with_switches_each_round(4, 1),
+            with_switches_each_round(4, 3),
+        );
+        let c = paired(
+            &Target::Paired("b".into()),
+            Ok(&base),
+            &new,
+            &Thresholds::default(),
+        );
+        let switches = c.change("context-switches").unwrap();
+        assert!(!switches.change.is_exact(), "{switches:?}");
+        assert_eq!(switches.verdict, Verdict::NoChange, "{switches:?}");
+        let ci = switches.change.ci.unwrap();
+        assert!(ci.low < 0.0 && ci.high > 2.0, "{ci:?}");
+        // An exact count beside it keeps its exact judgement.
+        let faults = c.change("page-faults").unwrap();
+        assert!(faults.change.is_exact());
+        assert_eq!(faults.verdict, Verdict::NoChange);
     }
 }

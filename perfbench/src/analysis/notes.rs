@@ -46,6 +46,34 @@ pub fn count(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", plural(n))
 }
 
+/// A number with four significant digits, as a table shows it.
+pub fn four_digits(v: f64) -> String {
+    let v = no_negative_zero(v);
+    let a = v.abs();
+    if a >= 100.0 {
+        format!("{v:.1}")
+    } else if a >= 10.0 {
+        format!("{v:.2}")
+    } else if a >= 1.0 || a == 0.0 {
+        format!("{v:.3}")
+    } else if a >= 1e-3 {
+        format!("{v:.4}")
+    } else {
+        // A rare event per iteration: `0.0000` would say it never happens.
+        format!("{v:.3e}")
+    }
+}
+
+/// `v`, but `0` for `-0`: a count that cancels to nothing (a rate
+/// between two runs, a cost less the calibration) prints as `0`.
+pub fn no_negative_zero(v: f64) -> f64 {
+    if v == 0.0 {
+        0.0
+    } else {
+        v
+    }
+}
+
 /// A whole number with commas between thousands, libtest's way:
 /// `1,234,567` (rounded; below zero is 0).
 pub fn thousands(v: f64) -> String {

@@ -1,30 +1,12 @@
 //! How figures are written for people: values with units, percentages,
 //! changes with their intervals.
 
-pub use crate::analysis::notes::{count, plural, thousands};
+pub use crate::analysis::notes::{count, four_digits, no_negative_zero, plural, thousands};
 pub use crate::analysis::printable::{one_line, printable, quoted, LINE_CHARS, QUOTED_CHARS};
 use crate::analysis::standings::{Cell, Relative};
 use crate::counter::event::Unit;
 use crate::measure::Throughput;
 use crate::stats::Change;
-
-/// A number with four significant digits, as a table shows it.
-pub fn four_digits(v: f64) -> String {
-    let v = no_negative_zero(v);
-    let a = v.abs();
-    if a >= 100.0 {
-        format!("{v:.1}")
-    } else if a >= 10.0 {
-        format!("{v:.2}")
-    } else if a >= 1.0 || a == 0.0 {
-        format!("{v:.3}")
-    } else if a >= 1e-3 {
-        format!("{v:.4}")
-    } else {
-        // A rare event per iteration: `0.0000` would say it never happens.
-        format!("{v:.3e}")
-    }
-}
 
 /// A per-iteration value with its unit: `4.512 µs`, `16`, `12.35 M`.
 /// Whole counts are shown whole, so that an exact count looks exact.
@@ -48,16 +30,6 @@ pub fn format_value(v: f64, unit: Unit) -> String {
             a if a < 1e12 => format!("{} G", four_digits(v / 1e9)),
             _ => format!("{} T", four_digits(v / 1e12)),
         },
-    }
-}
-
-/// `v`, but `0` for `-0`: a count that cancels to nothing (a rate
-/// between two runs, a cost less the calibration) prints as `0`.
-pub fn no_negative_zero(v: f64) -> f64 {
-    if v == 0.0 {
-        0.0
-    } else {
-        v
     }
 }
 

@@ -6,7 +6,7 @@
 //! today's ([`Comparison`], [`verdict`]).
 
 use super::{unfair, verdict, Comparison, MetricChange, Target, Thresholds, Verdict};
-use crate::analysis::notes::count;
+use crate::analysis::notes::{count, four_digits, no_negative_zero};
 use crate::analysis::quiet::is_quiet;
 
 use crate::analysis::{metric, BenchResult, Fit, Recording, Series};
@@ -203,7 +203,22 @@ fn moved(c: &MetricChange) -> String {
         // Never `-0.0 %`.
         Some(r) if (100.0 * r).abs() < 0.05 => "+0.0 %".into(),
         Some(r) => format!("{:+.1} %", 100.0 * r),
-        None => format!("{:+} from 0", c.change.difference),
+        None => format!("{} from 0", signed_count(c.change.difference)),
+    }
+}
+
+/// A change of a count with its sign, as the table writes a count: whole
+/// where whole (`+2`), else four digits (`+9.259e-4`, not 18 of them).
+fn signed_count(d: f64) -> String {
+    let text = if d.fract() == 0.0 {
+        format!("{}", no_negative_zero(d))
+    } else {
+        four_digits(d)
+    };
+    if d > 0.0 {
+        format!("+{text}")
+    } else {
+        text
     }
 }
 
@@ -448,5 +463,26 @@ mod tests {
         let faults = c.change("page-faults").unwrap();
         assert!(faults.change.is_exact());
         assert_eq!(faults.verdict, Verdict::NoChange);
+    }
+
+    #[test]
+    fn a_change_from_zero_is_written_as_the_table_writes_a_count() {
+        let from_zero = |difference: f64| {
+            moved(&MetricChange {
+                name: "context-switches".into(),
+                verdict: Verdict::NoChange,
+                change: Change {
+                    relative: None,
+                    difference,
+                    ci: None,
+                    p_value: 1.0,
+                    runs: 1,
+                },
+            })
+        };
+        // It said `+0.000925925925925926 from 0`.
+        assert_eq!(from_zero(1.0 / 1080.0), "+9.259e-4 from 0");
+        assert_eq!(from_zero(2.0), "+2 from 0");
+        assert_eq!(from_zero(-0.25), "-0.2500 from 0");
     }
 }

@@ -8,7 +8,8 @@ use std::time::Duration;
 use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use perfbench_agreement::{
-    alloc_free_68, base64_encode_50, base64_encode_50_inlined, mul_chain, stride_4mib, sum_1000,
+    alloc_free_68, base64_decode_68, base64_encode_4096, base64_encode_50,
+    base64_encode_50_inlined, empty, mul_chain, parse_csv_50, siphash_50, stride_4mib, sum_1000,
     Inputs,
 };
 use std::hint::black_box;
@@ -22,6 +23,19 @@ fn routines<M: Measurement>(mut g: BenchmarkGroup<'_, M>) {
     g.bench_function("base64_encode_50_inlined", |b| {
         b.iter(|| base64_encode_50_inlined(black_box(&inputs.bytes_50)))
     });
+    g.bench_function("base64_decode_68", |b| {
+        b.iter(|| base64_decode_68(black_box(&inputs.chars_68)))
+    });
+    g.bench_function("siphash_50", |b| {
+        b.iter(|| siphash_50(black_box(&inputs.bytes_50)))
+    });
+    g.bench_function("parse_csv_50", |b| {
+        b.iter(|| parse_csv_50(black_box(&inputs.csv_50)))
+    });
+    g.bench_function("base64_encode_4096", |b| {
+        b.iter(|| base64_encode_4096(black_box(&inputs.bytes_4096)))
+    });
+    g.bench_function("empty", |b| b.iter(|| empty(black_box(&0))));
     g.bench_function("alloc_free_68", |b| b.iter(|| alloc_free_68(black_box(7))));
     g.bench_function("sum_1000", |b| {
         b.iter(|| sum_1000(black_box(&inputs.numbers)))

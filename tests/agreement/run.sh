@@ -17,6 +17,11 @@
 #
 #   bash tests/agreement/run.sh [FILTER]     (ALTERNATIONS=3 by default)
 #
+# PERFBENCH_ARGS adds options to perfbench's command line, e.g.
+# `--subtract-overhead`, which takes off its loop's calibrated cost.
+# AGREEMENT_DROP_IN_CLOSURE=1 has Criterion's closures drop each output
+# themselves instead of returning it to `iter` (see with_criterion.rs).
+#
 # A measurement, not a test: nothing here fails on a ratio.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -56,7 +61,7 @@ for round in $(seq "$alternations"); do
   echo "== alternation $round of $alternations, $(date -u +%H:%M) UTC"
   before=$(cut -d' ' -f1-3 /proc/loadavg)
   PERFBENCH_HOME=$out/perfbench cargo bench -q --bench with_perfbench -- \
-    --output-format json "$@" >"$out/perfbench.json" 2>"$out/perfbench.err" ||
+    --output-format json ${PERFBENCH_ARGS:-} "$@" >"$out/perfbench.json" 2>"$out/perfbench.err" ||
     { cat "$out/perfbench.err" >&2; exit 1; }
   CRITERION_HOME=$out/criterion cargo bench -q --bench with_criterion -- \
     "$@" >"$out/criterion.out" 2>&1 ||

@@ -17,34 +17,57 @@ use std::hint::black_box;
 /// The routines, in the group `g`.
 fn routines<M: Measurement>(mut g: BenchmarkGroup<'_, M>) {
     let inputs = Inputs::default();
-    g.bench_function("base64_encode_50", |b| {
-        b.iter(|| base64_encode_50(black_box(&inputs.bytes_50)))
+    bench(&mut g, "base64_encode_50", || {
+        base64_encode_50(black_box(&inputs.bytes_50))
     });
-    g.bench_function("base64_encode_50_inlined", |b| {
-        b.iter(|| base64_encode_50_inlined(black_box(&inputs.bytes_50)))
+    bench(&mut g, "base64_encode_50_inlined", || {
+        base64_encode_50_inlined(black_box(&inputs.bytes_50))
     });
-    g.bench_function("base64_decode_68", |b| {
-        b.iter(|| base64_decode_68(black_box(&inputs.chars_68)))
+    bench(&mut g, "base64_decode_68", || {
+        base64_decode_68(black_box(&inputs.chars_68))
     });
-    g.bench_function("siphash_50", |b| {
-        b.iter(|| siphash_50(black_box(&inputs.bytes_50)))
+    bench(&mut g, "siphash_50", || {
+        siphash_50(black_box(&inputs.bytes_50))
     });
-    g.bench_function("parse_csv_50", |b| {
-        b.iter(|| parse_csv_50(black_box(&inputs.csv_50)))
+    bench(&mut g, "parse_csv_50", || {
+        parse_csv_50(black_box(&inputs.csv_50))
     });
-    g.bench_function("base64_encode_4096", |b| {
-        b.iter(|| base64_encode_4096(black_box(&inputs.bytes_4096)))
+    bench(&mut g, "base64_encode_4096", || {
+        base64_encode_4096(black_box(&inputs.bytes_4096))
     });
-    g.bench_function("empty", |b| b.iter(|| empty(black_box(&0))));
-    g.bench_function("alloc_free_68", |b| b.iter(|| alloc_free_68(black_box(7))));
-    g.bench_function("sum_1000", |b| {
-        b.iter(|| sum_1000(black_box(&inputs.numbers)))
-    });
-    g.bench_function("mul_chain", |b| b.iter(|| mul_chain(black_box(3))));
-    g.bench_function("stride_4mib", |b| {
-        b.iter(|| stride_4mib(black_box(&inputs.buffer)))
+    bench(&mut g, "empty", || empty(black_box(&0)));
+    bench(&mut g, "alloc_free_68", || alloc_free_68(black_box(7)));
+    bench(&mut g, "sum_1000", || sum_1000(black_box(&inputs.numbers)));
+    bench(&mut g, "mul_chain", || mul_chain(black_box(3)));
+    bench(&mut g, "stride_4mib", || {
+        stride_4mib(black_box(&inputs.buffer))
     });
     g.finish();
+}
+
+/// `routine` as the benchmark `name`: returned to Criterion's `iter`, as
+/// a user writes it, or, with `AGREEMENT_DROP_IN_CLOSURE` set, passed
+/// through `black_box` and dropped in the closure, which returns `()`.
+/// Criterion's `iter` moves a returned value into its `black_box` with a
+/// 16-byte load right after the routine's stores of it: where the routine
+/// wrote those 16 bytes with two 8-byte stores (a `String` from base64's
+/// `encode`, a `Vec` from `alloc_free_68`) the load cannot be forwarded
+/// from them and waits for them to reach the cache, several ns an
+/// iteration that neither perfbench's loop nor the plain loop pays.
+fn bench<M: Measurement, O>(
+    g: &mut BenchmarkGroup<'_, M>,
+    name: &str,
+    mut routine: impl FnMut() -> O,
+) {
+    if std::env::var_os("AGREEMENT_DROP_IN_CLOSURE").is_some() {
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                black_box(routine());
+            })
+        });
+    } else {
+        g.bench_function(name, |b| b.iter(&mut routine));
+    }
 }
 
 fn wall_time(c: &mut Criterion) {

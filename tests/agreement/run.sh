@@ -19,8 +19,10 @@
 #
 # PERFBENCH_ARGS adds options to perfbench's command line, e.g.
 # `--subtract-overhead`, which takes off its loop's calibrated cost.
-# AGREEMENT_DROP_IN_CLOSURE=1 has Criterion's closures drop each output
-# themselves instead of returning it to `iter` (see with_criterion.rs).
+# Criterion's closures drop each output themselves, as perfbench's `iter`
+# does; AGREEMENT_RETURN_OUTPUT=1 has them return it to Criterion's `iter`,
+# as users write it, which costs some routines a store-forwarding stall
+# (with_criterion.rs).
 #
 # A measurement, not a test: nothing here fails on a ratio.
 set -euo pipefail

@@ -45,28 +45,29 @@ fn routines<M: Measurement>(mut g: BenchmarkGroup<'_, M>) {
     g.finish();
 }
 
-/// `routine` as the benchmark `name`: returned to Criterion's `iter`, as
-/// a user writes it, or, with `AGREEMENT_DROP_IN_CLOSURE` set, passed
-/// through `black_box` and dropped in the closure, which returns `()`.
-/// Criterion's `iter` moves a returned value into its `black_box` with a
-/// 16-byte load right after the routine's stores of it: where the routine
-/// wrote those 16 bytes with two 8-byte stores (a `String` from base64's
-/// `encode`, a `Vec` from `alloc_free_68`) the load cannot be forwarded
-/// from them and waits for them to reach the cache, several ns an
-/// iteration that neither perfbench's loop nor the plain loop pays.
+/// `routine` as the benchmark `name`, its output passed through
+/// `black_box` and dropped in the closure, as perfbench's `iter` and the
+/// plain loop do; with `AGREEMENT_RETURN_OUTPUT` set, returned to
+/// Criterion's `iter` instead, as users write it. `iter` moves a returned
+/// value into its `black_box` with a 16-byte load right after the
+/// routine's stores of it; where the routine wrote those 16 bytes with two
+/// 8-byte stores (the `String` of base64's `encode`, the `Vec` of
+/// `alloc_free_68`) the load cannot be forwarded from them and waits for
+/// them: 5–9 ns an iteration (docs/how-it-measures.md, "Agreement with
+/// Criterion") that the routine does not cost elsewhere.
 fn bench<M: Measurement, O>(
     g: &mut BenchmarkGroup<'_, M>,
     name: &str,
     mut routine: impl FnMut() -> O,
 ) {
-    if std::env::var_os("AGREEMENT_DROP_IN_CLOSURE").is_some() {
+    if std::env::var_os("AGREEMENT_RETURN_OUTPUT").is_some() {
+        g.bench_function(name, |b| b.iter(&mut routine));
+    } else {
         g.bench_function(name, |b| {
             b.iter(|| {
                 black_box(routine());
             })
         });
-    } else {
-        g.bench_function(name, |b| b.iter(&mut routine));
     }
 }
 

@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
-# perfbench and Criterion on the same routines (src/lib.rs: allocating,
-# arithmetic, memory-bound), one right after the other on this machine,
-# and `perf stat` on a plain loop of each routine as a third opinion.
-# Prints, per alternation, one row per routine: perfbench's figure and
-# 95 % interval, Criterion's, and their ratio; once for wall time and
-# once for CPU time (perfbench's task-clock, Criterion timing the thread's
-# CPU time), the second beside the plain loop's ns per iteration
-# (task-clock / iterations) in a process of one thread and of two (glibc's
-# calloc and free take a lock once a process has had a second thread;
-# both harnesses run with two). CPU time holds on a machine other work
-# shares; wall time is what each prints by default.
+# perfbench and Criterion on the same routines (src/lib.rs: 50-byte ones,
+# allocating, arithmetic, memory-bound, µs-scale), one right after the
+# other on this machine, and an oracle running the very same machine code
+# outside both: `perf stat -e task-clock` on a process that runs one
+# `#[inline(never)]` routine N times in a plain loop, less its run of 0
+# times, over N (median and range of ORACLE_RUNS=5 pairs of about
+# ORACLE_SECONDS=1 each; the process has had a second thread, as both
+# harnesses' have: glibc's calloc and free take a lock from then on).
+# Prints, per alternation, the load average and one row per routine: the
+# oracle's ns per iteration, perfbench's figure and 95 % interval,
+# Criterion's, each harness's ratio to the oracle and theirs; once for
+# wall time and once for CPU time (perfbench's task-clock, Criterion
+# timing the thread's CPU time). CPU time holds on a machine other work
+# shares; wall time is what each prints by default. `same-code.sh` checks
+# that the binaries hold the same routines, byte for byte.
 #
 #   bash tests/agreement/run.sh [FILTER]     (ALTERNATIONS=3 by default)
+#
+# PERFBENCH_ARGS adds options to perfbench's command line, e.g.
+# `--subtract-overhead`, which takes off its loop's calibrated cost.
+# Criterion's closures drop each output themselves, as perfbench's `iter`
+# does; AGREEMENT_RETURN_OUTPUT=1 has them return it to Criterion's `iter`,
+# as users write it, which costs some routines a store-forwarding stall
+# (with_criterion.rs).
 #
 # A measurement, not a test: nothing here fails on a ratio.
 set -euo pipefail
@@ -26,30 +37,44 @@ cargo bench -q --no-run
 bin=$CARGO_TARGET_DIR/release
 routines=$(sed -n 's/^ *"\([a-z0-9_]*\)" => (0\.\.n).*/\1/p' src/lib.rs)
 
-# ns per iteration of the plain loop of routine $1 under `perf stat`:
-# task-clock over the iterations it ran.
-plain_loop() {
-  local n ms
-  n=$(perf stat -x, -e task-clock -o "$out/stat" "$bin/plain-loop" "$1" 1)
-  ms=$(awk -F, '/task-clock/ { print $1 }' "$out/stat")
-  awk -v ms="$ms" -v n="$n" 'BEGIN { printf "%.3f", ms * 1e6 / n }'
+# task-clock in ns of `plain-loop "$@"` under `perf stat`.
+task_clock() {
+  perf stat -x, -e task-clock -o "$out/stat" "$bin/plain-loop" "$@" >/dev/null
+  awk -F, '/task-clock/ { printf "%.0f", $1 * 1e6 }' "$out/stat"
+}
+
+# The oracle for routine $1: `NAME MEDIAN MIN MAX`, ns per iteration of
+# the plain loop over ORACLE_RUNS pairs of runs, each the task-clock of N
+# iterations (about ORACLE_SECONDS) less that of 0, over N.
+oracle() {
+  local n runs=${ORACLE_RUNS:-5} k full none per=()
+  n=$("$bin/plain-loop" "$1" 0.1)
+  n=$(awk -v n="$n" -v s="${ORACLE_SECONDS:-1}" 'BEGIN { printf "%.0f", n * s / 0.1 }')
+  for k in $(seq "$runs"); do
+    full=$(task_clock "$1" -n "$n")
+    none=$(task_clock "$1" -n 0)
+    per+=("$(awk -v f="$full" -v z="$none" -v n="$n" 'BEGIN { printf "%.4f", (f - z) / n }')")
+  done
+  printf '%s\n' "${per[@]}" | sort -g |
+    awk -v name="$1" '{ v[NR] = $1 } END { printf "%s %s %s %s\n", name, v[int((NR + 1) / 2)], v[1], v[NR] }'
 }
 
 for round in $(seq "$alternations"); do
-  echo "== alternation $round of $alternations"
+  echo "== alternation $round of $alternations, $(date -u +%H:%M) UTC"
+  before=$(cut -d' ' -f1-3 /proc/loadavg)
   PERFBENCH_HOME=$out/perfbench cargo bench -q --bench with_perfbench -- \
-    --output-format json "$@" >"$out/perfbench.json" 2>"$out/perfbench.err" ||
+    --output-format json ${PERFBENCH_ARGS:-} "$@" >"$out/perfbench.json" 2>"$out/perfbench.err" ||
     { cat "$out/perfbench.err" >&2; exit 1; }
   CRITERION_HOME=$out/criterion cargo bench -q --bench with_criterion -- \
     "$@" >"$out/criterion.out" 2>&1 ||
     { cat "$out/criterion.out" >&2; exit 1; }
-  : >"$out/plain"
+  : >"$out/oracle"
   if perf stat -e task-clock true >/dev/null 2>&1; then
     for name in $routines; do
       if [ $# -gt 0 ] && [[ $name != *$1* ]]; then continue; fi
-      echo "$name $(plain_loop "$name") $(PLAIN_LOOP_THREAD=1 plain_loop "$name")" \
-        >>"$out/plain"
+      oracle "$name" >>"$out/oracle"
     done
   fi
-  "$bin/agreement-table" "$out/perfbench.json" "$out/criterion" "$out/plain"
+  echo "load: $before before, $(cut -d' ' -f1-3 /proc/loadavg) after"
+  "$bin/agreement-table" "$out/perfbench.json" "$out/criterion" "$out/oracle"
 done

@@ -21,6 +21,35 @@ mod agreement {
     }
 
     #[perfbench]
+    fn base64_decode_68(b: &mut Bencher) {
+        let inputs = Inputs::default();
+        b.iter(|| routines::base64_decode_68(black_box(&inputs.chars_68)));
+    }
+
+    #[perfbench]
+    fn siphash_50(b: &mut Bencher) {
+        let inputs = Inputs::default();
+        b.iter(|| routines::siphash_50(black_box(&inputs.bytes_50)));
+    }
+
+    #[perfbench]
+    fn parse_csv_50(b: &mut Bencher) {
+        let inputs = Inputs::default();
+        b.iter(|| routines::parse_csv_50(black_box(&inputs.csv_50)));
+    }
+
+    #[perfbench]
+    fn base64_encode_4096(b: &mut Bencher) {
+        let inputs = Inputs::default();
+        b.iter(|| routines::base64_encode_4096(black_box(&inputs.bytes_4096)));
+    }
+
+    #[perfbench]
+    fn empty(b: &mut Bencher) {
+        b.iter(|| routines::empty(black_box(&0)));
+    }
+
+    #[perfbench]
     fn alloc_free_68(b: &mut Bencher) {
         b.iter(|| routines::alloc_free_68(black_box(7)));
     }

@@ -1,11 +1,13 @@
-//! `agreement-table PERFBENCH_JSON CRITERION_DIR PLAIN_LOOP`: per routine,
-//! perfbench's figure and 95 % interval (from its JSON lines), Criterion's
-//! (from `CRITERION_DIR/GROUP/NAME/new/estimates.json`: the slope, or the
-//! mean where Criterion sampled flat) and their ratio, in two tables:
-//! wall time (perfbench's `wall-time`, Criterion's group `wall-time`) and
-//! CPU time (perfbench's `task-clock`, Criterion's group `cpu-time`), the
-//! second beside the plain loop's ns per iteration under `perf stat`
-//! (lines `NAME NS_ONE_THREAD NS_TWO_THREADS`; the file may be empty).
+//! `agreement-table PERFBENCH_JSON CRITERION_DIR ORACLE`: per routine, the
+//! oracle's ns per iteration (the plain loop under `perf stat`: lines
+//! `NAME MEDIAN MIN MAX`; the file may be empty), perfbench's figure and
+//! 95 % interval (from its JSON lines), Criterion's (from
+//! `CRITERION_DIR/GROUP/NAME/new/estimates.json`: the slope, or the mean
+//! where Criterion sampled flat), each harness's ratio to the oracle and
+//! perfbench's to Criterion's, in two tables: wall time (perfbench's
+//! `wall-time`, Criterion's group `wall-time`) and CPU time (perfbench's
+//! `task-clock`, Criterion's group `cpu-time`). The oracle is task-clock
+//! in both: on a quiet machine wall time is the same.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -20,7 +22,7 @@ type Estimate = (f64, f64, f64);
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [ours, criterion, plain] = args.as_slice() else {
-        eprintln!("usage: agreement-table PERFBENCH_JSON CRITERION_DIR PLAIN_LOOP");
+        eprintln!("usage: agreement-table PERFBENCH_JSON CRITERION_DIR ORACLE");
         return ExitCode::from(2);
     };
     match tables(ours, Path::new(criterion), plain) {
@@ -32,35 +34,33 @@ fn main() -> ExitCode {
     }
 }
 
-fn tables(ours: &str, criterion: &Path, plain: &str) -> Result<(), String> {
-    let plain = plain_loop(plain)?;
+fn tables(ours: &str, criterion: &Path, oracle: &str) -> Result<(), String> {
+    let oracle = oracle_lines(oracle)?;
     let lines = perfbench_lines(ours)?;
     for (metric, group) in [("wall-time", "wall-time"), ("task-clock", "cpu-time")] {
         println!(
-            "{:<24} {:>28} {:>28} {:>6} {:>18}",
+            "{:<20} {:>24} {:>26} {:>26} {:>5} {:>5} {:>5}",
             format!("{metric} (ns)"),
+            "oracle [min, max]",
             "perfbench [95% CI]",
             format!("Criterion {group} [95% CI]"),
-            "ratio",
-            if group == "cpu-time" {
-                "perf stat 1t / 2t"
-            } else {
-                ""
-            },
+            "p/o",
+            "c/o",
+            "p/c",
         );
         for (name, line) in &lines {
             let p =
                 perfbench_estimate(line, metric).ok_or(format!("{ours}: {name}: no {metric}"))?;
             let c = criterion_estimate(&criterion.join(group).join(name))?;
-            let stat = match plain.get(name) {
-                Some((one, two)) if group == "cpu-time" => format!("{one:.2} / {two:.2}"),
-                _ => String::new(),
+            let (o, to_oracle) = match oracle.get(name) {
+                Some(o) => (shown(o), format!("{:>5.3} {:>5.3}", p.0 / o.0, c.0 / o.0)),
+                None => (String::new(), format!("{:>5} {:>5}", "", "")),
             };
-            let ratio = p.0 / c.0;
             println!(
-                "{name:<24} {:>28} {:>28} {ratio:>6.3} {stat:>18}",
+                "{name:<20} {o:>24} {:>26} {:>26} {to_oracle} {:>5.3}",
                 shown(&p),
-                shown(&c)
+                shown(&c),
+                p.0 / c.0
             );
         }
     }
@@ -120,21 +120,23 @@ fn criterion_estimate(dir: &Path) -> Result<Estimate, String> {
     }
 }
 
-/// `NAME NS_ONE_THREAD NS_TWO_THREADS` lines: the plain loop's ns per
-/// iteration in a process of one thread, and of two.
-fn plain_loop(path: &str) -> Result<BTreeMap<String, (f64, f64)>, String> {
+/// `NAME MEDIAN MIN MAX` lines: the oracle's ns per iteration.
+fn oracle_lines(path: &str) -> Result<BTreeMap<String, Estimate>, String> {
     let text = fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
     let mut found = BTreeMap::new();
     for line in text.lines() {
         let words: Vec<&str> = line.split_whitespace().collect();
-        let [name, one, two] = words.as_slice() else {
-            return Err(format!("{path}: `{line}` is not NAME NS NS"));
+        let [name, median, min, max] = words.as_slice() else {
+            return Err(format!("{path}: `{line}` is not NAME MEDIAN MIN MAX"));
         };
         let number = |s: &str| {
             s.parse()
                 .map_err(|_| format!("{path}: `{s}` is not a number"))
         };
-        found.insert(name.to_string(), (number(one)?, number(two)?));
+        found.insert(
+            name.to_string(),
+            (number(median)?, number(min)?, number(max)?),
+        );
     }
     Ok(found)
 }

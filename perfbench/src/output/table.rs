@@ -123,7 +123,8 @@ impl TableSink {
 
     /// What measuring costs: per sample in batch mode (in the intercept,
     /// never in the figures), and per iteration (what `--subtract-overhead`
-    /// takes off, with its uncertainty).
+    /// takes off, with its uncertainty; per-iteration mode takes it off the
+    /// wall time always).
     fn costs_lines(&self, h: &RunHeader) -> Vec<String> {
         let units = metric_names(h.events);
         let unit = |name: &str| units.iter().find(|(n, _)| n == name).map(|&(_, u)| u);
@@ -156,6 +157,8 @@ impl TableSink {
         let what = if c.per_iter { "the reads" } else { "the loop" };
         let done = if c.subtract {
             "subtracted, with its ± in the intervals"
+        } else if c.per_iter {
+            "subtracted from wall time, with its ± in the interval; counts not"
         } else {
             "not subtracted"
         };

@@ -351,7 +351,10 @@ fn other_privilege(base: &Recording, new: &Recording) -> Option<String> {
     // does not (per-iteration mode leaves the clocks out).
     let event = |name: &str| name.strip_suffix(":u").unwrap_or(name).to_string();
     base.series.iter().find_map(|b| {
-        let n = new.series.iter().find(|n| event(&n.name) == event(&b.name))?;
+        let n = new
+            .series
+            .iter()
+            .find(|n| event(&n.name) == event(&b.name))?;
         let (Some(b_user), Some(n_user)) = (b.user_only, n.user_only) else {
             return None;
         };

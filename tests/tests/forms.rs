@@ -359,7 +359,8 @@ fn a_benchmarks_own_events_and_mode_give_way_to_the_runs() {
         assert_eq!(metrics, &names(&[]));
     }
     let s = setups(&["--events", "task-clock"]);
-    assert_eq!(s["own_setup"], ("per-iter".into(), names(&["task-clock"])));
+    // Per-iteration mode leaves the software clocks out.
+    assert_eq!(s["own_setup"], ("per-iter".into(), names(&[])));
     assert_eq!(s["from_const/1"].1, names(&["task-clock"]));
     let s = setups(&["--mode", "batch"]);
     assert_eq!(s["own_setup"], ("batch".into(), names(&["page-faults"])));

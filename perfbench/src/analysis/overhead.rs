@@ -35,7 +35,9 @@ pub struct Calibration {
     /// each iteration. Otherwise in batches: one enable, disable and read
     /// per sample, and the loop around the routine per iteration.
     pub per_iter: bool,
-    /// Whether to take the cost per iteration off every figure.
+    /// Whether to take the cost per iteration off every figure
+    /// (`--subtract-overhead`); per-iteration mode takes it off the wall
+    /// time regardless ([`Calibration::subtracts`]).
     pub subtract: bool,
     /// The method whose own code around the routine this measured.
     pub method: Method,
@@ -51,6 +53,15 @@ impl Calibration {
             .iter()
             .map(|(n, s)| (n.as_str(), self.costs(s).location))
             .collect()
+    }
+
+    /// Whether the cost of `metric` is taken off its figures: where asked,
+    /// and always for the wall time in per-iteration mode. There an
+    /// iteration's wall time holds the two timestamp reads around the
+    /// routine (a few nanoseconds the same every time); a routine's time
+    /// shown with them would vary with the clock, not the routine.
+    pub fn subtracts(&self, metric: &str) -> bool {
+        self.subtract || (self.per_iter && metric == WALL_TIME)
     }
 
     /// The costs to take off each kind of statistic, like from like.
@@ -141,8 +152,9 @@ pub fn less(x: Estimate, c: Estimate) -> Estimate {
 }
 
 /// Records the calibrated cost with `result` so that outputs show it, and
-/// where asked takes it off every location statistic, keeping the raw
-/// headline.
+/// where asked (and for the wall time in per-iteration mode:
+/// [`Calibration::subtracts`]) takes it off every location statistic,
+/// keeping the raw headline.
 ///
 /// Calibration runs one thread. On several (`threads`), each runs the loop
 /// around the routine: the counts, totals over the threads, carry its cost
@@ -166,7 +178,7 @@ pub(crate) fn apply(result: &mut BenchResult, calibration: &Calibration) {
             per_iteration: costs.location.point,
             raw_estimate: m.estimate().point,
         });
-        if !calibration.subtract {
+        if !calibration.subtracts(&m.name) {
             continue;
         }
         let s = &mut m.stats;
@@ -327,5 +339,46 @@ mod tests {
         assert_eq!((s.min, s.max), (90.0, 90.0));
         // The mean's interval widens by the empty mean's.
         assert!(s.mean.ci.high - s.mean.ci.low > 0.0, "{:?}", s.mean);
+    }
+
+    #[test]
+    fn per_iteration_mode_takes_the_wall_time_s_cost_off_unasked_and_no_count_s() {
+        let ones = [1u64; 4];
+        let empty = |v: [u64; 4]| analyze_metric(&ones, &v, &Bootstrap::default());
+        let c = Calibration {
+            empty: vec![
+                ("wall-time".into(), empty([10, 10, 10, 40])),
+                ("page-faults".into(), empty([2, 2, 2, 2])),
+            ],
+            per_sample: Vec::new(),
+            per_iter: true,
+            subtract: false,
+            method: Method::Iter,
+        };
+        assert!(c.subtracts("wall-time") && !c.subtracts("page-faults"));
+        let mut r = exact_result(
+            "x",
+            &[
+                ("wall-time", Unit::Nanoseconds, 100.0),
+                ("page-faults", Unit::Count, 16.0),
+            ],
+        );
+        apply(&mut r, &c);
+        let (wall, faults) = (&r.metrics[0].stats, &r.metrics[1].stats);
+        assert_eq!((wall.mean.point, wall.median.point), (82.5, 90.0));
+        assert_eq!((faults.mean.point, faults.median.point), (16.0, 16.0));
+        // Both costs recorded, with the raw headlines.
+        let recorded: Vec<(&str, f64, f64)> = r
+            .overhead
+            .iter()
+            .map(|o| (o.metric.as_str(), o.per_iteration, o.raw_estimate))
+            .collect();
+        assert_eq!(
+            recorded,
+            [("wall-time", 17.5, 100.0), ("page-faults", 2.0, 16.0)]
+        );
+        // Batch mode takes nothing off unasked.
+        let batch = Calibration::exact(&[("wall-time", 4)], false);
+        assert!(!batch.subtracts("wall-time"));
     }
 }

@@ -6,7 +6,8 @@
 //! following a link (`dir.rs`), `flock(2)` (`flock.rs`), SIGINT/SIGTERM
 //! turned into a call on a thread (`signals.rs`), child processes that end
 //! with this one (`process_group.rs`, `group_guard.rs`) and a token handed
-//! to a child on a socket (`handoff.rs`).
+//! to a child on a socket (`handoff.rs`), and
+//! the timestamp counter that times a span inside counted code (`ticks.rs`).
 //!
 //! Everything above this layer sees safe types. Each `unsafe` block carries
 //! a `// SAFETY:` comment.
@@ -24,3 +25,4 @@ pub mod rdpmc;
 pub(crate) mod scratch_dir;
 pub mod signals;
 pub mod sys;
+pub mod ticks;

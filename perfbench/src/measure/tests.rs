@@ -526,3 +526,21 @@ fn pinning_is_undone_on_drop() {
     };
     assert!(e.contains("CPU 100000"), "{e}");
 }
+
+#[test]
+fn per_iteration_mode_leaves_the_software_clocks_out_in_one_note() {
+    let events = crate::counter::event::parse_list("task-clock,page-faults,cpu-clock").unwrap();
+    let (kept, note) = super::measurable_per_iteration(events);
+    let names: Vec<&str> = kept.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["page-faults"]);
+    assert_eq!(
+        note.as_deref(),
+        Some(
+            "per-iteration mode leaves out task-clock, cpu-clock: the kernel's clock counts \
+             part of each read() system call around an iteration, by more than a short \
+             routine takes and never the same; batch mode measures it"
+        )
+    );
+    let faults = crate::counter::event::parse_list("page-faults").unwrap();
+    assert_eq!(super::measurable_per_iteration(faults).1, None);
+}

@@ -123,7 +123,8 @@ impl TableSink {
 
     /// What measuring costs: per sample in batch mode (in the intercept,
     /// never in the figures), and per iteration (what `--subtract-overhead`
-    /// takes off, with its uncertainty).
+    /// takes off, with its uncertainty; per-iteration mode takes it off the
+    /// wall time always).
     fn costs_lines(&self, h: &RunHeader) -> Vec<String> {
         let units = metric_names(h.events);
         let unit = |name: &str| units.iter().find(|(n, _)| n == name).map(|&(_, u)| u);
@@ -154,11 +155,7 @@ impl TableSink {
             })
             .collect();
         let what = if c.per_iter { "the reads" } else { "the loop" };
-        let done = if c.subtract {
-            "subtracted, with its ± in the intervals"
-        } else {
-            "not subtracted"
-        };
+        let done = taken_off(c);
         let prefix = format!("perfbench: measuring costs per iteration ({what}; {done}): ");
         lines.push(wrap(&prefix, &per_iteration.join(", "), self.width));
         lines
@@ -529,6 +526,17 @@ fn mark(v: Verdict) -> &'static str {
     }
 }
 
+/// What the header says was done with the cost of measuring per iteration.
+fn taken_off(c: &crate::analysis::Calibration) -> &'static str {
+    if c.subtract {
+        "subtracted, with its ± in the intervals"
+    } else if c.per_iter {
+        "subtracted from wall time, with its ± in the interval; counts not"
+    } else {
+        "not subtracted"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -821,5 +829,25 @@ mod tests {
         let names = vec!["wall-time".to_string(), "power/energy-pkg/".to_string()];
         let row = Table::new(&["x"], &names, false, 120, false).row(&r);
         assert!(row.contains("1.000 Joules"), "{row}");
+    }
+
+    #[test]
+    fn the_header_says_per_iteration_mode_takes_the_wall_time_s_cost_off_unasked() {
+        use crate::analysis::Calibration;
+        let mut c = Calibration {
+            per_iter: true,
+            ..Calibration::default()
+        };
+        assert_eq!(
+            super::taken_off(&c),
+            "subtracted from wall time, with its ± in the interval; counts not"
+        );
+        c.subtract = true;
+        assert_eq!(
+            super::taken_off(&c),
+            "subtracted, with its ± in the intervals"
+        );
+        c = Calibration::default();
+        assert_eq!(super::taken_off(&c), "not subtracted");
     }
 }

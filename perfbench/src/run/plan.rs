@@ -230,6 +230,11 @@ fn asked_by(id: &str, (events, per_iter): &Want, error: &str) -> String {
 fn open_setup(want: &Want, cpu: Option<usize>) -> Result<Setup, String> {
     let (spec, per_iter) = want;
     let mut events = countable_events(spec.as_deref(), cpu.is_some())?;
+    if *per_iter {
+        let (measurable, left_out) = measure::measurable_per_iteration(events);
+        events = measurable;
+        left_out.into_iter().for_each(|n| say_once(&n));
+    }
     // A group reads allocation counts after the kernel's counters, so they
     // go last (stable: the rest keep the order asked).
     events.sort_by_key(|e| e.source == Source::Allocator);
@@ -322,6 +327,16 @@ fn countable_events(spec: Option<&str>, pinned: bool) -> Result<Vec<Event>, Stri
         say::note("no event left to count: measuring wall time alone");
     }
     Ok(countable)
+}
+
+/// Says `note` unless this process said it already (each setup asks).
+fn say_once(note: &str) {
+    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
+    if !said.iter().any(|s| s == note) {
+        said.push(note.to_string());
+        say::note(note);
+    }
 }
 
 /// One note per cause for the events of the default set that cannot be

@@ -347,7 +347,14 @@ fn other_privilege(base: &Recording, new: &Recording) -> Option<String> {
             "with the kernel"
         }
     };
-    base.series.iter().zip(&new.series).find_map(|(b, n)| {
+    // Paired by event, not by place: one run may count an event the other
+    // does not (per-iteration mode leaves the clocks out).
+    let event = |name: &str| name.strip_suffix(":u").unwrap_or(name).to_string();
+    base.series.iter().find_map(|b| {
+        let n = new
+            .series
+            .iter()
+            .find(|n| event(&n.name) == event(&b.name))?;
         let (Some(b_user), Some(n_user)) = (b.user_only, n.user_only) else {
             return None;
         };

@@ -273,6 +273,13 @@ fn unfair_comparisons_are_refused_with_the_reason() {
         why,
         "`page-faults:u` counted in user space only, this run `page-faults` with the kernel"
     );
+    // Paired by event: a run without task-clock (per-iteration mode leaves
+    // it out) is one with other events, not another privilege.
+    let with_clock = recording("task-clock,page-faults", 10);
+    let without = recording("page-faults", 10);
+    assert_ne!(with_clock.series[1].user_only, without.series[1].user_only);
+    let why = unfair(&with_clock, &without).unwrap();
+    assert!(why.starts_with("measured with other events"), "{why}");
     let mut unknown = batch.clone();
     unknown.series[1].user_only = None;
     // Stored before the level was recorded: judged as the names allow.

@@ -43,6 +43,16 @@ pub enum Fit {
         /// The rate and its interval, never below 0.
         rate: Estimate,
     },
+    /// A time measured iteration by iteration (per-iteration mode): one
+    /// iteration's time has a long tail to the right (an interrupt, or a
+    /// preemption of a millisecond among iterations of 250 ns), which drags
+    /// a mean and its interval, seen down to -2 µs for a 250 ns routine on
+    /// a busy machine. The median of the iterations is the headline, its
+    /// interval from the rounds' medians.
+    Median {
+        /// The median and its interval.
+        median: Estimate,
+    },
 }
 
 impl Fit {
@@ -53,6 +63,7 @@ impl Fit {
             Fit::Good => None,
             Fit::Poor { robust, .. } => Some(robust),
             Fit::Rare { rate } => Some(rate),
+            Fit::Median { median } => Some(median),
         }
     }
 }
@@ -64,6 +75,12 @@ impl Fit {
 /// it, and a slope fitted through it may well be negative.
 pub fn rare(unit: Unit, totals: &[u64]) -> bool {
     unit == Unit::Count && 2 * zeros(totals) >= totals.len()
+}
+
+/// Whether a metric of `unit` over samples of `iterations` is a time
+/// measured iteration by iteration: every sample one iteration.
+pub fn per_iteration_time(unit: Unit, iterations: &[u64]) -> bool {
+    unit == Unit::Nanoseconds && !iterations.is_empty() && iterations.iter().all(|&i| i == 1)
 }
 
 fn zeros(totals: &[u64]) -> usize {
@@ -101,6 +118,11 @@ pub fn assess(
     if rare(unit, totals) {
         return Fit::Rare {
             rate: rate(iterations, totals, confidence),
+        };
+    }
+    if per_iteration_time(unit, iterations) {
+        return Fit::Median {
+            median: stats.median,
         };
     }
     let Some(why) = poor_fit(iterations, totals, stats) else {
@@ -143,7 +165,8 @@ mod tests {
         let x: Vec<u64> = (1..=20).collect();
         let y: Vec<u64> = x.iter().map(|&i| 50 * i + 300 + i % 3).collect();
         assert_eq!(fit(&x, &y), Fit::Good);
-        assert_eq!(fit(&[1, 1, 1, 1], &[5, 90, 3, 7]), Fit::Good);
+        // Equal sample sizes (of one iteration each: see the median).
+        assert_eq!(fit(&[2, 2, 2, 2], &[5, 90, 3, 7]), Fit::Good);
         // A time mostly 0: no line to judge.
         let rare: Vec<u64> = x.iter().map(|&i| u64::from(i % 7 == 0)).collect();
         assert_eq!(fit(&x, &rare), Fit::Good);
@@ -168,6 +191,24 @@ mod tests {
         assert!(rare(Unit::Count, &half));
         assert!(!rare(Unit::Count, &half[1..]));
         assert!(!rare(Unit::Nanoseconds, &y));
+    }
+
+    #[test]
+    fn a_time_iteration_by_iteration_headlines_its_median() {
+        // 250 ns iterations and one preempted for a millisecond: the mean
+        // is 4× the routine, the median is the routine.
+        let x = vec![1; 301];
+        let mut y = vec![250; 301];
+        y[7] = 1_000_000;
+        let Fit::Median { median } = fit(&x, &y) else {
+            panic!("per-iteration times headline the median")
+        };
+        assert_eq!(median.point, 250.0);
+        // Counts iteration by iteration, and times in batches, do not.
+        let stats = analyze_metric(&x, &y, &Bootstrap::default());
+        assert_eq!(assess(Unit::Count, (&x, &y), &stats, 0.95), Fit::Good);
+        assert!(!per_iteration_time(Unit::Nanoseconds, &[1, 2, 3]));
+        assert!(!per_iteration_time(Unit::Nanoseconds, &[]));
     }
 
     #[test]

@@ -15,7 +15,8 @@ use crate::counter::event::{Scale, Unit};
 use crate::counter::group::ReadPath;
 use crate::measure::{Method, Throughput};
 use crate::stats::{
-    analyze_metric, linear_fit, rate, theil_sen, Bootstrap, Estimate, RoundEstimates, Statistics,
+    analyze_metric, linear_fit, median_of_sorted, rate, theil_sen, Bootstrap, Estimate,
+    RoundEstimates, Statistics,
 };
 
 pub use fit::{Fit, PoorFit};
@@ -55,6 +56,7 @@ impl Metric {
             Fit::Good => &self.stats.slope,
             Fit::Poor { robust, .. } => robust,
             Fit::Rare { rate } => rate,
+            Fit::Median { median } => median,
         }
     }
 
@@ -64,6 +66,7 @@ impl Metric {
             Fit::Good => "slope",
             Fit::Poor { .. } => "Theil-Sen slope",
             Fit::Rare { .. } => "rate",
+            Fit::Median { .. } => "median",
         }
     }
 }
@@ -187,6 +190,7 @@ pub fn metric(recording: &Recording, series: &Series, bootstrap: &Bootstrap) -> 
             theil_sen(x, y, confidence).map_or_else(|| linear_fit(x, y).0, |e| e.point)
         }
         Fit::Rare { .. } => rate(x, y, confidence).point,
+        Fit::Median { .. } => median_per_iteration(x, y),
     });
     if let Some(across) = rounds.estimate(&series.earlier, confidence) {
         match &mut fit {
@@ -197,6 +201,7 @@ pub fn metric(recording: &Recording, series: &Series, bootstrap: &Bootstrap) -> 
             // busy machine), though it says nothing where few rounds saw
             // any. The interval takes in both.
             Fit::Rare { rate } => rate.ci = rate.ci.hull(across.ci),
+            Fit::Median { median } => *median = across,
         }
     }
     Metric {
@@ -207,6 +212,17 @@ pub fn metric(recording: &Recording, series: &Series, bootstrap: &Bootstrap) -> 
         fit,
         rounds,
     }
+}
+
+/// The median of the samples' values per iteration.
+fn median_per_iteration(iterations: &[u64], totals: &[u64]) -> f64 {
+    let mut values: Vec<f64> = totals
+        .iter()
+        .zip(iterations)
+        .map(|(&t, &i)| t as f64 / i.max(1) as f64)
+        .collect();
+    values.sort_unstable_by(f64::total_cmp);
+    median_of_sorted(&values)
 }
 
 /// Keeps a count's figures per iteration at 0 or above: a count is never

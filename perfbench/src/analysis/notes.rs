@@ -156,7 +156,7 @@ pub fn notes(r: &BenchResult) -> Vec<String> {
         .iter()
         .filter_map(|m| match &m.fit {
             Fit::Poor { why, .. } => Some(format!("{} ({})", m.name, why.describe())),
-            Fit::Good | Fit::Rare { .. } => None,
+            Fit::Good | Fit::Rare { .. } | Fit::Median { .. } => None,
         })
         .collect();
     if !poor.is_empty() {

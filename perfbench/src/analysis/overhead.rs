@@ -2,7 +2,7 @@
 //! with every result, and subtracted where asked, like from like and with
 //! its uncertainty.
 
-use super::{BenchResult, Recording, WALL_TIME};
+use super::{BenchResult, Fit, Recording, WALL_TIME};
 use crate::counter::event::Unit;
 use crate::measure::Method;
 use crate::stats::{median_of_sorted, Estimate, Interval, Statistics};
@@ -173,9 +173,14 @@ pub(crate) fn apply(result: &mut BenchResult, calibration: &Calibration) {
             threads
         };
         let costs = calibration.costs(empty).times(loops);
+        // Like from like: a median headline less the empty routine's median.
+        let headline_cost = match m.fit {
+            Fit::Median { .. } => costs.median,
+            _ => costs.location,
+        };
         result.overhead.push(Overhead {
             metric: m.name.clone(),
-            per_iteration: costs.location.point,
+            per_iteration: headline_cost.point,
             raw_estimate: m.estimate().point,
         });
         if !calibration.subtracts(&m.name) {
@@ -186,7 +191,7 @@ pub(crate) fn apply(result: &mut BenchResult, calibration: &Calibration) {
         s.mean = less(s.mean, costs.location);
         s.median = less(s.median, costs.median);
         if let Some(own) = m.fit.own_headline_mut() {
-            *own = less(*own, costs.location);
+            *own = less(*own, headline_cost);
         }
         let shift = |v: f64| v - costs.median.point;
         s.min = shift(s.min);

@@ -124,7 +124,7 @@ fn metric_record(m: &Metric) -> MetricEstimates<'_> {
         p25: s.quartiles.0,
         p75: s.quartiles.1,
         poor_fit: match &m.fit {
-            Fit::Good | Fit::Rare { .. } => None,
+            Fit::Good | Fit::Rare { .. } | Fit::Median { .. } => None,
             Fit::Poor { why, .. } => Some(why.describe()),
         },
         r_squared: s.r_squared,

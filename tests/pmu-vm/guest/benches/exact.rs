@@ -71,7 +71,8 @@ fn spin_batched(b: &mut Bencher, size: &str) {
 
 /// The loop with 1000 rounds, timed by the routine itself
 /// (`iter_custom`): the counters bracket each call, so the estimate is the
-/// loop's, exactly, and the clock reads land in the intercept.
+/// loop's and the clock reads land in the intercept (to within the few
+/// instructions a clock read's rare retry adds to one sample).
 #[perfbench]
 fn spin_custom(b: &mut Bencher) {
     b.iter_custom(|n| {

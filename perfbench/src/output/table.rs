@@ -530,7 +530,7 @@ fn mark(v: Verdict) -> &'static str {
 fn taken_off(c: &crate::analysis::Calibration) -> &'static str {
     if c.subtract {
         "subtracted, with its ± in the intervals"
-    } else if c.per_iter {
+    } else if c.subtracts(crate::analysis::WALL_TIME) {
         "subtracted from wall time, with its ± in the interval; counts not"
     } else {
         "not subtracted"

@@ -20,9 +20,11 @@ pub struct AbbaBlock {
 impl AbbaBlock {
     /// The candidate's rounds less the baseline's, halved: a drift
     /// `v + s·t` over the four rounds adds `s + 2s` to the candidate and
-    /// `0 + 3s` to the baseline, so it cancels.
+    /// `0 + 3s` to the baseline, so it cancels. Each round less its
+    /// partner first, so that equal rounds differ by exactly 0 (summed
+    /// first, rounding can leave 1e-14, an exact change of nothing).
     fn difference(&self) -> f64 {
-        (self.new[0] + self.new[1] - self.base[0] - self.base[1]) / 2.0
+        ((self.new[0] - self.base[0]) + (self.new[1] - self.base[1])) / 2.0
     }
 
     fn base_mean(&self) -> f64 {
@@ -126,6 +128,24 @@ mod tests {
         assert_eq!(c.ci.unwrap().low, c.ci.unwrap().high);
         assert_eq!(c.p_value, 0.0);
         assert!(c.is_exact());
+    }
+
+    #[test]
+    fn equal_rounds_differ_by_exactly_nothing() {
+        // Summed before subtracting, these rounds left -1.4e-14: an exact
+        // change of nothing, judged certain.
+        let rounds = [
+            254.94,
+            251.7875,
+            250.354_545_454_545_44,
+            250.957_894_736_842_1,
+        ];
+        let blocks = [
+            block([rounds[0], rounds[1]], [rounds[0], rounds[1]]),
+            block([rounds[2], rounds[3]], [rounds[2], rounds[3]]),
+        ];
+        let c = compare_paired(&blocks, 0.95).unwrap();
+        assert_eq!((c.relative, c.difference, c.p_value), (Some(0.0), 0.0, 1.0));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::measure::{self, Bencher, Costs, MeasureError, Planning, SamplingPlan,
 use crate::output::format::{format_value, printable};
 use crate::run::cli::RunOptions;
 use crate::run::panics::caught;
-use crate::run::plan::{Plan, Setup, Want};
+use crate::run::plan::{Plan, Setup, SetupId};
 use crate::run::say;
 use crate::store::history::HistoryRun;
 use crate::store::Slot;
@@ -76,8 +76,9 @@ pub struct Job<'a> {
     /// How long and how often, all rounds together
     /// ([`RunOptions::config_for`]).
     pub config: measure::Config,
-    /// The setup it is measured with ([`RunOptions::setup_for`]).
-    pub want: Want,
+    /// The setup of the plan it is measured with, the one its settings ask
+    /// for ([`RunOptions::wanted_setup`]).
+    pub setup: SetupId,
 }
 
 /// Measures the next round of `job` (its share of the time and samples of
@@ -91,7 +92,7 @@ pub fn measure_round(plan: &mut Plan, job: &Job<'_>, so_far: &mut Rounds) -> Res
     // the mean of the rounds' slopes.
     let planned = so_far.plan.map(|p| (p, index));
     let environment = plan.environment.clone();
-    let (round, sampling) = record(plan.setup_for(&job.want), job, planned, environment)?;
+    let (round, sampling) = record(plan.setup_mut(job.setup), job, planned, environment)?;
     so_far.took += started.elapsed();
     so_far.add(round, sampling);
     Ok(())
@@ -151,11 +152,11 @@ pub fn fewer_samples_warning(
 }
 
 /// The step after the last round of a benchmark measured with the setup
-/// `want`: learn from the runs before it, analyse, compare with the stored
+/// `setup`: learn from the runs before it, analyse, compare with the stored
 /// run (or in a paired run with the baseline build's rounds, `paired`:
 /// `Err` says why there are none), and store.
 pub fn conclude(
-    (options, want): (&RunOptions, &Want),
+    (options, setup): (&RunOptions, SetupId),
     plan: &Plan,
     (mut recording, took): (Recording, Duration),
     paired: Option<Result<Recording, String>>,
@@ -190,7 +191,7 @@ pub fn conclude(
         other => other,
     };
     carry_earlier(earlier_run, &mut recording, &options.thresholds);
-    let calibration = plan.setup_of(want).calibration_for(recording.method);
+    let calibration = plan.setup(setup).calibration_for(recording.method);
     let result = analyze(&recording, calibration);
     let mut step = Step {
         analysed: Analysed {
@@ -452,7 +453,7 @@ mod tests {
             id,
             routine: bench,
             config: options.config.clone(),
-            want: (None, false),
+            setup: SetupId::RUN,
         };
         let mut so_far = Rounds::default();
         measure_round(plan, &job, &mut so_far)?;
@@ -463,7 +464,7 @@ mod tests {
         let mut recording = so_far.recording.expect("rounds were measured");
         recording.settings = Some(job.config.key());
         Ok(conclude(
-            (options, &job.want),
+            (options, job.setup),
             plan,
             (recording, so_far.took),
             None,
@@ -545,7 +546,7 @@ mod tests {
         // The same samples again with the first run's settings: they learn
         // from the first run, not from the try-out.
         let again = conclude(
-            (&options, &(None, false)),
+            (&options, SetupId::RUN),
             &plan,
             (run.clone(), Duration::ZERO),
             None,
@@ -640,9 +641,20 @@ mod tests {
         .err()
         .unwrap();
         assert!(why.contains("deliberate"), "{why}");
-        let before = plan.setup.groups[0].0.read().unwrap().values[0];
+        let before = plan.setup_mut(SetupId::RUN).groups[0]
+            .0
+            .read()
+            .unwrap()
+            .values[0];
         touch_fresh_pages(2);
-        assert_eq!(plan.setup.groups[0].0.read().unwrap().values[0], before);
+        assert_eq!(
+            plan.setup_mut(SetupId::RUN).groups[0]
+                .0
+                .read()
+                .unwrap()
+                .values[0],
+            before
+        );
         assert!(!root.exists(), "nothing stored for a failed benchmark");
     }
 }

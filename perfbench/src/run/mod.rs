@@ -318,11 +318,10 @@ fn run_benches(
         }
         return Ok(early.exit_code());
     }
-    let routines = routines(entries);
-    let jobs = jobs(options, entries, &routines);
-    let wants: Vec<(plan::Want, &str)> = jobs.iter().map(|j| (j.want.clone(), j.id)).collect();
-    let mut plan = plan::prepare(options, &wants, store_of(target))?;
+    let mut plan = plan::prepare(options, &wants(options, entries), store_of(target))?;
     origin.record_in(&mut plan.environment);
+    let routines = routines(entries);
+    let jobs = jobs(options, entries, &routines, &plan);
     // Started once pinned, it runs on the same CPU.
     let mut pair = match &baseline {
         Some(path) => Some(paired::Pair::start(path, entries)?),
@@ -336,13 +335,13 @@ fn run_benches(
     let mut sinks = sinks::sinks(options, &plan, &ids);
     let header = RunHeader {
         ids: &ids,
-        events: &plan.setup.events,
-        groups: plan.setup.pass_names(),
-        per_iter: plan.setup.per_iter,
+        events: &plan.run_setup().events,
+        groups: plan.run_setup().pass_names(),
+        per_iter: plan.run_setup().per_iter,
         sample_count: options.config.sample_count,
         rounds: options.config.rounds(),
         environment: &plan.environment,
-        calibration: &plan.setup.calibration,
+        calibration: &plan.run_setup().calibration,
     };
     for sink in &mut sinks {
         sink.start(&header);
@@ -367,12 +366,20 @@ fn routines(entries: &[Entry]) -> Vec<impl Fn(&mut measure::Bencher<'_>) + '_> {
         .collect()
 }
 
-/// Each entry as the run measures it: its routine, and its own settings
-/// under the run's.
+/// The setup each entry asks for, with its id (which names it in errors).
+fn wants<'a>(options: &RunOptions, entries: &'a [Entry]) -> Vec<(plan::Want, &'a str)> {
+    (entries.iter())
+        .map(|e| (options.wanted_setup(&e.bench.settings), e.id.as_str()))
+        .collect()
+}
+
+/// Each entry as the run measures it: its routine, its own settings under
+/// the run's, and the setup of `plan` they ask for.
 fn jobs<'a>(
     options: &RunOptions,
     entries: &'a [Entry],
     routines: &'a [impl Fn(&mut measure::Bencher<'_>)],
+    plan: &Plan,
 ) -> Vec<bench::Job<'a>> {
     entries
         .iter()
@@ -381,7 +388,7 @@ fn jobs<'a>(
             id: &e.id,
             routine,
             config: options.config_for(&e.bench.settings),
-            want: options.setup_for(&e.bench.settings),
+            setup: plan.setup_id(&options.wanted_setup(&e.bench.settings)),
         })
         .collect()
 }
@@ -427,14 +434,14 @@ fn run_steps(
                 recording.membership = e.membership();
                 recording.threads = e.case.threads();
                 recording.settings = Some(job.config.key());
-                let setup = plan.setup_for(&job.want);
+                let setup = plan.setup_mut(job.setup);
                 if let Err(why) = plan::calibrate_method(options, setup, recording.method) {
                     failed(&e.id, &why, &mut tally);
                     continue;
                 }
                 let base = pair.as_deref_mut().map(|p| p.take(i, &recording));
                 let measured = (recording, so_far.took);
-                let step = bench::conclude((options, &job.want), plan, measured, base);
+                let step = bench::conclude((options, job.setup), plan, measured, base);
                 report_step(options, step, (&mut warned, &mut tally), sinks);
             }
         }
@@ -600,7 +607,7 @@ mod tests {
             case: Default::default(),
         });
         let routines = routines(&entries);
-        let jobs = jobs(&options, &entries, &routines);
+        let jobs = jobs(&options, &entries, &routines, &plan);
         let tally = run_steps((&options, &mut plan), (&entries, &jobs), &mut [], None);
         assert!(tally.failed.is_empty());
         assert_eq!(

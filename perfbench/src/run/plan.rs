@@ -3,6 +3,7 @@
 //! what they are compared with, the environment, and the measurement's own
 //! cost.
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -19,10 +20,26 @@ use crate::run::say;
 use crate::stats::Statistics;
 use crate::store::{BaselineSave, Store, StoreLock};
 
-/// What a benchmark asks to be measured with: its events as `--events`
-/// writes them (`None`: the default set), and whether in per-iteration
-/// mode ([`RunOptions::setup_for`]).
-pub type Want = (Option<String>, bool);
+/// What a benchmark asks to be measured with, its settings merged under
+/// the run's ([`RunOptions::wanted_setup`]): the key the plan opens one
+/// [`Setup`] for, however many benchmarks ask for it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Want {
+    /// Its events as `--events` writes them (`None`: the default set).
+    pub events: Option<String>,
+    /// Per-iteration mode rather than batch mode.
+    pub per_iter: bool,
+}
+
+/// Which of the plan's setups a benchmark is measured with
+/// ([`Plan::setup_id`]), found once when its job is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SetupId(usize);
+
+impl SetupId {
+    /// The run's own setup, for every benchmark that asks for no other.
+    pub const RUN: SetupId = SetupId(0);
+}
 
 /// How benchmarks are measured: their events, opened in groups, in one
 /// mode, and the measurement's own cost that way.
@@ -65,10 +82,12 @@ impl Setup {
 
 /// Everything a run decides before measuring.
 pub struct Plan {
-    /// The run's own setup, for every benchmark that asks for no other.
-    pub setup: Setup,
-    /// The setups benchmarks ask for with their own `events` or `mode`.
-    pub others: Vec<(Want, Setup)>,
+    /// The setups benchmarks are measured with: first the run's own
+    /// ([`SetupId::RUN`]), then one for each other `events` or `mode` a
+    /// benchmark asks for.
+    pub setups: Vec<Setup>,
+    /// Where each asked-for setup is among [`Plan::setups`].
+    pub ids: HashMap<Want, SetupId>,
     /// The pin of the measuring thread, released when the plan is dropped.
     pub pin: Option<ThreadPin>,
     /// Where results are stored.
@@ -85,32 +104,40 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The setup a benchmark asking for `want` is measured with: one of
-    /// [`Plan::others`] where it asked for one of them, else the run's.
-    pub fn setup_for(&mut self, want: &Want) -> &mut Setup {
-        match self.other(want) {
-            Some(i) => &mut self.others[i].1,
-            None => &mut self.setup,
-        }
+    /// Which setup a benchmark asking for `want` is measured with: the one
+    /// opened for it, else the run's.
+    pub fn setup_id(&self, want: &Want) -> SetupId {
+        self.ids.get(want).copied().unwrap_or(SetupId::RUN)
     }
 
-    /// [`Plan::setup_for`], to read.
-    pub fn setup_of(&self, want: &Want) -> &Setup {
-        match self.other(want) {
-            Some(i) => &self.others[i].1,
-            None => &self.setup,
-        }
+    /// The setup `id`.
+    pub fn setup(&self, id: SetupId) -> &Setup {
+        &self.setups[id.0]
     }
 
-    /// The position of `want` among [`Plan::others`].
-    fn other(&self, want: &Want) -> Option<usize> {
-        self.others.iter().position(|(w, _)| w == want)
+    /// The setup `id`, to calibrate or measure with.
+    pub fn setup_mut(&mut self, id: SetupId) -> &mut Setup {
+        &mut self.setups[id.0]
+    }
+
+    /// The run's own setup, which the header describes.
+    pub fn run_setup(&self) -> &Setup {
+        self.setup(SetupId::RUN)
     }
 
     /// The pinned CPU, if any.
     pub fn cpu(&self) -> Option<usize> {
         self.pin.as_ref().map(ThreadPin::cpu)
     }
+}
+
+/// Which build a plan is for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// The build that measures, analyses and stores.
+    Driving,
+    /// A build serving a paired run, which measures only.
+    Serving,
 }
 
 /// Makes the plan: pins the thread, opens the groups of the run's setup and
@@ -120,7 +147,7 @@ impl Plan {
 /// output folder or baselines), and name the benchmark whose attribute is
 /// at fault.
 pub fn prepare(options: &RunOptions, wants: &[(Want, &str)], store: Store) -> Result<Plan, String> {
-    prepare_as(options, wants, store, false)
+    prepare_as(options, wants, store, Role::Driving)
 }
 
 /// The plan of a build serving a paired run ([`crate::run::paired`]): as
@@ -133,67 +160,99 @@ pub fn prepare_baseline_build(
     wants: &[(Want, &str)],
     store: Store,
 ) -> Result<Plan, String> {
-    prepare_as(options, wants, store, true)
+    prepare_as(options, wants, store, Role::Serving)
 }
 
-/// [`prepare`], or for a paired run's baseline build
+/// [`prepare`], or for a paired run's serving build
 /// [`prepare_baseline_build`].
 fn prepare_as(
     options: &RunOptions,
     wants: &[(Want, &str)],
     store: Store,
-    baseline_build: bool,
+    role: Role,
 ) -> Result<Plan, String> {
     let pin = pin(options)?;
     let cpu = pin.as_ref().map(ThreadPin::cpu);
-    let own: Want = (options.events.clone(), options.per_iter);
-    if own.0.is_none() && !baseline_build {
+    let own = Want {
+        events: options.events.clone(),
+        per_iter: options.per_iter,
+    };
+    if own.events.is_none() && role == Role::Driving {
         note_missing_hardware();
     }
-    let mut setup = open_setup(&own, cpu)?;
-    let mut others: Vec<(Want, Setup, &str)> = Vec::new();
-    for (want, id) in wants {
-        if *want == own || others.iter().any(|(w, ..)| w == want) {
-            continue;
-        }
-        let opened = open_setup(want, cpu).map_err(|e| asked_by(id, want, &e))?;
-        others.push((want.clone(), opened, id));
-    }
+    let Opened {
+        mut setups,
+        ids,
+        askers,
+    } = open_setups(own, wants, cpu)?;
     // Events are checked before waiting for another run; measuring, the
-    // calibration first, waits until this run holds the store.
-    let (lock, saving) = if baseline_build {
-        (None, None)
-    } else {
-        let (lock, saving) = lock(options, &store)?;
-        (Some(lock), saving)
-    };
-    // A build serving a paired run analyses nothing.
-    if !baseline_build {
-        calibrate_setup(options, &mut setup)?;
-        for (want, opened, id) in &mut others {
-            calibrate_setup(options, opened).map_err(|e| asked_by(id, want, &e))?;
+    // calibration first, waits until this run holds the store. A build
+    // serving a paired run analyses nothing.
+    let (mut lock, mut saving, mut target) = (None, None, Target::PreviousRun);
+    if role == Role::Driving {
+        let (held, save) = self::lock(options, &store)?;
+        (lock, saving) = (Some(held), save);
+        for (setup, asker) in setups.iter_mut().zip(&askers) {
+            calibrate_setup(options, setup).map_err(|e| match asker {
+                Some((id, want)) => asked_by(id, want, &e),
+                None => e,
+            })?;
         }
+        target = self::target(options, &store)?;
     }
-    let target = if baseline_build {
-        Target::PreviousRun
-    } else {
-        target(options, &store)?
-    };
     let environment = Environment::current(cpu);
-    if !baseline_build {
+    if role == Role::Driving {
         for warning in environment.warnings() {
             say::warning(&warning);
         }
     }
     Ok(Plan {
-        setup,
-        others: others.into_iter().map(|(w, s, _)| (w, s)).collect(),
+        setups,
+        ids,
         pin,
         store,
         lock,
         saving,
         target,
         environment,
+    })
+}
+
+/// The setups a run opened, before they are calibrated.
+struct Opened<'a> {
+    /// The run's own first, then the others.
+    setups: Vec<Setup>,
+    /// Where each asked-for setup is among them.
+    ids: HashMap<Want, SetupId>,
+    /// Per setup, the benchmark that first asked for it and what it asked
+    /// for (`None`: the run's own), which its errors name.
+    askers: Vec<Option<(&'a str, Want)>>,
+}
+
+/// Opens the run's own setup `own` and one for each other setup `wants`
+/// holds (the first benchmark to ask for it named in its errors): the
+/// setups, where each want is among them, and who asked for each.
+fn open_setups<'a>(
+    own: Want,
+    wants: &[(Want, &'a str)],
+    cpu: Option<usize>,
+) -> Result<Opened<'a>, String> {
+    let mut setups = vec![open_setup(&own, cpu)?];
+    let mut askers = vec![None];
+    let mut ids = HashMap::from([(own, SetupId::RUN)]);
+    for (want, id) in wants {
+        if ids.contains_key(want) {
+            continue;
+        }
+        let opened = open_setup(want, cpu).map_err(|e| asked_by(id, want, &e))?;
+        ids.insert(want.clone(), SetupId(setups.len()));
+        setups.push(opened);
+        askers.push(Some((*id, want.clone())));
+    }
+    Ok(Opened {
+        setups,
+        ids,
+        askers,
     })
 }
 
@@ -213,12 +272,12 @@ fn lock(options: &RunOptions, store: &Store) -> Result<(StoreLock, Option<Baseli
 }
 
 /// An error opening the setup `want`, which benchmark `id` asked for.
-fn asked_by(id: &str, (events, per_iter): &Want, error: &str) -> String {
+fn asked_by(id: &str, want: &Want, error: &str) -> String {
     let mut asked = Vec::new();
-    if let Some(events) = events {
+    if let Some(events) = &want.events {
         asked.push(format!("events = \"{events}\""));
     }
-    if *per_iter {
+    if want.per_iter {
         asked.push("mode = \"per-iter\"".to_string());
     }
     format!("benchmark `{id}` ({}): {error}", asked.join(", "))
@@ -228,7 +287,7 @@ fn asked_by(id: &str, (events, per_iter): &Want, error: &str) -> String {
 /// events, minus those this machine cannot count, in as few groups as the
 /// PMU holds.
 fn open_setup(want: &Want, cpu: Option<usize>) -> Result<Setup, String> {
-    let (spec, per_iter) = want;
+    let (spec, per_iter) = (&want.events, &want.per_iter);
     let mut events = countable_events(spec.as_deref(), cpu.is_some())?;
     if *per_iter {
         let (measurable, left_out) = measure::measurable_per_iteration(events);
@@ -608,14 +667,14 @@ pub(crate) mod tests {
     pub(crate) fn page_faults(root: &std::path::Path) -> Plan {
         let events = event::parse_list("page-faults").unwrap();
         Plan {
-            setup: Setup {
+            setups: vec![Setup {
                 groups: group::open_groups(&events).unwrap(),
                 events,
                 per_iter: false,
                 calibration: Calibration::default(),
                 methods: Vec::new(),
-            },
-            others: Vec::new(),
+            }],
+            ids: HashMap::new(),
             pin: None,
             store: Store::at(root),
             lock: None,
@@ -628,7 +687,9 @@ pub(crate) mod tests {
     #[test]
     fn each_method_is_calibrated_once_through_its_own_code() {
         let options = parse_args(&["--bench", "--quick", "--subtract-overhead"]);
-        let mut setup = page_faults(std::path::Path::new("/nonexistent")).setup;
+        let mut setup = page_faults(std::path::Path::new("/nonexistent"))
+            .setups
+            .remove(0);
         let batched = Method::IterBatched(measure::BatchSize::PerIteration);
         for method in [Method::Iter, batched, Method::IterCustom, batched] {
             calibrate_method(&options, &mut setup, method).unwrap();

@@ -19,6 +19,7 @@ use std::time::Duration;
 use crate::analysis::comparison::Thresholds;
 use crate::measure::Config;
 use crate::output::Color;
+use crate::run::plan::Want;
 use crate::run::registry::{self, Ignored, Settings};
 
 pub use flags::usage;
@@ -252,10 +253,11 @@ impl RunOptions {
     /// its events as `--events` writes them (`None`: the default set) and
     /// whether in per-iteration mode. The command line or the environment
     /// win over the attribute, as for [`RunOptions::config_for`].
-    pub fn setup_for(&self, settings: &Settings) -> (Option<String>, bool) {
-        let events = self.events.clone().or(settings.events.map(String::from));
-        let per_iter = self.given.per_iter.or(settings.per_iter).unwrap_or(false);
-        (events, per_iter)
+    pub fn wanted_setup(&self, settings: &Settings) -> Want {
+        Want {
+            events: self.events.clone().or(settings.events.map(String::from)),
+            per_iter: self.given.per_iter.or(settings.per_iter).unwrap_or(false),
+        }
     }
 }
 

@@ -22,7 +22,7 @@ use crate::run::cli::RunOptions;
 use crate::run::plan::{self, Plan};
 use crate::run::registry::Entry;
 use crate::run::tally::EXIT_USAGE;
-use crate::run::{jobs, routines, say};
+use crate::run::{jobs, routines, say, wants};
 use crate::store::Store;
 
 /// Whether this process was started by a paired run's driver to serve it:
@@ -59,9 +59,7 @@ pub fn serve(options: &RunOptions, entries: &[Entry], store: Store) -> i32 {
             return EXIT_USAGE;
         }
     };
-    let routines = routines(entries);
-    let jobs = jobs(options, entries, &routines);
-    let wants: Vec<(plan::Want, &str)> = jobs.iter().map(|j| (j.want.clone(), j.id)).collect();
+    let wants = wants(options, entries);
     let mut plan = match plan::prepare_baseline_build(options, &wants, store) {
         Ok(plan) => plan,
         Err(e) => {
@@ -69,6 +67,8 @@ pub fn serve(options: &RunOptions, entries: &[Entry], store: Store) -> i32 {
             return EXIT_USAGE;
         }
     };
+    let routines = routines(entries);
+    let jobs = jobs(options, entries, &routines, &plan);
     let hello = Hello::new(jobs.iter().map(|j| j.id.to_string()).collect());
     if send(&mut answers, &line(&hello)).is_err() {
         return EXIT_USAGE;
@@ -116,7 +116,7 @@ fn measure(
             why: ": not in this build".into(),
         };
     };
-    let setup = plan.setup_for(&job.want);
+    let setup = plan.setup_mut(job.setup);
     match measure_raw(setup, job, sampling.map(|p| (p, round))) {
         Ok(measured) => {
             let metrics = metric_names(&setup.events)

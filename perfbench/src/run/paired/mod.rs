@@ -151,7 +151,7 @@ impl Pair {
         let wait = self.wait(plan, job, so_far);
         let measured = (self.candidate).measure(job.id, &asked, wait)?;
         let sampling = measured.plan;
-        let setup = plan.setup_of(&job.want);
+        let setup = plan.setup(job.setup);
         let round = recording_of(setup, job.id, measured, plan.environment.clone());
         so_far.took += started.elapsed();
         so_far.add(round, sampling);
@@ -161,7 +161,7 @@ impl Pair {
     /// How long a round of `job` is waited for, whose rounds in this build
     /// took `so_far.took`.
     fn wait(&self, plan: &Plan, job: &Job<'_>, so_far: &Rounds) -> Duration {
-        let passes = plan.setup_of(&job.want).groups.len();
+        let passes = plan.setup(job.setup).groups.len();
         self.waits.round(&job.config, passes, so_far.took)
     }
 
@@ -181,7 +181,7 @@ impl Pair {
         let asked = asked(plan, job, (&metrics, round, sampling));
         match self.baseline.measure(job.id, &asked, wait) {
             Ok(measured) => {
-                let setup = plan.setup_of(&job.want);
+                let setup = plan.setup(job.setup);
                 let r = recording_of(setup, job.id, measured, plan.environment.clone());
                 match done {
                     Some(recording) => recording.append_round(r),
@@ -220,7 +220,7 @@ fn asked<'a>(
         metrics,
         round,
         plan: sampling,
-        per_iter: plan.setup_of(&job.want).per_iter,
+        per_iter: plan.setup(job.setup).per_iter,
         samples: most_samples(&job.config, round, sampling),
     }
 }
@@ -228,7 +228,7 @@ fn asked<'a>(
 /// The names of the metrics `job` is measured with here: what each build
 /// must have measured.
 fn metrics_of(plan: &Plan, job: &Job<'_>) -> Vec<String> {
-    let setup = plan.setup_of(&job.want);
+    let setup = plan.setup(job.setup);
     metric_names(&setup.events)
         .into_iter()
         .map(|(name, _)| name)

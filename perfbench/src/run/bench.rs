@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use crate::analysis::comparison::{self, carry_earlier, Comparison};
 use crate::analysis::notes::count;
+use crate::analysis::standings::Membership;
 use crate::analysis::{analyze, Analysed, Recording};
 use crate::counter::event::Unit;
 use crate::counter::group::{self, Groups};
@@ -79,6 +80,26 @@ pub struct Job<'a> {
     /// The setup of the plan it is measured with, the one its settings ask
     /// for ([`RunOptions::wanted_setup`]).
     pub setup: SetupId,
+}
+
+/// One benchmark through the run: how it is measured, the rounds measured
+/// so far, and in a paired run the baseline build's. The scheduler holds
+/// one per benchmark, whatever made it: a registered function, or another
+/// routine with an id and settings.
+pub struct Underway<'a> {
+    /// Its place in the run, from 0.
+    pub index: usize,
+    /// Its id, routine, settings and setup.
+    pub job: Job<'a>,
+    /// Its group and name in it, stamped on its recording.
+    pub membership: Option<Membership>,
+    /// The threads its routine runs on at once.
+    pub threads: usize,
+    /// Its rounds so far; `None` once it failed or was concluded.
+    pub rounds: Option<Rounds>,
+    /// In a paired run, the baseline build's rounds of it so far, or why
+    /// it has none ([`crate::run::paired::Pair`]).
+    pub partner: Result<Option<Recording>, String>,
 }
 
 /// Measures the next round of `job` (its share of the time and samples of

@@ -4,6 +4,7 @@
 //! summary with the exit code.
 
 pub mod bench;
+pub mod calibration;
 pub mod case_args;
 pub mod cli;
 pub mod origin;
@@ -11,25 +12,27 @@ pub mod paired;
 pub mod panics;
 pub mod plan;
 pub mod registry;
+pub mod round_source;
 pub mod say;
+pub mod scheduler;
 pub mod sinks;
 pub mod tally;
 
-use std::collections::BTreeSet;
-use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
 use crate::analysis::comparison::Target;
-use crate::analysis::notes;
 use crate::counter::group;
 use crate::kernel::pmu;
 use crate::measure::{self, run_once};
 use crate::output::format::{count, plural, printable, quoted, thousands};
 use crate::output::{event_list, RunHeader, Sink};
+use crate::run::bench::Underway;
 use crate::run::cli::{Action, Filter, OutputFormat, RunMode, RunOptions};
 use crate::run::panics::{catch, caught};
 use crate::run::plan::Plan;
 use crate::run::registry::{Broken, Entry};
+use crate::run::round_source::{Local, RoundSource};
+use crate::run::scheduler::run_steps;
 use crate::run::tally::{RunTally, EXIT_FAILED, EXIT_USAGE};
 use crate::store::{self, Store};
 
@@ -321,11 +324,11 @@ fn run_benches(
     let mut plan = plan::prepare(options, &wants(options, entries), store_of(target))?;
     origin.record_in(&mut plan.environment);
     let routines = routines(entries);
-    let jobs = jobs(options, entries, &routines, &plan);
+    let mut benches = underway(entries, jobs(options, entries, &routines, &plan));
     // Started once pinned, it runs on the same CPU.
-    let mut pair = match &baseline {
-        Some(path) => Some(paired::Pair::start(path, entries)?),
-        None => None,
+    let mut source: Box<dyn RoundSource> = match &baseline {
+        Some(path) => Box::new(paired::Pair::start(path, entries)?),
+        None => Box::new(Local),
     };
     let most_threads = entries.iter().map(|e| e.case.threads()).max();
     if let Some(warning) = pinned_threads_warning(plan.cpu(), most_threads.unwrap_or(1)) {
@@ -346,13 +349,8 @@ fn run_benches(
     for sink in &mut sinks {
         sink.start(&header);
     }
-    let mut tally = run_steps(
-        (options, &mut plan),
-        (entries, &jobs),
-        &mut sinks,
-        pair.as_mut(),
-    );
-    drop(pair);
+    let mut tally = run_steps(options, &mut plan, &mut benches, &mut sinks, &mut *source);
+    drop(source);
     tally.failed.splice(0..0, early.failed);
     tally.gate = Some((options.gate, options.thresholds));
     finish(options, (plan, sinks), tally, entries.len() + broken.len())
@@ -363,6 +361,20 @@ fn routines(entries: &[Entry]) -> Vec<impl Fn(&mut measure::Bencher<'_>) + '_> {
     entries
         .iter()
         .map(|e| move |b: &mut measure::Bencher<'_>| e.run(b))
+        .collect()
+}
+
+/// Each entry's state through the run, measured as its `job`.
+fn underway<'a>(entries: &'a [Entry], jobs: Vec<bench::Job<'a>>) -> Vec<Underway<'a>> {
+    (entries.iter().zip(jobs).enumerate())
+        .map(|(index, (e, job))| Underway {
+            index,
+            job,
+            membership: e.membership(),
+            threads: e.case.threads(),
+            rounds: Some(Default::default()),
+            partner: Ok(None),
+        })
         .collect()
 }
 
@@ -391,113 +403,6 @@ fn jobs<'a>(
             setup: plan.setup_id(&options.wanted_setup(&e.bench.settings)),
         })
         .collect()
-}
-
-/// Measures the benchmarks in rounds, each round going through all of them
-/// in turn, so that a slow spell of the machine is shared among them rather
-/// than spoiling one; after its last round (its sample count may give it
-/// fewer than the others) a benchmark is concluded and fed to every sink.
-/// In a paired run each round is two turns, the baseline build measuring
-/// in every other pair of them ([`paired::baseline_turn`]). Failures and
-/// stored files that could not be used are named on stderr.
-fn run_steps(
-    (options, plan): (&RunOptions, &mut Plan),
-    (entries, jobs): (&[Entry], &[bench::Job<'_>]),
-    sinks: &mut [Sink],
-    mut pair: Option<&mut paired::Pair>,
-) -> RunTally {
-    let rounds = jobs.iter().map(|j| j.config.rounds()).max().unwrap_or(1);
-    let sides = if pair.is_some() { 2 } else { 1 };
-    let mut tally = RunTally::default();
-    let mut warned = BTreeSet::new();
-    let mut pending: Vec<Option<bench::Rounds>> =
-        entries.iter().map(|_| Some(Default::default())).collect();
-    for turn in 0..rounds * sides {
-        for (i, (e, job)) in entries.iter().zip(jobs).enumerate() {
-            let Some(so_far) = pending[i].as_mut() else {
-                continue;
-            };
-            let progress = Progress::show(turn / sides + 1, rounds, i, entries.len(), &e.id);
-            let measured = match pair.as_deref_mut() {
-                Some(pair) => pair.measure((turn, i), (plan, job), so_far),
-                None => bench::measure_round(plan, job, so_far),
-            };
-            drop(progress);
-            if let Err(why) = measured {
-                failed(&e.id, &why, &mut tally);
-                pending[i] = None;
-                continue;
-            }
-            if turn + 1 == so_far.count(&job.config) * sides {
-                let so_far = pending[i].take().expect("measured above");
-                let mut recording = so_far.recording.expect("a round was recorded");
-                recording.membership = e.membership();
-                recording.threads = e.case.threads();
-                recording.settings = Some(job.config.key());
-                let setup = plan.setup_mut(job.setup);
-                if let Err(why) = plan::calibrate_method(options, setup, recording.method) {
-                    failed(&e.id, &why, &mut tally);
-                    continue;
-                }
-                let base = pair.as_deref_mut().map(|p| p.take(i, &recording));
-                let measured = (recording, so_far.took);
-                let step = bench::conclude((options, job.setup), plan, measured, base);
-                report_step(options, step, (&mut warned, &mut tally), sinks);
-            }
-        }
-    }
-    tally
-}
-
-/// The `[round r/R] [i/n] id ...` line on a terminal, cleared when dropped.
-struct Progress(bool);
-
-impl Progress {
-    fn show(round: u64, rounds: u64, i: usize, n: usize, id: &str) -> Progress {
-        let shown = std::io::stderr().is_terminal();
-        if shown {
-            let of_rounds = if rounds > 1 {
-                format!("[round {round}/{rounds}] ")
-            } else {
-                String::new()
-            };
-            eprint!("\r\x1b[K{of_rounds}[{}/{n}] {} ...", i + 1, printable(id));
-            let _ = std::io::stderr().flush();
-        }
-        Progress(shown)
-    }
-}
-
-impl Drop for Progress {
-    fn drop(&mut self) {
-        if self.0 {
-            eprint!("\r\x1b[K");
-        }
-    }
-}
-
-/// Warns of what a concluded benchmark's step found, counts it in the
-/// tally and feeds it to every sink.
-fn report_step(
-    options: &RunOptions,
-    step: bench::Step,
-    (warned, tally): (&mut BTreeSet<String>, &mut RunTally),
-    sinks: &mut [Sink],
-) {
-    if let Some(why) = step.mismatch.filter(|why| warned.insert(why.clone())) {
-        say::warning(&mismatch_warning(&why));
-    }
-    if let Some(warning) = notes::multiplexed_warning(&step.analysed.result) {
-        say::warning(&warning);
-    }
-    for err in &step.store_errors {
-        say::error(&err.to_string());
-    }
-    tally.store_errors += step.store_errors.len();
-    tally.measured(&step.analysed, options.gate);
-    for sink in sinks.iter_mut() {
-        sink.benchmark(&step.analysed);
-    }
 }
 
 /// Releases the pin, makes the baseline being saved whole, ends every
@@ -607,8 +512,8 @@ mod tests {
             case: Default::default(),
         });
         let routines = routines(&entries);
-        let jobs = jobs(&options, &entries, &routines, &plan);
-        let tally = run_steps((&options, &mut plan), (&entries, &jobs), &mut [], None);
+        let mut benches = underway(&entries, jobs(&options, &entries, &routines, &plan));
+        let tally = run_steps(&options, &mut plan, &mut benches, &mut [], &mut Local);
         assert!(tally.failed.is_empty());
         assert_eq!(
             *CALLS.lock().unwrap(),

@@ -28,10 +28,11 @@ use crate::analysis::{metric_names, Recording};
 use crate::measure::SamplingPlan;
 use crate::output::format::printable;
 use crate::output::format::quoted;
-use crate::run::bench::{recording_of, Job, Rounds};
+use crate::run::bench::{recording_of, Job, Rounds, Underway};
 use crate::run::cli::{Pairing, RunOptions};
 use crate::run::plan::Plan;
 use crate::run::registry::Entry;
+use crate::run::round_source::RoundSource;
 use crate::run::say;
 use driver::ServingBuild;
 use reply::{most_samples, Asked};
@@ -89,9 +90,8 @@ pub struct Pair {
     baseline: ServingBuild,
     /// How long the builds are waited for.
     waits: Waits,
-    /// Per entry of the run: the baseline build's rounds so far, or why it
-    /// has none.
-    rounds: Vec<Result<Option<Recording>, String>>,
+    /// The benchmarks the baseline build has.
+    theirs: BTreeSet<String>,
 }
 
 impl Pair {
@@ -107,44 +107,27 @@ impl Pair {
         let path: &Path = &baseline.path;
         let named = format!("--paired-with `{}`", quoted(&path.display().to_string()));
         let baseline = ServingBuild::start(path, ("the baseline build", named), waits)?;
-        let theirs: BTreeSet<&str> = baseline.ids.iter().map(String::as_str).collect();
+        let theirs: BTreeSet<String> = baseline.ids.iter().cloned().collect();
         let ours: BTreeSet<&str> = entries.iter().map(|e| e.id.as_str()).collect();
-        let rounds = entries
-            .iter()
-            .map(|e| match theirs.contains(e.id.as_str()) {
-                true => Ok(None),
-                false => Err("not in the baseline build".to_string()),
-            })
-            .collect();
-        say_one_sided(&ours, &theirs);
+        say_one_sided(&ours, &theirs.iter().map(String::as_str).collect());
         Ok(Pair {
             waits,
             candidate,
             baseline,
-            rounds,
+            theirs,
         })
     }
 
-    /// Measures turn `turn` (from 0) of entry `i`, `job`: a round of this
-    /// build into `so_far` (`Err`: why it failed), or a round of the
-    /// baseline build with the sampling plan this build's first round
-    /// chose (a failure is warned of, and the benchmark left unjudged).
-    /// Each block of four turns is measured by fresh processes.
-    pub fn measure(
-        &mut self,
-        (turn, i): (u64, usize),
-        (plan, job): (&Plan, &Job<'_>),
-        so_far: &mut Rounds,
-    ) -> Result<(), String> {
-        if turn % 4 == 0 && i == 0 && turn > 0 {
-            self.candidate.restart();
-            self.baseline.restart();
-        }
-        if baseline_turn(turn) {
-            let wait = self.wait(plan, job, so_far);
-            self.measure_baseline(i, (plan, job), (so_far.plan, wait));
-            return Ok(());
-        }
+    /// How long a round of `job` is waited for, whose rounds in this build
+    /// took `so_far.took`.
+    fn wait(&self, plan: &Plan, job: &Job<'_>, so_far: &Rounds) -> Duration {
+        let passes = plan.setup(job.setup).groups.len();
+        self.waits.round(&job.config, passes, so_far.took)
+    }
+
+    /// A round of `bench` in this build, into its rounds.
+    fn measure_candidate(&mut self, plan: &Plan, bench: &mut Underway<'_>) -> Result<(), String> {
+        let (job, so_far) = (&bench.job, bench.rounds.as_mut().expect("underway"));
         let started = Instant::now();
         let metrics = metrics_of(plan, job);
         let asked = asked(plan, job, (&metrics, so_far.measured(), so_far.plan));
@@ -158,22 +141,16 @@ impl Pair {
         Ok(())
     }
 
-    /// How long a round of `job` is waited for, whose rounds in this build
-    /// took `so_far.took`.
-    fn wait(&self, plan: &Plan, job: &Job<'_>, so_far: &Rounds) -> Duration {
-        let passes = plan.setup(job.setup).groups.len();
-        self.waits.round(&job.config, passes, so_far.took)
-    }
-
-    /// A round of entry `i` in the baseline build, with the sampling plan
-    /// this build chose, waited for as long as `wait`.
-    fn measure_baseline(
-        &mut self,
-        i: usize,
-        (plan, job): (&Plan, &Job<'_>),
-        (sampling, wait): (Option<SamplingPlan>, Duration),
-    ) {
-        let Ok(done) = &mut self.rounds[i] else {
+    /// A round of `bench` in the baseline build, with the sampling plan
+    /// this build chose, into its partner's rounds (a failure is warned
+    /// of, and the benchmark left unjudged).
+    fn measure_baseline(&mut self, plan: &Plan, bench: &mut Underway<'_>) {
+        let (job, so_far) = (&bench.job, bench.rounds.as_ref().expect("underway"));
+        let (sampling, wait) = (so_far.plan, self.wait(plan, job, so_far));
+        if !self.theirs.contains(job.id) {
+            return;
+        }
+        let Ok(done) = &mut bench.partner else {
             return;
         };
         let round = done.as_ref().map_or(0, Recording::round_count) as u64;
@@ -193,19 +170,56 @@ impl Pair {
                     "benchmark `{}`{why}; its change is not judged",
                     printable(job.id)
                 ));
-                self.rounds[i] = Err("the baseline build failed to measure it".into());
+                bench.partner = Err("the baseline build failed to measure it".into());
             }
         }
     }
+}
 
-    /// The baseline build's rounds of entry `i`, for a run like `like`'s
+impl RoundSource for Pair {
+    fn turns_per_round(&self) -> u64 {
+        2
+    }
+
+    /// A round of this build into `bench`'s rounds (`Err`: why it failed),
+    /// or of the baseline build into its partner's, with the sampling plan
+    /// this build's first round chose. Each block of four turns is
+    /// measured by fresh processes.
+    fn measure(
+        &mut self,
+        turn: u64,
+        plan: &mut Plan,
+        bench: &mut Underway<'_>,
+    ) -> Result<(), String> {
+        if turn % 4 == 0 && bench.index == 0 && turn > 0 {
+            self.candidate.restart();
+            self.baseline.restart();
+        }
+        if baseline_turn(turn) {
+            self.measure_baseline(plan, bench);
+            return Ok(());
+        }
+        self.measure_candidate(plan, bench)
+    }
+
+    /// The baseline build's rounds of `bench`, for a run like `like`'s
     /// (threads and group), or why there are none.
-    pub fn take(&mut self, i: usize, like: &Recording) -> Result<Recording, String> {
-        let taken = std::mem::replace(&mut self.rounds[i], Ok(None));
-        let mut recording = taken?.ok_or("the baseline build measured no round of it")?;
-        recording.threads = like.threads;
-        recording.membership = like.membership.clone();
-        Ok(recording)
+    fn compared_with(
+        &mut self,
+        bench: &mut Underway<'_>,
+        like: &Recording,
+    ) -> Option<Result<Recording, String>> {
+        if !self.theirs.contains(bench.job.id) {
+            return Some(Err("not in the baseline build".to_string()));
+        }
+        let taken = std::mem::replace(&mut bench.partner, Ok(None));
+        let taken =
+            taken.and_then(|r| r.ok_or("the baseline build measured no round of it".into()));
+        Some(taken.map(|mut recording| {
+            recording.threads = like.threads;
+            recording.membership = like.membership.clone();
+            recording
+        }))
     }
 }
 

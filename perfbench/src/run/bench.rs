@@ -15,7 +15,7 @@ use crate::output::format::{format_value, printable};
 use crate::run::cli::RunOptions;
 use crate::run::panics::caught;
 use crate::run::plan::{Plan, Setup, SetupId};
-use crate::run::say;
+use crate::run::stderr;
 use crate::store::history::HistoryRun;
 use crate::store::Slot;
 
@@ -98,7 +98,7 @@ pub struct Underway<'a> {
     /// Its rounds so far; `None` once it failed or was concluded.
     pub rounds: Option<Rounds>,
     /// In a paired run, the baseline build's rounds of it so far, or why
-    /// it has none ([`crate::run::paired::Pair`]).
+    /// it has none ([`crate::run::paired::PairedBuilds`]).
     pub partner: Result<Option<Recording>, String>,
 }
 
@@ -226,6 +226,20 @@ pub fn conclude(
         mismatch: None,
     };
     let unreadable = base.is_err();
+    compare_with(options, plan, &mut step, paired, base);
+    store(options, plan, &mut step, unreadable);
+    step
+}
+
+/// Compares `step` with the baseline build's rounds where the run is
+/// paired, else with the stored run `base` where it could be read.
+fn compare_with(
+    options: &RunOptions,
+    plan: &Plan,
+    step: &mut Step,
+    paired: Option<Result<Recording, String>>,
+    base: Result<Option<Recording>, ()>,
+) {
     match (paired, base) {
         (Some(paired), _) => {
             let a = &mut step.analysed;
@@ -238,11 +252,9 @@ pub fn conclude(
             ));
             a.baseline = paired.ok();
         }
-        (None, Ok(base)) => compare(options, plan, &mut step, base),
+        (None, Ok(base)) => compare(options, plan, step, base),
         (None, Err(())) => {}
     }
-    store(options, plan, &mut step, unreadable);
-    step
 }
 
 /// Measures one round of the benchmark, one pass per counter group, and
@@ -435,7 +447,7 @@ fn append_history(options: &RunOptions, plan: &Plan, step: &mut Step) {
     };
     match plan.store.append_history(&a.recording.id, &run) {
         Ok(0) => {}
-        Ok(skipped) => say::warning(&format!(
+        Ok(skipped) => stderr::warning(&format!(
             "{}: {} that {} no run of a history left out",
             plan.store.history_path(&a.recording.id).display(),
             count(skipped, "line"),

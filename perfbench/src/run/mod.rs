@@ -7,16 +7,16 @@ pub mod bench;
 pub mod calibration;
 pub mod case_args;
 pub mod cli;
+pub mod end_of_run;
 pub mod origin;
 pub mod paired;
 pub mod panics;
 pub mod plan;
 pub mod registry;
 pub mod round_source;
-pub mod say;
 pub mod scheduler;
 pub mod sinks;
-pub mod tally;
+pub mod stderr;
 
 use std::time::Duration;
 
@@ -28,12 +28,12 @@ use crate::output::format::{count, plural, printable, quoted, thousands};
 use crate::output::{event_list, RunHeader, Sink};
 use crate::run::bench::Underway;
 use crate::run::cli::{Action, Filter, OutputFormat, RunMode, RunOptions};
+use crate::run::end_of_run::{RunTally, EXIT_FAILED, EXIT_USAGE};
 use crate::run::panics::{catch, caught};
 use crate::run::plan::Plan;
 use crate::run::registry::{Broken, Entry};
 use crate::run::round_source::{Local, RoundSource};
 use crate::run::scheduler::run_steps;
-use crate::run::tally::{RunTally, EXIT_FAILED, EXIT_USAGE};
 use crate::store::{self, Store};
 
 /// Runs the benchmarks of this binary, the bench target `target`, as the
@@ -43,7 +43,7 @@ pub fn main(target: &paired::revision::BenchTarget) -> ! {
         .filter_map(|(name, _)| name.into_string().ok())
         .collect();
     for warning in cli::unknown_variables(&names) {
-        say::warning(&warning);
+        stderr::warning(&warning);
     }
     let code = match cli::parse(std::env::args_os().skip(1), |var| {
         // Not UTF-8: passed on mangled, for the error to name the variable.
@@ -51,12 +51,12 @@ pub fn main(target: &paired::revision::BenchTarget) -> ! {
     }) {
         Ok(options) => {
             for warning in &options.warnings {
-                say::warning(warning);
+                stderr::warning(warning);
             }
             run(&options, target)
         }
         Err(e) => {
-            say::error(&e);
+            stderr::error(&e);
             EXIT_USAGE
         }
     };
@@ -94,7 +94,7 @@ pub fn run(options: &RunOptions, target: &paired::revision::BenchTarget) -> i32 
     };
     let chosen = selection.run.len() + selection.ignored.len() + broken.len();
     if let Some(nothing) = nothing_selected(&options.filter, chosen, total) {
-        say::say(&nothing);
+        stderr::say(&nothing);
     }
     let code = match mode {
         RunMode::Test => return run_tests(&selection, &broken),
@@ -105,7 +105,7 @@ pub fn run(options: &RunOptions, target: &paired::revision::BenchTarget) -> i32 
         RunMode::Bench => match run_benches(options, target, &selection.run, &broken) {
             Ok(code) => code,
             Err(e) => {
-                say::error(&e);
+                stderr::error(&e);
                 return EXIT_USAGE;
             }
         },
@@ -131,7 +131,7 @@ fn event_list() -> String {
 fn selected(filter: &Filter) -> Result<(registry::Selection, Vec<Broken>, usize), i32> {
     let registry = registry::all();
     if let Err(e) = check(&registry.entries) {
-        say::error(&e);
+        stderr::error(&e);
         return Err(EXIT_USAGE);
     }
     let total = registry.entries.len() + registry.broken.len();
@@ -327,7 +327,7 @@ fn run_benches(
     let mut benches = underway(entries, jobs(options, entries, &routines, &plan));
     // Started once pinned, it runs on the same CPU.
     let mut source: Box<dyn RoundSource> = match &baseline {
-        Some(path) => Box::new(paired::Pair::start(path, entries)?),
+        Some(path) => Box::new(paired::PairedBuilds::start(path, entries)?),
         None => Box::new(Local),
     };
     let most_threads = entries.iter().map(|e| e.case.threads()).max();
@@ -432,7 +432,7 @@ fn finish(
             Ok(Some(written)) => {
                 // Not this run's benchmarks: no reason to fail the run.
                 for left_out in &written.left_out {
-                    say::warning(&format!("left out of the report: {left_out}"));
+                    stderr::warning(&format!("left out of the report: {left_out}"));
                 }
                 // Whole, not cut: a path to open.
                 eprintln!(
@@ -442,7 +442,7 @@ fn finish(
             }
             Ok(None) => {}
             Err(err) => {
-                say::error(&err.to_string());
+                stderr::error(&err.to_string());
                 tally.store_errors += 1;
             }
         }
@@ -456,7 +456,7 @@ fn finish(
 
 /// The warning for a comparison with results from another environment,
 /// `why` ([`crate::measure::environment::Environment::mismatch`], which
-/// quotes the stored one's CPU model or kernel raw: [`say`] escapes it).
+/// quotes the stored one's CPU model or kernel raw: [`stderr`] escapes it).
 fn mismatch_warning(why: &str) -> String {
     format!("comparing with results from {why}: changes may come from that alone")
 }
@@ -616,7 +616,7 @@ mod tests {
             ..Default::default()
         };
         let why = here.mismatch(&stored).unwrap();
-        let line = say::line(&format!("warning: {}", mismatch_warning(&why)));
+        let line = stderr::line(&format!("warning: {}", mismatch_warning(&why)));
         assert!(harmless(&line), "{line}");
         assert!(
             line.starts_with(&format!(
@@ -637,7 +637,7 @@ mod tests {
         std::fs::write(&path, serde_json::to_string(&doc).unwrap()).unwrap();
         let err = store.load("x", &Slot::Latest).unwrap_err();
         std::fs::remove_dir_all(&root).unwrap();
-        let line = say::line(&format!("error: {err}"));
+        let line = stderr::line(&format!("error: {err}"));
         assert!(harmless(&line), "{line}");
         assert!(line.contains(&format!("has schema `{ESCAPED}`")), "{line}");
     }
@@ -647,7 +647,7 @@ mod tests {
         let long = "f".repeat(10_000);
         let args = ["--skip", HOSTILE, long.as_str()];
         let options = cli::tests::parse_args(&args);
-        let line = say::line(&nothing_selected(&options.filter, 0, 3).unwrap());
+        let line = stderr::line(&nothing_selected(&options.filter, 0, 3).unwrap());
         assert!(harmless(&line), "{line}");
         let cut = format!("`{}… (9,800 more characters)`", "f".repeat(200));
         assert!(line.contains(&cut), "{line}");

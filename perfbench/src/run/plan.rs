@@ -16,7 +16,7 @@ use crate::measure::{self, Method, ThreadPin};
 use crate::output::format::quoted;
 use crate::run::calibration::calibrate_setup;
 use crate::run::cli::{Pairing, Pinning, RunOptions};
-use crate::run::say;
+use crate::run::stderr;
 use crate::store::{BaselineSave, Store, StoreLock};
 
 /// What a benchmark asks to be measured with, its settings merged under
@@ -202,7 +202,7 @@ fn prepare_as(
     let environment = Environment::current(cpu);
     if role == Role::Driving {
         for warning in environment.warnings() {
-            say::warning(&warning);
+            stderr::warning(&warning);
         }
     }
     Ok(Plan {
@@ -261,7 +261,7 @@ fn lock(options: &RunOptions, store: &Store) -> Result<(StoreLock, Option<Baseli
     let root = store.root().display();
     let lock = store
         // The holder is what the lock file says: stored text, escaped.
-        .lock(|holder| say::say(&format!("waiting for {root}, in use by {holder}")))
+        .lock(|holder| stderr::say(&format!("waiting for {root}, in use by {holder}")))
         .map_err(|e| e.to_string())?;
     let saving = match &options.save_baseline {
         Some(name) => Some(lock.begin_baseline(name).map_err(|e| e.to_string())?),
@@ -345,18 +345,18 @@ fn countable_events(spec: Option<&str>, pinned: bool) -> Result<Vec<Event>, Stri
                 narrowed.push(e.name.clone());
                 countable.push(e);
             }
-            Err(err) if spec.is_some() => say::warning(&err.to_string()),
+            Err(err) if spec.is_some() => stderr::warning(&err.to_string()),
             Err(err) => refused.push(err),
         }
     }
     for note in refused_notes(&refused) {
-        say::note(&note);
+        stderr::note(&note);
     }
     if !narrowed.is_empty() {
-        say::note(&user_only_note(&narrowed));
+        stderr::note(&user_only_note(&narrowed));
     }
     if countable.is_empty() {
-        say::note("no event left to count: measuring wall time alone");
+        stderr::note("no event left to count: measuring wall time alone");
     }
     Ok(countable)
 }
@@ -367,7 +367,7 @@ fn say_once(note: &str) {
     let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
     if !said.iter().any(|s| s == note) {
         said.push(note.to_string());
-        say::note(note);
+        stderr::note(note);
     }
 }
 
@@ -425,7 +425,7 @@ fn hardware_counters() -> bool {
 fn note_missing_hardware() {
     if let Err(group::OpenError::Unsupported { .. }) = hardware_probe() {
         let paranoid = paranoid_setting();
-        say::note(&format!(
+        stderr::note(&format!(
             "no hardware counters here (no CPU PMU, usual in VMs and CI; \
              kernel.perf_event_paranoid = {paranoid}): measuring software events and wall time; \
              on bare metal or with a virtual PMU you get cycles, instructions and cache misses"
@@ -485,7 +485,7 @@ fn core_of_type(kind: Option<&str>) -> Result<Option<usize>, String> {
         return Ok(None);
     };
     if let Some(note) = &choice.note {
-        say::note(note);
+        stderr::note(note);
     }
     Ok(Some(choice.cpu))
 }

@@ -1,6 +1,6 @@
 //! Where a benchmark's rounds come from: this process measuring them
 //! ([`Local`]), or the two builds of a paired run
-//! ([`crate::run::paired::Pair`]). The scheduler
+//! ([`crate::run::paired::PairedBuilds`]). The scheduler
 //! ([`crate::run::scheduler`]) asks a source for each turn of each
 //! benchmark and, once one is concluded, for what it is compared with.
 

@@ -11,10 +11,10 @@ use crate::output::Sink;
 use crate::run::bench::{self, Underway};
 use crate::run::calibration;
 use crate::run::cli::RunOptions;
+use crate::run::end_of_run::RunTally;
 use crate::run::plan::Plan;
 use crate::run::round_source::RoundSource;
-use crate::run::tally::RunTally;
-use crate::run::{failed, mismatch_warning, say};
+use crate::run::{failed, mismatch_warning, stderr};
 
 /// Measures `benches` in rounds from `source`, each round going through
 /// all of them in turn, so that a slow spell of the machine is shared
@@ -124,13 +124,13 @@ fn report_step(
     sinks: &mut [Sink],
 ) {
     if let Some(why) = step.mismatch.filter(|why| warned.insert(why.clone())) {
-        say::warning(&mismatch_warning(&why));
+        stderr::warning(&mismatch_warning(&why));
     }
     if let Some(warning) = notes::multiplexed_warning(&step.analysed.result) {
-        say::warning(&warning);
+        stderr::warning(&warning);
     }
     for err in &step.store_errors {
-        say::error(&err.to_string());
+        stderr::error(&err.to_string());
     }
     tally.store_errors += step.store_errors.len();
     tally.measured(&step.analysed, options.gate);

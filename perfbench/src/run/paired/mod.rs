@@ -33,7 +33,7 @@ use crate::run::cli::{Pairing, RunOptions};
 use crate::run::plan::Plan;
 use crate::run::registry::Entry;
 use crate::run::round_source::RoundSource;
-use crate::run::say;
+use crate::run::stderr;
 use driver::ServingBuild;
 use reply::{most_samples, Asked};
 use revision::BenchTarget;
@@ -85,7 +85,7 @@ pub fn baseline_binary(
 /// (this build's too, so that neither side is measured in the process
 /// that drives the run), and the rounds the baseline build measured of
 /// each benchmark.
-pub struct Pair {
+pub struct PairedBuilds {
     candidate: ServingBuild,
     baseline: ServingBuild,
     /// How long the builds are waited for.
@@ -94,11 +94,11 @@ pub struct Pair {
     theirs: BTreeSet<String>,
 }
 
-impl Pair {
+impl PairedBuilds {
     /// Starts this build and the `baseline` build for the run of
     /// `entries`, and names the benchmarks only one of the builds has,
     /// which are not judged.
-    pub fn start(baseline: &Baseline, entries: &[Entry]) -> Result<Pair, String> {
+    pub fn start(baseline: &Baseline, entries: &[Entry]) -> Result<PairedBuilds, String> {
         let waits = baseline.waits;
         let own = std::env::current_exe()
             .map_err(|e| format!("paired run: cannot tell this bench binary's path: {e}"))?;
@@ -110,7 +110,7 @@ impl Pair {
         let theirs: BTreeSet<String> = baseline.ids.iter().cloned().collect();
         let ours: BTreeSet<&str> = entries.iter().map(|e| e.id.as_str()).collect();
         say_one_sided(&ours, &theirs.iter().map(String::as_str).collect());
-        Ok(Pair {
+        Ok(PairedBuilds {
             waits,
             candidate,
             baseline,
@@ -166,7 +166,7 @@ impl Pair {
                 }
             }
             Err(why) => {
-                say::warning(&format!(
+                stderr::warning(&format!(
                     "benchmark `{}`{why}; its change is not judged",
                     printable(job.id)
                 ));
@@ -176,7 +176,7 @@ impl Pair {
     }
 }
 
-impl RoundSource for Pair {
+impl RoundSource for PairedBuilds {
     fn turns_per_round(&self) -> u64 {
         2
     }
@@ -259,14 +259,14 @@ fn say_one_sided(ours: &BTreeSet<&str>, theirs: &BTreeSet<&str>) {
     };
     let only_ours: Vec<_> = ours.difference(theirs).collect();
     if !only_ours.is_empty() {
-        say::note(&format!(
+        stderr::note(&format!(
             "paired run: only in this build, measured but not judged: {}",
             list(only_ours)
         ));
     }
     let only_theirs: Vec<_> = theirs.difference(ours).collect();
     if !only_theirs.is_empty() {
-        say::note(&format!(
+        stderr::note(&format!(
             "paired run: only in the baseline build, not measured: {}",
             list(only_theirs)
         ));

@@ -173,9 +173,11 @@ fn prepare_as(
     let pin = pin(options)?;
     let cpu = pin.as_ref().map(ThreadPin::cpu);
     let own = Want {
-        events: options.events.clone(),
+        events: options.events.as_ref().map(|e| e.spec.clone()),
         per_iter: options.per_iter,
     };
+    // The run's own events were parsed with the options.
+    let parsed = options.events.as_ref().map(|e| e.events.as_slice());
     if own.events.is_none() && role == Role::Driving {
         note_missing_hardware();
     }
@@ -183,7 +185,7 @@ fn prepare_as(
         mut setups,
         ids,
         askers,
-    } = open_setups(own, wants, cpu)?;
+    } = open_setups((own, parsed), wants, cpu)?;
     // Events are checked before waiting for another run; measuring, the
     // calibration first, waits until this run holds the store. A build
     // serving a paired run analyses nothing.
@@ -232,18 +234,18 @@ struct Opened<'a> {
 /// holds (the first benchmark to ask for it named in its errors): the
 /// setups, where each want is among them, and who asked for each.
 fn open_setups<'a>(
-    own: Want,
+    (own, parsed): (Want, Option<&[Event]>),
     wants: &[(Want, &'a str)],
     cpu: Option<usize>,
 ) -> Result<Opened<'a>, String> {
-    let mut setups = vec![open_setup(&own, cpu)?];
+    let mut setups = vec![open_setup(&own, parsed, cpu)?];
     let mut askers = vec![None];
     let mut ids = HashMap::from([(own, SetupId::RUN)]);
     for (want, id) in wants {
         if ids.contains_key(want) {
             continue;
         }
-        let opened = open_setup(want, cpu).map_err(|e| asked_by(id, want, &e))?;
+        let opened = open_setup(want, None, cpu).map_err(|e| asked_by(id, want, &e))?;
         ids.insert(want.clone(), SetupId(setups.len()));
         setups.push(opened);
         askers.push(Some((*id, want.clone())));
@@ -283,11 +285,11 @@ fn asked_by(id: &str, want: &Want, error: &str) -> String {
 }
 
 /// Opens the setup `want`, not yet calibrated ([`calibrate_setup`]): its
-/// events, minus those this machine cannot count, in as few groups as the
-/// PMU holds.
-fn open_setup(want: &Want, cpu: Option<usize>) -> Result<Setup, String> {
+/// events (`parsed` where the options parsed them already), minus those
+/// this machine cannot count, in as few groups as the PMU holds.
+fn open_setup(want: &Want, parsed: Option<&[Event]>, cpu: Option<usize>) -> Result<Setup, String> {
     let (spec, per_iter) = (&want.events, &want.per_iter);
-    let mut events = countable_events(spec.as_deref(), cpu.is_some())?;
+    let mut events = countable_events(spec.as_deref(), parsed, cpu.is_some())?;
     if *per_iter {
         let (measurable, left_out) = measure::measurable_per_iteration(events);
         events = measurable;
@@ -330,10 +332,15 @@ fn open_setup(want: &Want, cpu: Option<usize>) -> Result<Setup, String> {
 /// cannot be are named in one note per cause. Where none is left, the run
 /// measures wall time alone (and says so): a container or a locked-down
 /// kernel still gets a measurement.
-fn countable_events(spec: Option<&str>, pinned: bool) -> Result<Vec<Event>, String> {
-    let asked = match spec {
-        Some(spec) => event::parse_list(spec).map_err(|e| e.to_string())?,
-        None => default_events(pinned),
+fn countable_events(
+    spec: Option<&str>,
+    parsed: Option<&[Event]>,
+    pinned: bool,
+) -> Result<Vec<Event>, String> {
+    let asked = match (parsed, spec) {
+        (Some(parsed), _) => parsed.to_vec(),
+        (None, Some(spec)) => event::parse_list(spec).map_err(|e| e.to_string())?,
+        (None, None) => default_events(pinned),
     };
     let mut countable = Vec::new();
     let mut narrowed = Vec::new();

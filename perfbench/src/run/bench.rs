@@ -177,7 +177,8 @@ pub fn fewer_samples_warning(
 /// run (or in a paired run with the baseline build's rounds, `paired`:
 /// `Err` says why there are none), and store.
 pub fn conclude(
-    (options, setup): (&RunOptions, SetupId),
+    options: &RunOptions,
+    setup: SetupId,
     plan: &Plan,
     (mut recording, took): (Recording, Duration),
     paired: Option<Result<Recording, String>>,
@@ -497,7 +498,8 @@ mod tests {
         let mut recording = so_far.recording.expect("rounds were measured");
         recording.settings = Some(job.config.key());
         Ok(conclude(
-            (options, job.setup),
+            options,
+            job.setup,
             plan,
             (recording, so_far.took),
             None,
@@ -579,7 +581,8 @@ mod tests {
         // The same samples again with the first run's settings: they learn
         // from the first run, not from the try-out.
         let again = conclude(
-            (&options, SetupId::RUN),
+            &options,
+            SetupId::RUN,
             &plan,
             (run.clone(), Duration::ZERO),
             None,

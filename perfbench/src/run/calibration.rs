@@ -78,7 +78,7 @@ fn calibrate(
                 .extend(statistics(&r).into_iter().skip(first));
             continue;
         }
-        let (empty, per_sample) = batch_pass(&config, (group, events), method)?;
+        let (empty, per_sample) = batch_pass(&config, group, events, method)?;
         calibration
             .per_sample
             .extend(per_sample.into_iter().skip(first));
@@ -97,7 +97,8 @@ fn failed(e: MeasureError) -> String {
 /// cost per sample.
 fn batch_pass(
     config: &measure::Config,
-    (group, events): (&mut CounterGroup, &[Event]),
+    group: &mut CounterGroup,
+    events: &[Event],
     method: Method,
 ) -> Result<PassCosts, String> {
     let r = empty_recording(

@@ -185,7 +185,7 @@ fn prepare_as(
         mut setups,
         ids,
         askers,
-    } = open_setups((own, parsed), wants, cpu)?;
+    } = open_setups(own, parsed, wants, cpu)?;
     // Events are checked before waiting for another run; measuring, the
     // calibration first, waits until this run holds the store. A build
     // serving a paired run analyses nothing.
@@ -234,7 +234,8 @@ struct Opened<'a> {
 /// holds (the first benchmark to ask for it named in its errors): the
 /// setups, where each want is among them, and who asked for each.
 fn open_setups<'a>(
-    (own, parsed): (Want, Option<&[Event]>),
+    own: Want,
+    parsed: Option<&[Event]>,
     wants: &[(Want, &'a str)],
     cpu: Option<usize>,
 ) -> Result<Opened<'a>, String> {

@@ -81,7 +81,8 @@ fn conclude(
     let base = source.compared_with(bench, &recording);
     let measured = (recording, so_far.took);
     Ok(bench::conclude(
-        (options, bench.job.setup),
+        options,
+        bench.job.setup,
         plan,
         measured,
         base,

@@ -201,8 +201,9 @@ fn calibration_subtracts_nothing_from_allocation_counts() {
         "allocations",
     ));
     let mut plan = perfbench::run::plan::prepare(&options, &[], store).unwrap();
+    let setup = plan.setup_mut(perfbench::run::plan::SetupId::RUN);
     let counts = ["allocs", "alloc-bytes", "deallocs", "reallocs"];
-    let costs = plan.setup.calibration.per_iteration();
+    let costs = setup.calibration.per_iteration();
     let per_iteration: Vec<_> = costs.iter().filter(|(n, _)| counts.contains(n)).collect();
     assert_eq!(per_iteration.len(), 4, "{costs:?}");
     for (name, cost) in per_iteration {
@@ -212,17 +213,17 @@ fn calibration_subtracts_nothing_from_allocation_counts() {
             "{name}"
         );
     }
-    let per_sample = &plan.setup.calibration.per_sample;
+    let per_sample = &setup.calibration.per_sample;
     let per_sample: Vec<_> = per_sample
         .iter()
         .filter(|(n, _)| counts.contains(&n.as_str()))
         .collect();
     assert_eq!(per_sample.len(), 4, "{per_sample:?}");
     assert!(per_sample.iter().all(|(_, c)| *c == 0.0), "{per_sample:?}");
-    let (group, _) = &mut plan.setup.groups[0];
+    let (group, _) = &mut setup.groups[0];
     let m = measure(&quick(), group, |b| b.iter(three_boxes)).unwrap();
-    let recording = Recording::new("three", &plan.setup.events, &m, Default::default());
-    let result = analyze(&recording, &plan.setup.calibration);
+    let recording = Recording::new("three", &setup.events, &m, Default::default());
+    let result = analyze(&recording, &setup.calibration);
     for (name, expected) in [("allocs", 3.0), ("alloc-bytes", 192.0), ("reallocs", 0.0)] {
         let metric = result.metrics.iter().find(|m| m.name == name).unwrap();
         let e = metric.estimate();

@@ -28,7 +28,7 @@ use perfbench::output::bencher_lines::bencher_line;
 use perfbench::output::calm::Folded;
 use perfbench::output::table::Table;
 use perfbench::run::cli::RegressionGate;
-use perfbench::run::tally::RunTally;
+use perfbench::run::end_of_run::RunTally;
 use perfbench::stats::{analyze_metric, Bootstrap};
 use perfbench::store::json::bench_line as json_line;
 use perfbench::store::{Slot, Store};

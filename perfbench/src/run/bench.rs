@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use crate::analysis::comparison::{self, carry_earlier, Comparison};
 use crate::analysis::notes::count;
+use crate::analysis::standings::Membership;
 use crate::analysis::{analyze, Analysed, Recording};
 use crate::counter::event::Unit;
 use crate::counter::group::{self, Groups};
@@ -13,8 +14,8 @@ use crate::measure::{self, Bencher, Costs, MeasureError, Planning, SamplingPlan,
 use crate::output::format::{format_value, printable};
 use crate::run::cli::RunOptions;
 use crate::run::panics::caught;
-use crate::run::plan::{Plan, Setup, Want};
-use crate::run::say;
+use crate::run::plan::{Plan, Setup, SetupId};
+use crate::run::stderr;
 use crate::store::history::HistoryRun;
 use crate::store::Slot;
 
@@ -76,8 +77,29 @@ pub struct Job<'a> {
     /// How long and how often, all rounds together
     /// ([`RunOptions::config_for`]).
     pub config: measure::Config,
-    /// The setup it is measured with ([`RunOptions::setup_for`]).
-    pub want: Want,
+    /// The setup of the plan it is measured with, the one its settings ask
+    /// for ([`RunOptions::wanted_setup`]).
+    pub setup: SetupId,
+}
+
+/// One benchmark through the run: how it is measured, the rounds measured
+/// so far, and in a paired run the baseline build's. The scheduler holds
+/// one per benchmark, whatever made it: a registered function, or another
+/// routine with an id and settings.
+pub struct Underway<'a> {
+    /// Its place in the run, from 0.
+    pub index: usize,
+    /// Its id, routine, settings and setup.
+    pub job: Job<'a>,
+    /// Its group and name in it, stamped on its recording.
+    pub membership: Option<Membership>,
+    /// The threads its routine runs on at once.
+    pub threads: usize,
+    /// Its rounds so far; `None` once it failed or was concluded.
+    pub rounds: Option<Rounds>,
+    /// In a paired run, the baseline build's rounds of it so far, or why
+    /// it has none ([`crate::run::paired::PairedBuilds`]).
+    pub partner: Result<Option<Recording>, String>,
 }
 
 /// Measures the next round of `job` (its share of the time and samples of
@@ -91,7 +113,7 @@ pub fn measure_round(plan: &mut Plan, job: &Job<'_>, so_far: &mut Rounds) -> Res
     // the mean of the rounds' slopes.
     let planned = so_far.plan.map(|p| (p, index));
     let environment = plan.environment.clone();
-    let (round, sampling) = record(plan.setup_for(&job.want), job, planned, environment)?;
+    let (round, sampling) = record(plan.setup_mut(job.setup), job, planned, environment)?;
     so_far.took += started.elapsed();
     so_far.add(round, sampling);
     Ok(())
@@ -151,11 +173,12 @@ pub fn fewer_samples_warning(
 }
 
 /// The step after the last round of a benchmark measured with the setup
-/// `want`: learn from the runs before it, analyse, compare with the stored
+/// `setup`: learn from the runs before it, analyse, compare with the stored
 /// run (or in a paired run with the baseline build's rounds, `paired`:
 /// `Err` says why there are none), and store.
 pub fn conclude(
-    (options, want): (&RunOptions, &Want),
+    options: &RunOptions,
+    setup: SetupId,
     plan: &Plan,
     (mut recording, took): (Recording, Duration),
     paired: Option<Result<Recording, String>>,
@@ -190,7 +213,7 @@ pub fn conclude(
         other => other,
     };
     carry_earlier(earlier_run, &mut recording, &options.thresholds);
-    let calibration = plan.setup_of(want).calibration_for(recording.method);
+    let calibration = plan.setup(setup).calibration_for(recording.method);
     let result = analyze(&recording, calibration);
     let mut step = Step {
         analysed: Analysed {
@@ -204,6 +227,20 @@ pub fn conclude(
         mismatch: None,
     };
     let unreadable = base.is_err();
+    compare_with(options, plan, &mut step, paired, base);
+    store(options, plan, &mut step, unreadable);
+    step
+}
+
+/// Compares `step` with the baseline build's rounds where the run is
+/// paired, else with the stored run `base` where it could be read.
+fn compare_with(
+    options: &RunOptions,
+    plan: &Plan,
+    step: &mut Step,
+    paired: Option<Result<Recording, String>>,
+    base: Result<Option<Recording>, ()>,
+) {
     match (paired, base) {
         (Some(paired), _) => {
             let a = &mut step.analysed;
@@ -216,11 +253,9 @@ pub fn conclude(
             ));
             a.baseline = paired.ok();
         }
-        (None, Ok(base)) => compare(options, plan, &mut step, base),
+        (None, Ok(base)) => compare(options, plan, step, base),
         (None, Err(())) => {}
     }
-    store(options, plan, &mut step, unreadable);
-    step
 }
 
 /// Measures one round of the benchmark, one pass per counter group, and
@@ -413,7 +448,7 @@ fn append_history(options: &RunOptions, plan: &Plan, step: &mut Step) {
     };
     match plan.store.append_history(&a.recording.id, &run) {
         Ok(0) => {}
-        Ok(skipped) => say::warning(&format!(
+        Ok(skipped) => stderr::warning(&format!(
             "{}: {} that {} no run of a history left out",
             plan.store.history_path(&a.recording.id).display(),
             count(skipped, "line"),
@@ -452,7 +487,7 @@ mod tests {
             id,
             routine: bench,
             config: options.config.clone(),
-            want: (None, false),
+            setup: SetupId::RUN,
         };
         let mut so_far = Rounds::default();
         measure_round(plan, &job, &mut so_far)?;
@@ -463,7 +498,8 @@ mod tests {
         let mut recording = so_far.recording.expect("rounds were measured");
         recording.settings = Some(job.config.key());
         Ok(conclude(
-            (options, &job.want),
+            options,
+            job.setup,
             plan,
             (recording, so_far.took),
             None,
@@ -545,7 +581,8 @@ mod tests {
         // The same samples again with the first run's settings: they learn
         // from the first run, not from the try-out.
         let again = conclude(
-            (&options, &(None, false)),
+            &options,
+            SetupId::RUN,
             &plan,
             (run.clone(), Duration::ZERO),
             None,
@@ -640,9 +677,20 @@ mod tests {
         .err()
         .unwrap();
         assert!(why.contains("deliberate"), "{why}");
-        let before = plan.setup.groups[0].0.read().unwrap().values[0];
+        let before = plan.setup_mut(SetupId::RUN).groups[0]
+            .0
+            .read()
+            .unwrap()
+            .values[0];
         touch_fresh_pages(2);
-        assert_eq!(plan.setup.groups[0].0.read().unwrap().values[0], before);
+        assert_eq!(
+            plan.setup_mut(SetupId::RUN).groups[0]
+                .0
+                .read()
+                .unwrap()
+                .values[0],
+            before
+        );
         assert!(!root.exists(), "nothing stored for a failed benchmark");
     }
 }

@@ -4,33 +4,36 @@
 //! summary with the exit code.
 
 pub mod bench;
+pub mod calibration;
 pub mod case_args;
 pub mod cli;
+pub mod end_of_run;
 pub mod origin;
 pub mod paired;
 pub mod panics;
 pub mod plan;
 pub mod registry;
-pub mod say;
+pub mod round_source;
+pub mod scheduler;
 pub mod sinks;
-pub mod tally;
+pub mod stderr;
 
-use std::collections::BTreeSet;
-use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
 use crate::analysis::comparison::Target;
-use crate::analysis::notes;
 use crate::counter::group;
 use crate::kernel::pmu;
 use crate::measure::{self, run_once};
 use crate::output::format::{count, plural, printable, quoted, thousands};
 use crate::output::{event_list, RunHeader, Sink};
+use crate::run::bench::Underway;
 use crate::run::cli::{Action, Filter, OutputFormat, RunMode, RunOptions};
+use crate::run::end_of_run::{RunTally, EXIT_FAILED, EXIT_USAGE};
 use crate::run::panics::{catch, caught};
 use crate::run::plan::Plan;
 use crate::run::registry::{Broken, Entry};
-use crate::run::tally::{RunTally, EXIT_FAILED, EXIT_USAGE};
+use crate::run::round_source::{Local, RoundSource};
+use crate::run::scheduler::run_steps;
 use crate::store::{self, Store};
 
 /// Runs the benchmarks of this binary, the bench target `target`, as the
@@ -40,7 +43,7 @@ pub fn main(target: &paired::revision::BenchTarget) -> ! {
         .filter_map(|(name, _)| name.into_string().ok())
         .collect();
     for warning in cli::unknown_variables(&names) {
-        say::warning(&warning);
+        stderr::warning(&warning);
     }
     let code = match cli::parse(std::env::args_os().skip(1), |var| {
         // Not UTF-8: passed on mangled, for the error to name the variable.
@@ -48,12 +51,12 @@ pub fn main(target: &paired::revision::BenchTarget) -> ! {
     }) {
         Ok(options) => {
             for warning in &options.warnings {
-                say::warning(warning);
+                stderr::warning(warning);
             }
             run(&options, target)
         }
         Err(e) => {
-            say::error(&e);
+            stderr::error(&e);
             EXIT_USAGE
         }
     };
@@ -91,7 +94,7 @@ pub fn run(options: &RunOptions, target: &paired::revision::BenchTarget) -> i32 
     };
     let chosen = selection.run.len() + selection.ignored.len() + broken.len();
     if let Some(nothing) = nothing_selected(&options.filter, chosen, total) {
-        say::say(&nothing);
+        stderr::say(&nothing);
     }
     let code = match mode {
         RunMode::Test => return run_tests(&selection, &broken),
@@ -102,7 +105,7 @@ pub fn run(options: &RunOptions, target: &paired::revision::BenchTarget) -> i32 
         RunMode::Bench => match run_benches(options, target, &selection.run, &broken) {
             Ok(code) => code,
             Err(e) => {
-                say::error(&e);
+                stderr::error(&e);
                 return EXIT_USAGE;
             }
         },
@@ -128,7 +131,7 @@ fn event_list() -> String {
 fn selected(filter: &Filter) -> Result<(registry::Selection, Vec<Broken>, usize), i32> {
     let registry = registry::all();
     if let Err(e) = check(&registry.entries) {
-        say::error(&e);
+        stderr::error(&e);
         return Err(EXIT_USAGE);
     }
     let total = registry.entries.len() + registry.broken.len();
@@ -318,15 +321,14 @@ fn run_benches(
         }
         return Ok(early.exit_code());
     }
-    let routines = routines(entries);
-    let jobs = jobs(options, entries, &routines);
-    let wants: Vec<(plan::Want, &str)> = jobs.iter().map(|j| (j.want.clone(), j.id)).collect();
-    let mut plan = plan::prepare(options, &wants, store_of(target))?;
+    let mut plan = plan::prepare(options, &wants(options, entries), store_of(target))?;
     origin.record_in(&mut plan.environment);
+    let routines = routines(entries);
+    let mut benches = underway(entries, jobs(options, entries, &routines, &plan));
     // Started once pinned, it runs on the same CPU.
-    let mut pair = match &baseline {
-        Some(path) => Some(paired::Pair::start(path, entries)?),
-        None => None,
+    let mut source: Box<dyn RoundSource> = match &baseline {
+        Some(path) => Box::new(paired::PairedBuilds::start(path, entries)?),
+        None => Box::new(Local),
     };
     let most_threads = entries.iter().map(|e| e.case.threads()).max();
     if let Some(warning) = pinned_threads_warning(plan.cpu(), most_threads.unwrap_or(1)) {
@@ -336,24 +338,19 @@ fn run_benches(
     let mut sinks = sinks::sinks(options, &plan, &ids);
     let header = RunHeader {
         ids: &ids,
-        events: &plan.setup.events,
-        groups: plan.setup.pass_names(),
-        per_iter: plan.setup.per_iter,
+        events: &plan.run_setup().events,
+        groups: plan.run_setup().pass_names(),
+        per_iter: plan.run_setup().per_iter,
         sample_count: options.config.sample_count,
         rounds: options.config.rounds(),
         environment: &plan.environment,
-        calibration: &plan.setup.calibration,
+        calibration: &plan.run_setup().calibration,
     };
     for sink in &mut sinks {
         sink.start(&header);
     }
-    let mut tally = run_steps(
-        (options, &mut plan),
-        (entries, &jobs),
-        &mut sinks,
-        pair.as_mut(),
-    );
-    drop(pair);
+    let mut tally = run_steps(options, &mut plan, &mut benches, &mut sinks, &mut *source);
+    drop(source);
     tally.failed.splice(0..0, early.failed);
     tally.gate = Some((options.gate, options.thresholds));
     finish(options, (plan, sinks), tally, entries.len() + broken.len())
@@ -367,12 +364,34 @@ fn routines(entries: &[Entry]) -> Vec<impl Fn(&mut measure::Bencher<'_>) + '_> {
         .collect()
 }
 
-/// Each entry as the run measures it: its routine, and its own settings
-/// under the run's.
+/// Each entry's state through the run, measured as its `job`.
+fn underway<'a>(entries: &'a [Entry], jobs: Vec<bench::Job<'a>>) -> Vec<Underway<'a>> {
+    (entries.iter().zip(jobs).enumerate())
+        .map(|(index, (e, job))| Underway {
+            index,
+            job,
+            membership: e.membership(),
+            threads: e.case.threads(),
+            rounds: Some(Default::default()),
+            partner: Ok(None),
+        })
+        .collect()
+}
+
+/// The setup each entry asks for, with its id (which names it in errors).
+fn wants<'a>(options: &RunOptions, entries: &'a [Entry]) -> Vec<(plan::Want, &'a str)> {
+    (entries.iter())
+        .map(|e| (options.wanted_setup(&e.bench.settings), e.id.as_str()))
+        .collect()
+}
+
+/// Each entry as the run measures it: its routine, its own settings under
+/// the run's, and the setup of `plan` they ask for.
 fn jobs<'a>(
     options: &RunOptions,
     entries: &'a [Entry],
     routines: &'a [impl Fn(&mut measure::Bencher<'_>)],
+    plan: &Plan,
 ) -> Vec<bench::Job<'a>> {
     entries
         .iter()
@@ -381,116 +400,9 @@ fn jobs<'a>(
             id: &e.id,
             routine,
             config: options.config_for(&e.bench.settings),
-            want: options.setup_for(&e.bench.settings),
+            setup: plan.setup_id(&options.wanted_setup(&e.bench.settings)),
         })
         .collect()
-}
-
-/// Measures the benchmarks in rounds, each round going through all of them
-/// in turn, so that a slow spell of the machine is shared among them rather
-/// than spoiling one; after its last round (its sample count may give it
-/// fewer than the others) a benchmark is concluded and fed to every sink.
-/// In a paired run each round is two turns, the baseline build measuring
-/// in every other pair of them ([`paired::baseline_turn`]). Failures and
-/// stored files that could not be used are named on stderr.
-fn run_steps(
-    (options, plan): (&RunOptions, &mut Plan),
-    (entries, jobs): (&[Entry], &[bench::Job<'_>]),
-    sinks: &mut [Sink],
-    mut pair: Option<&mut paired::Pair>,
-) -> RunTally {
-    let rounds = jobs.iter().map(|j| j.config.rounds()).max().unwrap_or(1);
-    let sides = if pair.is_some() { 2 } else { 1 };
-    let mut tally = RunTally::default();
-    let mut warned = BTreeSet::new();
-    let mut pending: Vec<Option<bench::Rounds>> =
-        entries.iter().map(|_| Some(Default::default())).collect();
-    for turn in 0..rounds * sides {
-        for (i, (e, job)) in entries.iter().zip(jobs).enumerate() {
-            let Some(so_far) = pending[i].as_mut() else {
-                continue;
-            };
-            let progress = Progress::show(turn / sides + 1, rounds, i, entries.len(), &e.id);
-            let measured = match pair.as_deref_mut() {
-                Some(pair) => pair.measure((turn, i), (plan, job), so_far),
-                None => bench::measure_round(plan, job, so_far),
-            };
-            drop(progress);
-            if let Err(why) = measured {
-                failed(&e.id, &why, &mut tally);
-                pending[i] = None;
-                continue;
-            }
-            if turn + 1 == so_far.count(&job.config) * sides {
-                let so_far = pending[i].take().expect("measured above");
-                let mut recording = so_far.recording.expect("a round was recorded");
-                recording.membership = e.membership();
-                recording.threads = e.case.threads();
-                recording.settings = Some(job.config.key());
-                let setup = plan.setup_for(&job.want);
-                if let Err(why) = plan::calibrate_method(options, setup, recording.method) {
-                    failed(&e.id, &why, &mut tally);
-                    continue;
-                }
-                let base = pair.as_deref_mut().map(|p| p.take(i, &recording));
-                let measured = (recording, so_far.took);
-                let step = bench::conclude((options, &job.want), plan, measured, base);
-                report_step(options, step, (&mut warned, &mut tally), sinks);
-            }
-        }
-    }
-    tally
-}
-
-/// The `[round r/R] [i/n] id ...` line on a terminal, cleared when dropped.
-struct Progress(bool);
-
-impl Progress {
-    fn show(round: u64, rounds: u64, i: usize, n: usize, id: &str) -> Progress {
-        let shown = std::io::stderr().is_terminal();
-        if shown {
-            let of_rounds = if rounds > 1 {
-                format!("[round {round}/{rounds}] ")
-            } else {
-                String::new()
-            };
-            eprint!("\r\x1b[K{of_rounds}[{}/{n}] {} ...", i + 1, printable(id));
-            let _ = std::io::stderr().flush();
-        }
-        Progress(shown)
-    }
-}
-
-impl Drop for Progress {
-    fn drop(&mut self) {
-        if self.0 {
-            eprint!("\r\x1b[K");
-        }
-    }
-}
-
-/// Warns of what a concluded benchmark's step found, counts it in the
-/// tally and feeds it to every sink.
-fn report_step(
-    options: &RunOptions,
-    step: bench::Step,
-    (warned, tally): (&mut BTreeSet<String>, &mut RunTally),
-    sinks: &mut [Sink],
-) {
-    if let Some(why) = step.mismatch.filter(|why| warned.insert(why.clone())) {
-        say::warning(&mismatch_warning(&why));
-    }
-    if let Some(warning) = notes::multiplexed_warning(&step.analysed.result) {
-        say::warning(&warning);
-    }
-    for err in &step.store_errors {
-        say::error(&err.to_string());
-    }
-    tally.store_errors += step.store_errors.len();
-    tally.measured(&step.analysed, options.gate);
-    for sink in sinks.iter_mut() {
-        sink.benchmark(&step.analysed);
-    }
 }
 
 /// Releases the pin, makes the baseline being saved whole, ends every
@@ -520,7 +432,7 @@ fn finish(
             Ok(Some(written)) => {
                 // Not this run's benchmarks: no reason to fail the run.
                 for left_out in &written.left_out {
-                    say::warning(&format!("left out of the report: {left_out}"));
+                    stderr::warning(&format!("left out of the report: {left_out}"));
                 }
                 // Whole, not cut: a path to open.
                 eprintln!(
@@ -530,7 +442,7 @@ fn finish(
             }
             Ok(None) => {}
             Err(err) => {
-                say::error(&err.to_string());
+                stderr::error(&err.to_string());
                 tally.store_errors += 1;
             }
         }
@@ -544,7 +456,7 @@ fn finish(
 
 /// The warning for a comparison with results from another environment,
 /// `why` ([`crate::measure::environment::Environment::mismatch`], which
-/// quotes the stored one's CPU model or kernel raw: [`say`] escapes it).
+/// quotes the stored one's CPU model or kernel raw: [`stderr`] escapes it).
 fn mismatch_warning(why: &str) -> String {
     format!("comparing with results from {why}: changes may come from that alone")
 }
@@ -600,8 +512,8 @@ mod tests {
             case: Default::default(),
         });
         let routines = routines(&entries);
-        let jobs = jobs(&options, &entries, &routines);
-        let tally = run_steps((&options, &mut plan), (&entries, &jobs), &mut [], None);
+        let mut benches = underway(&entries, jobs(&options, &entries, &routines, &plan));
+        let tally = run_steps(&options, &mut plan, &mut benches, &mut [], &mut Local);
         assert!(tally.failed.is_empty());
         assert_eq!(
             *CALLS.lock().unwrap(),
@@ -704,7 +616,7 @@ mod tests {
             ..Default::default()
         };
         let why = here.mismatch(&stored).unwrap();
-        let line = say::line(&format!("warning: {}", mismatch_warning(&why)));
+        let line = stderr::line(&format!("warning: {}", mismatch_warning(&why)));
         assert!(harmless(&line), "{line}");
         assert!(
             line.starts_with(&format!(
@@ -725,7 +637,7 @@ mod tests {
         std::fs::write(&path, serde_json::to_string(&doc).unwrap()).unwrap();
         let err = store.load("x", &Slot::Latest).unwrap_err();
         std::fs::remove_dir_all(&root).unwrap();
-        let line = say::line(&format!("error: {err}"));
+        let line = stderr::line(&format!("error: {err}"));
         assert!(harmless(&line), "{line}");
         assert!(line.contains(&format!("has schema `{ESCAPED}`")), "{line}");
     }
@@ -735,7 +647,7 @@ mod tests {
         let long = "f".repeat(10_000);
         let args = ["--skip", HOSTILE, long.as_str()];
         let options = cli::tests::parse_args(&args);
-        let line = say::line(&nothing_selected(&options.filter, 0, 3).unwrap());
+        let line = stderr::line(&nothing_selected(&options.filter, 0, 3).unwrap());
         assert!(harmless(&line), "{line}");
         let cut = format!("`{}… (9,800 more characters)`", "f".repeat(200));
         assert!(line.contains(&cut), "{line}");

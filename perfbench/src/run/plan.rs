@@ -3,26 +3,42 @@
 //! what they are compared with, the environment, and the measurement's own
 //! cost.
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
-use std::time::Duration;
 
 use crate::analysis::comparison::Target;
-use crate::analysis::{self, overhead, Calibration, Recording};
+use crate::analysis::Calibration;
 use crate::counter::event::{self, Event, Source};
 use crate::counter::group::{self, Groups};
 use crate::kernel::{alloc, pmu, sys};
 use crate::measure::environment::Environment;
-use crate::measure::{self, MeasureError, Method, ThreadPin};
+use crate::measure::{self, Method, ThreadPin};
 use crate::output::format::quoted;
+use crate::run::calibration::calibrate_setup;
 use crate::run::cli::{Pairing, Pinning, RunOptions};
-use crate::run::say;
-use crate::stats::Statistics;
+use crate::run::stderr;
 use crate::store::{BaselineSave, Store, StoreLock};
 
-/// What a benchmark asks to be measured with: its events as `--events`
-/// writes them (`None`: the default set), and whether in per-iteration
-/// mode ([`RunOptions::setup_for`]).
-pub type Want = (Option<String>, bool);
+/// What a benchmark asks to be measured with, its settings merged under
+/// the run's ([`RunOptions::wanted_setup`]): the key the plan opens one
+/// [`Setup`] for, however many benchmarks ask for it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Want {
+    /// Its events as `--events` writes them (`None`: the default set).
+    pub events: Option<String>,
+    /// Per-iteration mode rather than batch mode.
+    pub per_iter: bool,
+}
+
+/// Which of the plan's setups a benchmark is measured with
+/// ([`Plan::setup_id`]), found once when its job is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SetupId(usize);
+
+impl SetupId {
+    /// The run's own setup, for every benchmark that asks for no other.
+    pub const RUN: SetupId = SetupId(0);
+}
 
 /// How benchmarks are measured: their events, opened in groups, in one
 /// mode, and the measurement's own cost that way.
@@ -39,7 +55,7 @@ pub struct Setup {
     pub calibration: Calibration,
     /// The same through the other `Bencher` methods the benchmarks used,
     /// each calibrated once the first benchmark it measured has run
-    /// ([`calibrate_method`]).
+    /// ([`crate::run::calibration::calibrate_method`]).
     pub methods: Vec<Calibration>,
 }
 
@@ -65,10 +81,12 @@ impl Setup {
 
 /// Everything a run decides before measuring.
 pub struct Plan {
-    /// The run's own setup, for every benchmark that asks for no other.
-    pub setup: Setup,
-    /// The setups benchmarks ask for with their own `events` or `mode`.
-    pub others: Vec<(Want, Setup)>,
+    /// The setups benchmarks are measured with: first the run's own
+    /// ([`SetupId::RUN`]), then one for each other `events` or `mode` a
+    /// benchmark asks for.
+    pub setups: Vec<Setup>,
+    /// Where each asked-for setup is among [`Plan::setups`].
+    pub ids: HashMap<Want, SetupId>,
     /// The pin of the measuring thread, released when the plan is dropped.
     pub pin: Option<ThreadPin>,
     /// Where results are stored.
@@ -85,32 +103,40 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The setup a benchmark asking for `want` is measured with: one of
-    /// [`Plan::others`] where it asked for one of them, else the run's.
-    pub fn setup_for(&mut self, want: &Want) -> &mut Setup {
-        match self.other(want) {
-            Some(i) => &mut self.others[i].1,
-            None => &mut self.setup,
-        }
+    /// Which setup a benchmark asking for `want` is measured with: the one
+    /// opened for it, else the run's.
+    pub fn setup_id(&self, want: &Want) -> SetupId {
+        self.ids.get(want).copied().unwrap_or(SetupId::RUN)
     }
 
-    /// [`Plan::setup_for`], to read.
-    pub fn setup_of(&self, want: &Want) -> &Setup {
-        match self.other(want) {
-            Some(i) => &self.others[i].1,
-            None => &self.setup,
-        }
+    /// The setup `id`.
+    pub fn setup(&self, id: SetupId) -> &Setup {
+        &self.setups[id.0]
     }
 
-    /// The position of `want` among [`Plan::others`].
-    fn other(&self, want: &Want) -> Option<usize> {
-        self.others.iter().position(|(w, _)| w == want)
+    /// The setup `id`, to calibrate or measure with.
+    pub fn setup_mut(&mut self, id: SetupId) -> &mut Setup {
+        &mut self.setups[id.0]
+    }
+
+    /// The run's own setup, which the header describes.
+    pub fn run_setup(&self) -> &Setup {
+        self.setup(SetupId::RUN)
     }
 
     /// The pinned CPU, if any.
     pub fn cpu(&self) -> Option<usize> {
         self.pin.as_ref().map(ThreadPin::cpu)
     }
+}
+
+/// Which build a plan is for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// The build that measures, analyses and stores.
+    Driving,
+    /// A build serving a paired run, which measures only.
+    Serving,
 }
 
 /// Makes the plan: pins the thread, opens the groups of the run's setup and
@@ -120,7 +146,7 @@ impl Plan {
 /// output folder or baselines), and name the benchmark whose attribute is
 /// at fault.
 pub fn prepare(options: &RunOptions, wants: &[(Want, &str)], store: Store) -> Result<Plan, String> {
-    prepare_as(options, wants, store, false)
+    prepare_as(options, wants, store, Role::Driving)
 }
 
 /// The plan of a build serving a paired run ([`crate::run::paired`]): as
@@ -133,61 +159,57 @@ pub fn prepare_baseline_build(
     wants: &[(Want, &str)],
     store: Store,
 ) -> Result<Plan, String> {
-    prepare_as(options, wants, store, true)
+    prepare_as(options, wants, store, Role::Serving)
 }
 
-/// [`prepare`], or for a paired run's baseline build
+/// [`prepare`], or for a paired run's serving build
 /// [`prepare_baseline_build`].
 fn prepare_as(
     options: &RunOptions,
     wants: &[(Want, &str)],
     store: Store,
-    baseline_build: bool,
+    role: Role,
 ) -> Result<Plan, String> {
     let pin = pin(options)?;
     let cpu = pin.as_ref().map(ThreadPin::cpu);
-    let own: Want = (options.events.clone(), options.per_iter);
-    if own.0.is_none() && !baseline_build {
+    let own = Want {
+        events: options.events.as_ref().map(|e| e.spec.clone()),
+        per_iter: options.per_iter,
+    };
+    // The run's own events were parsed with the options.
+    let parsed = options.events.as_ref().map(|e| e.events.as_slice());
+    if own.events.is_none() && role == Role::Driving {
         note_missing_hardware();
     }
-    let mut setup = open_setup(&own, cpu)?;
-    let mut others: Vec<(Want, Setup, &str)> = Vec::new();
-    for (want, id) in wants {
-        if *want == own || others.iter().any(|(w, ..)| w == want) {
-            continue;
-        }
-        let opened = open_setup(want, cpu).map_err(|e| asked_by(id, want, &e))?;
-        others.push((want.clone(), opened, id));
-    }
+    let Opened {
+        mut setups,
+        ids,
+        askers,
+    } = open_setups(own, parsed, wants, cpu)?;
     // Events are checked before waiting for another run; measuring, the
-    // calibration first, waits until this run holds the store.
-    let (lock, saving) = if baseline_build {
-        (None, None)
-    } else {
-        let (lock, saving) = lock(options, &store)?;
-        (Some(lock), saving)
-    };
-    // A build serving a paired run analyses nothing.
-    if !baseline_build {
-        calibrate_setup(options, &mut setup)?;
-        for (want, opened, id) in &mut others {
-            calibrate_setup(options, opened).map_err(|e| asked_by(id, want, &e))?;
+    // calibration first, waits until this run holds the store. A build
+    // serving a paired run analyses nothing.
+    let (mut lock, mut saving, mut target) = (None, None, Target::PreviousRun);
+    if role == Role::Driving {
+        let (held, save) = self::lock(options, &store)?;
+        (lock, saving) = (Some(held), save);
+        for (setup, asker) in setups.iter_mut().zip(&askers) {
+            calibrate_setup(options, setup).map_err(|e| match asker {
+                Some((id, want)) => asked_by(id, want, &e),
+                None => e,
+            })?;
         }
+        target = self::target(options, &store)?;
     }
-    let target = if baseline_build {
-        Target::PreviousRun
-    } else {
-        target(options, &store)?
-    };
     let environment = Environment::current(cpu);
-    if !baseline_build {
+    if role == Role::Driving {
         for warning in environment.warnings() {
-            say::warning(&warning);
+            stderr::warning(&warning);
         }
     }
     Ok(Plan {
-        setup,
-        others: others.into_iter().map(|(w, s, _)| (w, s)).collect(),
+        setups,
+        ids,
         pin,
         store,
         lock,
@@ -197,13 +219,52 @@ fn prepare_as(
     })
 }
 
+/// The setups a run opened, before they are calibrated.
+struct Opened<'a> {
+    /// The run's own first, then the others.
+    setups: Vec<Setup>,
+    /// Where each asked-for setup is among them.
+    ids: HashMap<Want, SetupId>,
+    /// Per setup, the benchmark that first asked for it and what it asked
+    /// for (`None`: the run's own), which its errors name.
+    askers: Vec<Option<(&'a str, Want)>>,
+}
+
+/// Opens the run's own setup `own` and one for each other setup `wants`
+/// holds (the first benchmark to ask for it named in its errors): the
+/// setups, where each want is among them, and who asked for each.
+fn open_setups<'a>(
+    own: Want,
+    parsed: Option<&[Event]>,
+    wants: &[(Want, &'a str)],
+    cpu: Option<usize>,
+) -> Result<Opened<'a>, String> {
+    let mut setups = vec![open_setup(&own, parsed, cpu)?];
+    let mut askers = vec![None];
+    let mut ids = HashMap::from([(own, SetupId::RUN)]);
+    for (want, id) in wants {
+        if ids.contains_key(want) {
+            continue;
+        }
+        let opened = open_setup(want, None, cpu).map_err(|e| asked_by(id, want, &e))?;
+        ids.insert(want.clone(), SetupId(setups.len()));
+        setups.push(opened);
+        askers.push(Some((*id, want.clone())));
+    }
+    Ok(Opened {
+        setups,
+        ids,
+        askers,
+    })
+}
+
 /// Takes the store's lock, saying whom it waits for, and starts the
 /// baseline `--save-baseline` saves.
 fn lock(options: &RunOptions, store: &Store) -> Result<(StoreLock, Option<BaselineSave>), String> {
     let root = store.root().display();
     let lock = store
         // The holder is what the lock file says: stored text, escaped.
-        .lock(|holder| say::say(&format!("waiting for {root}, in use by {holder}")))
+        .lock(|holder| stderr::say(&format!("waiting for {root}, in use by {holder}")))
         .map_err(|e| e.to_string())?;
     let saving = match &options.save_baseline {
         Some(name) => Some(lock.begin_baseline(name).map_err(|e| e.to_string())?),
@@ -213,23 +274,23 @@ fn lock(options: &RunOptions, store: &Store) -> Result<(StoreLock, Option<Baseli
 }
 
 /// An error opening the setup `want`, which benchmark `id` asked for.
-fn asked_by(id: &str, (events, per_iter): &Want, error: &str) -> String {
+fn asked_by(id: &str, want: &Want, error: &str) -> String {
     let mut asked = Vec::new();
-    if let Some(events) = events {
+    if let Some(events) = &want.events {
         asked.push(format!("events = \"{events}\""));
     }
-    if *per_iter {
+    if want.per_iter {
         asked.push("mode = \"per-iter\"".to_string());
     }
     format!("benchmark `{id}` ({}): {error}", asked.join(", "))
 }
 
 /// Opens the setup `want`, not yet calibrated ([`calibrate_setup`]): its
-/// events, minus those this machine cannot count, in as few groups as the
-/// PMU holds.
-fn open_setup(want: &Want, cpu: Option<usize>) -> Result<Setup, String> {
-    let (spec, per_iter) = want;
-    let mut events = countable_events(spec.as_deref(), cpu.is_some())?;
+/// events (`parsed` where the options parsed them already), minus those
+/// this machine cannot count, in as few groups as the PMU holds.
+fn open_setup(want: &Want, parsed: Option<&[Event]>, cpu: Option<usize>) -> Result<Setup, String> {
+    let (spec, per_iter) = (&want.events, &want.per_iter);
+    let mut events = countable_events(spec.as_deref(), parsed, cpu.is_some())?;
     if *per_iter {
         let (measurable, left_out) = measure::measurable_per_iteration(events);
         events = measurable;
@@ -264,32 +325,6 @@ fn open_setup(want: &Want, cpu: Option<usize>) -> Result<Setup, String> {
     })
 }
 
-/// Measures the cost of measuring with `setup` through `iter`
-/// ([`calibrate`]) into it.
-fn calibrate_setup(options: &RunOptions, setup: &mut Setup) -> Result<(), String> {
-    let per_iter = (setup.per_iter, Method::Iter);
-    setup.calibration = calibrate(options, per_iter, &mut setup.groups, &setup.events)?;
-    Ok(())
-}
-
-/// Measures the cost of measuring with `setup` through `method` into it,
-/// unless it holds it already. Only methods that selected benchmarks use
-/// are calibrated, once each: most use `iter` alone, and then the run
-/// costs no more.
-pub fn calibrate_method(
-    options: &RunOptions,
-    setup: &mut Setup,
-    method: Method,
-) -> Result<(), String> {
-    if method == Method::Iter || setup.methods.iter().any(|c| c.method == method) {
-        return Ok(());
-    }
-    let how = (setup.per_iter, method);
-    let calibration = calibrate(options, how, &mut setup.groups, &setup.events)?;
-    setup.methods.push(calibration);
-    Ok(())
-}
-
 /// The events to measure: those asked for, or the default set, minus those
 /// this machine cannot count. Software events count the kernel's work for
 /// the task too; where privilege forbids that they count user space only,
@@ -298,10 +333,15 @@ pub fn calibrate_method(
 /// cannot be are named in one note per cause. Where none is left, the run
 /// measures wall time alone (and says so): a container or a locked-down
 /// kernel still gets a measurement.
-fn countable_events(spec: Option<&str>, pinned: bool) -> Result<Vec<Event>, String> {
-    let asked = match spec {
-        Some(spec) => event::parse_list(spec).map_err(|e| e.to_string())?,
-        None => default_events(pinned),
+fn countable_events(
+    spec: Option<&str>,
+    parsed: Option<&[Event]>,
+    pinned: bool,
+) -> Result<Vec<Event>, String> {
+    let asked = match (parsed, spec) {
+        (Some(parsed), _) => parsed.to_vec(),
+        (None, Some(spec)) => event::parse_list(spec).map_err(|e| e.to_string())?,
+        (None, None) => default_events(pinned),
     };
     let mut countable = Vec::new();
     let mut narrowed = Vec::new();
@@ -313,18 +353,18 @@ fn countable_events(spec: Option<&str>, pinned: bool) -> Result<Vec<Event>, Stri
                 narrowed.push(e.name.clone());
                 countable.push(e);
             }
-            Err(err) if spec.is_some() => say::warning(&err.to_string()),
+            Err(err) if spec.is_some() => stderr::warning(&err.to_string()),
             Err(err) => refused.push(err),
         }
     }
     for note in refused_notes(&refused) {
-        say::note(&note);
+        stderr::note(&note);
     }
     if !narrowed.is_empty() {
-        say::note(&user_only_note(&narrowed));
+        stderr::note(&user_only_note(&narrowed));
     }
     if countable.is_empty() {
-        say::note("no event left to count: measuring wall time alone");
+        stderr::note("no event left to count: measuring wall time alone");
     }
     Ok(countable)
 }
@@ -335,7 +375,7 @@ fn say_once(note: &str) {
     let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
     if !said.iter().any(|s| s == note) {
         said.push(note.to_string());
-        say::note(note);
+        stderr::note(note);
     }
 }
 
@@ -393,7 +433,7 @@ fn hardware_counters() -> bool {
 fn note_missing_hardware() {
     if let Err(group::OpenError::Unsupported { .. }) = hardware_probe() {
         let paranoid = paranoid_setting();
-        say::note(&format!(
+        stderr::note(&format!(
             "no hardware counters here (no CPU PMU, usual in VMs and CI; \
              kernel.perf_event_paranoid = {paranoid}): measuring software events and wall time; \
              on bare metal or with a virtual PMU you get cycles, instructions and cache misses"
@@ -453,7 +493,7 @@ fn core_of_type(kind: Option<&str>) -> Result<Option<usize>, String> {
         return Ok(None);
     };
     if let Some(note) = &choice.note {
-        say::note(note);
+        stderr::note(note);
     }
     Ok(Some(choice.cpu))
 }
@@ -507,100 +547,10 @@ fn not_found(name: &str, root: &std::path::Path, saved: &[String]) -> String {
     )
 }
 
-/// The measurement's own cost, from an empty routine measured in the same
-/// mode (per iteration or not) through the same method, with the same
-/// groups.
-fn calibrate(
-    options: &RunOptions,
-    (per_iter, method): (bool, Method),
-    groups: &mut Groups,
-    events: &[Event],
-) -> Result<Calibration, String> {
-    let config = measure::Config {
-        warm_up: options.config.warm_up.min(Duration::from_millis(50)),
-        measurement: options.config.measurement.min(Duration::from_millis(100)),
-        sample_count: options.config.sample_count,
-        rounds: 1,
-    };
-    let fail = |e: MeasureError| format!("calibrating on an empty routine: {e}");
-    let mut calibration = Calibration {
-        per_iter,
-        subtract: options.subtract_overhead,
-        method,
-        ..Calibration::default()
-    };
-    for (pass, (group, range)) in groups.iter_mut().enumerate() {
-        let events = &events[range.clone()];
-        // Wall time is the first pass's, as in the measurement.
-        let first = usize::from(pass > 0);
-        if per_iter {
-            // Iterations the kernel disturbed measure the kernel, not the
-            // reads: one retried read in 9,000 moved the mean bracket by
-            // 0.0002 instructions on the emulated PMU.
-            let (pm, _) = measure::calibrate_per_iter(&config, group, method)
-                .map_err(fail)?
-                .without_disturbed();
-            let mut r = empty_recording(events, &pm.as_measurement());
-            r.read_path = Some(pm.read_path);
-            calibration
-                .empty
-                .extend(statistics(&r).into_iter().skip(first));
-            continue;
-        }
-        let r = empty_recording(
-            events,
-            &measure::calibrate(&config, group, method).map_err(fail)?,
-        );
-        let empty = statistics(&r);
-        // Samples of one, two, … empty iterations show the cost per sample
-        // undisturbed by long runs of the loop; the loop run just before
-        // warmed everything up.
-        // No measurement time makes the step 1; the millisecond of warm-up
-        // is the budget that lets the plan keep them linear.
-        let short = measure::Config {
-            warm_up: Duration::from_millis(1),
-            measurement: Duration::ZERO,
-            ..config.clone()
-        };
-        let r = empty_recording(
-            events,
-            &measure::calibrate(&short, group, method).map_err(fail)?,
-        );
-        let per_sample = overhead::per_sample(&r, &empty);
-        calibration
-            .per_sample
-            .extend(per_sample.into_iter().skip(first));
-        calibration.empty.extend(empty.into_iter().skip(first));
-    }
-    Ok(calibration)
-}
-
-/// The statistics of each metric of an empty routine's recording, its
-/// slope the fit's headline: where a preempted sample made the fit poor,
-/// the robust slope, as for every benchmark (on a busy machine one such
-/// sample gave an empty `iter_batched` loop a least-squares slope of
-/// 644 ns, and every benchmark of that method lost it).
-fn statistics(r: &Recording) -> Vec<(String, Statistics)> {
-    let result = analysis::analyze(r, &Calibration::default());
-    result
-        .metrics
-        .into_iter()
-        .map(|m| {
-            let mut stats = m.stats.clone();
-            stats.slope = *m.estimate();
-            (m.name, stats)
-        })
-        .collect()
-}
-
-/// The recording of the empty routine's measurement.
-fn empty_recording(events: &[Event], m: &measure::Measurement) -> Recording {
-    Recording::new("(empty)", events, m, Environment::default())
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::run::calibration::calibrate_method;
     use crate::run::cli::tests::parse_args;
 
     /// A plan counting page faults in batch mode, storing under `root`,
@@ -608,14 +558,14 @@ pub(crate) mod tests {
     pub(crate) fn page_faults(root: &std::path::Path) -> Plan {
         let events = event::parse_list("page-faults").unwrap();
         Plan {
-            setup: Setup {
+            setups: vec![Setup {
                 groups: group::open_groups(&events).unwrap(),
                 events,
                 per_iter: false,
                 calibration: Calibration::default(),
                 methods: Vec::new(),
-            },
-            others: Vec::new(),
+            }],
+            ids: HashMap::new(),
             pin: None,
             store: Store::at(root),
             lock: None,
@@ -628,7 +578,9 @@ pub(crate) mod tests {
     #[test]
     fn each_method_is_calibrated_once_through_its_own_code() {
         let options = parse_args(&["--bench", "--quick", "--subtract-overhead"]);
-        let mut setup = page_faults(std::path::Path::new("/nonexistent")).setup;
+        let mut setup = page_faults(std::path::Path::new("/nonexistent"))
+            .setups
+            .remove(0);
         let batched = Method::IterBatched(measure::BatchSize::PerIteration);
         for method in [Method::Iter, batched, Method::IterCustom, batched] {
             calibrate_method(&options, &mut setup, method).unwrap();

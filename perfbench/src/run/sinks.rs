@@ -10,7 +10,7 @@ use crate::output::table::TableSink;
 use crate::output::Sink;
 use crate::run::cli::{OutputFormat, RunOptions};
 use crate::run::plan::Plan;
-use crate::run::say;
+use crate::run::stderr;
 
 /// The outputs of a run: the format asked for on stdout, each of
 /// `--output-file`, and the report. Where bencher lines are among them,
@@ -24,7 +24,7 @@ pub fn sinks(options: &RunOptions, plan: &Plan, ids: &[&str]) -> Vec<Sink> {
         .collect();
     let bencher = sinks.iter().any(|s| matches!(s, Sink::BencherLines(_)));
     if let Some(warning) = spaced_ids_warning(ids).filter(|_| bencher) {
-        say::warning(&warning);
+        stderr::warning(&warning);
     }
     let report = ReportOptions {
         plots: !options.noplot,

@@ -17,8 +17,10 @@ mod values;
 use std::time::Duration;
 
 use crate::analysis::comparison::Thresholds;
+use crate::counter::event::Event;
 use crate::measure::Config;
 use crate::output::Color;
+use crate::run::plan::Want;
 use crate::run::registry::{self, Ignored, Settings};
 
 pub use flags::usage;
@@ -142,6 +144,16 @@ pub enum RegressionGate {
     Beyond(f64),
 }
 
+/// Events a run was asked for (`--events`): the list as written, which
+/// keys its setup, and its events, parsed when the options were.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventsAsked {
+    /// As written.
+    pub spec: String,
+    /// Parsed, in the order written.
+    pub events: Vec<Event>,
+}
+
 /// Everything the command line and environment asked for, settled.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunOptions {
@@ -149,8 +161,8 @@ pub struct RunOptions {
     pub action: Action,
     /// Which benchmarks it takes.
     pub filter: Filter,
-    /// `--events`, as written.
-    pub events: Option<String>,
+    /// `--events`, as written and parsed, once.
+    pub events: Option<EventsAsked>,
     /// Where the measuring thread runs.
     pub pinning: Pinning,
     /// Warm-up, measurement time, sample count and rounds of a benchmark
@@ -252,10 +264,12 @@ impl RunOptions {
     /// its events as `--events` writes them (`None`: the default set) and
     /// whether in per-iteration mode. The command line or the environment
     /// win over the attribute, as for [`RunOptions::config_for`].
-    pub fn setup_for(&self, settings: &Settings) -> (Option<String>, bool) {
-        let events = self.events.clone().or(settings.events.map(String::from));
-        let per_iter = self.given.per_iter.or(settings.per_iter).unwrap_or(false);
-        (events, per_iter)
+    pub fn wanted_setup(&self, settings: &Settings) -> Want {
+        Want {
+            events: (self.events.as_ref().map(|e| e.spec.clone()))
+                .or(settings.events.map(String::from)),
+            per_iter: self.given.per_iter.or(settings.per_iter).unwrap_or(false),
+        }
     }
 }
 

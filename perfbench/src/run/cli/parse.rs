@@ -15,7 +15,8 @@ use super::flags::{resolve, Flag, Takes, FLAGS};
 use super::hints::{unknown_option, unknown_short};
 use super::values::{boolean, string};
 use super::{
-    Action, Filter, Given, OutputFormat, Pairing, Pinning, RegressionGate, RunMode, RunOptions,
+    Action, EventsAsked, Filter, Given, OutputFormat, Pairing, Pinning, RegressionGate, RunMode,
+    RunOptions,
 };
 
 /// What the flags wrote, before it is settled into [`RunOptions`]: one
@@ -33,7 +34,7 @@ pub(super) struct Parsed {
     pub(super) exact: bool,
     pub(super) ignored: bool,
     pub(super) include_ignored: bool,
-    pub(super) events: Option<String>,
+    pub(super) events: Option<EventsAsked>,
     pub(super) cpu: Option<usize>,
     pub(super) cpu_type: Option<String>,
     pub(super) pin: bool,

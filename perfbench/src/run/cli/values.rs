@@ -7,7 +7,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::OutputFormat;
+use super::{EventsAsked, OutputFormat};
 
 use crate::counter::event::parse_list;
 use crate::output::destination;
@@ -128,9 +128,12 @@ pub(super) fn revision(v: &str, what: &str) -> Result<String, String> {
 
 /// `--events`, checked now, so that a wrong spelling is an error naming
 /// where it came from even in a run that measures nothing.
-pub(super) fn events(v: &str) -> Result<String, String> {
-    parse_list(v).map_err(|e| format!("--events: {e}"))?;
-    Ok(v.into())
+pub(super) fn events(v: &str) -> Result<EventsAsked, String> {
+    let events = parse_list(v).map_err(|e| format!("--events: {e}"))?;
+    Ok(EventsAsked {
+        spec: v.into(),
+        events,
+    })
 }
 
 /// The position of `v` among `choices`.

@@ -19,10 +19,10 @@ use crate::kernel::handoff;
 use crate::kernel::sys::take_stdout;
 use crate::run::bench::{measure_raw, Job};
 use crate::run::cli::RunOptions;
+use crate::run::end_of_run::EXIT_USAGE;
 use crate::run::plan::{self, Plan};
 use crate::run::registry::Entry;
-use crate::run::tally::EXIT_USAGE;
-use crate::run::{jobs, routines, say};
+use crate::run::{jobs, routines, stderr, wants};
 use crate::store::Store;
 
 /// Whether this process was started by a paired run's driver to serve it:
@@ -41,7 +41,7 @@ pub fn requested() -> bool {
         None if std::env::var_os(CHILD_VARIABLE).is_some() => CHILD_VARIABLE,
         None => return false,
     };
-    say::warning(&format!(
+    stderr::warning(&format!(
         "{set} is internal to paired runs and was ignored: this process was not started by a \
          paired run"
     ));
@@ -53,22 +53,22 @@ pub fn serve(options: &RunOptions, entries: &[Entry], store: Store) -> i32 {
     let mut answers = match take_stdout() {
         Ok(out) => std::io::BufWriter::new(out),
         Err(e) => {
-            say::error(&format!(
+            stderr::error(&format!(
                 "paired run: cannot keep stdout for the driving build: {e}"
             ));
             return EXIT_USAGE;
         }
     };
-    let routines = routines(entries);
-    let jobs = jobs(options, entries, &routines);
-    let wants: Vec<(plan::Want, &str)> = jobs.iter().map(|j| (j.want.clone(), j.id)).collect();
+    let wants = wants(options, entries);
     let mut plan = match plan::prepare_baseline_build(options, &wants, store) {
         Ok(plan) => plan,
         Err(e) => {
-            say::error(&e);
+            stderr::error(&e);
             return EXIT_USAGE;
         }
     };
+    let routines = routines(entries);
+    let jobs = jobs(options, entries, &routines, &plan);
     let hello = Hello::new(jobs.iter().map(|j| j.id.to_string()).collect());
     if send(&mut answers, &line(&hello)).is_err() {
         return EXIT_USAGE;
@@ -79,7 +79,7 @@ pub fn serve(options: &RunOptions, entries: &[Entry], store: Store) -> i32 {
         let request = match read_line(&mut requests, limit) {
             Ok(request) => request,
             Err(Unread::TooLong) => {
-                say::error(&format!(
+                stderr::error(&format!(
                     "paired run: the driving build sent a request longer than {limit} bytes, \
                      the most one for these benchmarks takes"
                 ));
@@ -116,7 +116,7 @@ fn measure(
             why: ": not in this build".into(),
         };
     };
-    let setup = plan.setup_for(&job.want);
+    let setup = plan.setup_mut(job.setup);
     match measure_raw(setup, job, sampling.map(|p| (p, round))) {
         Ok(measured) => {
             let metrics = metric_names(&setup.events)

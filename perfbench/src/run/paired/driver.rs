@@ -33,7 +33,7 @@ use super::waits::{seconds, Waits};
 use crate::kernel::{group_guard, handoff, process_group};
 use crate::output::format::{quoted, thousands};
 use crate::run::bench::RoundMeasured;
-use crate::run::say;
+use crate::run::stderr;
 
 /// A build serving a paired run.
 pub struct ServingBuild {
@@ -95,7 +95,7 @@ impl ServingBuild {
                     self.named,
                     seconds(wait)
                 );
-                say::warning(&why);
+                stderr::warning(&why);
                 self.gone = Some(format!(": {} was given up earlier", self.named));
             }
             end(running);

@@ -28,11 +28,12 @@ use crate::analysis::{metric_names, Recording};
 use crate::measure::SamplingPlan;
 use crate::output::format::printable;
 use crate::output::format::quoted;
-use crate::run::bench::{recording_of, Job, Rounds};
+use crate::run::bench::{recording_of, Job, Rounds, Underway};
 use crate::run::cli::{Pairing, RunOptions};
 use crate::run::plan::Plan;
 use crate::run::registry::Entry;
-use crate::run::say;
+use crate::run::round_source::RoundSource;
+use crate::run::stderr;
 use driver::ServingBuild;
 use reply::{most_samples, Asked};
 use revision::BenchTarget;
@@ -84,21 +85,20 @@ pub fn baseline_binary(
 /// (this build's too, so that neither side is measured in the process
 /// that drives the run), and the rounds the baseline build measured of
 /// each benchmark.
-pub struct Pair {
+pub struct PairedBuilds {
     candidate: ServingBuild,
     baseline: ServingBuild,
     /// How long the builds are waited for.
     waits: Waits,
-    /// Per entry of the run: the baseline build's rounds so far, or why it
-    /// has none.
-    rounds: Vec<Result<Option<Recording>, String>>,
+    /// The benchmarks the baseline build has.
+    theirs: BTreeSet<String>,
 }
 
-impl Pair {
+impl PairedBuilds {
     /// Starts this build and the `baseline` build for the run of
     /// `entries`, and names the benchmarks only one of the builds has,
     /// which are not judged.
-    pub fn start(baseline: &Baseline, entries: &[Entry]) -> Result<Pair, String> {
+    pub fn start(baseline: &Baseline, entries: &[Entry]) -> Result<PairedBuilds, String> {
         let waits = baseline.waits;
         let own = std::env::current_exe()
             .map_err(|e| format!("paired run: cannot tell this bench binary's path: {e}"))?;
@@ -107,73 +107,50 @@ impl Pair {
         let path: &Path = &baseline.path;
         let named = format!("--paired-with `{}`", quoted(&path.display().to_string()));
         let baseline = ServingBuild::start(path, ("the baseline build", named), waits)?;
-        let theirs: BTreeSet<&str> = baseline.ids.iter().map(String::as_str).collect();
+        let theirs: BTreeSet<String> = baseline.ids.iter().cloned().collect();
         let ours: BTreeSet<&str> = entries.iter().map(|e| e.id.as_str()).collect();
-        let rounds = entries
-            .iter()
-            .map(|e| match theirs.contains(e.id.as_str()) {
-                true => Ok(None),
-                false => Err("not in the baseline build".to_string()),
-            })
-            .collect();
-        say_one_sided(&ours, &theirs);
-        Ok(Pair {
+        say_one_sided(&ours, &theirs.iter().map(String::as_str).collect());
+        Ok(PairedBuilds {
             waits,
             candidate,
             baseline,
-            rounds,
+            theirs,
         })
     }
 
-    /// Measures turn `turn` (from 0) of entry `i`, `job`: a round of this
-    /// build into `so_far` (`Err`: why it failed), or a round of the
-    /// baseline build with the sampling plan this build's first round
-    /// chose (a failure is warned of, and the benchmark left unjudged).
-    /// Each block of four turns is measured by fresh processes.
-    pub fn measure(
-        &mut self,
-        (turn, i): (u64, usize),
-        (plan, job): (&Plan, &Job<'_>),
-        so_far: &mut Rounds,
-    ) -> Result<(), String> {
-        if turn % 4 == 0 && i == 0 && turn > 0 {
-            self.candidate.restart();
-            self.baseline.restart();
-        }
-        if baseline_turn(turn) {
-            let wait = self.wait(plan, job, so_far);
-            self.measure_baseline(i, (plan, job), (so_far.plan, wait));
-            return Ok(());
-        }
+    /// How long a round of `job` is waited for, whose rounds in this build
+    /// took `so_far.took`.
+    fn wait(&self, plan: &Plan, job: &Job<'_>, so_far: &Rounds) -> Duration {
+        let passes = plan.setup(job.setup).groups.len();
+        self.waits.round(&job.config, passes, so_far.took)
+    }
+
+    /// A round of `bench` in this build, into its rounds.
+    fn measure_candidate(&mut self, plan: &Plan, bench: &mut Underway<'_>) -> Result<(), String> {
+        let (job, so_far) = (&bench.job, bench.rounds.as_mut().expect("underway"));
         let started = Instant::now();
         let metrics = metrics_of(plan, job);
         let asked = asked(plan, job, (&metrics, so_far.measured(), so_far.plan));
         let wait = self.wait(plan, job, so_far);
         let measured = (self.candidate).measure(job.id, &asked, wait)?;
         let sampling = measured.plan;
-        let setup = plan.setup_of(&job.want);
+        let setup = plan.setup(job.setup);
         let round = recording_of(setup, job.id, measured, plan.environment.clone());
         so_far.took += started.elapsed();
         so_far.add(round, sampling);
         Ok(())
     }
 
-    /// How long a round of `job` is waited for, whose rounds in this build
-    /// took `so_far.took`.
-    fn wait(&self, plan: &Plan, job: &Job<'_>, so_far: &Rounds) -> Duration {
-        let passes = plan.setup_of(&job.want).groups.len();
-        self.waits.round(&job.config, passes, so_far.took)
-    }
-
-    /// A round of entry `i` in the baseline build, with the sampling plan
-    /// this build chose, waited for as long as `wait`.
-    fn measure_baseline(
-        &mut self,
-        i: usize,
-        (plan, job): (&Plan, &Job<'_>),
-        (sampling, wait): (Option<SamplingPlan>, Duration),
-    ) {
-        let Ok(done) = &mut self.rounds[i] else {
+    /// A round of `bench` in the baseline build, with the sampling plan
+    /// this build chose, into its partner's rounds (a failure is warned
+    /// of, and the benchmark left unjudged).
+    fn measure_baseline(&mut self, plan: &Plan, bench: &mut Underway<'_>) {
+        let (job, so_far) = (&bench.job, bench.rounds.as_ref().expect("underway"));
+        let (sampling, wait) = (so_far.plan, self.wait(plan, job, so_far));
+        if !self.theirs.contains(job.id) {
+            return;
+        }
+        let Ok(done) = &mut bench.partner else {
             return;
         };
         let round = done.as_ref().map_or(0, Recording::round_count) as u64;
@@ -181,7 +158,7 @@ impl Pair {
         let asked = asked(plan, job, (&metrics, round, sampling));
         match self.baseline.measure(job.id, &asked, wait) {
             Ok(measured) => {
-                let setup = plan.setup_of(&job.want);
+                let setup = plan.setup(job.setup);
                 let r = recording_of(setup, job.id, measured, plan.environment.clone());
                 match done {
                     Some(recording) => recording.append_round(r),
@@ -189,23 +166,60 @@ impl Pair {
                 }
             }
             Err(why) => {
-                say::warning(&format!(
+                stderr::warning(&format!(
                     "benchmark `{}`{why}; its change is not judged",
                     printable(job.id)
                 ));
-                self.rounds[i] = Err("the baseline build failed to measure it".into());
+                bench.partner = Err("the baseline build failed to measure it".into());
             }
         }
     }
+}
 
-    /// The baseline build's rounds of entry `i`, for a run like `like`'s
+impl RoundSource for PairedBuilds {
+    fn turns_per_round(&self) -> u64 {
+        2
+    }
+
+    /// A round of this build into `bench`'s rounds (`Err`: why it failed),
+    /// or of the baseline build into its partner's, with the sampling plan
+    /// this build's first round chose. Each block of four turns is
+    /// measured by fresh processes.
+    fn measure(
+        &mut self,
+        turn: u64,
+        plan: &mut Plan,
+        bench: &mut Underway<'_>,
+    ) -> Result<(), String> {
+        if turn % 4 == 0 && bench.index == 0 && turn > 0 {
+            self.candidate.restart();
+            self.baseline.restart();
+        }
+        if baseline_turn(turn) {
+            self.measure_baseline(plan, bench);
+            return Ok(());
+        }
+        self.measure_candidate(plan, bench)
+    }
+
+    /// The baseline build's rounds of `bench`, for a run like `like`'s
     /// (threads and group), or why there are none.
-    pub fn take(&mut self, i: usize, like: &Recording) -> Result<Recording, String> {
-        let taken = std::mem::replace(&mut self.rounds[i], Ok(None));
-        let mut recording = taken?.ok_or("the baseline build measured no round of it")?;
-        recording.threads = like.threads;
-        recording.membership = like.membership.clone();
-        Ok(recording)
+    fn compared_with(
+        &mut self,
+        bench: &mut Underway<'_>,
+        like: &Recording,
+    ) -> Option<Result<Recording, String>> {
+        if !self.theirs.contains(bench.job.id) {
+            return Some(Err("not in the baseline build".to_string()));
+        }
+        let taken = std::mem::replace(&mut bench.partner, Ok(None));
+        let taken =
+            taken.and_then(|r| r.ok_or("the baseline build measured no round of it".into()));
+        Some(taken.map(|mut recording| {
+            recording.threads = like.threads;
+            recording.membership = like.membership.clone();
+            recording
+        }))
     }
 }
 
@@ -220,7 +234,7 @@ fn asked<'a>(
         metrics,
         round,
         plan: sampling,
-        per_iter: plan.setup_of(&job.want).per_iter,
+        per_iter: plan.setup(job.setup).per_iter,
         samples: most_samples(&job.config, round, sampling),
     }
 }
@@ -228,7 +242,7 @@ fn asked<'a>(
 /// The names of the metrics `job` is measured with here: what each build
 /// must have measured.
 fn metrics_of(plan: &Plan, job: &Job<'_>) -> Vec<String> {
-    let setup = plan.setup_of(&job.want);
+    let setup = plan.setup(job.setup);
     metric_names(&setup.events)
         .into_iter()
         .map(|(name, _)| name)
@@ -245,14 +259,14 @@ fn say_one_sided(ours: &BTreeSet<&str>, theirs: &BTreeSet<&str>) {
     };
     let only_ours: Vec<_> = ours.difference(theirs).collect();
     if !only_ours.is_empty() {
-        say::note(&format!(
+        stderr::note(&format!(
             "paired run: only in this build, measured but not judged: {}",
             list(only_ours)
         ));
     }
     let only_theirs: Vec<_> = theirs.difference(ours).collect();
     if !only_theirs.is_empty() {
-        say::note(&format!(
+        stderr::note(&format!(
             "paired run: only in the baseline build, not measured: {}",
             list(only_theirs)
         ));

@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 use super::cargo_build::{bench_target_name, build_bench, metadata_within};
 use super::git_tree::{short, Repository};
 use crate::kernel::dir::Kind;
-use crate::run::say::say;
+use crate::run::stderr::say;
 use crate::store::{folder_name, LockFailure, LockFile, LOCK_FILE};
 use cache_dir::{refused, CacheDir};
 use kept_binary::{Cached, KeptBinary, Record};

@@ -9,7 +9,7 @@ use crate::analysis::comparison::{fails, MetricChange, Target, Thresholds, Verdi
 use crate::analysis::Analysed;
 use crate::output::format::{change_text, count, plural, printable};
 use crate::run::cli::RegressionGate;
-use crate::run::say::{self, workflow_data, workflow_property};
+use crate::run::stderr::{self, workflow_data, workflow_property};
 use crate::store::StoreError;
 
 /// Exit code when a benchmark failed (libtest's).
@@ -103,10 +103,10 @@ impl RunTally {
     ) {
         match (committed, name) {
             (Some(Err(err)), _) => {
-                say::error(&err.to_string());
+                stderr::error(&err.to_string());
                 self.store_errors += 1;
             }
-            (Some(Ok(())), Some(name)) => say::say(&format!(
+            (Some(Ok(())), Some(name)) => stderr::say(&format!(
                 "saved baseline `{name}` ({})",
                 count(self.measured, "benchmark")
             )),

@@ -1,0 +1,61 @@
+//! Where a benchmark's rounds come from: this process measuring them
+//! ([`Local`]), or the two builds of a paired run
+//! ([`crate::run::paired::PairedBuilds`]). The scheduler
+//! ([`crate::run::scheduler`]) asks a source for each turn of each
+//! benchmark and, once one is concluded, for what it is compared with.
+
+use crate::analysis::Recording;
+use crate::run::bench::{self, Underway};
+use crate::run::plan::Plan;
+
+/// A source of rounds.
+pub trait RoundSource {
+    /// The turns a round takes: one where this process measures, two in a
+    /// paired run (this build's and the baseline build's).
+    fn turns_per_round(&self) -> u64;
+
+    /// Measures turn `turn` (from 0) of `bench` into it; `Err` says why it
+    /// failed, worded to follow its id.
+    fn measure(
+        &mut self,
+        turn: u64,
+        plan: &mut Plan,
+        bench: &mut Underway<'_>,
+    ) -> Result<(), String>;
+
+    /// What `bench`, concluded as `recording`, is compared with instead of
+    /// its stored run (`Err`: why it has nothing); `None` where it is
+    /// compared with the stored run.
+    fn compared_with(
+        &mut self,
+        bench: &mut Underway<'_>,
+        recording: &Recording,
+    ) -> Option<Result<Recording, String>>;
+}
+
+/// Rounds this process measures itself, compared with the stored run.
+pub struct Local;
+
+impl RoundSource for Local {
+    fn turns_per_round(&self) -> u64 {
+        1
+    }
+
+    fn measure(
+        &mut self,
+        _turn: u64,
+        plan: &mut Plan,
+        bench: &mut Underway<'_>,
+    ) -> Result<(), String> {
+        let so_far = bench.rounds.as_mut().expect("measured while underway");
+        bench::measure_round(plan, &bench.job, so_far)
+    }
+
+    fn compared_with(
+        &mut self,
+        _bench: &mut Underway<'_>,
+        _recording: &Recording,
+    ) -> Option<Result<Recording, String>> {
+        None
+    }
+}

@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::field::{bad, bad_because, document, loose_list, text, Loose};
+use super::loose_field::{bad, bad_because, document, loose_list, text, Loose};
 use super::summary_file::{estimate_of, sample_count, unit_of};
 use crate::measure::environment::is_commit_id;
 use crate::store::history::HistoryRun;

@@ -9,11 +9,13 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::estimates::{estimates, MetricEstimates};
-use super::field::{
+use super::loose_field::{
     bad, bad_because, document, has_duplicates, loose_list, numbers, record, records, statistic,
     text, threads_of, Loose, MAX_COUNT, MAX_SAMPLES,
 };
-use super::parts::{group_json, membership_of, method_json, method_of, read_path_of, GroupRecord};
+use super::shared_fields::{
+    group_json, membership_of, method_json, method_of, read_path_of, GroupRecord,
+};
 use crate::analysis::recording::MAX_EARLIER_RUNS;
 use crate::analysis::{BenchResult, Recording, Series};
 use crate::counter::event::Unit;

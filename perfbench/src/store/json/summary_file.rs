@@ -6,12 +6,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::field::{
+use super::loose_field::{
     bad, bad_because, document, has_duplicates, loose_list, record, records, statistic, text,
     threads_of, Loose, MAX_COUNT, MAX_SAMPLES,
 };
-use super::parts::{group_json, membership_of, read_path_of, throughput_of};
-use super::parts::{GroupRecord, ThroughputRecord};
+use super::shared_fields::{group_json, membership_of, read_path_of, throughput_of};
+use super::shared_fields::{GroupRecord, ThroughputRecord};
 use crate::analysis::comparison::{Comparison, MetricChange, Target, Verdict};
 use crate::analysis::recording::MAX_EARLIER_RUNS;
 use crate::counter::event::Unit;

@@ -15,6 +15,7 @@ mod history_line;
 mod loose_field;
 mod result_file;
 mod shared_fields;
+pub(crate) mod stored_value;
 mod summary_file;
 
 pub use bench_line::{bench_line, SCHEMA};

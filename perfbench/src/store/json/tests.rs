@@ -520,3 +520,37 @@ fn a_runs_settings_read_back_and_hostile_ones_are_malformed() {
     let written = encode_recording(&run, &crate::analysis::analyze(&run, &Default::default()));
     assert_eq!(decode_recording(&written).unwrap().settings, Some(key));
 }
+
+#[test]
+fn a_history_line_names_its_malformed_field() {
+    use crate::store::json::decode_history_run;
+    let good = r#"{"branch":"main","commit":"9fceb02","dirty":false,"estimate":[10.0,9.9,10.1],"metric":"wall-time","quick":true,"samples":100,"unit":"ns"}"#;
+    assert!(decode_history_run(good).unwrap().quick);
+    let spoiled = |from: &str, to: &str| decode_history_run(&good.replace(from, to)).unwrap_err();
+    let malformed = |what: &str| format!("malformed `{what}`; remove or restore it");
+    assert_eq!(
+        spoiled(r#""dirty":false"#, r#""dirty":null"#),
+        malformed("dirty")
+    );
+    assert_eq!(
+        spoiled(r#""quick":true"#, r#""quick":1"#),
+        malformed("quick")
+    );
+    assert_eq!(spoiled(r#""metric":"wall-time","#, ""), malformed("metric"));
+    assert_eq!(
+        spoiled(r#""unit":"ns""#, r#""unit":"s""#),
+        malformed("unit")
+    );
+    assert_eq!(
+        spoiled(r#""branch":"main""#, r#""branch":"a\u0007""#),
+        "malformed `branch` (not a short line of text); remove or restore it"
+    );
+    assert_eq!(
+        spoiled(r#""samples":100"#, r#""samples":0"#),
+        "malformed `samples` (not from 1 to 1000000); remove or restore it"
+    );
+    assert_eq!(
+        decode_history_run("[1, 2, 3]").unwrap_err(),
+        "not a JSON object; remove or restore it"
+    );
+}

@@ -6,6 +6,9 @@
 //! run lists them without loading and analysing their samples
 //! (`report_cache.rs`).
 
+use serde::{Deserialize, Serialize};
+
+use super::json::stored_value as checked;
 use crate::analysis::comparison::Comparison;
 use crate::analysis::standings::{Membership, Standee};
 use crate::analysis::{Analysed, WALL_TIME};
@@ -77,14 +80,19 @@ pub struct RecentChange {
 }
 
 /// A metric's per-iteration values: at most [`MAX_VALUES`] of them, at
-/// evenly spaced ranks, with how many there were.
-#[derive(Clone, Debug, PartialEq)]
+/// evenly spaced ranks, with how many there were. Written and read as an
+/// entry of a values file, each field checked as it is read
+/// (`json/stored_value.rs`), their count against the samples after.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SampledValues {
     /// The metric.
+    #[serde(deserialize_with = "checked::values_name")]
     pub name: String,
     /// How many samples the run took.
+    #[serde(deserialize_with = "checked::values_samples")]
     pub samples: usize,
     /// The values at evenly spaced ranks, lowest first, both ends kept.
+    #[serde(deserialize_with = "checked::values")]
     pub values: Vec<f64>,
 }
 

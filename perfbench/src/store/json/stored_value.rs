@@ -9,7 +9,7 @@ use serde::ser::Serializer;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::loose_field::{bad, bad_because, Loose};
+use super::loose_field::{bad, bad_because, text, Loose, MAX_COUNT};
 use super::summary_file::{estimate_of, sample_count, unit_of};
 use crate::counter::event::Unit;
 use crate::measure::environment::is_commit_id;
@@ -19,17 +19,37 @@ use crate::stats::Estimate;
 /// field that is not as `T`'s checks want it.
 pub(crate) fn record_from<T: DeserializeOwned>(text: &str) -> Result<T, String> {
     let doc: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON ({e})"))?;
-    if !doc.is_object() {
-        return Err("not a JSON object; remove or restore it".to_string());
+    record(doc, "").ok_or_else(|| "not a JSON object; remove or restore it".to_string())?
+}
+
+/// The records `T` of the array `v` in the field `what`, each an object.
+pub(crate) fn records_in<T: DeserializeOwned>(
+    v: Option<&Value>,
+    what: &str,
+) -> Result<Vec<T>, String> {
+    let items = v.and_then(Value::as_array).ok_or_else(|| bad(what))?;
+    let prefix = format!("{what}.");
+    items
+        .iter()
+        .map(|item| record(item.clone(), &prefix).ok_or_else(|| bad(what))?)
+        .collect()
+}
+
+/// `v` as the record `T` (`None` unless an object: serde also reads a
+/// struct from an array of its fields, which no stored file holds), or the
+/// error naming its field, after `prefix`.
+fn record<T: DeserializeOwned>(v: Value, prefix: &str) -> Option<Result<T, String>> {
+    if !v.is_object() {
+        return None;
     }
-    T::deserialize(doc).map_err(|e| {
+    Some(T::deserialize(v).map_err(|e| {
         let e = e.to_string();
         // serde's word for a field left out, in this file's words.
         match e.strip_prefix("missing field `") {
-            Some(name) => bad(name.trim_end_matches('`')),
+            Some(name) => bad(&format!("{prefix}{}", name.trim_end_matches('`'))),
             None => e,
         }
-    })
+    }))
 }
 
 /// The field as read, of any shape, for the checks shared with the
@@ -125,4 +145,32 @@ pub(crate) fn unit<'de, D: Deserializer<'de>>(d: D) -> Result<Unit, D::Error> {
 /// A unit as [`unit`] reads it.
 pub(crate) fn write_unit<S: Serializer>(u: &Unit, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(u.symbol())
+}
+
+/// A sampled metric's name.
+pub(crate) fn values_name<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    text(loose(d)?, "metrics.name").map_err(D::Error::custom)
+}
+
+/// The samples a sampled metric's run took.
+pub(crate) fn values_samples<'de, D: Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
+    sample_count(loose(d)?, "metrics.samples").map_err(D::Error::custom)
+}
+
+/// A metric's sampled values: totals over iterations (from 0 to
+/// [`MAX_COUNT`]), lowest first.
+pub(crate) fn values<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
+    let what = "metrics.values";
+    let list = loose::<D, Vec<Loose<f64>>>(d)?.ok();
+    let list = list.ok_or_else(|| D::Error::custom(bad(what)))?;
+    let in_bounds = |x: &f64| (0.0..=MAX_COUNT as f64).contains(x);
+    let values = list
+        .into_iter()
+        .map(|x| x.ok().filter(in_bounds))
+        .collect::<Option<Vec<f64>>>()
+        .ok_or_else(|| D::Error::custom(bad_because(what, "not numbers from 0 to 10^15")))?;
+    if values.windows(2).any(|w| w[0] > w[1]) {
+        return Err(D::Error::custom(bad_because(what, "not lowest first")));
+    }
+    Ok(values)
 }

@@ -5,13 +5,15 @@
 //! names, the order perfbench has always written them in.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::loose_field::{
     bad, bad_because, document, has_duplicates, loose_list, record, records, statistic, text,
-    threads_of, Loose, MAX_COUNT, MAX_SAMPLES,
+    threads_of, Loose, MAX_SAMPLES,
 };
 use super::shared_fields::{group_json, membership_of, read_path_of, throughput_of};
 use super::shared_fields::{GroupRecord, ThroughputRecord};
+use super::stored_value::records_in;
 use crate::analysis::comparison::{Comparison, MetricChange, Target, Verdict};
 use crate::analysis::recording::MAX_EARLIER_RUNS;
 use crate::counter::event::Unit;
@@ -108,24 +110,6 @@ struct ChangeRecord {
     relative: Loose<Option<f64>>,
     runs: Loose<u64>,
     verdict: Loose<String>,
-}
-
-/// A file of sampled values as written, and as read before its checks.
-#[derive(Default, Serialize, Deserialize)]
-#[serde(default)]
-struct ValuesRecord {
-    #[serde(deserialize_with = "records")]
-    metrics: Loose<Vec<Loose<MetricValuesRecord>>>,
-    schema: Loose<String>,
-}
-
-/// One metric's sampled values.
-#[derive(Default, Serialize, Deserialize)]
-#[serde(default)]
-struct MetricValuesRecord {
-    name: Loose<String>,
-    samples: Loose<u64>,
-    values: Numbers,
 }
 
 /// A summary file's text.
@@ -443,62 +427,30 @@ fn change_interval(
     Ok(Some(ci))
 }
 
-/// A file of sampled values' text.
+/// A file of sampled values' text: `{"metrics": [...], "schema"}`, each
+/// entry a [`SampledValues`] (keys in the order of their names).
 pub fn encode_values(values: &[SampledValues]) -> String {
-    let metric = |v: &SampledValues| {
-        Loose::Is(MetricValuesRecord {
-            name: Loose::Is(v.name.clone()),
-            samples: Loose::Is(v.samples as u64),
-            values: loose_list(&v.values),
-        })
-    };
-    let doc = ValuesRecord {
-        metrics: Loose::Is(values.iter().map(metric).collect()),
-        schema: Loose::Is(VALUES_SCHEMA.to_string()),
-    };
+    let doc = serde_json::json!({ "metrics": values, "schema": VALUES_SCHEMA });
     serde_json::to_string(&doc).expect("sampled values serialise")
 }
 
-/// The sampled values [`encode_values`] wrote, or what is wrong with them.
+/// The sampled values [`encode_values`] wrote, or what is wrong with them:
+/// as many values as the samples up to [`MAX_VALUES`], no metric twice.
 pub fn decode_values(text: &str) -> Result<Vec<SampledValues>, String> {
-    let doc: ValuesRecord = document(text).map_err(|e| format!("not valid JSON ({e})"))?;
-    if doc.schema.ok().as_deref() != Some(VALUES_SCHEMA) {
+    let doc: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON ({e})"))?;
+    if doc.get("schema").and_then(Value::as_str) != Some(VALUES_SCHEMA) {
         return Err(format!("not sampled values of schema `{VALUES_SCHEMA}`"));
     }
-    let metrics = doc.metrics.ok().ok_or_else(|| bad("metrics"))?;
-    let values = metrics
-        .into_iter()
-        .map(|m| values_of_metric(m.ok().unwrap_or_default()))
-        .collect::<Result<Vec<_>, _>>()?;
+    let values: Vec<SampledValues> = records_in(doc.get("metrics"), "metrics")?;
+    for v in &values {
+        if v.values.len() != v.samples.min(MAX_VALUES) {
+            let why = format!("not one per sample, up to {MAX_VALUES}");
+            return Err(bad_because("metrics.values", &why));
+        }
+    }
     let names: Vec<&str> = values.iter().map(|v| v.name.as_str()).collect();
     if has_duplicates(&names) {
         return Err(bad_because("metrics.name", "a name twice"));
     }
     Ok(values)
-}
-
-/// One metric's values as `values_of` makes them: as many as the samples
-/// up to [`MAX_VALUES`], lowest first, each a total over iterations (from
-/// 0 to [`MAX_COUNT`]).
-fn values_of_metric(m: MetricValuesRecord) -> Result<SampledValues, String> {
-    let samples = sample_count(m.samples, "metrics.samples")?;
-    let list = m.values.ok().ok_or_else(|| bad("metrics.values"))?;
-    if list.len() != samples.min(MAX_VALUES) {
-        let why = format!("not one per sample, up to {MAX_VALUES}");
-        return Err(bad_because("metrics.values", &why));
-    }
-    let in_bounds = |x: &f64| (0.0..=MAX_COUNT as f64).contains(x);
-    let values = list
-        .into_iter()
-        .map(|x| x.ok().filter(in_bounds))
-        .collect::<Option<Vec<f64>>>()
-        .ok_or_else(|| bad_because("metrics.values", "not numbers from 0 to 10^15"))?;
-    if values.windows(2).any(|w| w[0] > w[1]) {
-        return Err(bad_because("metrics.values", "not lowest first"));
-    }
-    Ok(SampledValues {
-        name: text(m.name, "metrics.name")?,
-        samples,
-        values,
-    })
 }

@@ -554,3 +554,34 @@ fn a_history_line_names_its_malformed_field() {
         "not a JSON object; remove or restore it"
     );
 }
+
+#[test]
+fn a_values_file_names_an_entry_s_missing_or_malformed_field() {
+    let with = |entry: Value| {
+        let doc = json!({ "metrics": [entry], "schema": VALUES_SCHEMA });
+        decode_values(&doc.to_string()).unwrap_err()
+    };
+    let malformed = |what: &str| format!("malformed `{what}`; remove or restore it");
+    assert_eq!(
+        with(json!({ "name": "x", "samples": 1 })),
+        malformed("metrics.values")
+    );
+    assert_eq!(
+        with(json!({ "samples": 1, "values": [1.0] })),
+        malformed("metrics.name")
+    );
+    assert_eq!(
+        with(json!({ "name": 7, "samples": 1, "values": [1.0] })),
+        malformed("metrics.name")
+    );
+    assert_eq!(with(json!(["x", 1, [1.0]])), malformed("metrics"));
+    let text = encode_values(&[SampledValues {
+        name: "wall-time".into(),
+        samples: 2,
+        values: vec![1.5, 2.0],
+    }]);
+    assert_eq!(
+        text,
+        r#"{"metrics":[{"name":"wall-time","samples":2,"values":[1.5,2.0]}],"schema":"perfbench/values/v1"}"#
+    );
+}

@@ -22,15 +22,21 @@ use crate::stats::Estimate;
 /// draw its distribution, bounded however many samples the run took.
 pub const MAX_VALUES: usize = 256;
 
-/// One metric's headline.
-#[derive(Clone, Debug, PartialEq)]
+/// One metric's headline, as a summary file holds it (each field checked
+/// as it is read: `json/stored_value.rs`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MetricSummary {
+    /// The headline per iteration with its interval (`Metric::estimate`).
+    #[serde(serialize_with = "checked::write_estimate")]
+    #[serde(deserialize_with = "checked::metrics_estimate")]
+    pub estimate: Estimate,
     /// Its name ([`WALL_TIME`] or an event).
+    #[serde(deserialize_with = "checked::metrics_name")]
     pub name: String,
     /// Its unit.
+    #[serde(serialize_with = "checked::write_unit")]
+    #[serde(deserialize_with = "checked::metrics_unit")]
     pub unit: Unit,
-    /// The headline per iteration with its interval (`Metric::estimate`).
-    pub estimate: Estimate,
 }
 
 /// What the report's index and group pages show of a benchmark's run.
@@ -59,24 +65,35 @@ pub struct BenchSummary {
     pub changed: Vec<RecentChange>,
 }
 
-/// A change point among a benchmark's last runs, as the index lists it.
-#[derive(Clone, Debug, PartialEq)]
+/// A change point among a benchmark's last runs, as the index lists it and
+/// a summary file holds it (each field checked as it is read).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RecentChange {
-    /// Runs of its series after the first at the new level (0: the latest
-    /// run is the first).
-    pub runs_ago: usize,
-    /// The metric its history follows.
-    pub metric: String,
-    /// Its unit.
-    pub unit: Unit,
-    /// The mean level before the step.
-    pub before: f64,
-    /// The mean level after it.
+    /// The mean level after the step.
+    #[serde(deserialize_with = "checked::changed_after")]
     pub after: f64,
+    /// The mean level before it.
+    #[serde(deserialize_with = "checked::changed_before")]
+    pub before: f64,
     /// The commit of the first run at the new level, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "checked::changed_commit")]
     pub commit: Option<String>,
     /// Whether that run's tree was dirty, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "checked::changed_dirty")]
     pub dirty: Option<bool>,
+    /// The metric its history follows.
+    #[serde(deserialize_with = "checked::changed_metric")]
+    pub metric: String,
+    /// Runs of its series after the first at the new level (0: the latest
+    /// run is the first).
+    #[serde(deserialize_with = "checked::changed_runs_ago")]
+    pub runs_ago: usize,
+    /// Its unit.
+    #[serde(serialize_with = "checked::write_unit")]
+    #[serde(deserialize_with = "checked::changed_unit")]
+    pub unit: Unit,
 }
 
 /// A metric's per-iteration values: at most [`MAX_VALUES`] of them, at

@@ -6,20 +6,25 @@
 
 use serde::de::{DeserializeOwned, Deserializer, Error};
 use serde::ser::Serializer;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::loose_field::{bad, bad_because, text, Loose, MAX_COUNT};
+use super::loose_field::{bad, bad_because, statistic, text, Loose, MAX_COUNT};
 use super::summary_file::{estimate_of, sample_count, unit_of};
 use crate::counter::event::Unit;
 use crate::measure::environment::is_commit_id;
 use crate::stats::Estimate;
+use crate::store::history::MAX_HISTORY_RUNS;
 
 /// The record `T` that `text` holds, or the one-line error naming the
 /// field that is not as `T`'s checks want it.
 pub(crate) fn record_from<T: DeserializeOwned>(text: &str) -> Result<T, String> {
-    let doc: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON ({e})"))?;
-    record(doc, "").ok_or_else(|| "not a JSON object; remove or restore it".to_string())?
+    record_in(serde_json::from_str(text).map_err(|e| format!("not valid JSON ({e})"))?)
+}
+
+/// The record `T` of the object `v`.
+pub(crate) fn record_in<T: DeserializeOwned>(v: Value) -> Result<T, String> {
+    record(v, "").ok_or_else(|| "not a JSON object; remove or restore it".to_string())?
 }
 
 /// The records `T` of the array `v` in the field `what`, each an object.
@@ -58,119 +63,153 @@ fn loose<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<Loose<T
     serde::Deserialize::deserialize(d)
 }
 
+/// `deserialize_with` functions, one a field: each reads the field as
+/// [`Loose`] and checks it, its error naming the field.
+macro_rules! checks {
+    ($($(#[$doc:meta])* $name:ident -> $t:ty = |$v:ident: $loose:ty| $check:expr;)*) => {$(
+        $(#[$doc])*
+        pub(crate) fn $name<'de, D: Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+            let $v: $loose = loose(d)?;
+            let checked: Result<$t, String> = $check;
+            checked.map_err(D::Error::custom)
+        }
+    )*};
+}
+
 /// A short text a person reads (a branch, a time, a host id): at most 200
 /// characters, none of them a control character.
 fn is_label(t: &str) -> bool {
     !t.is_empty() && t.chars().count() <= 200 && !t.chars().any(char::is_control)
 }
 
-/// The headline metric's name: a [`is_label`] text.
-pub(crate) fn metric<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    let name = loose::<D, String>(d)?.ok().filter(|t| is_label(t));
-    name.ok_or_else(|| D::Error::custom(bad("metric")))
+/// An optional text that is there an [`is_label`] one, in the field `what`.
+fn label(v: Loose<String>, what: &str) -> Result<Option<String>, String> {
+    let t = v.ok().filter(|t| is_label(t));
+    t.map(Some)
+        .ok_or_else(|| bad_because(what, "not a short line of text"))
 }
 
-/// An optional text that is there a [`is_label`] one, in the field
-/// `what`.
-fn label<'de, D: Deserializer<'de>>(d: D, what: &str) -> Result<Option<String>, D::Error> {
-    match loose::<D, String>(d)?.ok() {
-        Some(t) if is_label(&t) => Ok(Some(t)),
-        _ => Err(D::Error::custom(bad_because(
-            what,
-            "not a short line of text",
-        ))),
+/// A unit by its symbol, in the field `what`.
+fn unit_in(v: Loose<String>, what: &str) -> Result<Unit, String> {
+    unit_of(v.ok()).ok_or_else(|| bad(what))
+}
+
+/// A commit id: 7 to 64 hex digits.
+fn commit_id(v: Loose<String>) -> Option<Option<String>> {
+    v.ok().filter(|c| is_commit_id(c)).map(Some)
+}
+
+/// A boolean, in the field `what`.
+fn boolean(v: Loose<bool>, what: &str) -> Result<bool, String> {
+    v.ok().ok_or_else(|| bad(what))
+}
+
+// A line of a benchmark's history (`HistoryRun`).
+checks! {
+    /// The branch a run measured, where known.
+    branch -> Option<String> = |v: Loose<String>| label(v, "branch");
+    /// The machine's anonymous id, where known.
+    host -> Option<String> = |v: Loose<String>| label(v, "host");
+    /// When a run started, where known.
+    started -> Option<String> = |v: Loose<String>| label(v, "started");
+    /// The commit a run measured, where known.
+    commit -> Option<String> = |v: Loose<String>|
+        commit_id(v).ok_or_else(|| bad_because("commit", "not 7 to 64 hex digits"));
+    /// Whether the working tree differed from the commit, where known.
+    dirty -> Option<bool> = |v: Loose<bool>| boolean(v, "dirty").map(Some);
+    /// Whether a run was `--quick`.
+    quick -> bool = |v: Loose<bool>| boolean(v, "quick");
+    /// The headline metric's name: an [`is_label`] text.
+    metric -> String = |v: Loose<String>| v.ok().filter(|t| is_label(t)).ok_or_else(|| bad("metric"));
+    /// The headline, `[point, low, high]`: the interval around its point.
+    estimate -> Estimate = |v: Loose<Vec<Loose<f64>>>| estimate_of(v, "estimate");
+    /// The samples a run took: from 1 to the most a stored run holds.
+    samples -> usize = |v: Loose<u64>| sample_count(v, "samples");
+    /// The headline's unit.
+    unit -> Unit = |v: Loose<String>| unit_in(v, "unit");
+}
+
+// A metric's entry of a values file (`SampledValues`).
+checks! {
+    /// A sampled metric's name.
+    values_name -> String = |v: Loose<String>| text(v, "metrics.name");
+    /// The samples a sampled metric's run took.
+    values_samples -> usize = |v: Loose<u64>| sample_count(v, "metrics.samples");
+    /// A metric's sampled values: totals over iterations (from 0 to
+    /// [`MAX_COUNT`]), lowest first.
+    values -> Vec<f64> = |v: Loose<Vec<Loose<f64>>>| sampled_values(v, "metrics.values");
+}
+
+// A summary's metric (`MetricSummary`) and change point (`RecentChange`).
+checks! {
+    /// A metric's name.
+    metrics_name -> String = |v: Loose<String>| text(v, "metrics.name");
+    /// A metric's unit.
+    metrics_unit -> Unit = |v: Loose<String>| unit_in(v, "metrics.unit");
+    /// A metric's headline, `[point, low, high]`.
+    metrics_estimate -> Estimate = |v: Loose<Vec<Loose<f64>>>| estimate_of(v, "metrics.estimate");
+    /// Runs since a change point: fewer than a history keeps.
+    changed_runs_ago -> usize = |v: Loose<u64>| v.ok().filter(|&n| n < MAX_HISTORY_RUNS as u64)
+        .map(|n| n as usize).ok_or_else(|| bad_because("changed.runs_ago", "not from 0 to 999"));
+    /// The metric a change point is of.
+    changed_metric -> String = |v: Loose<String>| text(v, "changed.metric");
+    /// Its unit.
+    changed_unit -> Unit = |v: Loose<String>| unit_in(v, "changed.unit");
+    /// The level before a change point.
+    changed_before -> f64 = |v: Loose<f64>| statistic(v, "changed.before");
+    /// The level after it.
+    changed_after -> f64 = |v: Loose<f64>| statistic(v, "changed.after");
+    /// The commit of the first run at the new level.
+    changed_commit -> Option<String> = |v: Loose<String>| commit_id(v).ok_or_else(|| bad("changed.commit"));
+    /// Whether that run's tree was dirty.
+    changed_dirty -> Option<bool> = |v: Loose<bool>| boolean(v, "changed.dirty").map(Some);
+}
+
+/// Sampled values in the field `what`: totals over iterations (from 0 to
+/// [`MAX_COUNT`]), lowest first.
+fn sampled_values(v: Loose<Vec<Loose<f64>>>, what: &str) -> Result<Vec<f64>, String> {
+    let in_bounds = |x: &f64| (0.0..=MAX_COUNT as f64).contains(x);
+    let values = v
+        .ok()
+        .ok_or_else(|| bad(what))?
+        .into_iter()
+        .map(|x| x.ok().filter(in_bounds))
+        .collect::<Option<Vec<f64>>>()
+        .ok_or_else(|| bad_because(what, "not numbers from 0 to 10^15"))?;
+    if values.windows(2).any(|w| w[0] > w[1]) {
+        return Err(bad_because(what, "not lowest first"));
+    }
+    Ok(values)
+}
+
+/// A summary's change points: none where left out or `null`.
+pub(crate) fn changed<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: DeserializeOwned,
+{
+    match Value::deserialize(d)? {
+        Value::Null => Ok(Vec::new()),
+        v => records_in(Some(&v), "changed").map_err(D::Error::custom),
     }
 }
 
-/// The branch a run measured, where known: a [`label`].
-pub(crate) fn branch<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    label(d, "branch")
+/// A summary's metrics (one at least: the summary checks).
+pub(crate) fn metrics<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: DeserializeOwned,
+{
+    let v = Value::deserialize(d)?;
+    records_in(Some(&v), "metrics").map_err(D::Error::custom)
 }
 
-/// The machine's anonymous id, where known: a [`label`].
-pub(crate) fn host<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    label(d, "host")
-}
-
-/// When a run started, where known: a [`label`].
-pub(crate) fn started<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    label(d, "started")
-}
-
-/// An optional commit id that is there: 7 to 64 hex digits.
-pub(crate) fn commit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    match loose::<D, String>(d)?.ok() {
-        Some(c) if is_commit_id(&c) => Ok(Some(c)),
-        _ => Err(D::Error::custom(bad_because(
-            "commit",
-            "not 7 to 64 hex digits",
-        ))),
-    }
-}
-
-/// Whether the working tree differed from the commit, where known.
-pub(crate) fn dirty<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
-    let dirty = loose::<D, bool>(d)?.ok();
-    dirty
-        .map(Some)
-        .ok_or_else(|| D::Error::custom(bad("dirty")))
-}
-
-/// Whether a run was `--quick`.
-pub(crate) fn quick<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
-    loose(d)?.ok().ok_or_else(|| D::Error::custom(bad("quick")))
-}
-
-/// An estimate, `[point, low, high]`: finite statistics, the interval
-/// around its point.
-pub(crate) fn estimate<'de, D: Deserializer<'de>>(d: D) -> Result<Estimate, D::Error> {
-    estimate_of(loose(d)?, "estimate").map_err(D::Error::custom)
-}
-
-/// An estimate as [`estimate`] reads it.
+/// An estimate written as `[point, low, high]`.
 pub(crate) fn write_estimate<S: Serializer>(e: &Estimate, s: S) -> Result<S::Ok, S::Error> {
     [e.point, e.ci.low, e.ci.high].serialize(s)
 }
 
-/// A count of samples: from 1 to the most a stored run holds.
-pub(crate) fn samples<'de, D: Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
-    sample_count(loose(d)?, "samples").map_err(D::Error::custom)
-}
-
-/// A unit by its symbol.
-pub(crate) fn unit<'de, D: Deserializer<'de>>(d: D) -> Result<Unit, D::Error> {
-    unit_of(loose::<D, String>(d)?.ok()).ok_or_else(|| D::Error::custom(bad("unit")))
-}
-
-/// A unit as [`unit`] reads it.
+/// A unit written as its symbol.
 pub(crate) fn write_unit<S: Serializer>(u: &Unit, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(u.symbol())
-}
-
-/// A sampled metric's name.
-pub(crate) fn values_name<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    text(loose(d)?, "metrics.name").map_err(D::Error::custom)
-}
-
-/// The samples a sampled metric's run took.
-pub(crate) fn values_samples<'de, D: Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
-    sample_count(loose(d)?, "metrics.samples").map_err(D::Error::custom)
-}
-
-/// A metric's sampled values: totals over iterations (from 0 to
-/// [`MAX_COUNT`]), lowest first.
-pub(crate) fn values<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
-    let what = "metrics.values";
-    let list = loose::<D, Vec<Loose<f64>>>(d)?.ok();
-    let list = list.ok_or_else(|| D::Error::custom(bad(what)))?;
-    let in_bounds = |x: &f64| (0.0..=MAX_COUNT as f64).contains(x);
-    let values = list
-        .into_iter()
-        .map(|x| x.ok().filter(in_bounds))
-        .collect::<Option<Vec<f64>>>()
-        .ok_or_else(|| D::Error::custom(bad_because(what, "not numbers from 0 to 10^15")))?;
-    if values.windows(2).any(|w| w[0] > w[1]) {
-        return Err(D::Error::custom(bad_because(what, "not lowest first")));
-    }
-    Ok(values)
 }

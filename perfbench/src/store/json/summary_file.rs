@@ -8,21 +8,20 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::loose_field::{
-    bad, bad_because, document, has_duplicates, loose_list, record, records, statistic, text,
-    threads_of, Loose, MAX_SAMPLES,
+    bad, bad_because, has_duplicates, record, records, statistic, text, threads_of, Loose,
+    MAX_SAMPLES,
 };
 use super::shared_fields::{group_json, membership_of, read_path_of, throughput_of};
 use super::shared_fields::{GroupRecord, ThroughputRecord};
-use super::stored_value::records_in;
+use super::stored_value::{self as checked, record_in, records_in};
 use crate::analysis::comparison::{Comparison, MetricChange, Target, Verdict};
 use crate::analysis::recording::MAX_EARLIER_RUNS;
 use crate::counter::event::Unit;
-use crate::measure::environment::{is_commit_id, Environment};
+use crate::measure::environment::Environment;
 use crate::stats::{Change, Estimate, Interval};
 use crate::store::bench_summary::{
     BenchSummary, MetricSummary, RecentChange, SampledValues, MAX_VALUES,
 };
-use crate::store::history::MAX_HISTORY_RUNS;
 
 /// The schema tag of a summary file.
 pub const SUMMARY_SCHEMA: &str = "perfbench/summary/v1";
@@ -40,10 +39,10 @@ type Numbers = Loose<Vec<Loose<f64>>>;
 struct SummaryRecord {
     /// Written only where the history changed in its last runs.
     #[serde(
-        deserialize_with = "records",
-        skip_serializing_if = "Loose::is_missing"
+        deserialize_with = "checked::changed",
+        skip_serializing_if = "Vec::is_empty"
     )]
-    changed: Loose<Vec<Loose<ChangedRecord>>>,
+    changed: Vec<RecentChange>,
     #[serde(deserialize_with = "record")]
     comparison: Loose<ComparisonRecord>,
     #[serde(deserialize_with = "record")]
@@ -51,38 +50,14 @@ struct SummaryRecord {
     #[serde(deserialize_with = "record")]
     group: Loose<GroupRecord>,
     id: Loose<String>,
-    #[serde(deserialize_with = "records")]
-    metrics: Loose<Vec<Loose<MetricSummaryRecord>>>,
+    #[serde(deserialize_with = "checked::metrics")]
+    metrics: Vec<MetricSummary>,
     read_path: Loose<Option<String>>,
     samples: Loose<u64>,
     schema: Loose<String>,
     threads: Loose<Option<u64>>,
     #[serde(deserialize_with = "record")]
     throughput: Loose<ThroughputRecord>,
-}
-
-/// One metric's headline: `[point, low, high]`.
-#[derive(Default, Serialize, Deserialize)]
-#[serde(default)]
-struct MetricSummaryRecord {
-    estimate: Numbers,
-    name: Loose<String>,
-    unit: Loose<String>,
-}
-
-/// A change point among the history's last runs.
-#[derive(Default, Serialize, Deserialize)]
-#[serde(default)]
-struct ChangedRecord {
-    after: Loose<f64>,
-    before: Loose<f64>,
-    #[serde(skip_serializing_if = "Loose::is_missing")]
-    commit: Loose<String>,
-    #[serde(skip_serializing_if = "Loose::is_missing")]
-    dirty: Loose<bool>,
-    metric: Loose<String>,
-    runs_ago: Loose<u64>,
-    unit: Loose<String>,
 }
 
 /// The change a run found, against what it compared with (`null`: its
@@ -114,20 +89,8 @@ struct ChangeRecord {
 
 /// A summary file's text.
 pub fn encode_summary(s: &BenchSummary) -> String {
-    let metric = |m: &MetricSummary| {
-        let e = &m.estimate;
-        Loose::Is(MetricSummaryRecord {
-            estimate: loose_list(&[e.point, e.ci.low, e.ci.high]),
-            name: Loose::Is(m.name.clone()),
-            unit: Loose::Is(m.unit.symbol().to_string()),
-        })
-    };
     let doc = SummaryRecord {
-        changed: if s.changed.is_empty() {
-            Loose::Missing
-        } else {
-            Loose::Is(s.changed.iter().map(changed_json).collect())
-        },
+        changed: s.changed.clone(),
         comparison: s
             .comparison
             .as_ref()
@@ -135,7 +98,7 @@ pub fn encode_summary(s: &BenchSummary) -> String {
         environment: Loose::Is(s.environment.clone()),
         group: group_json(s.membership.as_ref()),
         id: Loose::Is(s.id.clone()),
-        metrics: Loose::Is(s.metrics.iter().map(metric).collect()),
+        metrics: s.metrics.clone(),
         read_path: Loose::Is(s.read_path.map(|p| p.name().to_string())),
         samples: Loose::Is(s.samples as u64),
         schema: Loose::Is(SUMMARY_SCHEMA.to_string()),
@@ -143,54 +106,6 @@ pub fn encode_summary(s: &BenchSummary) -> String {
         throughput: s.throughput.map_or(Loose::Missing, |t| Loose::Is(t.into())),
     };
     serde_json::to_string(&doc).expect("summaries serialise")
-}
-
-/// A change point of the history as a summary file holds it.
-fn changed_json(c: &RecentChange) -> Loose<ChangedRecord> {
-    Loose::Is(ChangedRecord {
-        after: Loose::Is(c.after),
-        before: Loose::Is(c.before),
-        commit: c.commit.clone().map_or(Loose::Missing, Loose::Is),
-        dirty: c.dirty.map_or(Loose::Missing, Loose::Is),
-        metric: Loose::Is(c.metric.clone()),
-        runs_ago: Loose::Is(c.runs_ago as u64),
-        unit: Loose::Is(c.unit.symbol().to_string()),
-    })
-}
-
-/// The change points a summary holds: none where it names none.
-fn changed_of(v: Loose<Vec<Loose<ChangedRecord>>>) -> Result<Vec<RecentChange>, String> {
-    let list = match v {
-        Loose::Missing => return Ok(Vec::new()),
-        v => v.ok().ok_or_else(|| bad("changed"))?,
-    };
-    list.into_iter()
-        .map(|c| {
-            let c = c.ok().unwrap_or_default();
-            Ok(RecentChange {
-                runs_ago: c
-                    .runs_ago
-                    .ok()
-                    .filter(|&n| n < MAX_HISTORY_RUNS as u64)
-                    .ok_or_else(|| bad_because("changed.runs_ago", "not from 0 to 999"))?
-                    as usize,
-                metric: text(c.metric, "changed.metric")?,
-                unit: unit_of(c.unit.ok()).ok_or_else(|| bad("changed.unit"))?,
-                before: statistic(c.before, "changed.before")?,
-                after: statistic(c.after, "changed.after")?,
-                commit: match c.commit {
-                    Loose::Missing => None,
-                    Loose::Is(id) if is_commit_id(&id) => Some(id),
-                    _ => return Err(bad("changed.commit")),
-                },
-                dirty: match c.dirty {
-                    Loose::Missing => None,
-                    Loose::Is(d) => Some(d),
-                    Loose::Wrong => return Err(bad("changed.dirty")),
-                },
-            })
-        })
-        .collect()
 }
 
 /// A comparison as a summary file holds it.
@@ -225,11 +140,11 @@ fn comparison_json(c: &Comparison) -> Loose<ComparisonRecord> {
 
 /// The summary [`encode_summary`] wrote, or what is wrong with the text.
 pub fn decode_summary(text: &str) -> Result<BenchSummary, String> {
-    let doc: SummaryRecord = document(text).map_err(|e| format!("not valid JSON ({e})"))?;
-    if doc.schema.clone().ok().as_deref() != Some(SUMMARY_SCHEMA) {
+    let doc: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON ({e})"))?;
+    if doc.get("schema").and_then(Value::as_str) != Some(SUMMARY_SCHEMA) {
         return Err(format!("not a summary of schema `{SUMMARY_SCHEMA}`"));
     }
-    summary_of(doc)
+    summary_of(record_in(doc)?)
 }
 
 /// The summary a file holds, checked.
@@ -246,13 +161,13 @@ fn summary_of(doc: SummaryRecord) -> Result<BenchSummary, String> {
         throughput: throughput_of(doc.throughput)?,
         read_path: read_path_of(doc.read_path)?,
         samples: sample_count(doc.samples, "samples")?,
-        metrics: metrics_of(doc.metrics)?,
+        metrics: unique_metrics(doc.metrics)?,
         comparison: match doc.comparison {
             Loose::Missing => None,
             // Anything but an object is a comparison without fields.
             c => Some(comparison_of(c.ok().unwrap_or_default())?),
         },
-        changed: changed_of(doc.changed)?,
+        changed: doc.changed,
     })
 }
 
@@ -300,20 +215,10 @@ pub(super) fn unit_of(name: Option<String>) -> Option<Unit> {
 }
 
 /// A summary's metrics: one at least, none named twice.
-fn metrics_of(v: Loose<Vec<Loose<MetricSummaryRecord>>>) -> Result<Vec<MetricSummary>, String> {
-    let list = v.ok().filter(|a| !a.is_empty());
-    let metrics = list
-        .ok_or_else(|| bad("metrics"))?
-        .into_iter()
-        .map(|m| {
-            let m = m.ok().unwrap_or_default();
-            Ok(MetricSummary {
-                name: text(m.name, "metrics.name")?,
-                unit: unit_of(m.unit.ok()).ok_or_else(|| bad("metrics.unit"))?,
-                estimate: estimate_of(m.estimate, "metrics.estimate")?,
-            })
-        })
-        .collect::<Result<Vec<_>, String>>()?;
+fn unique_metrics(metrics: Vec<MetricSummary>) -> Result<Vec<MetricSummary>, String> {
+    if metrics.is_empty() {
+        return Err(bad("metrics"));
+    }
     let names: Vec<&str> = metrics.iter().map(|m| m.name.as_str()).collect();
     if has_duplicates(&names) {
         return Err(bad_because("metrics.name", "a name twice"));

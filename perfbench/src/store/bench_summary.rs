@@ -39,29 +39,46 @@ pub struct MetricSummary {
     pub unit: Unit,
 }
 
-/// What the report's index and group pages show of a benchmark's run.
-#[derive(Clone, Debug, PartialEq)]
+/// What the report's index and group pages show of a benchmark's run: a
+/// summary file (`json/summary_file.rs`), each field checked as it is read
+/// (`json/stored_value.rs`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BenchSummary {
     /// The benchmark's id.
+    #[serde(deserialize_with = "checked::id")]
     pub id: String,
     /// Where it ran.
+    #[serde(deserialize_with = "checked::environment")]
     pub environment: Environment,
     /// Its group, member and argument, where it has a group.
+    #[serde(rename = "group", default, serialize_with = "checked::write_group")]
+    #[serde(deserialize_with = "checked::group")]
     pub membership: Option<Membership>,
     /// The threads it ran on at once.
+    #[serde(deserialize_with = "checked::threads")]
     pub threads: usize,
     /// The throughput it declared.
+    #[serde(default, serialize_with = "checked::write_throughput")]
+    #[serde(deserialize_with = "checked::throughput")]
     pub throughput: Option<Throughput>,
     /// In per-iteration mode, how the counters were read.
+    #[serde(default, serialize_with = "checked::write_read_path")]
+    #[serde(deserialize_with = "checked::read_path")]
     pub read_path: Option<ReadPath>,
     /// How many samples its run took.
+    #[serde(deserialize_with = "checked::samples")]
     pub samples: usize,
     /// Its metrics, wall time first.
+    #[serde(deserialize_with = "checked::metrics")]
     pub metrics: Vec<MetricSummary>,
     /// The change its run found, against what that run compared with.
+    #[serde(default, serialize_with = "checked::write_comparison")]
+    #[serde(deserialize_with = "checked::comparison")]
     pub comparison: Option<Comparison>,
     /// The change points of its history among its last runs
     /// (`history::RECENT_RUNS`), latest last.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(deserialize_with = "checked::changed")]
     pub changed: Vec<RecentChange>,
 }
 

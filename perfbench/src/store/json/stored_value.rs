@@ -9,10 +9,16 @@ use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::loose_field::{bad, bad_because, statistic, text, Loose, MAX_COUNT};
-use super::summary_file::{estimate_of, sample_count, unit_of};
+use super::loose_field::{bad, bad_because, record, statistic, text, threads_of, Loose, MAX_COUNT};
+use super::shared_fields::ThroughputRecord;
+use super::shared_fields::{group_json, membership_of, read_path_of, throughput_of};
+use super::summary_file::{comparison_in, comparison_json, estimate_of, sample_count, unit_of};
+use crate::analysis::comparison::Comparison;
+use crate::analysis::standings::Membership;
 use crate::counter::event::Unit;
-use crate::measure::environment::is_commit_id;
+use crate::counter::group::ReadPath;
+use crate::measure::environment::{is_commit_id, Environment};
+use crate::measure::Throughput;
 use crate::stats::Estimate;
 use crate::store::history::MAX_HISTORY_RUNS;
 
@@ -24,7 +30,7 @@ pub(crate) fn record_from<T: DeserializeOwned>(text: &str) -> Result<T, String> 
 
 /// The record `T` of the object `v`.
 pub(crate) fn record_in<T: DeserializeOwned>(v: Value) -> Result<T, String> {
-    record(v, "").ok_or_else(|| "not a JSON object; remove or restore it".to_string())?
+    object_record(v, "").ok_or_else(|| "not a JSON object; remove or restore it".to_string())?
 }
 
 /// The records `T` of the array `v` in the field `what`, each an object.
@@ -36,14 +42,14 @@ pub(crate) fn records_in<T: DeserializeOwned>(
     let prefix = format!("{what}.");
     items
         .iter()
-        .map(|item| record(item.clone(), &prefix).ok_or_else(|| bad(what))?)
+        .map(|item| object_record(item.clone(), &prefix).ok_or_else(|| bad(what))?)
         .collect()
 }
 
 /// `v` as the record `T` (`None` unless an object: serde also reads a
 /// struct from an array of its fields, which no stored file holds), or the
 /// error naming its field, after `prefix`.
-fn record<T: DeserializeOwned>(v: Value, prefix: &str) -> Option<Result<T, String>> {
+fn object_record<T: DeserializeOwned>(v: Value, prefix: &str) -> Option<Result<T, String>> {
     if !v.is_object() {
         return None;
     }
@@ -202,6 +208,82 @@ where
 {
     let v = Value::deserialize(d)?;
     records_in(Some(&v), "metrics").map_err(D::Error::custom)
+}
+
+// A summary's own fields (`BenchSummary`).
+checks! {
+    /// A benchmark's id.
+    id -> String = |v: Loose<String>| text(v, "id");
+    /// How the counters were read, where known.
+    read_path -> Option<ReadPath> = |v: Loose<Option<String>>| read_path_of(v);
+    /// The threads a summary's run ran on: always there, unlike a result
+    /// file's.
+    threads -> usize = |v: Loose<Option<u64>>| match v {
+        Loose::Is(None) => Err(bad("threads")),
+        n => threads_of(n),
+    };
+}
+
+/// The environment a summary's run had: an object.
+pub(crate) fn environment<'de, D: Deserializer<'de>>(d: D) -> Result<Environment, D::Error> {
+    let env = record::<D, Environment>(d)?.ok();
+    env.ok_or_else(|| D::Error::custom(bad("environment")))
+}
+
+/// A summary's group, where it has one.
+pub(crate) fn group<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Membership>, D::Error> {
+    membership_of(record(d)?).map_err(D::Error::custom)
+}
+
+/// A summary's declared throughput, where it has one.
+pub(crate) fn throughput<'de, D>(d: D) -> Result<Option<Throughput>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    throughput_of(record(d)?).map_err(D::Error::custom)
+}
+
+/// The change a summary's run found, where it compared.
+pub(crate) fn comparison<'de, D>(d: D) -> Result<Option<Comparison>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    comparison_in(record(d)?).map_err(D::Error::custom)
+}
+
+/// A group written as `{"arg", "member", "name"}`, `null` for none.
+pub(crate) fn write_group<S>(m: &Option<Membership>, s: S) -> Result<S::Ok, S::Error>
+where
+    S: Serializer,
+{
+    group_json(m.as_ref()).serialize(s)
+}
+
+/// A throughput written as `{"bytes": n}` or `{"elements": n}`, `null`
+/// for none.
+pub(crate) fn write_throughput<S>(t: &Option<Throughput>, s: S) -> Result<S::Ok, S::Error>
+where
+    S: Serializer,
+{
+    t.map(ThroughputRecord::from).serialize(s)
+}
+
+/// A read path written as its name, `null` for none.
+pub(crate) fn write_read_path<S>(p: &Option<ReadPath>, s: S) -> Result<S::Ok, S::Error>
+where
+    S: Serializer,
+{
+    p.map(ReadPath::name).serialize(s)
+}
+
+/// A comparison written as [`comparison`] reads it, `null` for none.
+pub(crate) fn write_comparison<S>(c: &Option<Comparison>, s: S) -> Result<S::Ok, S::Error>
+where
+    S: Serializer,
+{
+    c.as_ref()
+        .map_or(Loose::Missing, comparison_json)
+        .serialize(s)
 }
 
 /// An estimate written as `[point, low, high]`.

@@ -7,21 +7,14 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::loose_field::{
-    bad, bad_because, has_duplicates, record, records, statistic, text, threads_of, Loose,
-    MAX_SAMPLES,
-};
-use super::shared_fields::{group_json, membership_of, read_path_of, throughput_of};
-use super::shared_fields::{GroupRecord, ThroughputRecord};
-use super::stored_value::{self as checked, record_in, records_in};
+use super::loose_field::MAX_SAMPLES;
+use super::loose_field::{bad, bad_because, has_duplicates, records, statistic, text, Loose};
+use super::stored_value::{record_in, records_in};
 use crate::analysis::comparison::{Comparison, MetricChange, Target, Verdict};
 use crate::analysis::recording::MAX_EARLIER_RUNS;
 use crate::counter::event::Unit;
-use crate::measure::environment::Environment;
 use crate::stats::{Change, Estimate, Interval};
-use crate::store::bench_summary::{
-    BenchSummary, MetricSummary, RecentChange, SampledValues, MAX_VALUES,
-};
+use crate::store::bench_summary::{BenchSummary, MetricSummary, SampledValues, MAX_VALUES};
 
 /// The schema tag of a summary file.
 pub const SUMMARY_SCHEMA: &str = "perfbench/summary/v1";
@@ -33,38 +26,11 @@ pub const VALUES_SCHEMA: &str = "perfbench/values/v1";
 /// finite (JSON has no such numbers).
 type Numbers = Loose<Vec<Loose<f64>>>;
 
-/// A summary file as written, and as read before its checks.
-#[derive(Default, Serialize, Deserialize)]
-#[serde(default)]
-struct SummaryRecord {
-    /// Written only where the history changed in its last runs.
-    #[serde(
-        deserialize_with = "checked::changed",
-        skip_serializing_if = "Vec::is_empty"
-    )]
-    changed: Vec<RecentChange>,
-    #[serde(deserialize_with = "record")]
-    comparison: Loose<ComparisonRecord>,
-    #[serde(deserialize_with = "record")]
-    environment: Loose<Environment>,
-    #[serde(deserialize_with = "record")]
-    group: Loose<GroupRecord>,
-    id: Loose<String>,
-    #[serde(deserialize_with = "checked::metrics")]
-    metrics: Vec<MetricSummary>,
-    read_path: Loose<Option<String>>,
-    samples: Loose<u64>,
-    schema: Loose<String>,
-    threads: Loose<Option<u64>>,
-    #[serde(deserialize_with = "record")]
-    throughput: Loose<ThroughputRecord>,
-}
-
 /// The change a run found, against what it compared with (`null`: its
 /// previous run).
 #[derive(Default, Serialize, Deserialize)]
 #[serde(default)]
-struct ComparisonRecord {
+pub(super) struct ComparisonRecord {
     against: Loose<Option<String>>,
     #[serde(deserialize_with = "records")]
     changes: Loose<Vec<Loose<ChangeRecord>>>,
@@ -87,29 +53,16 @@ struct ChangeRecord {
     verdict: Loose<String>,
 }
 
-/// A summary file's text.
+/// A summary file's text: the [`BenchSummary`] with its schema, keys in
+/// the order of their names (the order of every stored type's fields).
 pub fn encode_summary(s: &BenchSummary) -> String {
-    let doc = SummaryRecord {
-        changed: s.changed.clone(),
-        comparison: s
-            .comparison
-            .as_ref()
-            .map_or(Loose::Missing, comparison_json),
-        environment: Loose::Is(s.environment.clone()),
-        group: group_json(s.membership.as_ref()),
-        id: Loose::Is(s.id.clone()),
-        metrics: s.metrics.clone(),
-        read_path: Loose::Is(s.read_path.map(|p| p.name().to_string())),
-        samples: Loose::Is(s.samples as u64),
-        schema: Loose::Is(SUMMARY_SCHEMA.to_string()),
-        threads: Loose::Is(Some(s.threads as u64)),
-        throughput: s.throughput.map_or(Loose::Missing, |t| Loose::Is(t.into())),
-    };
-    serde_json::to_string(&doc).expect("summaries serialise")
+    let mut doc = serde_json::to_value(s).expect("summaries serialise");
+    doc["schema"] = SUMMARY_SCHEMA.into();
+    doc.to_string()
 }
 
 /// A comparison as a summary file holds it.
-fn comparison_json(c: &Comparison) -> Loose<ComparisonRecord> {
+pub(super) fn comparison_json(c: &Comparison) -> Loose<ComparisonRecord> {
     let change = |c: &MetricChange| {
         let ch = &c.change;
         Loose::Is(ChangeRecord {
@@ -144,31 +97,9 @@ pub fn decode_summary(text: &str) -> Result<BenchSummary, String> {
     if doc.get("schema").and_then(Value::as_str) != Some(SUMMARY_SCHEMA) {
         return Err(format!("not a summary of schema `{SUMMARY_SCHEMA}`"));
     }
-    summary_of(record_in(doc)?)
-}
-
-/// The summary a file holds, checked.
-fn summary_of(doc: SummaryRecord) -> Result<BenchSummary, String> {
-    Ok(BenchSummary {
-        id: text(doc.id, "id")?,
-        environment: doc.environment.ok().ok_or_else(|| bad("environment"))?,
-        membership: membership_of(doc.group)?,
-        // Unlike a result file's, a summary's thread count is always there.
-        threads: match doc.threads {
-            Loose::Missing | Loose::Is(None) => return Err(bad("threads")),
-            n => threads_of(n)?,
-        },
-        throughput: throughput_of(doc.throughput)?,
-        read_path: read_path_of(doc.read_path)?,
-        samples: sample_count(doc.samples, "samples")?,
-        metrics: unique_metrics(doc.metrics)?,
-        comparison: match doc.comparison {
-            Loose::Missing => None,
-            // Anything but an object is a comparison without fields.
-            c => Some(comparison_of(c.ok().unwrap_or_default())?),
-        },
-        changed: doc.changed,
-    })
+    let summary: BenchSummary = record_in(doc)?;
+    unique_metrics(&summary.metrics)?;
+    Ok(summary)
 }
 
 /// A count of samples: from 1 to [`MAX_SAMPLES`].
@@ -215,7 +146,7 @@ pub(super) fn unit_of(name: Option<String>) -> Option<Unit> {
 }
 
 /// A summary's metrics: one at least, none named twice.
-fn unique_metrics(metrics: Vec<MetricSummary>) -> Result<Vec<MetricSummary>, String> {
+fn unique_metrics(metrics: &[MetricSummary]) -> Result<(), String> {
     if metrics.is_empty() {
         return Err(bad("metrics"));
     }
@@ -223,7 +154,16 @@ fn unique_metrics(metrics: Vec<MetricSummary>) -> Result<Vec<MetricSummary>, Str
     if has_duplicates(&names) {
         return Err(bad_because("metrics.name", "a name twice"));
     }
-    Ok(metrics)
+    Ok(())
+}
+
+/// The comparison a summary holds, where it holds one (anything but an
+/// object is a comparison without fields).
+pub(super) fn comparison_in(v: Loose<ComparisonRecord>) -> Result<Option<Comparison>, String> {
+    match v {
+        Loose::Missing => Ok(None),
+        c => comparison_of(c.ok().unwrap_or_default()).map(Some),
+    }
 }
 
 /// The comparison a summary holds: its changes none named twice.

@@ -585,3 +585,20 @@ fn a_values_file_names_an_entry_s_missing_or_malformed_field() {
         r#"{"metrics":[{"name":"wall-time","samples":2,"values":[1.5,2.0]}],"schema":"perfbench/values/v1"}"#
     );
 }
+
+#[test]
+fn a_summary_is_written_byte_for_byte_as_before_it_was_derived() {
+    let mut s = decode_summary(&stored_summary().to_string()).unwrap();
+    s.membership = Some(crate::analysis::standings::Membership {
+        group: "g".into(),
+        member: "m".into(),
+        arg: Some("1".into()),
+    });
+    s.read_path = Some(crate::counter::group::ReadPath::ALL[0]);
+    s.comparison.as_mut().unwrap().against = Target::Paired("./old".into());
+    s.environment.commit = Some("9fceb02".into());
+    // The text the hand-converted wire copy wrote, keys in name order.
+    let before = r#"{"comparison":{"against":"./old","changes":[{"ci":[0.1,0.4],"difference":2.0,"name":"wall-time","p":0.01,"relative":0.25,"runs":2,"verdict":"regressed"}],"paired":true,"unfair":null},"environment":{"commit":"9fceb02","cpu":null,"cpu_model":"","governor":null,"kernel":"","nmi_watchdog":null,"perf_event_paranoid":null,"pmus":[],"rdpmc":null,"virtual_machine":false},"group":{"arg":"1","member":"m","name":"g"},"id":"x/1","metrics":[{"estimate":[10.0,9.0,11.0],"name":"wall-time","unit":"ns"}],"read_path":"rdpmc","samples":3,"schema":"perfbench/summary/v1","threads":1,"throughput":{"bytes":64}}"#;
+    assert_eq!(encode_summary(&s), before);
+    assert_eq!(decode_summary(before), Ok(s));
+}

@@ -214,6 +214,16 @@ where
 checks! {
     /// A benchmark's id.
     id -> String = |v: Loose<String>| text(v, "id");
+    /// The settings a stored run was measured with (none in files from
+    /// before they were recorded): a line of at most 200 characters
+    /// without control characters.
+    settings -> Option<String> = |v: Loose<Option<String>>| match v.ok() {
+        Some(Some(key)) if key.chars().count() > 200 || key.chars().any(char::is_control) => {
+            Err(bad("settings"))
+        }
+        Some(key) => Ok(key),
+        None => Err(bad("settings")),
+    };
     /// How the counters were read, where known.
     read_path -> Option<ReadPath> = |v: Loose<Option<String>>| read_path_of(v);
     /// The threads a summary's run ran on: always there, unlike a result

@@ -1,8 +1,10 @@
 //! The report's data files: a benchmark's summary (schema
 //! [`SUMMARY_SCHEMA`]) and its sampled values (schema [`VALUES_SCHEMA`]),
 //! written by the run that measured it and read back by later reports with
-//! every limit a stored file has. Fields are declared in the order of their
-//! names, the order perfbench has always written them in.
+//! every limit a stored file has: derived on `BenchSummary` and
+//! `SampledValues` (checked field by field in `stored_value.rs`), the
+//! comparison through its wire type here. Keys are written in the order of
+//! their names, the order perfbench has always written them in.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -6,6 +6,9 @@
 //! run lists them without loading and analysing their samples
 //! (`report_cache.rs`).
 
+use serde::{Deserialize, Serialize};
+
+use super::json::stored_value as checked;
 use crate::analysis::comparison::Comparison;
 use crate::analysis::standings::{Membership, Standee};
 use crate::analysis::{Analysed, WALL_TIME};
@@ -19,72 +22,111 @@ use crate::stats::Estimate;
 /// draw its distribution, bounded however many samples the run took.
 pub const MAX_VALUES: usize = 256;
 
-/// One metric's headline.
-#[derive(Clone, Debug, PartialEq)]
+/// One metric's headline, as a summary file holds it (each field checked
+/// as it is read: `json/stored_value.rs`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MetricSummary {
+    /// The headline per iteration with its interval (`Metric::estimate`).
+    #[serde(serialize_with = "checked::write_estimate")]
+    #[serde(deserialize_with = "checked::metrics_estimate")]
+    pub estimate: Estimate,
     /// Its name ([`WALL_TIME`] or an event).
+    #[serde(deserialize_with = "checked::metrics_name")]
     pub name: String,
     /// Its unit.
+    #[serde(serialize_with = "checked::write_unit")]
+    #[serde(deserialize_with = "checked::metrics_unit")]
     pub unit: Unit,
-    /// The headline per iteration with its interval (`Metric::estimate`).
-    pub estimate: Estimate,
 }
 
-/// What the report's index and group pages show of a benchmark's run.
-#[derive(Clone, Debug, PartialEq)]
+/// What the report's index and group pages show of a benchmark's run: a
+/// summary file (`json/summary_file.rs`), each field checked as it is read
+/// (`json/stored_value.rs`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BenchSummary {
     /// The benchmark's id.
+    #[serde(deserialize_with = "checked::id")]
     pub id: String,
     /// Where it ran.
+    #[serde(deserialize_with = "checked::environment")]
     pub environment: Environment,
     /// Its group, member and argument, where it has a group.
+    #[serde(rename = "group", default, serialize_with = "checked::write_group")]
+    #[serde(deserialize_with = "checked::group")]
     pub membership: Option<Membership>,
     /// The threads it ran on at once.
+    #[serde(deserialize_with = "checked::threads")]
     pub threads: usize,
     /// The throughput it declared.
+    #[serde(default, serialize_with = "checked::write_throughput")]
+    #[serde(deserialize_with = "checked::throughput")]
     pub throughput: Option<Throughput>,
     /// In per-iteration mode, how the counters were read.
+    #[serde(default, serialize_with = "checked::write_read_path")]
+    #[serde(deserialize_with = "checked::read_path")]
     pub read_path: Option<ReadPath>,
     /// How many samples its run took.
+    #[serde(deserialize_with = "checked::samples")]
     pub samples: usize,
     /// Its metrics, wall time first.
+    #[serde(deserialize_with = "checked::metrics")]
     pub metrics: Vec<MetricSummary>,
     /// The change its run found, against what that run compared with.
+    #[serde(default, serialize_with = "checked::write_comparison")]
+    #[serde(deserialize_with = "checked::comparison")]
     pub comparison: Option<Comparison>,
     /// The change points of its history among its last runs
     /// (`history::RECENT_RUNS`), latest last.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(deserialize_with = "checked::changed")]
     pub changed: Vec<RecentChange>,
 }
 
-/// A change point among a benchmark's last runs, as the index lists it.
-#[derive(Clone, Debug, PartialEq)]
+/// A change point among a benchmark's last runs, as the index lists it and
+/// a summary file holds it (each field checked as it is read).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RecentChange {
-    /// Runs of its series after the first at the new level (0: the latest
-    /// run is the first).
-    pub runs_ago: usize,
-    /// The metric its history follows.
-    pub metric: String,
-    /// Its unit.
-    pub unit: Unit,
-    /// The mean level before the step.
-    pub before: f64,
-    /// The mean level after it.
+    /// The mean level after the step.
+    #[serde(deserialize_with = "checked::changed_after")]
     pub after: f64,
+    /// The mean level before it.
+    #[serde(deserialize_with = "checked::changed_before")]
+    pub before: f64,
     /// The commit of the first run at the new level, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "checked::changed_commit")]
     pub commit: Option<String>,
     /// Whether that run's tree was dirty, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "checked::changed_dirty")]
     pub dirty: Option<bool>,
+    /// The metric its history follows.
+    #[serde(deserialize_with = "checked::changed_metric")]
+    pub metric: String,
+    /// Runs of its series after the first at the new level (0: the latest
+    /// run is the first).
+    #[serde(deserialize_with = "checked::changed_runs_ago")]
+    pub runs_ago: usize,
+    /// Its unit.
+    #[serde(serialize_with = "checked::write_unit")]
+    #[serde(deserialize_with = "checked::changed_unit")]
+    pub unit: Unit,
 }
 
 /// A metric's per-iteration values: at most [`MAX_VALUES`] of them, at
-/// evenly spaced ranks, with how many there were.
-#[derive(Clone, Debug, PartialEq)]
+/// evenly spaced ranks, with how many there were. Written and read as an
+/// entry of a values file, each field checked as it is read
+/// (`json/stored_value.rs`), their count against the samples after.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SampledValues {
     /// The metric.
+    #[serde(deserialize_with = "checked::values_name")]
     pub name: String,
     /// How many samples the run took.
+    #[serde(deserialize_with = "checked::values_samples")]
     pub samples: usize,
     /// The values at evenly spaced ranks, lowest first, both ends kept.
+    #[serde(deserialize_with = "checked::values")]
     pub values: Vec<f64>,
 }
 

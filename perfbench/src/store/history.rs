@@ -13,8 +13,10 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
+
 use super::bench_summary::RecentChange;
-use super::json::{decode_history_run, encode_history_run};
+use super::json::{decode_history_run, encode_history_run, stored_value as checked};
 use super::{error, folder_name, Store, StoreError};
 use crate::analysis::comparison::Thresholds;
 use crate::analysis::{Analysed, BenchResult, Metric, WALL_TIME};
@@ -32,29 +34,49 @@ pub const HISTORY_FILE: &str = "history.jsonl";
 /// an exact count that varies far less than time; else wall time.
 const PREFERRED: &str = "instructions";
 
-/// One run of a benchmark, as its history keeps it.
-#[derive(Clone, Debug, PartialEq)]
+/// One run of a benchmark, as its history keeps it: a line of the file,
+/// its fields in the order of their names, each checked as it is read
+/// (`json/stored_value.rs`), since a restored cache may hold anything.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HistoryRun {
-    /// When the run started (RFC 3339, UTC), where known.
-    pub started: Option<String>,
+    /// The branch, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "checked::branch")]
+    pub branch: Option<String>,
     /// The commit measured (a hex id), where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "checked::commit")]
     pub commit: Option<String>,
     /// Whether the working tree differed from the commit, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "checked::dirty")]
     pub dirty: Option<bool>,
-    /// The branch, where known.
-    pub branch: Option<String>,
+    /// Its headline per iteration with the 95 % interval.
+    #[serde(serialize_with = "checked::write_estimate")]
+    #[serde(deserialize_with = "checked::estimate")]
+    pub estimate: Estimate,
     /// The machine's anonymous id, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "checked::host")]
     pub host: Option<String>,
     /// The headline metric ([`headline`]).
+    #[serde(deserialize_with = "checked::metric")]
     pub metric: String,
-    /// Its unit.
-    pub unit: Unit,
-    /// Its headline per iteration with the 95 % interval.
-    pub estimate: Estimate,
-    /// Samples the run took.
-    pub samples: usize,
-    /// Whether the run was `--quick`.
+    /// Whether the run was `--quick` (written only then).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(deserialize_with = "checked::quick")]
     pub quick: bool,
+    /// Samples the run took.
+    #[serde(deserialize_with = "checked::samples")]
+    pub samples: usize,
+    /// When the run started (RFC 3339, UTC), where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "checked::started")]
+    pub started: Option<String>,
+    /// Its unit.
+    #[serde(serialize_with = "checked::write_unit")]
+    #[serde(deserialize_with = "checked::unit")]
+    pub unit: Unit,
 }
 
 impl HistoryRun {

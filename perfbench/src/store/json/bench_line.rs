@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::estimates::{estimates, ChangeLine, MetricEstimates};
-use super::parts::{group_json, method_json, GroupRecord, ThroughputRecord};
+use super::shared_fields::{group_json, method_json, GroupRecord, ThroughputRecord};
 use super::Loose;
 use crate::analysis::comparison::{self, Comparison, Target};
 use crate::analysis::derived::rate;

@@ -7,46 +7,60 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::estimates::{estimates, MetricEstimates};
-use super::field::{
-    bad, bad_because, document, has_duplicates, loose_list, numbers, record, records, statistic,
-    text, threads_of, Loose, MAX_COUNT, MAX_SAMPLES,
-};
-use super::parts::{group_json, membership_of, method_json, method_of, read_path_of, GroupRecord};
+use super::loose_field::{bad, bad_because, has_duplicates, loose_list, numbers, records};
+use super::loose_field::{statistic, text, threads_of, Loose, MAX_COUNT, MAX_SAMPLES};
+use super::shared_fields::{method_json, method_of};
+use super::stored_value::{self as checked, record_in};
 use crate::analysis::recording::MAX_EARLIER_RUNS;
+use crate::analysis::standings::Membership;
 use crate::analysis::{BenchResult, Recording, Series};
 use crate::counter::event::Unit;
+use crate::counter::group::ReadPath;
 use crate::measure::environment::Environment;
 
 /// The schema tag of a stored result file.
 pub const RESULT_SCHEMA: &str = "perfbench/result/v1";
 
-/// A stored result file as written, and as read before its checks.
-#[derive(Default, Serialize, Deserialize)]
-#[serde(default)]
+/// A stored result file as written, and as read: the fields that stand
+/// alone checked as serde reads them (`stored_value.rs`), those checked
+/// against each other ([`Loose`]) after.
+#[derive(Serialize, Deserialize)]
 struct ResultRecord<'a> {
-    #[serde(skip_serializing_if = "Loose::is_missing")]
+    #[serde(default, skip_serializing_if = "Loose::is_missing")]
     batch_size: Loose<String>,
-    #[serde(deserialize_with = "record")]
-    environment: Loose<Environment>,
+    #[serde(deserialize_with = "checked::environment")]
+    environment: Environment,
     /// Written for convenience; never read.
     #[serde(skip_deserializing)]
     estimates: BTreeMap<String, MetricEstimates<'a>>,
-    #[serde(skip_serializing_if = "Loose::is_missing", deserialize_with = "record")]
-    group: Loose<GroupRecord>,
-    id: Loose<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        serialize_with = "checked::write_group",
+        deserialize_with = "checked::group"
+    )]
+    group: Option<Membership>,
+    #[serde(deserialize_with = "checked::id")]
+    id: String,
+    #[serde(default)]
     iterations: Loose<Vec<Loose<u64>>>,
-    #[serde(skip_serializing_if = "Loose::is_missing")]
+    #[serde(default, skip_serializing_if = "Loose::is_missing")]
     method: Loose<Option<String>>,
-    read_path: Loose<Option<String>>,
+    #[serde(default, serialize_with = "checked::write_read_path")]
+    #[serde(deserialize_with = "checked::read_path")]
+    read_path: Option<ReadPath>,
+    #[serde(default)]
     rounds: Loose<Vec<Loose<u64>>>,
-    schema: Loose<String>,
-    #[serde(deserialize_with = "records")]
+    #[serde(skip_deserializing)]
+    schema: &'static str,
+    #[serde(default, deserialize_with = "records")]
     series: Loose<Vec<Loose<SeriesRecord>>>,
-    #[serde(skip_serializing_if = "Loose::is_missing")]
-    settings: Loose<Option<String>>,
-    #[serde(skip_serializing_if = "Loose::is_missing")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "checked::settings")]
+    settings: Option<String>,
+    #[serde(default, skip_serializing_if = "Loose::is_missing")]
     threads: Loose<Option<u64>>,
 }
 
@@ -72,20 +86,17 @@ pub fn encode_recording(run: &Recording, result: &BenchResult) -> String {
     let rounds: Vec<u64> = run.rounds.iter().map(|&r| u64::from(r)).collect();
     let doc = ResultRecord {
         batch_size,
-        environment: Loose::Is(run.environment.clone()),
+        environment: run.environment.clone(),
         estimates: estimates(result),
-        group: group_json(run.membership.as_ref()),
-        id: Loose::Is(run.id.clone()),
+        group: run.membership.clone(),
+        id: run.id.clone(),
         iterations: loose_list(&run.iterations),
         method,
-        read_path: Loose::Is(run.read_path.map(|p| p.name().to_string())),
+        read_path: run.read_path,
         rounds: loose_list(&rounds),
-        schema: Loose::Is(RESULT_SCHEMA.to_string()),
+        schema: RESULT_SCHEMA,
         series: Loose::Is(run.series.iter().map(series_record).collect()),
-        settings: run
-            .settings
-            .as_ref()
-            .map_or(Loose::Missing, |key| Loose::Is(Some(key.clone()))),
+        settings: run.settings.clone(),
         threads: if run.threads > 1 {
             Loose::Is(Some(run.threads as u64))
         } else {
@@ -112,12 +123,9 @@ fn series_record(s: &Series) -> Loose<SeriesRecord> {
 
 /// A recording from a stored result file, or what is wrong with the file.
 pub fn decode_recording(json: &str) -> Result<Recording, String> {
-    let doc: ResultRecord =
-        document(json).map_err(|e| format!("not valid JSON ({e}); remove or restore it"))?;
-    let schema = match &doc.schema {
-        Loose::Is(s) => s.as_str(),
-        Loose::Missing | Loose::Wrong => "none",
-    };
+    let doc: Value = serde_json::from_str(json)
+        .map_err(|e| format!("not valid JSON ({e}); remove or restore it"))?;
+    let schema = doc.get("schema").and_then(Value::as_str).unwrap_or("none");
     if schema != RESULT_SCHEMA {
         // Cut short, then escaped (never inside an escape): the file's
         // text is to make one short line.
@@ -131,35 +139,16 @@ pub fn decode_recording(json: &str) -> Result<Recording, String> {
             "has schema `{schema}`, this perfbench reads `{RESULT_SCHEMA}`; remove it or use a matching perfbench"
         ));
     }
+    let doc: ResultRecord = record_in(doc)?;
     let samples = samples_of(doc.iterations, doc.rounds)?;
     let series = series_of(doc.series, samples.0.len())?;
-    let mut recording = Recording::stored(
-        text(doc.id, "id")?,
-        doc.environment.ok().ok_or_else(|| bad("environment"))?,
-        samples,
-        series,
-    );
-    recording.read_path = read_path_of(doc.read_path)?;
-    recording.membership = membership_of(doc.group)?;
+    let mut recording = Recording::stored(doc.id, doc.environment, samples, series);
+    recording.read_path = doc.read_path;
+    recording.membership = doc.group;
     recording.threads = threads_of(doc.threads)?;
     recording.method = method_of(doc.method, doc.batch_size, recording.threads)?;
-    recording.settings = settings_of(doc.settings)?;
+    recording.settings = doc.settings;
     Ok(recording)
-}
-
-/// The settings a stored run was measured with: none in files from
-/// before they were recorded; a line of at most 200 characters without
-/// control characters.
-fn settings_of(v: Loose<Option<String>>) -> Result<Option<String>, String> {
-    match v {
-        Loose::Missing | Loose::Is(None) => Ok(None),
-        Loose::Is(Some(key))
-            if key.chars().count() <= 200 && !key.chars().any(char::is_control) =>
-        {
-            Ok(Some(key))
-        }
-        _ => Err(bad("settings")),
-    }
 }
 
 /// The iterations of a stored result's samples and the round of each.

@@ -1,26 +1,22 @@
 //! The report's data files: a benchmark's summary (schema
 //! [`SUMMARY_SCHEMA`]) and its sampled values (schema [`VALUES_SCHEMA`]),
 //! written by the run that measured it and read back by later reports with
-//! every limit a stored file has. Fields are declared in the order of their
-//! names, the order perfbench has always written them in.
+//! every limit a stored file has: derived on `BenchSummary` and
+//! `SampledValues` (checked field by field in `stored_value.rs`), the
+//! comparison through its wire type here. Keys are written in the order of
+//! their names, the order perfbench has always written them in.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use super::field::{
-    bad, bad_because, document, has_duplicates, loose_list, record, records, statistic, text,
-    threads_of, Loose, MAX_COUNT, MAX_SAMPLES,
-};
-use super::parts::{group_json, membership_of, read_path_of, throughput_of};
-use super::parts::{GroupRecord, ThroughputRecord};
+use super::loose_field::MAX_SAMPLES;
+use super::loose_field::{bad, bad_because, has_duplicates, records, statistic, text, Loose};
+use super::stored_value::{record_in, records_in};
 use crate::analysis::comparison::{Comparison, MetricChange, Target, Verdict};
 use crate::analysis::recording::MAX_EARLIER_RUNS;
 use crate::counter::event::Unit;
-use crate::measure::environment::{is_commit_id, Environment};
 use crate::stats::{Change, Estimate, Interval};
-use crate::store::bench_summary::{
-    BenchSummary, MetricSummary, RecentChange, SampledValues, MAX_VALUES,
-};
-use crate::store::history::MAX_HISTORY_RUNS;
+use crate::store::bench_summary::{BenchSummary, MetricSummary, SampledValues, MAX_VALUES};
 
 /// The schema tag of a summary file.
 pub const SUMMARY_SCHEMA: &str = "perfbench/summary/v1";
@@ -32,62 +28,11 @@ pub const VALUES_SCHEMA: &str = "perfbench/values/v1";
 /// finite (JSON has no such numbers).
 type Numbers = Loose<Vec<Loose<f64>>>;
 
-/// A summary file as written, and as read before its checks.
-#[derive(Default, Serialize, Deserialize)]
-#[serde(default)]
-struct SummaryRecord {
-    /// Written only where the history changed in its last runs.
-    #[serde(
-        deserialize_with = "records",
-        skip_serializing_if = "Loose::is_missing"
-    )]
-    changed: Loose<Vec<Loose<ChangedRecord>>>,
-    #[serde(deserialize_with = "record")]
-    comparison: Loose<ComparisonRecord>,
-    #[serde(deserialize_with = "record")]
-    environment: Loose<Environment>,
-    #[serde(deserialize_with = "record")]
-    group: Loose<GroupRecord>,
-    id: Loose<String>,
-    #[serde(deserialize_with = "records")]
-    metrics: Loose<Vec<Loose<MetricSummaryRecord>>>,
-    read_path: Loose<Option<String>>,
-    samples: Loose<u64>,
-    schema: Loose<String>,
-    threads: Loose<Option<u64>>,
-    #[serde(deserialize_with = "record")]
-    throughput: Loose<ThroughputRecord>,
-}
-
-/// One metric's headline: `[point, low, high]`.
-#[derive(Default, Serialize, Deserialize)]
-#[serde(default)]
-struct MetricSummaryRecord {
-    estimate: Numbers,
-    name: Loose<String>,
-    unit: Loose<String>,
-}
-
-/// A change point among the history's last runs.
-#[derive(Default, Serialize, Deserialize)]
-#[serde(default)]
-struct ChangedRecord {
-    after: Loose<f64>,
-    before: Loose<f64>,
-    #[serde(skip_serializing_if = "Loose::is_missing")]
-    commit: Loose<String>,
-    #[serde(skip_serializing_if = "Loose::is_missing")]
-    dirty: Loose<bool>,
-    metric: Loose<String>,
-    runs_ago: Loose<u64>,
-    unit: Loose<String>,
-}
-
 /// The change a run found, against what it compared with (`null`: its
 /// previous run).
 #[derive(Default, Serialize, Deserialize)]
 #[serde(default)]
-struct ComparisonRecord {
+pub(super) struct ComparisonRecord {
     against: Loose<Option<String>>,
     #[serde(deserialize_with = "records")]
     changes: Loose<Vec<Loose<ChangeRecord>>>,
@@ -110,107 +55,16 @@ struct ChangeRecord {
     verdict: Loose<String>,
 }
 
-/// A file of sampled values as written, and as read before its checks.
-#[derive(Default, Serialize, Deserialize)]
-#[serde(default)]
-struct ValuesRecord {
-    #[serde(deserialize_with = "records")]
-    metrics: Loose<Vec<Loose<MetricValuesRecord>>>,
-    schema: Loose<String>,
-}
-
-/// One metric's sampled values.
-#[derive(Default, Serialize, Deserialize)]
-#[serde(default)]
-struct MetricValuesRecord {
-    name: Loose<String>,
-    samples: Loose<u64>,
-    values: Numbers,
-}
-
-/// A summary file's text.
+/// A summary file's text: the [`BenchSummary`] with its schema, keys in
+/// the order of their names (the order of every stored type's fields).
 pub fn encode_summary(s: &BenchSummary) -> String {
-    let metric = |m: &MetricSummary| {
-        let e = &m.estimate;
-        Loose::Is(MetricSummaryRecord {
-            estimate: loose_list(&[e.point, e.ci.low, e.ci.high]),
-            name: Loose::Is(m.name.clone()),
-            unit: Loose::Is(m.unit.symbol().to_string()),
-        })
-    };
-    let doc = SummaryRecord {
-        changed: if s.changed.is_empty() {
-            Loose::Missing
-        } else {
-            Loose::Is(s.changed.iter().map(changed_json).collect())
-        },
-        comparison: s
-            .comparison
-            .as_ref()
-            .map_or(Loose::Missing, comparison_json),
-        environment: Loose::Is(s.environment.clone()),
-        group: group_json(s.membership.as_ref()),
-        id: Loose::Is(s.id.clone()),
-        metrics: Loose::Is(s.metrics.iter().map(metric).collect()),
-        read_path: Loose::Is(s.read_path.map(|p| p.name().to_string())),
-        samples: Loose::Is(s.samples as u64),
-        schema: Loose::Is(SUMMARY_SCHEMA.to_string()),
-        threads: Loose::Is(Some(s.threads as u64)),
-        throughput: s.throughput.map_or(Loose::Missing, |t| Loose::Is(t.into())),
-    };
-    serde_json::to_string(&doc).expect("summaries serialise")
-}
-
-/// A change point of the history as a summary file holds it.
-fn changed_json(c: &RecentChange) -> Loose<ChangedRecord> {
-    Loose::Is(ChangedRecord {
-        after: Loose::Is(c.after),
-        before: Loose::Is(c.before),
-        commit: c.commit.clone().map_or(Loose::Missing, Loose::Is),
-        dirty: c.dirty.map_or(Loose::Missing, Loose::Is),
-        metric: Loose::Is(c.metric.clone()),
-        runs_ago: Loose::Is(c.runs_ago as u64),
-        unit: Loose::Is(c.unit.symbol().to_string()),
-    })
-}
-
-/// The change points a summary holds: none where it names none.
-fn changed_of(v: Loose<Vec<Loose<ChangedRecord>>>) -> Result<Vec<RecentChange>, String> {
-    let list = match v {
-        Loose::Missing => return Ok(Vec::new()),
-        v => v.ok().ok_or_else(|| bad("changed"))?,
-    };
-    list.into_iter()
-        .map(|c| {
-            let c = c.ok().unwrap_or_default();
-            Ok(RecentChange {
-                runs_ago: c
-                    .runs_ago
-                    .ok()
-                    .filter(|&n| n < MAX_HISTORY_RUNS as u64)
-                    .ok_or_else(|| bad_because("changed.runs_ago", "not from 0 to 999"))?
-                    as usize,
-                metric: text(c.metric, "changed.metric")?,
-                unit: unit_of(c.unit.ok()).ok_or_else(|| bad("changed.unit"))?,
-                before: statistic(c.before, "changed.before")?,
-                after: statistic(c.after, "changed.after")?,
-                commit: match c.commit {
-                    Loose::Missing => None,
-                    Loose::Is(id) if is_commit_id(&id) => Some(id),
-                    _ => return Err(bad("changed.commit")),
-                },
-                dirty: match c.dirty {
-                    Loose::Missing => None,
-                    Loose::Is(d) => Some(d),
-                    Loose::Wrong => return Err(bad("changed.dirty")),
-                },
-            })
-        })
-        .collect()
+    let mut doc = serde_json::to_value(s).expect("summaries serialise");
+    doc["schema"] = SUMMARY_SCHEMA.into();
+    doc.to_string()
 }
 
 /// A comparison as a summary file holds it.
-fn comparison_json(c: &Comparison) -> Loose<ComparisonRecord> {
+pub(super) fn comparison_json(c: &Comparison) -> Loose<ComparisonRecord> {
     let change = |c: &MetricChange| {
         let ch = &c.change;
         Loose::Is(ChangeRecord {
@@ -241,35 +95,13 @@ fn comparison_json(c: &Comparison) -> Loose<ComparisonRecord> {
 
 /// The summary [`encode_summary`] wrote, or what is wrong with the text.
 pub fn decode_summary(text: &str) -> Result<BenchSummary, String> {
-    let doc: SummaryRecord = document(text).map_err(|e| format!("not valid JSON ({e})"))?;
-    if doc.schema.clone().ok().as_deref() != Some(SUMMARY_SCHEMA) {
+    let doc: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON ({e})"))?;
+    if doc.get("schema").and_then(Value::as_str) != Some(SUMMARY_SCHEMA) {
         return Err(format!("not a summary of schema `{SUMMARY_SCHEMA}`"));
     }
-    summary_of(doc)
-}
-
-/// The summary a file holds, checked.
-fn summary_of(doc: SummaryRecord) -> Result<BenchSummary, String> {
-    Ok(BenchSummary {
-        id: text(doc.id, "id")?,
-        environment: doc.environment.ok().ok_or_else(|| bad("environment"))?,
-        membership: membership_of(doc.group)?,
-        // Unlike a result file's, a summary's thread count is always there.
-        threads: match doc.threads {
-            Loose::Missing | Loose::Is(None) => return Err(bad("threads")),
-            n => threads_of(n)?,
-        },
-        throughput: throughput_of(doc.throughput)?,
-        read_path: read_path_of(doc.read_path)?,
-        samples: sample_count(doc.samples, "samples")?,
-        metrics: metrics_of(doc.metrics)?,
-        comparison: match doc.comparison {
-            Loose::Missing => None,
-            // Anything but an object is a comparison without fields.
-            c => Some(comparison_of(c.ok().unwrap_or_default())?),
-        },
-        changed: changed_of(doc.changed)?,
-    })
+    let summary: BenchSummary = record_in(doc)?;
+    unique_metrics(&summary.metrics)?;
+    Ok(summary)
 }
 
 /// A count of samples: from 1 to [`MAX_SAMPLES`].
@@ -316,25 +148,24 @@ pub(super) fn unit_of(name: Option<String>) -> Option<Unit> {
 }
 
 /// A summary's metrics: one at least, none named twice.
-fn metrics_of(v: Loose<Vec<Loose<MetricSummaryRecord>>>) -> Result<Vec<MetricSummary>, String> {
-    let list = v.ok().filter(|a| !a.is_empty());
-    let metrics = list
-        .ok_or_else(|| bad("metrics"))?
-        .into_iter()
-        .map(|m| {
-            let m = m.ok().unwrap_or_default();
-            Ok(MetricSummary {
-                name: text(m.name, "metrics.name")?,
-                unit: unit_of(m.unit.ok()).ok_or_else(|| bad("metrics.unit"))?,
-                estimate: estimate_of(m.estimate, "metrics.estimate")?,
-            })
-        })
-        .collect::<Result<Vec<_>, String>>()?;
+fn unique_metrics(metrics: &[MetricSummary]) -> Result<(), String> {
+    if metrics.is_empty() {
+        return Err(bad("metrics"));
+    }
     let names: Vec<&str> = metrics.iter().map(|m| m.name.as_str()).collect();
     if has_duplicates(&names) {
         return Err(bad_because("metrics.name", "a name twice"));
     }
-    Ok(metrics)
+    Ok(())
+}
+
+/// The comparison a summary holds, where it holds one (anything but an
+/// object is a comparison without fields).
+pub(super) fn comparison_in(v: Loose<ComparisonRecord>) -> Result<Option<Comparison>, String> {
+    match v {
+        Loose::Missing => Ok(None),
+        c => comparison_of(c.ok().unwrap_or_default()).map(Some),
+    }
 }
 
 /// The comparison a summary holds: its changes none named twice.
@@ -443,62 +274,30 @@ fn change_interval(
     Ok(Some(ci))
 }
 
-/// A file of sampled values' text.
+/// A file of sampled values' text: `{"metrics": [...], "schema"}`, each
+/// entry a [`SampledValues`] (keys in the order of their names).
 pub fn encode_values(values: &[SampledValues]) -> String {
-    let metric = |v: &SampledValues| {
-        Loose::Is(MetricValuesRecord {
-            name: Loose::Is(v.name.clone()),
-            samples: Loose::Is(v.samples as u64),
-            values: loose_list(&v.values),
-        })
-    };
-    let doc = ValuesRecord {
-        metrics: Loose::Is(values.iter().map(metric).collect()),
-        schema: Loose::Is(VALUES_SCHEMA.to_string()),
-    };
+    let doc = serde_json::json!({ "metrics": values, "schema": VALUES_SCHEMA });
     serde_json::to_string(&doc).expect("sampled values serialise")
 }
 
-/// The sampled values [`encode_values`] wrote, or what is wrong with them.
+/// The sampled values [`encode_values`] wrote, or what is wrong with them:
+/// as many values as the samples up to [`MAX_VALUES`], no metric twice.
 pub fn decode_values(text: &str) -> Result<Vec<SampledValues>, String> {
-    let doc: ValuesRecord = document(text).map_err(|e| format!("not valid JSON ({e})"))?;
-    if doc.schema.ok().as_deref() != Some(VALUES_SCHEMA) {
+    let doc: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON ({e})"))?;
+    if doc.get("schema").and_then(Value::as_str) != Some(VALUES_SCHEMA) {
         return Err(format!("not sampled values of schema `{VALUES_SCHEMA}`"));
     }
-    let metrics = doc.metrics.ok().ok_or_else(|| bad("metrics"))?;
-    let values = metrics
-        .into_iter()
-        .map(|m| values_of_metric(m.ok().unwrap_or_default()))
-        .collect::<Result<Vec<_>, _>>()?;
+    let values: Vec<SampledValues> = records_in(doc.get("metrics"), "metrics")?;
+    for v in &values {
+        if v.values.len() != v.samples.min(MAX_VALUES) {
+            let why = format!("not one per sample, up to {MAX_VALUES}");
+            return Err(bad_because("metrics.values", &why));
+        }
+    }
     let names: Vec<&str> = values.iter().map(|v| v.name.as_str()).collect();
     if has_duplicates(&names) {
         return Err(bad_because("metrics.name", "a name twice"));
     }
     Ok(values)
-}
-
-/// One metric's values as `values_of` makes them: as many as the samples
-/// up to [`MAX_VALUES`], lowest first, each a total over iterations (from
-/// 0 to [`MAX_COUNT`]).
-fn values_of_metric(m: MetricValuesRecord) -> Result<SampledValues, String> {
-    let samples = sample_count(m.samples, "metrics.samples")?;
-    let list = m.values.ok().ok_or_else(|| bad("metrics.values"))?;
-    if list.len() != samples.min(MAX_VALUES) {
-        let why = format!("not one per sample, up to {MAX_VALUES}");
-        return Err(bad_because("metrics.values", &why));
-    }
-    let in_bounds = |x: &f64| (0.0..=MAX_COUNT as f64).contains(x);
-    let values = list
-        .into_iter()
-        .map(|x| x.ok().filter(in_bounds))
-        .collect::<Option<Vec<f64>>>()
-        .ok_or_else(|| bad_because("metrics.values", "not numbers from 0 to 10^15"))?;
-    if values.windows(2).any(|w| w[0] > w[1]) {
-        return Err(bad_because("metrics.values", "not lowest first"));
-    }
-    Ok(SampledValues {
-        name: text(m.name, "metrics.name")?,
-        samples,
-        values,
-    })
 }

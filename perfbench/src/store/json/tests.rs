@@ -520,3 +520,85 @@ fn a_runs_settings_read_back_and_hostile_ones_are_malformed() {
     let written = encode_recording(&run, &crate::analysis::analyze(&run, &Default::default()));
     assert_eq!(decode_recording(&written).unwrap().settings, Some(key));
 }
+
+#[test]
+fn a_history_line_names_its_malformed_field() {
+    use crate::store::json::decode_history_run;
+    let good = r#"{"branch":"main","commit":"9fceb02","dirty":false,"estimate":[10.0,9.9,10.1],"metric":"wall-time","quick":true,"samples":100,"unit":"ns"}"#;
+    assert!(decode_history_run(good).unwrap().quick);
+    let spoiled = |from: &str, to: &str| decode_history_run(&good.replace(from, to)).unwrap_err();
+    let malformed = |what: &str| format!("malformed `{what}`; remove or restore it");
+    assert_eq!(
+        spoiled(r#""dirty":false"#, r#""dirty":null"#),
+        malformed("dirty")
+    );
+    assert_eq!(
+        spoiled(r#""quick":true"#, r#""quick":1"#),
+        malformed("quick")
+    );
+    assert_eq!(spoiled(r#""metric":"wall-time","#, ""), malformed("metric"));
+    assert_eq!(
+        spoiled(r#""unit":"ns""#, r#""unit":"s""#),
+        malformed("unit")
+    );
+    assert_eq!(
+        spoiled(r#""branch":"main""#, r#""branch":"a\u0007""#),
+        "malformed `branch` (not a short line of text); remove or restore it"
+    );
+    assert_eq!(
+        spoiled(r#""samples":100"#, r#""samples":0"#),
+        "malformed `samples` (not from 1 to 1000000); remove or restore it"
+    );
+    assert_eq!(
+        decode_history_run("[1, 2, 3]").unwrap_err(),
+        "not a JSON object; remove or restore it"
+    );
+}
+
+#[test]
+fn a_values_file_names_an_entry_s_missing_or_malformed_field() {
+    let with = |entry: Value| {
+        let doc = json!({ "metrics": [entry], "schema": VALUES_SCHEMA });
+        decode_values(&doc.to_string()).unwrap_err()
+    };
+    let malformed = |what: &str| format!("malformed `{what}`; remove or restore it");
+    assert_eq!(
+        with(json!({ "name": "x", "samples": 1 })),
+        malformed("metrics.values")
+    );
+    assert_eq!(
+        with(json!({ "samples": 1, "values": [1.0] })),
+        malformed("metrics.name")
+    );
+    assert_eq!(
+        with(json!({ "name": 7, "samples": 1, "values": [1.0] })),
+        malformed("metrics.name")
+    );
+    assert_eq!(with(json!(["x", 1, [1.0]])), malformed("metrics"));
+    let text = encode_values(&[SampledValues {
+        name: "wall-time".into(),
+        samples: 2,
+        values: vec![1.5, 2.0],
+    }]);
+    assert_eq!(
+        text,
+        r#"{"metrics":[{"name":"wall-time","samples":2,"values":[1.5,2.0]}],"schema":"perfbench/values/v1"}"#
+    );
+}
+
+#[test]
+fn a_summary_is_written_byte_for_byte_as_before_it_was_derived() {
+    let mut s = decode_summary(&stored_summary().to_string()).unwrap();
+    s.membership = Some(crate::analysis::standings::Membership {
+        group: "g".into(),
+        member: "m".into(),
+        arg: Some("1".into()),
+    });
+    s.read_path = Some(crate::counter::group::ReadPath::ALL[0]);
+    s.comparison.as_mut().unwrap().against = Target::Paired("./old".into());
+    s.environment.commit = Some("9fceb02".into());
+    // The text the hand-converted wire copy wrote, keys in name order.
+    let before = r#"{"comparison":{"against":"./old","changes":[{"ci":[0.1,0.4],"difference":2.0,"name":"wall-time","p":0.01,"relative":0.25,"runs":2,"verdict":"regressed"}],"paired":true,"unfair":null},"environment":{"commit":"9fceb02","cpu":null,"cpu_model":"","governor":null,"kernel":"","nmi_watchdog":null,"perf_event_paranoid":null,"pmus":[],"rdpmc":null,"virtual_machine":false},"group":{"arg":"1","member":"m","name":"g"},"id":"x/1","metrics":[{"estimate":[10.0,9.0,11.0],"name":"wall-time","unit":"ns"}],"read_path":"rdpmc","samples":3,"schema":"perfbench/summary/v1","threads":1,"throughput":{"bytes":64}}"#;
+    assert_eq!(encode_summary(&s), before);
+    assert_eq!(decode_summary(before), Ok(s));
+}

@@ -1,10 +1,10 @@
-//! The parts several JSON documents share: a benchmark's group, its
+//! The fields several JSON documents share: a benchmark's group, its
 //! declared throughput, the read path and the `Bencher` method, each
 //! written one way and read back with its checks.
 
 use serde::{Deserialize, Serialize};
 
-use super::field::{bad, bad_because, Loose, MAX_COUNT};
+use super::loose_field::{bad, bad_because, Loose, MAX_COUNT};
 use crate::analysis::standings::Membership;
 use crate::counter::group::ReadPath;
 use crate::measure::{BatchSize, Method, Throughput};

@@ -121,13 +121,6 @@ pub fn records<'de, D: Deserializer<'de>, T: DeserializeOwned>(
     })
 }
 
-/// A whole file of the record `T` from `text`, or the error of text that
-/// is not JSON; a file that is no object reads as one without fields.
-pub fn document<T: DeserializeOwned + Default>(text: &str) -> Result<T, serde_json::Error> {
-    let doc: Value = serde_json::from_str(text)?;
-    Ok(record_of(doc).ok().unwrap_or_default())
-}
-
 /// Whether `names` holds one twice.
 pub(crate) fn has_duplicates(names: &[&str]) -> bool {
     let mut sorted = names.to_vec();

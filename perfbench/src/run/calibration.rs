@@ -14,7 +14,7 @@ use crate::run::plan::Setup;
 use crate::stats::Statistics;
 
 /// Measures the cost of measuring with `setup` through `iter`
-/// ([`calibrate`]) into it.
+/// (`calibrate`) into it.
 pub fn calibrate_setup(options: &RunOptions, setup: &mut Setup) -> Result<(), String> {
     let per_iter = (setup.per_iter, Method::Iter);
     setup.calibration = calibrate(options, per_iter, &mut setup.groups, &setup.events)?;

@@ -315,7 +315,7 @@ fn one_build_on_both_sides_is_unchanged_and_both_share_the_environment() {
         run.stderr
             .contains("perfbench: gate against the paired build `")
             && run.stderr.contains("`: 0 regressions, 0 improved, "),
-        "{}",
+        "{}\n{steady}",
         run.stderr
     );
     // A paired run measures this build: it is a run of its history.

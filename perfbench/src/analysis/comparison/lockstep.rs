@@ -109,13 +109,25 @@ fn rare_rates(
 /// can agree by chance (one event a round on one side, three on the
 /// other), and a difference the same in every block would read as exact,
 /// a regression past any threshold. A change from no event at all keeps
-/// its own judgement: no ratio bounds it.
+/// its own judgement. Where the baseline's rate may be zero (its interval
+/// reaches 0: rounds without an event), no ratio bounds the change from
+/// above, so it has no relative interval: it is judged as a change from
+/// zero is, by its difference against the threshold's events per
+/// iteration, and without significance where its rates' ratio may be 1.
 fn with_rates(change: Change, base: &Estimate, new: &Estimate) -> Change {
     let Some(ci) = change.ci else {
         return change;
     };
-    if base.ci.low <= 0.0 || base.ci.high <= 0.0 {
+    if base.ci.high <= 0.0 {
         return change;
+    }
+    if base.ci.low <= 0.0 {
+        let may_be_equal = new.ci.low.max(0.0) <= base.ci.high;
+        return Change {
+            ci: None,
+            p_value: if may_be_equal { 1.0 } else { change.p_value },
+            ..change
+        };
     }
     let low = (new.ci.low.max(0.0) / base.ci.high - 1.0).min(ci.low);
     let high = (new.ci.high / base.ci.low - 1.0).max(ci.high);
@@ -462,14 +474,51 @@ mod tests {
     /// `run(rounds, …)` with a `context-switches` series of `events` in
     /// the first sample of each round and none in the other four.
     fn with_switches_each_round(rounds: u32, events: u64) -> Recording {
+        with_switches(rounds, |_| events)
+    }
+
+    /// `run(rounds, …)` with a `context-switches` series of `events(r)` in
+    /// the first sample of round `r` and none in the other four.
+    fn with_switches(rounds: u32, events: impl Fn(u32) -> u64) -> Recording {
         let mut r = run(rounds, |_| 1000, 8);
         let mut switches = r.series[1].clone();
         switches.name = "context-switches".into();
         switches.totals = (0..r.iterations.len())
-            .map(|i| if i % 5 == 0 { events } else { 0 })
+            .map(|i| if i % 5 == 0 { events(r.rounds[i]) } else { 0 })
             .collect();
         r.series.push(switches);
         r
+    }
+
+    #[test]
+    fn a_rare_count_whose_baseline_may_be_zero_is_no_exact_change() {
+        // One switch in rounds 0 and 2 of the baseline build, none in this
+        // one: both blocks differ by the same half event, which read as an
+        // exact -100 %, an improvement past any threshold, of one build
+        // paired with itself (CI, tests/tests/paired.rs). The baseline's
+        // rate may be zero, so no ratio bounds the change.
+        let base = with_switches(4, |r| u64::from(r % 2 == 0));
+        let new = with_switches(4, |_| 0);
+        let c = paired(
+            &Target::Paired("b".into()),
+            Ok(&base),
+            &new,
+            &Thresholds::default(),
+        );
+        let switches = c.change("context-switches").unwrap();
+        assert!(!switches.change.is_exact(), "{switches:?}");
+        assert_eq!(switches.change.ci, None, "{switches:?}");
+        assert_eq!(switches.verdict, Verdict::NoChange, "{switches:?}");
+        // The other way round, a change from none, judged against the
+        // threshold's events per iteration: noise.
+        let c = paired(
+            &Target::Paired("b".into()),
+            Ok(&new),
+            &base,
+            &Thresholds::default(),
+        );
+        let switches = c.change("context-switches").unwrap();
+        assert_eq!(switches.verdict, Verdict::WithinNoise, "{switches:?}");
     }
 
     #[test]

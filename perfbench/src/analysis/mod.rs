@@ -4,6 +4,7 @@
 pub mod comparison;
 pub mod derived;
 pub mod fit;
+pub mod metric_key;
 pub mod notes;
 pub mod overhead;
 pub mod printable;
@@ -21,7 +22,8 @@ use crate::stats::{
 
 pub use fit::{Fit, PoorFit};
 pub use overhead::{Calibration, Overhead};
-pub use recording::{metric_names, Recording, Series, WALL_TIME};
+pub use metric_key::{MetricKey, WALL_TIME};
+pub use recording::{metric_names, Recording, Series};
 
 /// One metric of one benchmark.
 #[derive(Clone, Debug, PartialEq)]

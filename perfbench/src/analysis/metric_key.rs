@@ -102,17 +102,14 @@ impl MetricKey {
 
     /// The headline among `items`, the one rule of every output: cycles
     /// where counted, else wall time, else the first item.
-    pub fn headline<'a, T>(items: &'a [T], name_of: impl Fn(&T) -> &str) -> Option<&'a T> {
+    pub fn headline<T>(items: &[T], name_of: impl Fn(&T) -> &str) -> Option<&T> {
         first_of(&HEADLINE, items, &name_of).or(items.first())
     }
 
     /// The metric a stored history follows: the headline rule with
     /// instructions in place of cycles ([`HISTORY_HEADLINE`] says why);
     /// `None` without instructions or wall time.
-    pub fn history_headline<'a, T>(
-        items: &'a [T],
-        name_of: impl Fn(&T) -> &str,
-    ) -> Option<&'a T> {
+    pub fn history_headline<T>(items: &[T], name_of: impl Fn(&T) -> &str) -> Option<&T> {
         first_of(&HISTORY_HEADLINE, items, &name_of)
     }
 }
@@ -142,6 +139,12 @@ impl FromStr for MetricKey {
     /// Any name is a key ([`MetricKey::named`]).
     fn from_str(name: &str) -> Result<MetricKey, Self::Err> {
         Ok(MetricKey::named(name))
+    }
+}
+
+impl From<&str> for MetricKey {
+    fn from(name: &str) -> MetricKey {
+        MetricKey::named(name)
     }
 }
 

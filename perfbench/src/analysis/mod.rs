@@ -21,8 +21,8 @@ use crate::stats::{
 };
 
 pub use fit::{Fit, PoorFit};
-pub use overhead::{Calibration, Overhead};
 pub use metric_key::{MetricKey, WALL_TIME};
+pub use overhead::{Calibration, Overhead};
 pub use recording::{metric_names, Recording, Series};
 
 /// One metric of one benchmark.
@@ -255,13 +255,10 @@ fn never_negative(m: &mut Metric) {
     }
 }
 
-/// A derived metric by name.
-pub fn derived_value(result: &BenchResult, name: &str) -> Option<f64> {
-    result
-        .derived
-        .iter()
-        .find(|(n, _)| n == name)
-        .map(|&(_, v)| v)
+/// A derived metric by its key (or its name, which parses to one).
+pub fn derived_value(result: &BenchResult, key: impl Into<MetricKey>) -> Option<f64> {
+    let key = key.into();
+    key.find_in(&result.derived, |(n, _)| n).map(|&(_, v)| v)
 }
 
 /// Results made by hand, for the tests of the outputs.

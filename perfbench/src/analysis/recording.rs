@@ -9,7 +9,6 @@ use crate::measure::environment::Environment;
 use crate::measure::{self, Measurement, Method, Sample, Throughput};
 use crate::stats;
 
-
 /// The metrics of a run that counts `events`, with their units: wall time
 /// first, then one per event in the order given. Every output lists them in
 /// this order.

@@ -1,7 +1,7 @@
 //! Metrics derived from others: IPC, miss rates, figures per byte or
 //! element of declared throughput, and that throughput per second.
 
-use super::{BenchResult, Metric, Recording, WALL_TIME};
+use super::{BenchResult, Metric, MetricKey, Recording, WALL_TIME};
 use crate::counter::event::Event;
 use crate::kernel::sys;
 use crate::measure::Throughput;
@@ -14,13 +14,16 @@ const CACHE_MISSES: u64 = 3;
 const BRANCHES: u64 = 4;
 const BRANCH_MISSES: u64 = 5;
 
-/// The ratios of generalized hardware events perfbench derives: name,
+/// The ratios of generalized hardware events perfbench derives: key,
 /// numerator, denominator.
-const RATIOS: &[(&str, u64, u64)] = &[
-    ("IPC", INSTRUCTIONS, CYCLES),
-    ("branch-miss rate", BRANCH_MISSES, BRANCHES),
-    ("cache-miss rate", CACHE_MISSES, CACHE_REFERENCES),
-];
+fn ratios() -> [(MetricKey, u64, u64); 3] {
+    let other = |name: &str| MetricKey::Other(name.to_string());
+    [
+        (MetricKey::Ipc, INSTRUCTIONS, CYCLES),
+        (other("branch-miss rate"), BRANCH_MISSES, BRANCHES),
+        (other("cache-miss rate"), CACHE_MISSES, CACHE_REFERENCES),
+    ]
+}
 
 /// The positions of the first generalized hardware events `numerator` and
 /// `denominator` in `events`, if both are there and count the same
@@ -54,11 +57,11 @@ pub(crate) fn derived(recording: &Recording, metrics: &[Metric]) -> Vec<(String,
     // The series of events follow wall time, the first.
     let events = recording.events();
     let mut out = Vec::new();
-    for &(name, numerator, denominator) in RATIOS {
+    for (key, numerator, denominator) in ratios() {
         if let Some((n, d)) = ratio_pair(&events, numerator, denominator) {
             let below = metrics[d + 1].estimate().point;
             if below > 0.0 {
-                out.push((name.to_string(), metrics[n + 1].estimate().point / below));
+                out.push((key.to_string(), metrics[n + 1].estimate().point / below));
             }
         }
     }
@@ -81,7 +84,7 @@ pub fn declared_work(throughput: Option<Throughput>) -> Option<Throughput> {
 /// The name of a metric per byte or element of `work`:
 /// `instructions/byte`.
 pub fn per_unit_name(metric: &str, work: Throughput) -> String {
-    format!("{metric}/{}", work.noun())
+    MetricKey::per_unit(MetricKey::named(metric), work.noun()).to_string()
 }
 
 /// The declared work done per second at the headline wall time.

@@ -4,6 +4,7 @@
 pub mod comparison;
 pub mod derived;
 pub mod fit;
+pub mod metric_key;
 pub mod notes;
 pub mod overhead;
 pub mod printable;
@@ -20,8 +21,9 @@ use crate::stats::{
 };
 
 pub use fit::{Fit, PoorFit};
+pub use metric_key::{MetricKey, WALL_TIME};
 pub use overhead::{Calibration, Overhead};
-pub use recording::{metric_names, Recording, Series, WALL_TIME};
+pub use recording::{metric_names, Recording, Series};
 
 /// One metric of one benchmark.
 #[derive(Clone, Debug, PartialEq)]
@@ -253,13 +255,10 @@ fn never_negative(m: &mut Metric) {
     }
 }
 
-/// A derived metric by name.
-pub fn derived_value(result: &BenchResult, name: &str) -> Option<f64> {
-    result
-        .derived
-        .iter()
-        .find(|(n, _)| n == name)
-        .map(|&(_, v)| v)
+/// A derived metric by its key (or its name, which parses to one).
+pub fn derived_value(result: &BenchResult, key: impl Into<MetricKey>) -> Option<f64> {
+    let key = key.into();
+    key.find_in(&result.derived, |(n, _)| n).map(|&(_, v)| v)
 }
 
 /// Results made by hand, for the tests of the outputs.

@@ -1,7 +1,7 @@
 //! What a reader must know to trust a result, in words every output shows
 //! the same way.
 
-use super::{BenchResult, Fit, Metric, WALL_TIME};
+use super::{BenchResult, Fit, Metric, MetricKey};
 
 /// Wall time beyond this multiple of task-clock, with both intervals
 /// agreeing, means the thread was off the CPU for a good part of the time.
@@ -14,13 +14,8 @@ pub const OFF_CPU_RATIO: f64 = 1.25;
 /// once, task-clock is their total, and the wall time is counted once per
 /// thread: `threads` busy threads give a ratio of 1.
 pub fn off_cpu_ratio(metrics: &[Metric], threads: usize) -> Option<f64> {
-    let find = |name: &str| {
-        metrics
-            .iter()
-            .find(|m| m.name == name)
-            .map(Metric::estimate)
-    };
-    let (wall, task) = (find(WALL_TIME)?, find("task-clock")?);
+    let find = |key: MetricKey| key.find_in(metrics, |m| &m.name).map(Metric::estimate);
+    let (wall, task) = (find(MetricKey::WallTime)?, find(MetricKey::TaskClock)?);
     let threads = threads as f64;
     (task.point > 0.0 && threads * wall.ci.low >= OFF_CPU_RATIO * task.ci.high)
         .then(|| threads * wall.point / task.point)

@@ -1,15 +1,13 @@
 //! A recording: everything one benchmark's run measured, in the form that
 //! is analysed, compared and stored.
 
+use super::metric_key::WALL_TIME;
 use super::standings::Membership;
 use crate::counter::event::{Event, Scale, Unit};
 use crate::counter::group::ReadPath;
 use crate::measure::environment::Environment;
 use crate::measure::{self, Measurement, Method, Sample, Throughput};
 use crate::stats;
-
-/// The key of the wall-time metric, which every run has.
-pub const WALL_TIME: &str = "wall-time";
 
 /// The metrics of a run that counts `events`, with their units: wall time
 /// first, then one per event in the order given. Every output lists them in

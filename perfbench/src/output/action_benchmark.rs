@@ -18,7 +18,7 @@ use serde::Serialize;
 use super::bmf::throughput_measure;
 use super::destination::Destination;
 use crate::analysis::derived::rate;
-use crate::analysis::{Analysed, BenchResult, WALL_TIME};
+use crate::analysis::{Analysed, BenchResult, MetricKey, WALL_TIME};
 use crate::measure::environment::Environment;
 use crate::stats::Estimate;
 use crate::store::StoreError;
@@ -74,7 +74,7 @@ pub fn entries(r: &BenchResult, env: &Environment, better: Better) -> Vec<Action
     // Ratios of the headlines: no interval of their own. Only IPC is
     // better higher; per byte or element is a metric over a constant.
     for (name, value) in &r.derived {
-        let bigger = name == "IPC";
+        let bigger = MetricKey::Ipc.is(name);
         if name.contains('/') || bigger != (better == Better::Bigger) {
             continue;
         }

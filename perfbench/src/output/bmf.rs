@@ -16,8 +16,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::destination::Destination;
-use crate::analysis::derived::{declared_work, per_unit_name, rate};
-use crate::analysis::{Analysed, BenchResult, WALL_TIME};
+use crate::analysis::derived::{declared_work, rate};
+use crate::analysis::{Analysed, BenchResult, MetricKey, WALL_TIME};
 use crate::measure::Throughput;
 use crate::stats::Estimate;
 use crate::store::StoreError;
@@ -74,7 +74,11 @@ pub fn measures(r: &BenchResult) -> BTreeMap<String, BmfMetric> {
     }
     // Per byte or element is each metric over a constant: no news.
     let work = declared_work(r.throughput);
-    let per_unit = |name: &str| work.is_some_and(|w| name.ends_with(&per_unit_name("", w)));
+    let per_unit = |name: &str| {
+        work.is_some_and(|w| {
+            matches!(MetricKey::named(name), MetricKey::PerUnit { noun, .. } if noun == w.noun())
+        })
+    };
     for (name, value) in r.derived.iter().filter(|(n, _)| !per_unit(n)) {
         if value.is_finite() {
             let metric = BmfMetric {

@@ -12,15 +12,12 @@ use crate::analysis::comparison::{Comparison, Verdict};
 use crate::analysis::derived::rate;
 use crate::analysis::notes::notes;
 use crate::analysis::quiet::is_quiet;
-use crate::analysis::{derived_value, BenchResult, Metric, WALL_TIME};
+use crate::analysis::{derived_value, BenchResult, Metric, MetricKey};
 
-/// The metric a benchmark's block leads with: cycles where counted (what
-/// the code costs the CPU, steadier than time), else wall time.
+/// The metric a benchmark's block leads with: the one headline rule,
+/// [`MetricKey::headline`] (cycles where counted, else wall time).
 pub fn headline(r: &BenchResult) -> Option<&Metric> {
-    let named = |name: &str| r.metrics.iter().find(|m| m.name == name);
-    named("cycles")
-        .or_else(|| named(WALL_TIME))
-        .or(r.metrics.first())
+    MetricKey::headline(&r.metrics, |m| &m.name)
 }
 
 /// `r` without its quiet metrics and the figures derived from them, so
@@ -97,8 +94,8 @@ impl Table {
             .filter(|m| Some(m.name.as_str()) != lead)
             .map(|m| format!("{} {}", m.name, shown(m, m.estimate().point)))
             .collect();
-        if let Some(ipc) = derived_value(visible, "IPC") {
-            parts.push(format!("IPC {ipc:.2}"));
+        if let Some(ipc) = derived_value(visible, MetricKey::Ipc) {
+            parts.push(format!("{} {ipc:.2}", MetricKey::Ipc));
         }
         (!parts.is_empty()).then(|| plain_list(&parts, self.width))
     }

@@ -14,7 +14,9 @@ use crate::analysis::comparison::{self, Comparison, Target, Verdict};
 use crate::analysis::derived::{declared_work, has_ipc, per_unit_name, rate};
 use crate::analysis::notes::notes;
 use crate::analysis::standings::{self, Relative, Standing};
-use crate::analysis::{derived_value, metric_names, Analysed, BenchResult, Metric, WALL_TIME};
+use crate::analysis::{
+    derived_value, metric_names, Analysed, BenchResult, Metric, MetricKey, WALL_TIME,
+};
 use crate::counter::event::Unit;
 use crate::counter::group as counter_group;
 use crate::store::StoreError;
@@ -300,7 +302,7 @@ impl Table {
     pub fn new(ids: &[&str], metrics: &[String], ipc: bool, width: usize, color: bool) -> Table {
         let mut headers = metrics.to_vec();
         if ipc {
-            headers.push("IPC".into());
+            headers.push(MetricKey::Ipc.to_string());
         }
         let id_width = ids
             .iter()
@@ -413,7 +415,7 @@ impl Table {
         }
         for m in r.metrics.iter().filter(|m| m.name != WALL_TIME) {
             let name = per_unit_name(&m.name, work);
-            if let Some(v) = derived_value(r, &name) {
+            if let Some(v) = derived_value(r, name.as_str()) {
                 parts.push(format!("{name} {}", shown(m, v)));
             }
         }
@@ -456,9 +458,9 @@ impl Table {
             .iter()
             .map(|m| shown(m, m.estimate().point))
             .collect();
-        let ipc = crate::analysis::derived_value(r, "IPC");
+        let ipc = derived_value(r, MetricKey::Ipc);
         if self.headers.len() > values.len() || ipc.is_some() {
-            names.push("IPC".into());
+            names.push(MetricKey::Ipc.to_string());
             values.push(ipc.map_or("-".into(), |v| format!("{v:.2}")));
         }
         let printed = printable(&r.id);

@@ -19,7 +19,7 @@ use super::bench_summary::RecentChange;
 use super::json::{decode_history_run, encode_history_run, stored_value as checked};
 use super::{error, folder_name, Store, StoreError};
 use crate::analysis::comparison::Thresholds;
-use crate::analysis::{Analysed, BenchResult, Metric, WALL_TIME};
+use crate::analysis::{Analysed, BenchResult, Metric, MetricKey};
 use crate::counter::event::Unit;
 use crate::measure::environment::commit_label;
 use crate::stats::{change_points, ChangePoint, ChangeSettings, Estimate};
@@ -29,10 +29,6 @@ pub const MAX_HISTORY_RUNS: usize = 1000;
 
 /// The file of a benchmark's history in its folder.
 pub const HISTORY_FILE: &str = "history.jsonl";
-
-/// The metric a history follows where it was measured: `instructions`,
-/// an exact count that varies far less than time; else wall time.
-const PREFERRED: &str = "instructions";
 
 /// One run of a benchmark, as its history keeps it: a line of the file,
 /// its fields in the order of their names, each checked as it is read
@@ -125,10 +121,10 @@ impl RecentChange {
 }
 
 /// The metric a history follows: `instructions` where measured, else wall
-/// time.
+/// time ([`MetricKey::history_headline`]: an exact count that varies far
+/// less than time, so that its change points mark changes of the code).
 pub fn headline(result: &BenchResult) -> Option<&Metric> {
-    let named = |name: &str| result.metrics.iter().find(|m| m.name == name);
-    named(PREFERRED).or_else(|| named(WALL_TIME))
+    MetricKey::history_headline(&result.metrics, |m| &m.name)
 }
 
 /// A benchmark's stored history.
@@ -288,6 +284,7 @@ pub fn stored_changes(store: &Store, id: &str) -> Vec<RecentChange> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::analysis::WALL_TIME;
     use crate::stats::Interval;
 
     /// Writes `id`'s history as runs at `points` (with [`run_at`]), whole:

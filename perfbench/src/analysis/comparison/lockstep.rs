@@ -10,7 +10,7 @@ use crate::analysis::notes::{count, four_digits, no_negative_zero};
 use crate::analysis::quiet::is_quiet;
 
 use crate::analysis::fit::per_iteration_time;
-use crate::analysis::{metric, BenchResult, Fit, Recording, Series};
+use crate::analysis::{metric, BenchResult, Fit, MetricKey, Recording, Series};
 use crate::counter::event::Unit;
 use crate::stats::{
     compare_paired, AbbaBlock, Bootstrap, Change, Estimate, Interval, RoundEstimates,
@@ -194,10 +194,7 @@ fn blocks(base: &[f64], new: &[f64]) -> Vec<AbbaBlock> {
 /// in one iteration of thousands) says nothing. `None` without changes.
 pub fn why(comparison: &Comparison, result: &BenchResult) -> Option<String> {
     let changes = comparison.changes.as_ref().filter(|c| !c.is_empty())?;
-    let headline = ["cycles", "wall-time"]
-        .iter()
-        .find_map(|name| changes.iter().find(|c| c.name == *name))
-        .unwrap_or(&changes[0]);
+    let headline = MetricKey::headline(changes, |c| &c.name).unwrap_or(&changes[0]);
     let quiet = |name: &str| {
         (result.metrics.iter()).any(|m| m.name == name && is_quiet(m.unit, m.estimate()))
     };

@@ -1,17 +1,17 @@
 //! Metric keys, typed: the one place that spells the names perfbench gives
-//! its own metrics (`wall-time`, `IPC`, `cycles/byte`) and the events it
-//! picks a headline from, and the one headline rule every output follows.
+//! its own metrics (`wall-time`, `IPC`, `cycles/byte`), and the one
+//! headline rule every output follows. The events it picks a headline
+//! from are named by the event catalogue (`counter::event`).
 //! A key prints as, and parses from, exactly the name stored and shown, so
 //! JSON, tables and files read the same as with plain strings.
 
 use std::fmt;
 use std::str::FromStr;
 
+use crate::counter::event::{CYCLES, INSTRUCTIONS, TASK_CLOCK};
+
 /// The name of the wall-time metric, which every run has.
 pub const WALL_TIME: &str = "wall-time";
-const CYCLES: &str = "cycles";
-const INSTRUCTIONS: &str = "instructions";
-const TASK_CLOCK: &str = "task-clock";
 const IPC: &str = "IPC";
 
 /// The nouns of declared work a metric can be taken per

@@ -65,17 +65,17 @@ impl Calibration {
     }
 
     /// The costs to take off each kind of statistic, like from like.
-    fn costs(&self, empty: &Statistics) -> Costs {
+    fn costs(&self, empty: &Statistics) -> Deductions {
         if self.per_iter {
             // Every sample is one iteration: the mean of the benchmark's
             // iterations less the mean bracket, its median less the median.
-            Costs {
+            Deductions {
                 location: empty.mean,
                 median: empty.median,
             }
         } else {
             // Per-iteration figures of batches all carry the loop's slope.
-            Costs {
+            Deductions {
                 location: empty.slope,
                 median: empty.slope,
             }
@@ -85,15 +85,15 @@ impl Calibration {
 
 /// What to subtract from the mean-like statistics (slope, mean, robust
 /// slope) and from the median-like ones (median, quantiles, extremes).
-struct Costs {
+struct Deductions {
     location: Estimate,
     median: Estimate,
 }
 
-impl Costs {
+impl Deductions {
     /// The costs of `calls` loops at once, for a metric that adds up what
     /// each counts.
-    fn times(self, calls: usize) -> Costs {
+    fn times(self, calls: usize) -> Deductions {
         let k = calls as f64;
         let scale = |e: Estimate| Estimate {
             point: k * e.point,
@@ -102,7 +102,7 @@ impl Costs {
                 high: k * e.ci.high,
             },
         };
-        Costs {
+        Deductions {
             location: scale(self.location),
             median: scale(self.median),
         }

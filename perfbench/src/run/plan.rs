@@ -419,7 +419,7 @@ fn user_only_note(names: &[String]) -> String {
 /// Probed once: the note and every setup of the default set ask.
 fn hardware_probe() -> &'static Result<(), group::OpenError> {
     static HARDWARE: OnceLock<Result<(), group::OpenError>> = OnceLock::new();
-    HARDWARE.get_or_init(|| group::probe(&event::parse("cycles").expect("cycles parses")))
+    HARDWARE.get_or_init(|| group::probe(&event::parse(event::CYCLES).expect("cycles parses")))
 }
 
 /// Whether hardware counters open here.
@@ -447,7 +447,7 @@ fn note_missing_hardware() {
 fn default_events(pinned: bool) -> Vec<Event> {
     let mut events = event::default_list(hardware_counters());
     if pinned {
-        events.retain(|e| e.name != "cpu-migrations");
+        events.retain(|e| e.name != event::CPU_MIGRATIONS);
     }
     if alloc::installed() {
         events.extend(event::allocation_list());

@@ -199,10 +199,19 @@ fn one_line(text: &str) -> String {
 
 impl std::error::Error for SpecError {}
 
+/// The name of the `cycles` event, which a headline prefers.
+pub const CYCLES: &str = "cycles";
+/// The name of the `instructions` event, which a history prefers.
+pub const INSTRUCTIONS: &str = "instructions";
+/// The name of the `task-clock` event.
+pub const TASK_CLOCK: &str = "task-clock";
+/// The name of the `cpu-migrations` event, always 0 on a pinned thread.
+pub const CPU_MIGRATIONS: &str = "cpu-migrations";
+
 const GENERALIZED_HARDWARE: &[(&str, u64)] = &[
-    ("cycles", 0),
+    (CYCLES, 0),
     ("cpu-cycles", 0),
-    ("instructions", 1),
+    (INSTRUCTIONS, 1),
     ("cache-references", 2),
     ("cache-misses", 3),
     ("branches", 4),
@@ -218,12 +227,12 @@ const GENERALIZED_HARDWARE: &[(&str, u64)] = &[
 
 const SOFTWARE: &[(&str, u64)] = &[
     ("cpu-clock", 0),
-    ("task-clock", 1),
+    (TASK_CLOCK, 1),
     ("page-faults", 2),
     ("faults", 2),
     ("context-switches", SW_CONTEXT_SWITCHES),
     ("cs", SW_CONTEXT_SWITCHES),
-    ("cpu-migrations", SW_CPU_MIGRATIONS),
+    (CPU_MIGRATIONS, SW_CPU_MIGRATIONS),
     ("migrations", SW_CPU_MIGRATIONS),
     ("minor-faults", 5),
     ("major-faults", 6),

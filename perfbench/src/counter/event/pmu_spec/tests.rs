@@ -10,9 +10,9 @@ use crate::kernel::pmu::tests::{amd, intel_hybrid, ScratchDir};
 /// fake trees' format files (event=config:0-7, umask=config:8-15,
 /// edge=config:18, cmask=config:24-31, ldlat=config1:0-15; AMD
 /// event=config:0-7,32-35).
-type Case = (&'static str, u32, u64, u64);
+type SpecCase = (&'static str, u32, u64, u64);
 
-fn check(root: &Path, cases: &[Case]) {
+fn check(root: &Path, cases: &[SpecCase]) {
     for &(spec, kind, config, config1) in cases {
         let e = parse_in(spec, root).unwrap_or_else(|e| panic!("{spec}: {e}"));
         assert_eq!(

@@ -28,7 +28,7 @@ pub struct DistributionSet<'a> {
 }
 
 /// The shape a set of values is drawn as.
-enum Shape {
+enum DrawnAs {
     /// Every value equal: a single marked value.
     Spike(f64),
     /// A kernel density estimate: points of the curve.
@@ -76,7 +76,7 @@ fn shape_of(values: &[f64]) -> (f64, f64, Option<f64>) {
 /// density.
 struct Layout {
     x: (f64, f64),
-    shapes: Vec<Shape>,
+    shapes: Vec<DrawnAs>,
     top: f64,
 }
 
@@ -93,19 +93,19 @@ fn layout(sets: &[DistributionSet]) -> Layout {
         span(lo, hi)
     };
     let std::ops::Range { start: x0, end: x1 } = drawable(x0, x1);
-    let shapes: Vec<Shape> = sets
+    let shapes: Vec<DrawnAs> = sets
         .iter()
         .zip(&ranges)
         .map(|(s, r)| match r.2 {
-            Some(h) => Shape::Density(density(&kde_sample(s.values), h, x0, x1, DENSITY_POINTS)),
-            None => Shape::Spike(r.0),
+            Some(h) => DrawnAs::Density(density(&kde_sample(s.values), h, x0, x1, DENSITY_POINTS)),
+            None => DrawnAs::Spike(r.0),
         })
         .collect();
     let top = shapes
         .iter()
         .filter_map(|s| match s {
-            Shape::Density(points) => points.iter().map(|p| p.1).reduce(f64::max),
-            Shape::Spike(_) => None,
+            DrawnAs::Density(points) => points.iter().map(|p| p.1).reduce(f64::max),
+            DrawnAs::Spike(_) => None,
         })
         .filter(|d| d.is_finite() && *d > 0.0)
         .reduce(f64::max)
@@ -181,21 +181,21 @@ fn distribution_frame(sets: usize) -> (u32, f64) {
 fn draw_shape(
     chart: &mut Chart,
     set: &DistributionSet,
-    shape: &Shape,
+    shape: &DrawnAs,
     i: usize,
     top: f64,
     unit: Unit,
 ) -> DrawResult {
     let color = set.color;
     let v = match shape {
-        Shape::Density(points) => {
+        DrawnAs::Density(points) => {
             let points: Vec<(f64, f64)> = points.iter().map(|&p| inside(chart, p)).collect();
             chart.draw_series(
                 AreaSeries::new(points, 0.0, color.mix(0.2)).border_style(color.stroke_width(2)),
             )?;
             return Ok(());
         }
-        Shape::Spike(v) => inside(chart, (*v, 0.0)).0,
+        DrawnAs::Spike(v) => inside(chart, (*v, 0.0)).0,
     };
     let n = set.samples;
     let text = format!("{} sample{}: {}", n, plural(n), tick(v, unit));

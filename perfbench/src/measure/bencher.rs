@@ -4,7 +4,7 @@ use std::hint::black_box;
 use std::io;
 use std::time::{Duration, Instant};
 
-use super::batch::{
+use super::batch_mode::{
     run_for, sample_planned, start_counting, stop_counting, Measured, Planning, Ran,
 };
 use super::method::Method;

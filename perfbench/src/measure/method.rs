@@ -4,7 +4,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use super::batched::BatchSize;
+use super::batched_inputs::BatchSize;
 use super::bencher::Bencher;
 
 /// The [`Bencher`] method a benchmark gave its routine to, with what

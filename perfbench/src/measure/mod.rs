@@ -8,8 +8,9 @@
 //! in the intercept; a routine too slow for that within the budget is
 //! sampled flat, or in fewer samples ([`SamplingPlan`]).
 
-mod batch;
-mod batched;
+mod batch_mode;
+mod batch_windows;
+mod batched_inputs;
 mod bencher;
 pub mod environment;
 mod method;
@@ -17,15 +18,14 @@ mod per_iter;
 mod pin;
 mod sampling;
 mod threads;
-mod windows;
 
 use std::io;
 use std::time::Duration;
 
 use crate::counter::group::Counts;
 
-pub use batch::{calibrate, measure, measure_round, Planning, Ran};
-pub use batched::BatchSize;
+pub use batch_mode::{calibrate, measure, measure_pass, Planning, Ran};
+pub use batched_inputs::BatchSize;
 pub use bencher::{profile, run_once, Bencher};
 pub use method::Method;
 pub use per_iter::{

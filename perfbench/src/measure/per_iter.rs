@@ -4,7 +4,7 @@
 use std::io;
 use std::time::Duration;
 
-use super::batch::warm_up;
+use super::batch_mode::warm_up;
 use super::bencher::{Bencher, Outcome, Task};
 use super::method::Method;
 use super::{Config, MeasureError, Measurement, Sample, Throughput};

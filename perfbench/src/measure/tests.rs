@@ -52,9 +52,9 @@ fn passes_with_a_shared_step_merge_sample_by_sample() {
     let bench = |b: &mut Bencher<'_>| b.iter(|| touch_fresh_pages(4));
     let mut quiet = |_: &SamplingPlan, _: &Costs| {};
     let (mut m, plan, _) =
-        measure_round(&quick(), &mut first, Planning::Choose(&mut quiet), bench).unwrap();
+        measure_pass(&quick(), &mut first, Planning::Choose(&mut quiet), bench).unwrap();
     let planned = Planning::Round(plan, 0);
-    let (later, ..) = measure_round(&quick(), &mut second, planned, bench).unwrap();
+    let (later, ..) = measure_pass(&quick(), &mut second, planned, bench).unwrap();
     assert_eq!(
         later
             .samples
@@ -232,7 +232,7 @@ fn every_method_is_recorded_and_its_empty_routine_faults_nothing() {
         let mut quiet = |_: &SamplingPlan, _: &Costs| {};
         let planning = Planning::Choose(&mut quiet);
         let (m, _, got) =
-            measure_round(&quick(), &mut group, planning, |b| method.run_empty(b)).unwrap();
+            measure_pass(&quick(), &mut group, planning, |b| method.run_empty(b)).unwrap();
         assert_eq!(got, method);
         // How many samples the plan takes depends on the machine's pace
         // (a busy one makes it take fewer): not what this checks.

@@ -25,7 +25,7 @@ use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, Scope, ScopedJoinHandle};
 use std::time::Instant;
 
-use super::batch::{start_counting, stop_counting, Measured};
+use super::batch_mode::{start_counting, stop_counting, Measured};
 use super::bencher::{Bencher, Task};
 use super::method::Method;
 use super::MeasureError;

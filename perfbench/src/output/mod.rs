@@ -8,7 +8,7 @@
 pub mod action_benchmark;
 pub mod bencher_lines;
 pub mod bmf;
-pub mod calm;
+pub mod default_block;
 pub mod destination;
 pub mod event_list;
 pub mod format;

@@ -3,7 +3,7 @@
 
 use std::io::IsTerminal;
 
-use super::calm::Folded;
+use super::default_block::Folded;
 use super::destination::Destination;
 use super::format::{
     count, format_rate, format_value, four_digits, percent, printable, relative_text, standing_cell,

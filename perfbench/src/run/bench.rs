@@ -369,12 +369,12 @@ fn measure_passes(
     };
     let mut passes = groups.iter_mut();
     let (first, _) = passes.next().expect("at least one group");
-    let (mut m, plan, method) = measure::measure_round(config, first, planning, job.routine)?;
+    let (mut m, plan, method) = measure::measure_pass(config, first, planning, job.routine)?;
     let index = planned.map_or(0, |(_, index)| index);
     // Later passes take the first pass's plan, so their samples line up.
     for (group, _) in passes {
         let planning = Planning::Round(plan, index);
-        m.merge_pass(&measure::measure_round(config, group, planning, job.routine)?.0);
+        m.merge_pass(&measure::measure_pass(config, group, planning, job.routine)?.0);
     }
     Ok(RoundMeasured {
         measurement: m,

@@ -240,7 +240,7 @@ fn argument_section(
     }
     // Metrics 0 for every member here are named once, as the table folds them.
     let shown = metrics_to_draw(out, || here.iter().map(|m| m.e), "member", "shown");
-    standing_table(out, here, &shown, standing);
+    standing_section(out, here, &shown, standing);
     if draw {
         distributions(out, arg, here, &shown);
     }
@@ -250,7 +250,7 @@ fn argument_section(
 /// A row per member, per metric of `units` its headline (± half its
 /// interval, the interval on hover) and, where there is a standing, its
 /// ratio to the best.
-fn standing_table(
+fn standing_section(
     out: &mut String,
     here: &[&Member],
     units: &[(&str, Unit)],

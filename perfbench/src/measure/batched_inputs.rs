@@ -5,9 +5,9 @@
 use std::hint::black_box;
 use std::mem::MaybeUninit;
 
+use super::batch_windows::Windows;
 use super::bencher::{Bencher, Task};
 use super::method::Method;
-use super::windows::Windows;
 
 /// How many inputs [`Bencher::iter_batched`] keeps alive at a time, named
 /// as in Criterion: the trade between memory and the cost of a counted

@@ -6,7 +6,7 @@
 use std::io;
 use std::time::{Duration, Instant};
 
-use super::batch::Measured;
+use super::batch_mode::Measured;
 use crate::counter::group::{CounterGroup, Counts};
 use crate::kernel::sys;
 

@@ -207,13 +207,14 @@ pub fn measure(
     bench: impl FnOnce(&mut Bencher<'_>),
 ) -> Result<Measurement, MeasureError> {
     let mut quiet = |_: &SamplingPlan, _: &Costs| {};
-    measure_round(config, group, Planning::Choose(&mut quiet), bench).map(|(m, ..)| m)
+    measure_pass(config, group, Planning::Choose(&mut quiet), bench).map(|(m, ..)| m)
 }
 
-/// Measures one round of the benchmark `bench`, whose whole config is
-/// `config`, with the counters of `group`, as `planning` says; returns the
-/// samples, the plan they followed and the method that measured them.
-pub fn measure_round<'a>(
+/// Measures one pass of the benchmark `bench` (a round takes a pass per
+/// counter group), whose whole config is `config`, with the counters of
+/// `group`, as `planning` says; returns the samples, the plan they
+/// followed and the method that measured them.
+pub fn measure_pass<'a>(
     config: &'a Config,
     group: &'a mut CounterGroup,
     planning: Planning<'a>,

@@ -8,14 +8,15 @@ use crate::analysis::{self, overhead, Calibration, Recording};
 use crate::counter::event::Event;
 use crate::counter::group::{CounterGroup, Groups};
 use crate::measure::environment::Environment;
-use crate::measure::{self, MeasureError, Method};
+use crate::measure::{self, Method};
 use crate::run::cli::RunOptions;
 use crate::run::plan::Setup;
+use crate::run::setup_error::CalibrationError;
 use crate::stats::Statistics;
 
 /// Measures the cost of measuring with `setup` through `iter`
 /// (`calibrate`) into it.
-pub fn calibrate_setup(options: &RunOptions, setup: &mut Setup) -> Result<(), String> {
+pub fn calibrate_setup(options: &RunOptions, setup: &mut Setup) -> Result<(), CalibrationError> {
     let per_iter = (setup.per_iter, Method::Iter);
     setup.calibration = calibrate(options, per_iter, &mut setup.groups, &setup.events)?;
     Ok(())
@@ -29,7 +30,7 @@ pub fn calibrate_method(
     options: &RunOptions,
     setup: &mut Setup,
     method: Method,
-) -> Result<(), String> {
+) -> Result<(), CalibrationError> {
     if method == Method::Iter || setup.methods.iter().any(|c| c.method == method) {
         return Ok(());
     }
@@ -47,7 +48,7 @@ fn calibrate(
     (per_iter, method): (bool, Method),
     groups: &mut Groups,
     events: &[Event],
-) -> Result<Calibration, String> {
+) -> Result<Calibration, CalibrationError> {
     let config = measure::Config {
         warm_up: options.config.warm_up.min(Duration::from_millis(50)),
         measurement: options.config.measurement.min(Duration::from_millis(100)),
@@ -68,9 +69,7 @@ fn calibrate(
             // Iterations the kernel disturbed measure the kernel, not the
             // reads: one retried read in 9,000 moved the mean bracket by
             // 0.0002 instructions on the emulated PMU.
-            let (pm, _) = measure::calibrate_per_iter(&config, group, method)
-                .map_err(failed)?
-                .without_disturbed();
+            let (pm, _) = measure::calibrate_per_iter(&config, group, method)?.without_disturbed();
             let mut r = empty_recording(events, &pm.as_measurement());
             r.read_path = Some(pm.read_path);
             calibration
@@ -87,11 +86,6 @@ fn calibrate(
     Ok(calibration)
 }
 
-/// A calibration's error, worded to follow an id.
-fn failed(e: MeasureError) -> String {
-    format!("calibrating on an empty routine: {e}")
-}
-
 /// One pass of a batch-mode calibration through `method` with `group`
 /// counting `events`: the statistics of the empty routine's loop, and the
 /// cost per sample.
@@ -100,11 +94,8 @@ fn batch_pass(
     group: &mut CounterGroup,
     events: &[Event],
     method: Method,
-) -> Result<PassCosts, String> {
-    let r = empty_recording(
-        events,
-        &measure::calibrate(config, group, method).map_err(failed)?,
-    );
+) -> Result<PassCosts, CalibrationError> {
+    let r = empty_recording(events, &measure::calibrate(config, group, method)?);
     let empty = statistics(&r);
     // Samples of one, two, … empty iterations show the cost per sample
     // undisturbed by long runs of the loop; the loop run just before
@@ -116,10 +107,7 @@ fn batch_pass(
         measurement: Duration::ZERO,
         ..config.clone()
     };
-    let r = empty_recording(
-        events,
-        &measure::calibrate(&short, group, method).map_err(failed)?,
-    );
+    let r = empty_recording(events, &measure::calibrate(&short, group, method)?);
     let per_sample = overhead::per_sample(&r, &empty);
     Ok((empty, per_sample))
 }

@@ -15,6 +15,7 @@ pub mod plan;
 pub mod registry;
 pub mod round_source;
 pub mod scheduler;
+pub mod setup_error;
 pub mod sinks;
 pub mod stderr;
 
@@ -34,6 +35,7 @@ use crate::run::plan::Plan;
 use crate::run::registry::{Broken, Entry};
 use crate::run::round_source::{Local, RoundSource};
 use crate::run::scheduler::run_steps;
+use crate::run::setup_error::SetupError;
 use crate::store::{self, Store};
 
 /// Runs the benchmarks of this binary, the bench target `target`, as the
@@ -105,7 +107,7 @@ pub fn run(options: &RunOptions, target: &paired::revision::BenchTarget) -> i32 
         RunMode::Bench => match run_benches(options, target, &selection.run, &broken) {
             Ok(code) => code,
             Err(e) => {
-                stderr::error(&e);
+                stderr::error(&e.to_string());
                 return EXIT_USAGE;
             }
         },
@@ -310,9 +312,9 @@ fn run_benches(
     target: &paired::revision::BenchTarget,
     entries: &[Entry],
     broken: &[Broken],
-) -> Result<i32, String> {
+) -> Result<i32, SetupError> {
     // Built before pinning, which would hold cargo to one CPU.
-    let baseline = paired::baseline_binary(options, target)?;
+    let baseline = paired::baseline_binary(options, target).map_err(SetupError::Paired)?;
     let origin = origin::Origin::of(target);
     let early = failures(broken);
     if entries.is_empty() {
@@ -327,7 +329,10 @@ fn run_benches(
     let mut benches = underway(entries, jobs(options, entries, &routines, &plan));
     // Started once pinned, it runs on the same CPU.
     let mut source: Box<dyn RoundSource> = match &baseline {
-        Some(path) => Box::new(paired::PairedBuilds::start(path, entries)?),
+        Some(path) => {
+            let started = paired::PairedBuilds::start(path, entries);
+            Box::new(started.map_err(SetupError::Paired)?)
+        }
         None => Box::new(Local),
     };
     let most_threads = entries.iter().map(|e| e.case.threads()).max();
@@ -353,7 +358,12 @@ fn run_benches(
     drop(source);
     tally.failed.splice(0..0, early.failed);
     tally.gate = Some((options.gate, options.thresholds));
-    finish(options, (plan, sinks), tally, entries.len() + broken.len())
+    Ok(finish(
+        options,
+        (plan, sinks),
+        tally,
+        entries.len() + broken.len(),
+    ))
 }
 
 /// The routine of each entry.
@@ -412,7 +422,7 @@ fn finish(
     (plan, sinks): (Plan, Vec<Sink>),
     mut tally: RunTally,
     total: usize,
-) -> Result<i32, String> {
+) -> i32 {
     let Plan {
         pin,
         target,
@@ -451,7 +461,7 @@ fn finish(
     tally.print(total, &target, table_on_stdout);
     // Held until the report is written.
     drop(lock);
-    Ok(tally.exit_code())
+    tally.exit_code()
 }
 
 /// The warning for a comparison with results from another environment,

@@ -13,9 +13,9 @@ use crate::counter::group::{self, Groups};
 use crate::kernel::{alloc, pmu, sys};
 use crate::measure::environment::Environment;
 use crate::measure::{self, Method, ThreadPin};
-use crate::output::format::quoted;
 use crate::run::calibration::calibrate_setup;
 use crate::run::cli::{Pairing, Pinning, RunOptions};
+use crate::run::setup_error::SetupError;
 use crate::run::stderr;
 use crate::store::{BaselineSave, Store, StoreLock};
 
@@ -145,7 +145,11 @@ enum Role {
 /// and calibrates each setup. Errors are for the user (bad events, CPUs,
 /// output folder or baselines), and name the benchmark whose attribute is
 /// at fault.
-pub fn prepare(options: &RunOptions, wants: &[(Want, &str)], store: Store) -> Result<Plan, String> {
+pub fn prepare(
+    options: &RunOptions,
+    wants: &[(Want, &str)],
+    store: Store,
+) -> Result<Plan, SetupError> {
     prepare_as(options, wants, store, Role::Driving)
 }
 
@@ -158,7 +162,7 @@ pub fn prepare_baseline_build(
     options: &RunOptions,
     wants: &[(Want, &str)],
     store: Store,
-) -> Result<Plan, String> {
+) -> Result<Plan, SetupError> {
     prepare_as(options, wants, store, Role::Serving)
 }
 
@@ -169,7 +173,7 @@ fn prepare_as(
     wants: &[(Want, &str)],
     store: Store,
     role: Role,
-) -> Result<Plan, String> {
+) -> Result<Plan, SetupError> {
     let pin = pin(options)?;
     let cpu = pin.as_ref().map(ThreadPin::cpu);
     let own = Want {
@@ -195,8 +199,8 @@ fn prepare_as(
         (lock, saving) = (Some(held), save);
         for (setup, asker) in setups.iter_mut().zip(&askers) {
             calibrate_setup(options, setup).map_err(|e| match asker {
-                Some((id, want)) => asked_by(id, want, &e),
-                None => e,
+                Some((id, want)) => asked_by(id, want, e.into()),
+                None => e.into(),
             })?;
         }
         target = self::target(options, &store)?;
@@ -238,7 +242,7 @@ fn open_setups<'a>(
     parsed: Option<&[Event]>,
     wants: &[(Want, &'a str)],
     cpu: Option<usize>,
-) -> Result<Opened<'a>, String> {
+) -> Result<Opened<'a>, SetupError> {
     let mut setups = vec![open_setup(&own, parsed, cpu)?];
     let mut askers = vec![None];
     let mut ids = HashMap::from([(own, SetupId::RUN)]);
@@ -246,7 +250,7 @@ fn open_setups<'a>(
         if ids.contains_key(want) {
             continue;
         }
-        let opened = open_setup(want, None, cpu).map_err(|e| asked_by(id, want, &e))?;
+        let opened = open_setup(want, None, cpu).map_err(|e| asked_by(id, want, e))?;
         ids.insert(want.clone(), SetupId(setups.len()));
         setups.push(opened);
         askers.push(Some((*id, want.clone())));
@@ -260,21 +264,23 @@ fn open_setups<'a>(
 
 /// Takes the store's lock, saying whom it waits for, and starts the
 /// baseline `--save-baseline` saves.
-fn lock(options: &RunOptions, store: &Store) -> Result<(StoreLock, Option<BaselineSave>), String> {
+fn lock(
+    options: &RunOptions,
+    store: &Store,
+) -> Result<(StoreLock, Option<BaselineSave>), SetupError> {
     let root = store.root().display();
     let lock = store
         // The holder is what the lock file says: stored text, escaped.
-        .lock(|holder| stderr::say(&format!("waiting for {root}, in use by {holder}")))
-        .map_err(|e| e.to_string())?;
+        .lock(|holder| stderr::say(&format!("waiting for {root}, in use by {holder}")))?;
     let saving = match &options.save_baseline {
-        Some(name) => Some(lock.begin_baseline(name).map_err(|e| e.to_string())?),
+        Some(name) => Some(lock.begin_baseline(name)?),
         None => None,
     };
     Ok((lock, saving))
 }
 
 /// An error opening the setup `want`, which benchmark `id` asked for.
-fn asked_by(id: &str, want: &Want, error: &str) -> String {
+fn asked_by(id: &str, want: &Want, error: SetupError) -> SetupError {
     let mut asked = Vec::new();
     if let Some(events) = &want.events {
         asked.push(format!("events = \"{events}\""));
@@ -282,13 +288,21 @@ fn asked_by(id: &str, want: &Want, error: &str) -> String {
     if want.per_iter {
         asked.push("mode = \"per-iter\"".to_string());
     }
-    format!("benchmark `{id}` ({}): {error}", asked.join(", "))
+    SetupError::AskedBy {
+        id: id.to_string(),
+        asked: asked.join(", "),
+        error: Box::new(error),
+    }
 }
 
 /// Opens the setup `want`, not yet calibrated ([`calibrate_setup`]): its
 /// events (`parsed` where the options parsed them already), minus those
 /// this machine cannot count, in as few groups as the PMU holds.
-fn open_setup(want: &Want, parsed: Option<&[Event]>, cpu: Option<usize>) -> Result<Setup, String> {
+fn open_setup(
+    want: &Want,
+    parsed: Option<&[Event]>,
+    cpu: Option<usize>,
+) -> Result<Setup, SetupError> {
     let (spec, per_iter) = (&want.events, &want.per_iter);
     let mut events = countable_events(spec.as_deref(), parsed, cpu.is_some())?;
     if *per_iter {
@@ -306,15 +320,12 @@ fn open_setup(want: &Want, parsed: Option<&[Event]>, cpu: Option<usize>) -> Resu
         e.attr.inherit = !per_iter;
     }
     let events = for_pinned_core(events, cpu);
-    let groups = group::open_groups(&events).map_err(|e| {
-        format!("{e} (together with the other events: a PMU holds only so many counters at once; ask for fewer)")
-    })?;
+    let groups = group::open_groups(&events).map_err(|e| SetupError::Groups(e.to_string()))?;
     if *per_iter && groups.len() > 1 {
-        return Err(format!(
-            "per-iteration mode needs events that fit one counter group; these need {}: {}",
-            groups.len(),
-            group::together(&group::names(&groups, &events))
-        ));
+        return Err(SetupError::PerIterGroups {
+            count: groups.len(),
+            together: group::together(&group::names(&groups, &events)),
+        });
     }
     Ok(Setup {
         events,
@@ -337,10 +348,10 @@ fn countable_events(
     spec: Option<&str>,
     parsed: Option<&[Event]>,
     pinned: bool,
-) -> Result<Vec<Event>, String> {
+) -> Result<Vec<Event>, SetupError> {
     let asked = match (parsed, spec) {
         (Some(parsed), _) => parsed.to_vec(),
-        (None, Some(spec)) => event::parse_list(spec).map_err(|e| e.to_string())?,
+        (None, Some(spec)) => event::parse_list(spec).map_err(SetupError::Spec)?,
         (None, None) => default_events(pinned),
     };
     let mut countable = Vec::new();
@@ -461,10 +472,13 @@ fn default_events(pinned: bool) -> Vec<Event> {
 /// only: then on the performance cores, so that every run measures the
 /// same kind ([`measure::choose_core`]). The threads a routine spawns
 /// inherit the pin, so unpinned they run wherever the scheduler puts them.
-fn pin(options: &RunOptions) -> Result<Option<ThreadPin>, String> {
+fn pin(options: &RunOptions) -> Result<Option<ThreadPin>, SetupError> {
     let cpu = match &options.pinning {
         Pinning::Off => return Ok(None),
-        Pinning::Conflicting => return Err("--cpu and --cpu-type exclude each other".into()),
+        Pinning::Conflicting => {
+            let both = "--cpu and --cpu-type exclude each other";
+            return Err(SetupError::Pin(both.into()));
+        }
         Pinning::Cpu(cpu) => Some(*cpu),
         // `--pin` alone: where it starts, whatever its kind.
         Pinning::StartingCpu => None,
@@ -474,22 +488,23 @@ fn pin(options: &RunOptions) -> Result<Option<ThreadPin>, String> {
             None => return Ok(None),
         },
     };
-    ThreadPin::new(cpu).map(Some)
+    ThreadPin::new(cpu)
+        .map(Some)
+        .map_err(|e| SetupError::Pin(e.to_string()))
 }
 
 /// On a hybrid CPU, the CPU of the core type `kind` (`--cpu-type`), else
 /// of the performance cores, that this process may run on; `None` on a CPU
 /// with one kind of core, unless a kind was asked for (an error then).
-fn core_of_type(kind: Option<&str>) -> Result<Option<usize>, String> {
+fn core_of_type(kind: Option<&str>) -> Result<Option<usize>, SetupError> {
     let types = pmu::core_types(pmu::live_root(), pmu::live_cpu_root());
     if types.is_empty() && kind.is_none() {
         return Ok(None);
     }
-    let allowed = sys::thread_affinity()
-        .map_err(|e| format!("cannot read the CPU affinity: {e}"))?
-        .cpus();
+    let allowed = sys::thread_affinity().map_err(SetupError::Affinity)?.cpus();
     let current = sys::current_cpu().ok();
-    let Some(choice) = measure::choose_core(&types, kind, &allowed, current)? else {
+    let choice = measure::choose_core(&types, kind, &allowed, current);
+    let Some(choice) = choice.map_err(|e| SetupError::Pin(e.to_string()))? else {
         return Ok(None);
     };
     if let Some(note) = &choice.note {
@@ -513,7 +528,7 @@ fn for_pinned_core(events: Vec<Event>, cpu: Option<usize>) -> Vec<Event> {
 /// What to compare with: the paired build, `--baseline NAME`, which must
 /// exist, or the previous run. (`--baseline` with a paired build was
 /// refused before the plan, by `paired::baseline_binary`.)
-fn target(options: &RunOptions, store: &Store) -> Result<Target, String> {
+fn target(options: &RunOptions, store: &Store) -> Result<Target, SetupError> {
     if let Some(pairing) = &options.paired_with {
         return Ok(Target::Paired(match pairing {
             Pairing::Binary(path) => path.display().to_string(),
@@ -523,28 +538,15 @@ fn target(options: &RunOptions, store: &Store) -> Result<Target, String> {
     let Some(name) = &options.baseline else {
         return Ok(Target::PreviousRun);
     };
-    let saved = store.baseline_names().map_err(|e| e.to_string())?;
+    let saved = store.baseline_names()?;
     if !saved.contains(name) {
-        return Err(not_found(name, store.root(), &saved));
+        return Err(SetupError::BaselineNotFound {
+            name: name.clone(),
+            root: store.root().display().to_string(),
+            saved,
+        });
     }
     Ok(Target::Baseline(name.clone()))
-}
-
-/// The error for `--baseline name` missing from the store at `root`, which
-/// holds the baselines `saved`: folder names there, which a restored store
-/// may have made anything, so each is quoted (escaped and cut).
-fn not_found(name: &str, root: &std::path::Path, saved: &[String]) -> String {
-    let saved: Vec<String> = saved.iter().map(|s| format!("`{}`", quoted(s))).collect();
-    format!(
-        "baseline `{}` not found under {} (saved baselines: {})",
-        quoted(name),
-        quoted(&root.display().to_string()),
-        if saved.is_empty() {
-            "none".to_string()
-        } else {
-            saved.join(", ")
-        }
-    )
 }
 
 #[cfg(test)]
@@ -618,6 +620,7 @@ pub(crate) mod tests {
             std::fs::write(dir.join(format!("{name}.json")), "{}").unwrap();
         }
         let err = target(&parse_args(&["--baseline", "dev"]), &Store::at(&root)).unwrap_err();
+        let err = err.to_string();
         std::fs::remove_dir_all(&root).unwrap();
         assert!(!err.chars().any(char::is_control), "{err}");
         assert!(!err.contains('\u{202e}'), "{err}");

@@ -77,7 +77,8 @@ fn conclude(
     recording.threads = bench.threads;
     recording.settings = Some(bench.job.config.key());
     let setup = plan.setup_mut(bench.job.setup);
-    calibration::calibrate_method(options, setup, recording.method)?;
+    let calibrated = calibration::calibrate_method(options, setup, recording.method);
+    calibrated.map_err(|e| format!(": {e}"))?;
     let base = source.compared_with(bench, &recording);
     let measured = (recording, so_far.took);
     Ok(bench::conclude(

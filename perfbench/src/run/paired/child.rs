@@ -63,7 +63,7 @@ pub fn serve(options: &RunOptions, entries: &[Entry], store: Store) -> i32 {
     let mut plan = match plan::prepare_baseline_build(options, &wants, store) {
         Ok(plan) => plan,
         Err(e) => {
-            stderr::error(&e);
+            stderr::error(&e.to_string());
             return EXIT_USAGE;
         }
     };

@@ -1,0 +1,140 @@
+//! What stops a run before its first benchmark: a user's mistake (events,
+//! CPUs, baselines, a benchmark's own settings) or a store that cannot be
+//! used. Each is one line, printed as `perfbench: error: …`, and the run
+//! exits with the usage code.
+
+use std::fmt;
+use std::io;
+
+use crate::counter::event::SpecError;
+use crate::measure::MeasureError;
+use crate::output::format::quoted;
+use crate::store::StoreError;
+
+/// Why a run cannot start.
+#[derive(Debug)]
+pub enum SetupError {
+    /// Two benchmarks with one id, or a function's setting beyond the
+    /// command line's limits (the registry's words).
+    Registry(String),
+    /// The thread cannot be pinned as asked (`--cpu`, `--cpu-type`,
+    /// `--pin`, or a hybrid CPU's performance cores).
+    Pin(String),
+    /// The CPU affinity, which pinning starts from, cannot be read.
+    Affinity(io::Error),
+    /// Events that do not parse.
+    Spec(SpecError),
+    /// Events that do not open together.
+    Groups(String),
+    /// Per-iteration mode asked of events that need more than one group:
+    /// how many, and the events of each.
+    PerIterGroups {
+        /// The groups they need.
+        count: usize,
+        /// The events, group by group, as one text.
+        together: String,
+    },
+    /// Measuring the cost of measuring failed.
+    Calibration(CalibrationError),
+    /// The store refused: its lock, or the baseline to save.
+    Store(StoreError),
+    /// `--baseline NAME` names no saved baseline.
+    BaselineNotFound {
+        /// The name asked for.
+        name: String,
+        /// The store's folder.
+        root: String,
+        /// The baselines saved there.
+        saved: Vec<String>,
+    },
+    /// The paired run cannot start (its words).
+    Paired(String),
+    /// An error of the setup that benchmark `id` asked for with its
+    /// attributes (`asked`: `events = "…", mode = "per-iter"`).
+    AskedBy {
+        /// The benchmark.
+        id: String,
+        /// Its attributes that make the setup.
+        asked: String,
+        /// The error.
+        error: Box<SetupError>,
+    },
+}
+
+impl fmt::Display for SetupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SetupError::Registry(why) | SetupError::Pin(why) | SetupError::Paired(why) => {
+                f.write_str(why)
+            }
+            SetupError::Affinity(e) => write!(f, "cannot read the CPU affinity: {e}"),
+            SetupError::Spec(e) => write!(f, "{e}"),
+            SetupError::Groups(e) => write!(
+                f,
+                "{e} (together with the other events: a PMU holds only so many counters at once; ask for fewer)"
+            ),
+            SetupError::PerIterGroups { count, together } => write!(
+                f,
+                "per-iteration mode needs events that fit one counter group; these need {count}: {together}"
+            ),
+            SetupError::Calibration(e) => write!(f, "{e}"),
+            SetupError::Store(e) => write!(f, "{e}"),
+            SetupError::BaselineNotFound { name, root, saved } => {
+                not_found(f, name, root, saved)
+            }
+            SetupError::AskedBy { id, asked, error } => {
+                write!(f, "benchmark `{id}` ({asked}): {error}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SetupError {}
+
+impl From<StoreError> for SetupError {
+    fn from(e: StoreError) -> Self {
+        SetupError::Store(e)
+    }
+}
+
+impl From<CalibrationError> for SetupError {
+    fn from(e: CalibrationError) -> Self {
+        SetupError::Calibration(e)
+    }
+}
+
+/// `--baseline name` missing from the store at `root`, which holds the
+/// baselines `saved`: folder names there, which a restored store may have
+/// made anything, so each is quoted (escaped and cut).
+fn not_found(f: &mut fmt::Formatter<'_>, name: &str, root: &str, saved: &[String]) -> fmt::Result {
+    let saved: Vec<String> = saved.iter().map(|s| format!("`{}`", quoted(s))).collect();
+    write!(
+        f,
+        "baseline `{}` not found under {} (saved baselines: {})",
+        quoted(name),
+        quoted(root),
+        if saved.is_empty() {
+            "none".to_string()
+        } else {
+            saved.join(", ")
+        }
+    )
+}
+
+/// Measuring an empty routine, the cost of measuring, failed.
+#[derive(Debug)]
+pub struct CalibrationError(pub MeasureError);
+
+impl fmt::Display for CalibrationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "calibrating on an empty routine: {}", self.0)
+    }
+}
+
+impl std::error::Error for CalibrationError {}
+
+impl From<MeasureError> for CalibrationError {
+    fn from(e: MeasureError) -> Self {
+        CalibrationError(e)
+    }
+}

@@ -133,7 +133,7 @@ fn event_list() -> String {
 fn selected(filter: &Filter) -> Result<(registry::Selection, Vec<Broken>, usize), i32> {
     let registry = registry::all();
     if let Err(e) = check(&registry.entries) {
-        stderr::error(&e);
+        stderr::error(&e.to_string());
         return Err(EXIT_USAGE);
     }
     let total = registry.entries.len() + registry.broken.len();
@@ -147,13 +147,14 @@ fn selected(filter: &Filter) -> Result<(registry::Selection, Vec<Broken>, usize)
 /// What makes the registered benchmarks unfit to run at all: two with one
 /// id (their results would overwrite each other), or a function's own
 /// setting beyond the limits the command line has.
-fn check(entries: &[Entry]) -> Result<(), String> {
+fn check(entries: &[Entry]) -> Result<(), SetupError> {
     if let Some(duplicate) = registry::duplicate_id(entries) {
-        return Err(duplicate);
+        return Err(SetupError::Registry(duplicate));
     }
     for e in entries {
         let path = registry::id_of(e.bench.module_path, e.bench.name, &Default::default());
-        cli::check_settings(&printable(&path), &e.bench.settings)?;
+        let checked = cli::check_settings(&printable(&path), &e.bench.settings);
+        checked.map_err(|e| SetupError::Registry(e.to_string()))?;
     }
     Ok(())
 }

@@ -16,6 +16,7 @@ use crate::run::cli::RunOptions;
 use crate::run::panics::caught;
 use crate::run::plan::{Plan, Setup, SetupId};
 use crate::run::stderr;
+use crate::run::stored_runs::StoredRuns;
 use crate::store::history::HistoryRun;
 use crate::store::Slot;
 
@@ -183,36 +184,8 @@ pub fn conclude(
     (mut recording, took): (Recording, Duration),
     paired: Option<Result<Recording, String>>,
 ) -> Step {
-    let mut store_errors = Vec::new();
-    let target = Slot::from(&plan.target);
-    let base = plan
-        .store
-        .load(&recording.id, &target)
-        .map_err(|err| store_errors.push(err.to_string()));
-    let latest;
-    let latest = match (&target, &base) {
-        (Slot::Latest, Ok(base)) => base.as_ref(),
-        _ => {
-            latest = plan.store.load(&recording.id, &Slot::Latest).ok().flatten();
-            latest.as_ref()
-        }
-    };
-    // The runs before this one of the same settings widen its intervals by
-    // their spread: where the latest run had others (a `--quick` try-out),
-    // the run before it may have had these.
-    let before_that;
-    let earlier_run = match latest {
-        Some(l) if l.settings != recording.settings => {
-            before_that = plan
-                .store
-                .load(&recording.id, &Slot::Previous)
-                .ok()
-                .flatten();
-            before_that.as_ref()
-        }
-        other => other,
-    };
-    carry_earlier(earlier_run, &mut recording, &options.thresholds);
+    let mut stored = StoredRuns::load(&plan.store, &recording, Slot::from(&plan.target));
+    carry_earlier(stored.earlier.as_ref(), &mut recording, &options.thresholds);
     let calibration = plan.setup(setup).calibration_for(recording.method);
     let result = analyze(&recording, calibration);
     let mut step = Step {
@@ -223,39 +196,35 @@ pub fn conclude(
             baseline: None,
         },
         took,
-        store_errors,
+        store_errors: stored.unreadable.iter().map(|e| e.to_string()).collect(),
         mismatch: None,
     };
-    let unreadable = base.is_err();
-    compare_with(options, plan, &mut step, paired, base);
-    store(options, plan, &mut step, unreadable);
+    match (paired, &stored.unreadable) {
+        (Some(paired), _) => compare_paired(options, plan, &mut step, paired),
+        (None, None) => compare(options, plan, &mut step, stored.base.take()),
+        (None, Some(_)) => {}
+    }
+    store(options, plan, &mut step, &stored);
     step
 }
 
-/// Compares `step` with the baseline build's rounds where the run is
-/// paired, else with the stored run `base` where it could be read.
-fn compare_with(
+/// Compares `step` with the baseline build's rounds (`Err`: why there
+/// are none).
+fn compare_paired(
     options: &RunOptions,
     plan: &Plan,
     step: &mut Step,
-    paired: Option<Result<Recording, String>>,
-    base: Result<Option<Recording>, ()>,
+    paired: Result<Recording, String>,
 ) {
-    match (paired, base) {
-        (Some(paired), _) => {
-            let a = &mut step.analysed;
-            let compared = paired.as_ref().map_err(Clone::clone);
-            a.comparison = Some(comparison::paired(
-                &plan.target,
-                compared,
-                &a.recording,
-                &options.thresholds,
-            ));
-            a.baseline = paired.ok();
-        }
-        (None, Ok(base)) => compare(options, plan, step, base),
-        (None, Err(())) => {}
-    }
+    let a = &mut step.analysed;
+    let compared = paired.as_ref().map_err(Clone::clone);
+    a.comparison = Some(comparison::paired(
+        &plan.target,
+        compared,
+        &a.recording,
+        &options.thresholds,
+    ));
+    a.baseline = paired.ok();
 }
 
 /// Measures one round of the benchmark, one pass per counter group, and
@@ -402,14 +371,12 @@ fn compare(options: &RunOptions, plan: &Plan, step: &mut Step, base: Option<Reco
 
 /// Stores the recording as the latest run (with the earlier runs it
 /// learned from) and, where asked, as a baseline (with that baseline's
-/// earlier runs, [`carry_earlier`]); a stored run that could not be read
-/// (the target's, where `target_unreadable`) is left as it is.
-fn store(options: &RunOptions, plan: &Plan, step: &mut Step, target_unreadable: bool) {
+/// earlier runs, [`carry_earlier`]); a slot `stored` keeps (the target's,
+/// unreadable: [`StoredRuns::keeps`]) is left as it is.
+fn store(options: &RunOptions, plan: &Plan, step: &mut Step, stored: &StoredRuns) {
     append_history(options, plan, step);
     let a = &step.analysed;
-    let target = Slot::from(&plan.target);
-    let unreadable = |slot: &Slot| *slot == target && target_unreadable;
-    if !unreadable(&Slot::Latest) {
+    if !stored.keeps(&Slot::Latest) {
         if let Err(err) = plan.store.save(&a.recording, &Slot::Latest, &a.result) {
             step.store_errors.push(err.to_string());
         }
@@ -418,18 +385,16 @@ fn store(options: &RunOptions, plan: &Plan, step: &mut Step, target_unreadable: 
         return;
     };
     let slot = Slot::Baseline(name.clone());
-    if unreadable(&slot) {
+    if stored.keeps(&slot) {
         return;
     }
-    let loaded;
-    let stored = if slot == target {
-        a.baseline.as_ref()
-    } else {
-        loaded = plan.store.load(&a.recording.id, &slot).ok().flatten();
-        loaded.as_ref()
+    // The target's run was read already: it is the step's baseline.
+    let prior = match slot == stored.target {
+        true => a.baseline.clone(),
+        false => plan.store.load(&a.recording.id, &slot).ok().flatten(),
     };
     let mut recording = a.recording.clone();
-    carry_earlier(stored, &mut recording, &options.thresholds);
+    carry_earlier(prior.as_ref(), &mut recording, &options.thresholds);
     let saved = match &plan.saving {
         Some(saving) => saving.save(&recording, &a.result),
         None => plan.store.save(&recording, &slot, &a.result).map(drop),

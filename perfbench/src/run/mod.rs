@@ -18,6 +18,7 @@ pub mod scheduler;
 pub mod setup_error;
 pub mod sinks;
 pub mod stderr;
+pub mod stored_runs;
 
 use std::time::Duration;
 

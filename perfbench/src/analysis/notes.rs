@@ -146,6 +146,14 @@ pub fn notes(r: &BenchResult) -> Vec<String> {
             count(r.samples, "sample")
         ));
     }
+    notes.extend(fit_notes(r));
+    notes
+}
+
+/// The caveats of `r`'s fits: samples far off a line, a thread off the
+/// CPU.
+fn fit_notes(r: &BenchResult) -> Vec<String> {
+    let mut notes = Vec::new();
     let poor: Vec<String> = r
         .metrics
         .iter()

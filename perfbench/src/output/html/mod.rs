@@ -109,15 +109,7 @@ pub fn write_report(
         let history = store.history(&a.recording.id).ok()?;
         Trend::of(&history, &options.thresholds)
     });
-    let fresh: Vec<(Summary, Vec<Values>)> = run
-        .iter()
-        .zip(&trends)
-        .map(|(a, trend)| {
-            let mut s = Summary::of(a);
-            s.changed = trend.as_ref().map(recent_changes).unwrap_or_default();
-            (s, values_of(a))
-        })
-        .collect();
+    let fresh = fresh_summaries(run, &trends);
     for written in par_map(&fresh, |(s, v)| write_summary(store, &data, s, v)) {
         written?;
     }
@@ -164,6 +156,19 @@ pub fn write_report(
         index,
         left_out: problems,
     })
+}
+
+/// The summaries and bounded values of the run's benchmarks, each with the
+/// changes its history `trends` found in its last runs.
+fn fresh_summaries(run: &[Analysed], trends: &[Option<Trend>]) -> Vec<(Summary, Vec<Values>)> {
+    run.iter()
+        .zip(trends)
+        .map(|(a, trend)| {
+            let mut s = Summary::of(a);
+            s.changed = trend.as_ref().map(recent_changes).unwrap_or_default();
+            (s, values_of(a))
+        })
+        .collect()
 }
 
 /// What [`write_report`] wrote.

@@ -302,15 +302,7 @@ fn metric_plots(out: &mut String, e: &Analysed, m: &Metric) {
         });
     }
     out.push_str("<div class=\"plots\">\n");
-    let caption = match (sets.len() > 1, against) {
-        (true, Some(target)) => format!(
-            "Distribution of the per-iteration values (total ÷ iterations of each sample) \
-             of this run and of {}.",
-            target_html(target)
-        ),
-        _ => "Distribution of the per-iteration values (total ÷ iterations of each sample)."
-            .to_string(),
-    };
+    let caption = distribution_caption(against.filter(|_| sets.len() > 1));
     let data = [("chart", "distribution"), ("metric", m.name.as_str())];
     figure(
         out,
@@ -333,6 +325,16 @@ fn metric_plots(out: &mut String, e: &Analysed, m: &Metric) {
         &data,
     );
     out.push_str("</div>\n");
+}
+
+/// The caption of a distribution chart, overlaid with the run of `against`
+/// where given.
+fn distribution_caption(against: Option<&Target>) -> String {
+    let what = "Distribution of the per-iteration values (total ÷ iterations of each sample)";
+    match against {
+        Some(target) => format!("{what} of this run and of {}.", target_html(target)),
+        None => format!("{what}."),
+    }
 }
 
 /// The headline of `m` with its interval as the samples were measured: a

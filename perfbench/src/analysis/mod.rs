@@ -218,11 +218,7 @@ pub fn metric(recording: &Recording, series: &Series, bootstrap: &Bootstrap) -> 
 
 /// The median of the samples' values per iteration.
 fn median_per_iteration(iterations: &[u64], totals: &[u64]) -> f64 {
-    let mut values: Vec<f64> = totals
-        .iter()
-        .zip(iterations)
-        .map(|(&t, &i)| t as f64 / i.max(1) as f64)
-        .collect();
+    let mut values = crate::stats::per_iteration(iterations, totals);
     values.sort_unstable_by(f64::total_cmp);
     median_of_sorted(&values)
 }

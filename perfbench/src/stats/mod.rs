@@ -157,12 +157,13 @@ pub(super) fn check_confidence(confidence: f64) {
     );
 }
 
-/// The per-iteration values `totals[i] / iterations[i]`, in sample order.
-pub(super) fn per_iteration(iterations: &[u64], totals: &[u64]) -> Vec<f64> {
+/// The per-iteration values `totals[i] / iterations[i]`, in sample order;
+/// a sample of no iterations (a stored file may hold one) counts as one.
+pub fn per_iteration(iterations: &[u64], totals: &[u64]) -> Vec<f64> {
     iterations
         .iter()
         .zip(totals)
-        .map(|(&x, &y)| y as f64 / x as f64)
+        .map(|(&x, &y)| y as f64 / x.max(1) as f64)
         .collect()
 }
 

@@ -13,7 +13,7 @@ use crate::analysis::fit::per_iteration_time;
 use crate::analysis::{metric, BenchResult, Fit, MetricKey, Recording, Series};
 use crate::counter::event::Unit;
 use crate::stats::{
-    compare_paired, AbbaBlock, Bootstrap, Change, Estimate, Interval, RoundEstimates,
+    compare_paired, per_iteration, AbbaBlock, Bootstrap, Change, Estimate, Interval, RoundEstimates,
 };
 
 /// Fewest rounds each build needs for a paired change: two blocks of four.
@@ -157,12 +157,8 @@ fn per_round(recording: &Recording, series: &Series, points: &Bootstrap) -> Roun
     if series.unit == Unit::Count || per_iteration_time(series.unit, &recording.iterations) {
         return metric(recording, series, points).rounds;
     }
-    let fastest = |x: &[u64], y: &[u64]| {
-        x.iter()
-            .zip(y)
-            .map(|(&i, &t)| t as f64 / i.max(1) as f64)
-            .fold(f64::INFINITY, f64::min)
-    };
+    let fastest =
+        |x: &[u64], y: &[u64]| (per_iteration(x, y).into_iter()).fold(f64::INFINITY, f64::min);
     RoundEstimates::of(
         &recording.iterations,
         &series.totals,
@@ -244,6 +240,17 @@ fn signed_count(d: f64) -> String {
 mod tests {
     use super::*;
     use crate::analysis::{analyze, Calibration};
+
+    /// `new` judged against the baseline build's `base` with the default
+    /// thresholds.
+    fn judged(base: &Recording, new: &Recording) -> Comparison {
+        paired(
+            &Target::Paired("b".into()),
+            Ok(base),
+            new,
+            &Thresholds::default(),
+        )
+    }
 
     /// [`why`] of `c`, with this build's result analysed from `new`.
     fn why_of(c: &Comparison, new: &Recording) -> Option<String> {
@@ -340,12 +347,7 @@ mod tests {
                 *t += *t / 2;
             }
         }
-        let c = paired(
-            &Target::Paired("b".into()),
-            Ok(&base),
-            &new,
-            &Thresholds::default(),
-        );
+        let c = judged(&base, &new);
         let time = c.change("wall-time").unwrap();
         assert_eq!(time.change.relative, Some(0.0));
         assert!(time.change.is_exact(), "{time:?}");
@@ -356,12 +358,7 @@ mod tests {
     fn an_exact_count_that_moves_by_one_is_regressed() {
         let base = run(4, |_| 1000, 8);
         let new = run(4, |_| 1000, 9);
-        let c = paired(
-            &Target::Paired("b".into()),
-            Ok(&base),
-            &new,
-            &Thresholds::default(),
-        );
+        let c = judged(&base, &new);
         let faults = c.change("page-faults").unwrap();
         assert_eq!(faults.verdict, Verdict::Regressed);
         assert_eq!(faults.change.difference, 1.0);
@@ -419,12 +416,7 @@ mod tests {
     fn large_factors_are_written_as_factors() {
         let base = run(4, |_| 1000, 2);
         let new = run(4, |_| 1000, 7);
-        let c = paired(
-            &Target::Paired("b".into()),
-            Ok(&base),
-            &new,
-            &Thresholds::default(),
-        );
+        let c = judged(&base, &new);
         assert_eq!(why_of(&c, &new).unwrap(), "+0 wall-time: page-faults ×3.5");
     }
 
@@ -449,12 +441,7 @@ mod tests {
         let result = analyze(&new, &Calibration::default());
         let m = result.metrics.iter().find(|m| m.name == "context-switches");
         assert!(is_quiet(Unit::Count, m.unwrap().estimate()), "{m:?}");
-        let mut c = paired(
-            &Target::Paired("b".into()),
-            Ok(&base),
-            &new,
-            &Thresholds::default(),
-        );
+        let mut c = judged(&base, &new);
         let switches = c.change("context-switches").unwrap();
         assert_eq!(switches.verdict, Verdict::NoChange, "{switches:?}");
         assert_eq!(why(&c, &result).unwrap(), "+0 wall-time: page-faults +0");
@@ -496,24 +483,14 @@ mod tests {
         // rate may be zero, so no ratio bounds the change.
         let base = with_switches(4, |r| u64::from(r % 2 == 0));
         let new = with_switches(4, |_| 0);
-        let c = paired(
-            &Target::Paired("b".into()),
-            Ok(&base),
-            &new,
-            &Thresholds::default(),
-        );
+        let c = judged(&base, &new);
         let switches = c.change("context-switches").unwrap();
         assert!(!switches.change.is_exact(), "{switches:?}");
         assert_eq!(switches.change.ci, None, "{switches:?}");
         assert_eq!(switches.verdict, Verdict::NoChange, "{switches:?}");
         // The other way round, a change from none, judged against the
         // threshold's events per iteration: noise.
-        let c = paired(
-            &Target::Paired("b".into()),
-            Ok(&new),
-            &base,
-            &Thresholds::default(),
-        );
+        let c = judged(&new, &base);
         let switches = c.change("context-switches").unwrap();
         assert_eq!(switches.verdict, Verdict::WithinNoise, "{switches:?}");
     }
@@ -528,12 +505,7 @@ mod tests {
             with_switches_each_round(4, 1),
             with_switches_each_round(4, 3),
         );
-        let c = paired(
-            &Target::Paired("b".into()),
-            Ok(&base),
-            &new,
-            &Thresholds::default(),
-        );
+        let c = judged(&base, &new);
         let switches = c.change("context-switches").unwrap();
         assert!(!switches.change.is_exact(), "{switches:?}");
         assert_eq!(switches.verdict, Verdict::NoChange, "{switches:?}");

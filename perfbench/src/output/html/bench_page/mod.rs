@@ -13,10 +13,10 @@ use super::{change_of, group_link};
 use crate::analysis::comparison::{self, MetricChange, Target};
 use crate::analysis::derived::{declared_work, rate};
 use crate::analysis::notes::notes;
-use crate::analysis::{Analysed, Fit, Metric, Recording};
+use crate::analysis::{Analysed, Fit, Metric};
 use crate::measure::environment::Environment;
 use crate::output::format::{count, format_rate, four_digits, printable, relative_text};
-use crate::stats::{Estimate, Interval};
+use crate::stats::{per_iteration, Estimate, Interval};
 use crate::store::history::Trend;
 
 /// The page of `e`; `group` names its group where that has a page, and
@@ -234,15 +234,6 @@ fn comparison_note(out: &mut String, e: &Analysed) {
     }
 }
 
-/// Per-iteration values of a series of `run`.
-pub(super) fn per_iteration(run: &Recording, totals: &[u64]) -> Vec<f64> {
-    run.iterations
-        .iter()
-        .zip(totals)
-        .map(|(&x, &y)| y as f64 / x as f64)
-        .collect()
-}
-
 /// One metric's section: notes, plots and statistics.
 fn metric_section(out: &mut String, e: &Analysed, i: usize, m: &Metric, plots: bool) {
     let s = &m.stats;
@@ -274,12 +265,12 @@ fn metric_plots(out: &mut String, e: &Analysed, m: &Metric) {
     let Some(series) = run.series(&m.name) else {
         return;
     };
-    let values = per_iteration(run, &series.totals);
+    let values = per_iteration(&run.iterations, &series.totals);
     let base_values = e
         .baseline
         .as_ref()
         .and_then(|b| Some((b, b.series(&m.name)?)))
-        .map(|(b, bs)| per_iteration(b, &bs.totals));
+        .map(|(b, bs)| per_iteration(&b.iterations, &bs.totals));
     let against = e.comparison.as_ref().map(|c| &c.against);
     let base_label = match against {
         // The chart's legend, which plotters writes as it is given.

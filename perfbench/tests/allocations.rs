@@ -201,7 +201,7 @@ fn calibration_subtracts_nothing_from_allocation_counts() {
         "allocations",
     ));
     let mut plan = perfbench::run::plan::prepare(&options, &[], store).unwrap();
-    let setup = plan.setup_mut(perfbench::run::plan::SetupId::RUN);
+    let setup = plan.setup_mut(perfbench::run::setup::SetupId::RUN);
     let counts = ["allocs", "alloc-bytes", "deallocs", "reallocs"];
     let costs = setup.calibration.per_iteration();
     let per_iteration: Vec<_> = costs.iter().filter(|(n, _)| counts.contains(n)).collect();

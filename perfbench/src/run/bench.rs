@@ -14,7 +14,8 @@ use crate::measure::{self, Bencher, Costs, MeasureError, Planning, SamplingPlan,
 use crate::output::format::{format_value, printable};
 use crate::run::cli::RunOptions;
 use crate::run::panics::caught;
-use crate::run::plan::{Plan, Setup, SetupId};
+use crate::run::plan::Plan;
+use crate::run::setup::{Setup, SetupId};
 use crate::run::stderr;
 use crate::run::stored_runs::StoredRuns;
 use crate::store::history::HistoryRun;

@@ -10,7 +10,7 @@ use crate::counter::group::{CounterGroup, Groups};
 use crate::measure::environment::Environment;
 use crate::measure::{self, Method};
 use crate::run::cli::RunOptions;
-use crate::run::plan::Setup;
+use crate::run::setup::Setup;
 use crate::run::setup_error::CalibrationError;
 use crate::stats::Statistics;
 

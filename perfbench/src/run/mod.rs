@@ -15,6 +15,7 @@ pub mod plan;
 pub mod registry;
 pub mod round_source;
 pub mod scheduler;
+pub mod setup;
 pub mod setup_error;
 pub mod sinks;
 pub mod stderr;
@@ -391,7 +392,7 @@ fn underway<'a>(entries: &'a [Entry], jobs: Vec<bench::Job<'a>>) -> Vec<Underway
 }
 
 /// The setup each entry asks for, with its id (which names it in errors).
-fn wants<'a>(options: &RunOptions, entries: &'a [Entry]) -> Vec<(plan::Want, &'a str)> {
+fn wants<'a>(options: &RunOptions, entries: &'a [Entry]) -> Vec<(setup::Want, &'a str)> {
     (entries.iter())
         .map(|e| (options.wanted_setup(&e.bench.settings), e.id.as_str()))
         .collect()

@@ -4,80 +4,18 @@
 //! cost.
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
 
 use crate::analysis::comparison::Target;
-use crate::analysis::Calibration;
-use crate::counter::event::{self, Event, Source};
-use crate::counter::group::{self, Groups};
-use crate::kernel::{alloc, pmu, sys};
+use crate::counter::event::Event;
+use crate::kernel::{pmu, sys};
 use crate::measure::environment::Environment;
-use crate::measure::{self, Method, ThreadPin};
+use crate::measure::{self, ThreadPin};
 use crate::run::calibration::calibrate_setup;
 use crate::run::cli::{Pairing, Pinning, RunOptions};
+use crate::run::setup::{note_missing_hardware, open_setup, Setup, SetupId, Want};
 use crate::run::setup_error::SetupError;
 use crate::run::stderr;
 use crate::store::{BaselineSave, Store, StoreLock};
-
-/// What a benchmark asks to be measured with, its settings merged under
-/// the run's ([`RunOptions::wanted_setup`]): the key the plan opens one
-/// [`Setup`] for, however many benchmarks ask for it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Want {
-    /// Its events as `--events` writes them (`None`: the default set).
-    pub events: Option<String>,
-    /// Per-iteration mode rather than batch mode.
-    pub per_iter: bool,
-}
-
-/// Which of the plan's setups a benchmark is measured with
-/// ([`Plan::setup_id`]), found once when its job is made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SetupId(usize);
-
-impl SetupId {
-    /// The run's own setup, for every benchmark that asks for no other.
-    pub const RUN: SetupId = SetupId(0);
-}
-
-/// How benchmarks are measured: their events, opened in groups, in one
-/// mode, and the measurement's own cost that way.
-pub struct Setup {
-    /// The events that open here, in the order asked (hybrid CPUs: mapped
-    /// to the pinned core's PMU).
-    pub events: Vec<Event>,
-    /// The events split into groups that the PMU counts at once.
-    pub groups: Groups,
-    /// Per-iteration mode rather than batch mode.
-    pub per_iter: bool,
-    /// The measurement's own cost per iteration and metric, through
-    /// `iter`.
-    pub calibration: Calibration,
-    /// The same through the other `Bencher` methods the benchmarks used,
-    /// each calibrated once the first benchmark it measured has run
-    /// ([`crate::run::calibration::calibrate_method`]).
-    pub methods: Vec<Calibration>,
-}
-
-impl Setup {
-    /// The calibration of `method`: its own, or `iter`'s where it has
-    /// none yet.
-    pub fn calibration_for(&self, method: Method) -> &Calibration {
-        self.methods
-            .iter()
-            .find(|c| c.method == method)
-            .unwrap_or(&self.calibration)
-    }
-
-    /// The events measured together in each pass, where there is more than
-    /// one pass; empty otherwise.
-    pub fn pass_names(&self) -> Vec<Vec<String>> {
-        match self.groups.len() {
-            1 => Vec::new(),
-            _ => group::names(&self.groups, &self.events),
-        }
-    }
-}
 
 /// Everything a run decides before measuring.
 pub struct Plan {
@@ -295,177 +233,6 @@ fn asked_by(id: &str, want: &Want, error: SetupError) -> SetupError {
     }
 }
 
-/// Opens the setup `want`, not yet calibrated ([`calibrate_setup`]): its
-/// events (`parsed` where the options parsed them already), minus those
-/// this machine cannot count, in as few groups as the PMU holds.
-fn open_setup(
-    want: &Want,
-    parsed: Option<&[Event]>,
-    cpu: Option<usize>,
-) -> Result<Setup, SetupError> {
-    let (spec, per_iter) = (&want.events, &want.per_iter);
-    let mut events = countable_events(spec.as_deref(), parsed, cpu.is_some())?;
-    if *per_iter {
-        let (measurable, left_out) = measure::measurable_per_iteration(events);
-        events = measurable;
-        left_out.into_iter().for_each(|n| say_once(&n));
-    }
-    // A group reads allocation counts after the kernel's counters, so they
-    // go last (stable: the rest keep the order asked).
-    events.sort_by_key(|e| e.source == Source::Allocator);
-    // Batch mode counts the threads the routine spawns too; per-iteration
-    // mode reads its counters from user space, which inherited counters
-    // do not allow, so it counts the measuring thread only.
-    for e in &mut events {
-        e.attr.inherit = !per_iter;
-    }
-    let events = for_pinned_core(events, cpu);
-    let groups = group::open_groups(&events).map_err(|e| SetupError::Groups(e.to_string()))?;
-    if *per_iter && groups.len() > 1 {
-        return Err(SetupError::PerIterGroups {
-            count: groups.len(),
-            together: group::together(&group::names(&groups, &events)),
-        });
-    }
-    Ok(Setup {
-        events,
-        groups,
-        per_iter: *per_iter,
-        calibration: Calibration::default(),
-        methods: Vec::new(),
-    })
-}
-
-/// The events to measure: those asked for, or the default set, minus those
-/// this machine cannot count. Software events count the kernel's work for
-/// the task too; where privilege forbids that they count user space only,
-/// named with `:u`, and one note names them. An event asked for by name
-/// that cannot be counted is a warning; events of the default set that
-/// cannot be are named in one note per cause. Where none is left, the run
-/// measures wall time alone (and says so): a container or a locked-down
-/// kernel still gets a measurement.
-fn countable_events(
-    spec: Option<&str>,
-    parsed: Option<&[Event]>,
-    pinned: bool,
-) -> Result<Vec<Event>, SetupError> {
-    let asked = match (parsed, spec) {
-        (Some(parsed), _) => parsed.to_vec(),
-        (None, Some(spec)) => event::parse_list(spec).map_err(SetupError::Spec)?,
-        (None, None) => default_events(pinned),
-    };
-    let mut countable = Vec::new();
-    let mut narrowed = Vec::new();
-    let mut refused = Vec::new();
-    for e in asked {
-        match group::countable(e) {
-            Ok(group::Countable::AsAsked(e)) => countable.push(e),
-            Ok(group::Countable::UserOnly(e)) => {
-                narrowed.push(e.name.clone());
-                countable.push(e);
-            }
-            Err(err) if spec.is_some() => stderr::warning(&err.to_string()),
-            Err(err) => refused.push(err),
-        }
-    }
-    for note in refused_notes(&refused) {
-        stderr::note(&note);
-    }
-    if !narrowed.is_empty() {
-        stderr::note(&user_only_note(&narrowed));
-    }
-    if countable.is_empty() {
-        stderr::note("no event left to count: measuring wall time alone");
-    }
-    Ok(countable)
-}
-
-/// Says `note` unless this process said it already (each setup asks).
-fn say_once(note: &str) {
-    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-    let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
-    if !said.iter().any(|s| s == note) {
-        said.push(note.to_string());
-        stderr::note(note);
-    }
-}
-
-/// One note per cause for the events of the default set that cannot be
-/// counted, naming them: a container's filter refuses four events for one
-/// reason, and says so once.
-fn refused_notes(refused: &[group::OpenError]) -> Vec<String> {
-    let mut notes: Vec<(String, Vec<&str>)> = Vec::new();
-    for err in refused {
-        let reason = err.reason();
-        match notes.iter_mut().find(|(r, _)| *r == reason) {
-            Some((_, names)) => names.push(err.event()),
-            None => notes.push((reason, vec![err.event()])),
-        }
-    }
-    notes
-        .into_iter()
-        .map(|(reason, names)| format!("not counting {}: {reason}", names.join(", ")))
-        .collect()
-}
-
-/// `kernel.perf_event_paranoid` as notes print it.
-fn paranoid_setting() -> String {
-    sys::perf_event_paranoid().map_or("unreadable".into(), |p| p.to_string())
-}
-
-/// The note for software events narrowed to user space.
-fn user_only_note(names: &[String]) -> String {
-    let paranoid = paranoid_setting();
-    format!(
-        "counting {} in user space only: kernel.perf_event_paranoid is {paranoid}, so what the \
-         kernel does on your behalf (a fault taken while it copies into fresh pages, say) is \
-         missed; \
-         `sudo sysctl kernel.perf_event_paranoid=1` or CAP_PERFMON counts them",
-        names.join(", ")
-    )
-}
-
-/// Whether hardware counters open here, or why not.
-///
-/// Probed once: the note and every setup of the default set ask.
-fn hardware_probe() -> &'static Result<(), group::OpenError> {
-    static HARDWARE: OnceLock<Result<(), group::OpenError>> = OnceLock::new();
-    HARDWARE.get_or_init(|| group::probe(&event::parse(event::CYCLES).expect("cycles parses")))
-}
-
-/// Whether hardware counters open here.
-fn hardware_counters() -> bool {
-    hardware_probe().is_ok()
-}
-
-/// The note for a run of the default set where this machine has no
-/// hardware counters. Where perf events are refused altogether (a filter,
-/// the kernel's setting), the note on the default set's events says why.
-fn note_missing_hardware() {
-    if let Err(group::OpenError::Unsupported { .. }) = hardware_probe() {
-        let paranoid = paranoid_setting();
-        stderr::note(&format!(
-            "no hardware counters here (no CPU PMU, usual in VMs and CI; \
-             kernel.perf_event_paranoid = {paranoid}): measuring software events and wall time; \
-             on bare metal or with a virtual PMU you get cycles, instructions and cache misses"
-        ));
-    }
-}
-
-/// The default set: without `cpu-migrations` on a pinned thread, where it
-/// is always 0, and with the allocation counts where the bench target
-/// installs the counting allocator.
-fn default_events(pinned: bool) -> Vec<Event> {
-    let mut events = event::default_list(hardware_counters());
-    if pinned {
-        events.retain(|e| e.name != event::CPU_MIGRATIONS);
-    }
-    if alloc::installed() {
-        events.extend(event::allocation_list());
-    }
-    events
-}
-
 /// Pins the measuring thread as asked: `--cpu N`, `--cpu-type`, or `--pin`
 /// (the CPU it runs on, whatever its kind). Unasked, only where the CPU has
 /// more than one kind of core (hybrid), whose events count on one kind
@@ -513,18 +280,6 @@ fn core_of_type(kind: Option<&str>) -> Result<Option<usize>, SetupError> {
     Ok(Some(choice.cpu))
 }
 
-/// On hybrid CPUs, generalized events go to the PMU of the pinned core.
-fn for_pinned_core(events: Vec<Event>, cpu: Option<usize>) -> Vec<Event> {
-    let hybrid = cpu.and_then(|c| event::hybrid_type_for_cpu(pmu::live_root(), c as u32));
-    match hybrid {
-        Some(pmu_type) => events
-            .iter()
-            .map(|e| event::with_extended_type(e, pmu_type))
-            .collect(),
-        None => events,
-    }
-}
-
 /// What to compare with: the paired build, `--baseline NAME`, which must
 /// exist, or the previous run. (`--baseline` with a paired build was
 /// refused before the plan, by `paired::baseline_binary`.)
@@ -552,6 +307,10 @@ fn target(options: &RunOptions, store: &Store) -> Result<Target, SetupError> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::analysis::Calibration;
+    use crate::counter::event;
+    use crate::counter::group;
+    use crate::measure::Method;
     use crate::run::calibration::calibrate_method;
     use crate::run::cli::tests::parse_args;
 

@@ -20,8 +20,8 @@ use crate::analysis::comparison::Thresholds;
 use crate::counter::event::Event;
 use crate::measure::Config;
 use crate::output::Color;
-use crate::run::plan::Want;
 use crate::run::registry::{self, Ignored, Settings};
+use crate::run::setup::Want;
 
 pub use flags::usage;
 pub use hints::unknown_variables;

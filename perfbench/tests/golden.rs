@@ -25,7 +25,7 @@ use perfbench::counter::group::Counts;
 use perfbench::measure::environment::Environment;
 use perfbench::measure::{Measurement, Sample, Throughput};
 use perfbench::output::bencher_lines::bencher_line;
-use perfbench::output::default_block::Folded;
+use perfbench::output::folded::Folded;
 use perfbench::output::table::Table;
 use perfbench::run::cli::RegressionGate;
 use perfbench::run::end_of_run::RunTally;

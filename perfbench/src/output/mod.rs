@@ -11,6 +11,7 @@ pub mod bmf;
 pub mod default_block;
 pub mod destination;
 pub mod event_list;
+pub mod folded;
 pub mod format;
 pub mod html;
 pub mod table;

@@ -3,8 +3,8 @@
 
 use std::io::IsTerminal;
 
-use super::default_block::Folded;
 use super::destination::Destination;
+use super::folded::Folded;
 use super::format::{
     count, format_rate, format_value, four_digits, percent, printable, relative_text, standing_cell,
 };

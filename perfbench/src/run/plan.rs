@@ -474,7 +474,7 @@ fn pin(options: &RunOptions) -> Result<Option<ThreadPin>, String> {
             None => return Ok(None),
         },
     };
-    ThreadPin::new(cpu).map(Some)
+    ThreadPin::new(cpu).map(Some).map_err(|e| e.to_string())
 }
 
 /// On a hybrid CPU, the CPU of the core type `kind` (`--cpu-type`), else
@@ -489,7 +489,8 @@ fn core_of_type(kind: Option<&str>) -> Result<Option<usize>, String> {
         .map_err(|e| format!("cannot read the CPU affinity: {e}"))?
         .cpus();
     let current = sys::current_cpu().ok();
-    let Some(choice) = measure::choose_core(&types, kind, &allowed, current)? else {
+    let chosen = measure::choose_core(&types, kind, &allowed, current);
+    let Some(choice) = chosen.map_err(|e| e.to_string())? else {
         return Ok(None);
     };
     if let Some(note) = &choice.note {

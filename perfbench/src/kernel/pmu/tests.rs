@@ -227,6 +227,7 @@ fn format_fields_parse_and_encode_low_bits_first() {
     f.encode("event", 0x1c0, &mut w).unwrap();
     assert_eq!(w, [0x1_0000_00c0, 0, 0]);
     let e = f.encode("event", 0x1000, &mut w).unwrap_err();
+    let e = e.to_string();
     assert!(e.contains("`event`") && e.contains("12-bit"), "{e}");
 
     let f = FormatField::parse("config1:8").unwrap();

@@ -56,7 +56,7 @@ pub fn main(target: &paired::revision::BenchTarget) -> ! {
             run(&options, target)
         }
         Err(e) => {
-            stderr::error(&e);
+            stderr::error(&e.to_string());
             EXIT_USAGE
         }
     };
@@ -151,7 +151,7 @@ fn check(entries: &[Entry]) -> Result<(), String> {
     }
     for e in entries {
         let path = registry::id_of(e.bench.module_path, e.bench.name, &Default::default());
-        cli::check_settings(&printable(&path), &e.bench.settings)?;
+        cli::check_settings(&printable(&path), &e.bench.settings).map_err(|e| e.to_string())?;
     }
     Ok(())
 }

@@ -219,6 +219,22 @@ mod tests {
     use std::process::Command;
 
     #[test]
+    fn a_guard_error_keeps_the_errno_and_prints_as_the_system_says() {
+        let e = GuardError {
+            call: "fork",
+            errno: libc::EAGAIN,
+        };
+        assert_eq!(
+            e.to_string(),
+            "Resource temporarily unavailable (os error 11)"
+        );
+        assert_eq!(
+            e.to_string(),
+            io::Error::from_raw_os_error(libc::EAGAIN).to_string()
+        );
+    }
+
+    #[test]
     fn a_dropped_guard_kills_the_groups_it_watches_and_spares_the_forgotten() {
         let guard = GroupGuard::start().unwrap();
         let mut watched = Command::new("sleep")

@@ -30,12 +30,12 @@ pub struct GroupGuard {
 
 impl GroupGuard {
     /// Forks the guard.
-    pub fn start() -> io::Result<GroupGuard> {
+    pub fn start() -> Result<GroupGuard, GuardError> {
         let mut fds = [0; 2];
         // SAFETY: pipe2 writes two descriptors into the array it is given,
         // which has room for two.
         if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-            return Err(io::Error::last_os_error());
+            return Err(GuardError::last("pipe2"));
         }
         // SAFETY: pipe2 succeeded: both are open descriptors nothing else
         // owns.
@@ -44,7 +44,7 @@ impl GroupGuard {
         // async-signal-safe calls only (no allocation, no lock) and never
         // returns; the parent goes on as before.
         match unsafe { libc::fork() } {
-            -1 => Err(io::Error::last_os_error()),
+            -1 => Err(GuardError::last("fork")),
             0 => guard(read.as_raw_fd()),
             pid => Ok(GroupGuard {
                 write: Some(write),
@@ -95,13 +95,40 @@ impl Drop for GroupGuard {
 
 /// The guard of this process's children, forked at the first call and
 /// never dropped: it ends when this process does.
-pub fn shared() -> Result<&'static GroupGuard, String> {
-    static SHARED: OnceLock<Result<GroupGuard, String>> = OnceLock::new();
+pub fn shared() -> Result<&'static GroupGuard, GuardError> {
+    static SHARED: OnceLock<Result<GroupGuard, GuardError>> = OnceLock::new();
     SHARED
-        .get_or_init(|| GroupGuard::start().map_err(|e| e.to_string()))
+        .get_or_init(GroupGuard::start)
         .as_ref()
-        .map_err(Clone::clone)
+        .map_err(|e| *e)
 }
+
+/// Why the guard could not start: the call that failed and its errno.
+/// It prints as the system's message alone, as an `io::Error` does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GuardError {
+    /// The call: `pipe2` or `fork`.
+    pub call: &'static str,
+    /// Its errno.
+    pub errno: i32,
+}
+
+impl GuardError {
+    /// The error `call` just set.
+    fn last(call: &'static str) -> GuardError {
+        // `last_os_error` always holds an errno: the 0 is never taken.
+        let errno = io::Error::last_os_error().raw_os_error().unwrap_or(0);
+        GuardError { call, errno }
+    }
+}
+
+impl std::fmt::Display for GuardError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", io::Error::from_raw_os_error(self.errno))
+    }
+}
+
+impl std::error::Error for GuardError {}
 
 /// The guard's life, in the forked child: only async-signal-safe calls.
 fn guard(read: RawFd) -> ! {
@@ -190,6 +217,22 @@ mod tests {
     use super::*;
     use std::os::unix::process::{CommandExt, ExitStatusExt};
     use std::process::Command;
+
+    #[test]
+    fn a_guard_error_keeps_the_errno_and_prints_as_the_system_says() {
+        let e = GuardError {
+            call: "fork",
+            errno: libc::EAGAIN,
+        };
+        assert_eq!(
+            e.to_string(),
+            "Resource temporarily unavailable (os error 11)"
+        );
+        assert_eq!(
+            e.to_string(),
+            io::Error::from_raw_os_error(libc::EAGAIN).to_string()
+        );
+    }
 
     #[test]
     fn a_dropped_guard_kills_the_groups_it_watches_and_spares_the_forgotten() {

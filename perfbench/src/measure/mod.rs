@@ -32,7 +32,7 @@ pub use per_iter::{
     calibrate_per_iter, measurable_per_iteration, measure_per_iter, IterationCounts,
     PerIterMeasurement, MAX_STORED_ITERATIONS,
 };
-pub use pin::{choose_core, CoreChoice, ThreadPin};
+pub use pin::{choose_core, CoreChoice, PinError, ThreadPin};
 pub use sampling::{Costs, SamplingPlan, Shape, FEWEST_SAMPLES, MAX_SAMPLES};
 
 /// How long and how often to measure.

@@ -2,8 +2,74 @@
 //! hybrid CPUs choosing which kind of core: the same on every run, so that
 //! runs compare.
 
+use std::{fmt, io};
+
 use crate::kernel::pmu::{CoreType, CpuList};
 use crate::kernel::sys::{self, CpuSet};
+
+/// Why the thread cannot be pinned, or where to: the system's refusal, or
+/// a `--cpu`/`--cpu-type` that does not fit this machine. One line each.
+#[derive(Debug)]
+pub enum PinError {
+    /// The thread's affinity could not be read.
+    Affinity(io::Error),
+    /// The CPU the thread is on could not be told.
+    CurrentCpu(io::Error),
+    /// `cpu` is not among the CPUs the process may run on.
+    NotAllowed {
+        /// The CPU asked.
+        cpu: usize,
+        /// Those it may run on.
+        allowed: Vec<usize>,
+    },
+    /// `cpu` is beyond what a CPU set holds.
+    OutOfRange(usize),
+    /// The system refused to pin to `cpu`.
+    Refused(usize, io::Error),
+    /// `--cpu-type` on a CPU with one kind of core.
+    NotHybrid(String),
+    /// `--cpu-type` that names no core type here (the types' names).
+    UnknownType(String, String),
+    /// `--cpu-type` none of whose CPUs the process may run on.
+    TypeNotAllowed(String, Vec<u32>),
+    /// No CPU the process may run on has a core type (the types' names).
+    NoTypeAllowed(String),
+}
+
+impl fmt::Display for PinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PinError::Affinity(e) => write!(f, "cannot read the CPU affinity: {e}"),
+            PinError::CurrentCpu(e) => write!(f, "cannot tell the current CPU: {e}"),
+            PinError::NotAllowed { cpu, allowed } => write!(
+                f,
+                "cannot pin to CPU {cpu}: this process may run on CPUs {allowed:?} only"
+            ),
+            PinError::OutOfRange(cpu) => write!(f, "CPU {cpu} is out of range"),
+            PinError::Refused(cpu, e) => write!(f, "cannot pin to CPU {cpu}: {e}"),
+            PinError::NotHybrid(name) => write!(
+                f,
+                "--cpu-type `{name}`: this CPU has one kind of core (not a hybrid CPU)"
+            ),
+            PinError::UnknownType(name, types) => write!(
+                f,
+                "--cpu-type `{name}`: not a core type of this CPU ({types})"
+            ),
+            PinError::TypeNotAllowed(name, cpus) => write!(
+                f,
+                "--cpu-type `{name}`: none of its CPUs ({}) is one this process may run on",
+                CpuList(cpus)
+            ),
+            PinError::NoTypeAllowed(types) => write!(
+                f,
+                "none of the CPUs this process may run on belongs to a core type ({types}); \
+                 pin with --cpu N or --no-pin"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PinError {}
 
 /// Keeps the calling thread on one CPU while it lives, restoring the
 /// previous affinity when dropped.
@@ -14,21 +80,18 @@ pub struct ThreadPin {
 
 impl ThreadPin {
     /// Pins to `cpu`, or to the CPU the thread is on now.
-    pub fn new(cpu: Option<usize>) -> Result<ThreadPin, String> {
-        let previous =
-            sys::thread_affinity().map_err(|e| format!("cannot read the CPU affinity: {e}"))?;
+    pub fn new(cpu: Option<usize>) -> Result<ThreadPin, PinError> {
+        let previous = sys::thread_affinity().map_err(PinError::Affinity)?;
         let cpu = match cpu {
             Some(cpu) => cpu,
-            None => sys::current_cpu().map_err(|e| format!("cannot tell the current CPU: {e}"))?,
+            None => sys::current_cpu().map_err(PinError::CurrentCpu)?,
         };
         if !previous.contains(cpu) {
-            return Err(format!(
-                "cannot pin to CPU {cpu}: this process may run on CPUs {:?} only",
-                previous.cpus()
-            ));
+            let allowed = previous.cpus();
+            return Err(PinError::NotAllowed { cpu, allowed });
         }
-        let set = CpuSet::single(cpu).ok_or_else(|| format!("CPU {cpu} is out of range"))?;
-        sys::set_thread_affinity(&set).map_err(|e| format!("cannot pin to CPU {cpu}: {e}"))?;
+        let set = CpuSet::single(cpu).ok_or(PinError::OutOfRange(cpu))?;
+        sys::set_thread_affinity(&set).map_err(|e| PinError::Refused(cpu, e))?;
         Ok(ThreadPin { cpu, previous })
     }
 
@@ -71,7 +134,7 @@ pub fn choose_core(
     asked: Option<&str>,
     allowed: &[usize],
     current: Option<usize>,
-) -> Result<Option<CoreChoice>, String> {
+) -> Result<Option<CoreChoice>, PinError> {
     let usable = |t: &CoreType| -> Vec<usize> {
         t.cpus
             .iter()
@@ -92,10 +155,7 @@ pub fn choose_core(
         let t = asked_type(types, name)?;
         let cpus = usable(t);
         if cpus.is_empty() {
-            return Err(format!(
-                "--cpu-type `{name}`: none of its CPUs ({}) is one this process may run on",
-                CpuList(&t.cpus)
-            ));
+            return Err(PinError::TypeNotAllowed(name.into(), t.cpus.clone()));
         }
         return Ok(pick(t, cpus, None));
     }
@@ -119,31 +179,20 @@ pub fn choose_core(
             );
             Ok(pick(t, cpus, Some(note)))
         }
-        None => Err(format!(
-            "none of the CPUs this process may run on belongs to a core type ({}); \
-             pin with --cpu N or --no-pin",
-            names(types)
-        )),
+        None => Err(PinError::NoTypeAllowed(names(types))),
     }
 }
 
 /// The core type `--cpu-type name` names: a core PMU's name, or that name
 /// without `cpu_` (Intel's `core`, `atom`).
-fn asked_type<'t>(types: &'t [CoreType], name: &str) -> Result<&'t CoreType, String> {
+fn asked_type<'t>(types: &'t [CoreType], name: &str) -> Result<&'t CoreType, PinError> {
     if types.is_empty() {
-        return Err(format!(
-            "--cpu-type `{name}`: this CPU has one kind of core (not a hybrid CPU)"
-        ));
+        return Err(PinError::NotHybrid(name.into()));
     }
     types
         .iter()
         .find(|t| t.pmu == name || t.pmu.strip_prefix("cpu_") == Some(name))
-        .ok_or_else(|| {
-            format!(
-                "--cpu-type `{name}`: not a core type of this CPU ({})",
-                names(types)
-            )
-        })
+        .ok_or_else(|| PinError::UnknownType(name.into(), names(types)))
 }
 
 /// The types' names, the performance cores' first and marked.
@@ -181,8 +230,8 @@ mod tests {
     ) {
         for &(asked, current, cpu, core_type) in cases {
             assert_eq!(
-                choose_core(types, asked, all, current),
-                Ok(choice(cpu, core_type)),
+                choose_core(types, asked, all, current).ok(),
+                Some(choice(cpu, core_type)),
                 "--cpu-type {asked:?}, started on {current:?}"
             );
         }
@@ -221,14 +270,14 @@ mod tests {
             )
         );
         assert_eq!(
-            choose_core(&types, Some("core"), &[9, 10], None),
+            choose_core(&types, Some("core"), &[9, 10], None).map_err(|e| e.to_string()),
             Err(
                 "--cpu-type `core`: none of its CPUs (0-7,16) is one this process may run on"
                     .into()
             )
         );
         assert_eq!(
-            choose_core(&types, None, &[17, 18], None),
+            choose_core(&types, None, &[17, 18], None).map_err(|e| e.to_string()),
             Err(
                 "none of the CPUs this process may run on belongs to a core type \
                  (cpu_core (performance), cpu_atom); pin with --cpu N or --no-pin"
@@ -257,7 +306,7 @@ mod tests {
             ],
         );
         assert_eq!(
-            choose_core(&types, Some("big"), &all, None),
+            choose_core(&types, Some("big"), &all, None).map_err(|e| e.to_string()),
             Err(
                 "--cpu-type `big`: not a core type of this CPU (armv8_cortex_a76 (performance), \
                  armv8_cortex_a55)"
@@ -270,9 +319,9 @@ mod tests {
     fn one_kind_of_core_is_not_pinned_unasked() {
         let t = amd();
         let types = core_types(t.root(), &t.root().join("cpu"));
-        assert_eq!(choose_core(&types, None, &[0, 1], Some(1)), Ok(None));
+        assert_eq!(choose_core(&types, None, &[0, 1], Some(1)).ok(), Some(None));
         assert_eq!(
-            choose_core(&types, Some("core"), &[0, 1], Some(1)),
+            choose_core(&types, Some("core"), &[0, 1], Some(1)).map_err(|e| e.to_string()),
             Err("--cpu-type `core`: this CPU has one kind of core (not a hybrid CPU)".into())
         );
     }

@@ -60,7 +60,7 @@ pub fn main(target: &paired::revision::BenchTarget) -> ! {
             run(&options, target)
         }
         Err(e) => {
-            stderr::error(&e);
+            stderr::error(&e.to_string());
             EXIT_USAGE
         }
     };
@@ -151,12 +151,11 @@ fn selected(filter: &Filter) -> Result<(registry::Selection, Vec<Broken>, usize)
 /// setting beyond the limits the command line has.
 fn check(entries: &[Entry]) -> Result<(), SetupError> {
     if let Some(duplicate) = registry::duplicate_id(entries) {
-        return Err(SetupError::Registry(duplicate));
+        return Err(SetupError::DuplicateId(duplicate));
     }
     for e in entries {
         let path = registry::id_of(e.bench.module_path, e.bench.name, &Default::default());
-        let checked = cli::check_settings(&printable(&path), &e.bench.settings);
-        checked.map_err(|e| SetupError::Registry(e.to_string()))?;
+        cli::check_settings(&printable(&path), &e.bench.settings).map_err(SetupError::Setting)?;
     }
     Ok(())
 }

@@ -9,7 +9,7 @@ use crate::analysis::comparison::Target;
 use crate::counter::event::Event;
 use crate::kernel::{pmu, sys};
 use crate::measure::environment::Environment;
-use crate::measure::{self, ThreadPin};
+use crate::measure::{self, PinError, ThreadPin};
 use crate::run::calibration::calibrate_setup;
 use crate::run::cli::{Pairing, Pinning, RunOptions};
 use crate::run::setup::{note_missing_hardware, open_setup, Setup, SetupId, Want};
@@ -242,10 +242,7 @@ fn asked_by(id: &str, want: &Want, error: SetupError) -> SetupError {
 fn pin(options: &RunOptions) -> Result<Option<ThreadPin>, SetupError> {
     let cpu = match &options.pinning {
         Pinning::Off => return Ok(None),
-        Pinning::Conflicting => {
-            let both = "--cpu and --cpu-type exclude each other";
-            return Err(SetupError::Pin(both.into()));
-        }
+        Pinning::Conflicting => return Err(SetupError::ConflictingPins),
         Pinning::Cpu(cpu) => Some(*cpu),
         // `--pin` alone: where it starts, whatever its kind.
         Pinning::StartingCpu => None,
@@ -255,9 +252,7 @@ fn pin(options: &RunOptions) -> Result<Option<ThreadPin>, SetupError> {
             None => return Ok(None),
         },
     };
-    ThreadPin::new(cpu)
-        .map(Some)
-        .map_err(|e| SetupError::Pin(e.to_string()))
+    ThreadPin::new(cpu).map(Some).map_err(SetupError::Pin)
 }
 
 /// On a hybrid CPU, the CPU of the core type `kind` (`--cpu-type`), else
@@ -268,10 +263,11 @@ fn core_of_type(kind: Option<&str>) -> Result<Option<usize>, SetupError> {
     if types.is_empty() && kind.is_none() {
         return Ok(None);
     }
-    let allowed = sys::thread_affinity().map_err(SetupError::Affinity)?.cpus();
+    let allowed = sys::thread_affinity().map_err(|e| SetupError::Pin(PinError::Affinity(e)))?;
+    let allowed = allowed.cpus();
     let current = sys::current_cpu().ok();
     let choice = measure::choose_core(&types, kind, &allowed, current);
-    let Some(choice) = choice.map_err(|e| SetupError::Pin(e.to_string()))? else {
+    let Some(choice) = choice.map_err(SetupError::Pin)? else {
         return Ok(None);
     };
     if let Some(note) = &choice.note {

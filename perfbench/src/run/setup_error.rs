@@ -4,24 +4,25 @@
 //! exits with the usage code.
 
 use std::fmt;
-use std::io;
 
 use crate::counter::event::SpecError;
-use crate::measure::MeasureError;
+use crate::measure::{MeasureError, PinError};
 use crate::output::format::quoted;
+use crate::run::cli::SettingError;
 use crate::store::StoreError;
 
 /// Why a run cannot start.
 #[derive(Debug)]
 pub enum SetupError {
-    /// Two benchmarks with one id, or a function's setting beyond the
-    /// command line's limits (the registry's words).
-    Registry(String),
+    /// Two benchmarks with one id (the registry's words).
+    DuplicateId(String),
+    /// A function's own setting beyond the command line's limits.
+    Setting(SettingError),
+    /// `--cpu` and `--cpu-type` both given.
+    ConflictingPins,
     /// The thread cannot be pinned as asked (`--cpu`, `--cpu-type`,
     /// `--pin`, or a hybrid CPU's performance cores).
-    Pin(String),
-    /// The CPU affinity, which pinning starts from, cannot be read.
-    Affinity(io::Error),
+    Pin(PinError),
     /// Events that do not parse.
     Spec(SpecError),
     /// Events that do not open together.
@@ -64,10 +65,12 @@ pub enum SetupError {
 impl fmt::Display for SetupError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SetupError::Registry(why) | SetupError::Pin(why) | SetupError::Paired(why) => {
-                f.write_str(why)
+            SetupError::DuplicateId(why) | SetupError::Paired(why) => f.write_str(why),
+            SetupError::Setting(e) => write!(f, "{e}"),
+            SetupError::ConflictingPins => {
+                f.write_str("--cpu and --cpu-type exclude each other")
             }
-            SetupError::Affinity(e) => write!(f, "cannot read the CPU affinity: {e}"),
+            SetupError::Pin(e) => write!(f, "{e}"),
             SetupError::Spec(e) => write!(f, "{e}"),
             SetupError::Groups(e) => write!(
                 f,

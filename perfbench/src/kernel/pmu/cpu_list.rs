@@ -37,8 +37,38 @@ pub fn write_ranges(f: &mut fmt::Formatter<'_>, ranges: &[(u32, u32)]) -> fmt::R
     Ok(())
 }
 
+/// What is wrong with a CPU list, quoting it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CpuListError {
+    /// A part that is no CPU number.
+    NotCpu {
+        /// The part.
+        part: String,
+        /// The whole list.
+        text: String,
+    },
+    /// A range that runs backwards or spans more than 65,536 CPUs.
+    BadRange {
+        /// The range.
+        range: String,
+    },
+}
+
+impl fmt::Display for CpuListError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CpuListError::NotCpu { part, text } => {
+                write!(f, "`{part}` is not a CPU number in `{text}`")
+            }
+            CpuListError::BadRange { range } => write!(f, "bad CPU range `{range}`"),
+        }
+    }
+}
+
+impl std::error::Error for CpuListError {}
+
 /// Parses a CPU list as sysfs writes it: `0-7,16`, `3`, or empty.
-pub fn parse_cpu_list(text: &str) -> Result<Vec<u32>, String> {
+pub fn parse_cpu_list(text: &str) -> Result<Vec<u32>, CpuListError> {
     let text = text.trim();
     let mut cpus = Vec::new();
     if text.is_empty() {
@@ -46,15 +76,16 @@ pub fn parse_cpu_list(text: &str) -> Result<Vec<u32>, String> {
     }
     for part in text.split(',') {
         let num = |s: &str| {
-            s.trim()
-                .parse::<u32>()
-                .map_err(|_| format!("`{s}` is not a CPU number in `{text}`"))
+            s.trim().parse::<u32>().map_err(|_| CpuListError::NotCpu {
+                part: s.into(),
+                text: text.into(),
+            })
         };
         match part.split_once('-') {
             Some((lo, hi)) => {
                 let (lo, hi) = (num(lo)?, num(hi)?);
                 if lo > hi || hi - lo > 65_536 {
-                    return Err(format!("bad CPU range `{part}`"));
+                    return Err(CpuListError::BadRange { range: part.into() });
                 }
                 cpus.extend(lo..=hi);
             }

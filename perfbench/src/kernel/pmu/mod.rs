@@ -31,9 +31,10 @@ mod topdown;
 pub use core_types::{
     core_type_of, core_types, hybrid_core_types, live_cpu_root, CoreType, LIVE_CPU_ROOT,
 };
-pub use cpu_list::{parse_cpu_list, CpuList};
+pub use cpu_list::{parse_cpu_list, CpuList, CpuListError};
 pub use terms::{
-    is_name_char, parse_number, parse_terms, ConfigWord, ConfigWords, FormatField, Term, TermValue,
+    is_name_char, parse_number, parse_terms, ConfigWord, ConfigWords, FormatField, Term, TermError,
+    TermValue,
 };
 pub use topdown::is_topdown;
 
@@ -158,7 +159,8 @@ fn read_aliases(dir: &Path) -> BTreeMap<String, Alias> {
         if alias.ends_with(".scale") || alias.ends_with(".unit") {
             continue;
         }
-        let Ok(terms) = read(&path).and_then(|t| parse_terms(&t).map_err(PmuError::Malformed))
+        let Ok(terms) = read(&path)
+            .and_then(|t| parse_terms(&t).map_err(|e| PmuError::Malformed(e.to_string())))
         else {
             continue;
         };
@@ -210,7 +212,7 @@ impl Pmu {
         name: &str,
         value: u64,
         words: &mut ConfigWords,
-    ) -> Result<(), String> {
+    ) -> Result<(), TermError> {
         if let Some(field) = self.formats.get(name) {
             return field.encode(name, value, words);
         }
@@ -218,16 +220,11 @@ impl Pmu {
             words[word.index()] = value;
             return Ok(());
         }
-        let known: Vec<&str> = self.formats.keys().map(String::as_str).collect();
-        Err(format!(
-            "PMU `{}` has no term `{name}` (its terms: {})",
-            self.name,
-            if known.is_empty() {
-                "none".to_string()
-            } else {
-                known.join(", ")
-            }
-        ))
+        Err(TermError::NoSuchTerm {
+            pmu: self.name.clone(),
+            term: name.into(),
+            known: self.formats.keys().cloned().collect(),
+        })
     }
 }
 

@@ -52,6 +52,118 @@ impl ConfigWord {
 /// `config2`, in that order.
 pub type ConfigWords = [u64; 3];
 
+/// What is wrong with a format file, a term list or a term's value, one
+/// line quoting the culprit (the caller says which file or spec it is).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TermError {
+    /// A format file without `config[12]:`.
+    NotFormat {
+        /// The file's text.
+        text: String,
+    },
+    /// A format file's word that is not `config`, `config1` or `config2`.
+    NotConfigWord {
+        /// The word written.
+        word: String,
+    },
+    /// A bit of a format file's range that is not 0 to 63.
+    NotBit {
+        /// The bit as written.
+        bit: String,
+        /// The file's text.
+        text: String,
+    },
+    /// A format file's range whose high bit is below its low.
+    Backwards {
+        /// The range.
+        range: String,
+        /// The file's text.
+        text: String,
+    },
+    /// A term's value that does not fit its format field.
+    TooWideForField {
+        /// The term's name.
+        term: String,
+        /// The value.
+        value: u64,
+        /// The field.
+        field: FormatField,
+    },
+    /// An empty term in a list.
+    EmptyTerm,
+    /// A term that is neither `name` nor `name=value`.
+    NotTerm {
+        /// The term as written.
+        part: String,
+    },
+    /// A term's value beyond 64 bits.
+    ValueTooWide {
+        /// The term as written.
+        part: String,
+        /// Its value.
+        value: String,
+    },
+    /// A term's value that is not a number.
+    NotNumber {
+        /// The term as written.
+        part: String,
+        /// Its value.
+        value: String,
+    },
+    /// A term the PMU has no format for.
+    NoSuchTerm {
+        /// The PMU's name.
+        pmu: String,
+        /// The term.
+        term: String,
+        /// The PMU's format terms.
+        known: Vec<String>,
+    },
+}
+
+impl fmt::Display for TermError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TermError::NotFormat { text } => write!(f, "`{text}` is not `config[12]:BITS`"),
+            TermError::NotConfigWord { word } => {
+                write!(f, "`{word}` is not config, config1 or config2")
+            }
+            TermError::NotBit { bit, text } => {
+                write!(f, "`{bit}` is not a bit number 0-63 in `{text}`")
+            }
+            TermError::Backwards { range, text } => {
+                write!(f, "range `{range}` runs backwards in `{text}`")
+            }
+            TermError::TooWideForField { term, value, field } => write!(
+                f,
+                "value {value:#x} of `{term}` is wider than its {}-bit field ({field})",
+                field.width()
+            ),
+            TermError::EmptyTerm => f.write_str("empty term (a stray comma?)"),
+            TermError::NotTerm { part } => {
+                write!(f, "`{part}` is not a term (`name` or `name=value`)")
+            }
+            TermError::ValueTooWide { part, value } => {
+                write!(f, "`{part}`: value `{value}` is wider than 64 bits")
+            }
+            TermError::NotNumber { part, value } => write!(
+                f,
+                "`{part}`: value `{value}` is not a number (decimal or 0x hex)"
+            ),
+            TermError::NoSuchTerm { pmu, term, known } => {
+                let known = if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                };
+                write!(f, "PMU `{pmu}` has no term `{term}` (its terms: {known})")
+            }
+        }
+    }
+}
+
+impl std::error::Error for TermError {}
+
 /// Where a format term's value goes: a word and the bit ranges in it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FormatField {
@@ -65,19 +177,22 @@ pub struct FormatField {
 impl FormatField {
     /// Parses a format file's content: `config:0-7`, `config1:8`,
     /// `config:0-7,32-35`.
-    pub fn parse(text: &str) -> Result<FormatField, String> {
+    pub fn parse(text: &str) -> Result<FormatField, TermError> {
         let text = text.trim();
         let (word, bits) = text
             .split_once(':')
-            .ok_or_else(|| format!("`{text}` is not `config[12]:BITS`"))?;
+            .ok_or_else(|| TermError::NotFormat { text: text.into() })?;
         let word = ConfigWord::from_name(word)
-            .ok_or_else(|| format!("`{word}` is not config, config1 or config2"))?;
+            .ok_or_else(|| TermError::NotConfigWord { word: word.into() })?;
         let mut ranges = Vec::new();
         for part in bits.split(',') {
-            let bit = |s: &str| -> Result<u32, String> {
+            let bit = |s: &str| -> Result<u32, TermError> {
                 match s.trim().parse::<u32>() {
                     Ok(b) if b < 64 => Ok(b),
-                    _ => Err(format!("`{s}` is not a bit number 0-63 in `{text}`")),
+                    _ => Err(TermError::NotBit {
+                        bit: s.into(),
+                        text: text.into(),
+                    }),
                 }
             };
             let (lo, hi) = match part.split_once('-') {
@@ -85,7 +200,10 @@ impl FormatField {
                 None => (bit(part)?, bit(part)?),
             };
             if lo > hi {
-                return Err(format!("range `{part}` runs backwards in `{text}`"));
+                return Err(TermError::Backwards {
+                    range: part.into(),
+                    text: text.into(),
+                });
             }
             ranges.push((lo, hi));
         }
@@ -107,13 +225,14 @@ impl FormatField {
     /// Writes `value` into `words`, replacing what the field held; the
     /// value's low bits fill the first range. `term` names the field in the
     /// error when the value does not fit.
-    pub fn encode(&self, term: &str, value: u64, words: &mut ConfigWords) -> Result<(), String> {
+    pub fn encode(&self, term: &str, value: u64, words: &mut ConfigWords) -> Result<(), TermError> {
         let width = self.width();
         if width < 64 && value >> width != 0 {
-            return Err(format!(
-                "value {value:#x} of `{term}` is wider than its {width}-bit field ({})",
-                self
-            ));
+            return Err(TermError::TooWideForField {
+                term: term.into(),
+                value,
+                field: self.clone(),
+            });
         }
         let word = &mut words[self.word.index()];
         *word &= !self.mask();
@@ -181,7 +300,7 @@ pub fn parse_number(text: &str) -> Option<u64> {
 /// Parses a comma-separated term list (`event=0xc0,umask=0x01,edge`).
 /// An empty list is fine; an empty term, an empty name or a value that is
 /// not a number is an error naming it.
-pub fn parse_terms(text: &str) -> Result<Vec<Term>, String> {
+pub fn parse_terms(text: &str) -> Result<Vec<Term>, TermError> {
     let text = text.trim();
     if text.is_empty() {
         return Ok(Vec::new());
@@ -190,7 +309,7 @@ pub fn parse_terms(text: &str) -> Result<Vec<Term>, String> {
         .map(|part| {
             let part = part.trim();
             if part.is_empty() {
-                return Err("empty term (a stray comma?)".to_string());
+                return Err(TermError::EmptyTerm);
             }
             let (name, value) = match part.split_once('=') {
                 Some((name, value)) => {
@@ -207,7 +326,7 @@ pub fn parse_terms(text: &str) -> Result<Vec<Term>, String> {
                 None => (part, TermValue::Bare),
             };
             if name.is_empty() || !name.chars().all(is_name_char) {
-                return Err(format!("`{part}` is not a term (`name` or `name=value`)"));
+                return Err(TermError::NotTerm { part: part.into() });
             }
             Ok(Term {
                 name: name.to_string(),
@@ -217,15 +336,17 @@ pub fn parse_terms(text: &str) -> Result<Vec<Term>, String> {
         .collect()
 }
 
-fn bad_value(part: &str, value: &str) -> String {
+/// Why `value` of the term `part` is no number: too wide, or not digits.
+fn bad_value(part: &str, value: &str) -> TermError {
     let digits = match value.strip_prefix("0x") {
         Some(hex) => !hex.is_empty() && hex.chars().all(|c| c.is_ascii_hexdigit()),
         None => !value.is_empty() && value.chars().all(|c| c.is_ascii_digit()),
     };
+    let (part, value) = (part.into(), value.into());
     if digits {
-        format!("`{part}`: value `{value}` is wider than 64 bits")
+        TermError::ValueTooWide { part, value }
     } else {
-        format!("`{part}`: value `{value}` is not a number (decimal or 0x hex)")
+        TermError::NotNumber { part, value }
     }
 }
 

@@ -227,6 +227,7 @@ fn format_fields_parse_and_encode_low_bits_first() {
     f.encode("event", 0x1c0, &mut w).unwrap();
     assert_eq!(w, [0x1_0000_00c0, 0, 0]);
     let e = f.encode("event", 0x1000, &mut w).unwrap_err();
+    let e = e.to_string();
     assert!(e.contains("`event`") && e.contains("12-bit"), "{e}");
 
     let f = FormatField::parse("config1:8").unwrap();
@@ -410,4 +411,73 @@ fn the_live_msr_pmu_reads_like_sysfs_says() {
             value: TermValue::Number(0)
         }]
     );
+}
+
+#[test]
+fn sysfs_text_errors_hold_their_culprit_and_print_one_line() {
+    let cases: [(Result<(), TermError>, TermError, &str); 5] = [
+        (
+            FormatField::parse("config:7-0").map(drop),
+            TermError::Backwards {
+                range: "7-0".into(),
+                text: "config:7-0".into(),
+            },
+            "range `7-0` runs backwards in `config:7-0`",
+        ),
+        (
+            FormatField::parse("config:0-7,32-35")
+                .unwrap()
+                .encode("event", 0x1000, &mut [0; 3]),
+            TermError::TooWideForField {
+                term: "event".into(),
+                value: 0x1000,
+                field: FormatField::parse("config:0-7,32-35").unwrap(),
+            },
+            "value 0x1000 of `event` is wider than its 12-bit field (config:0-7,32-35)",
+        ),
+        (
+            parse_terms("event=0xc0,,umask=1").map(drop),
+            TermError::EmptyTerm,
+            "empty term (a stray comma?)",
+        ),
+        (
+            parse_terms("event=0x10000000000000000").map(drop),
+            TermError::ValueTooWide {
+                part: "event=0x10000000000000000".into(),
+                value: "0x10000000000000000".into(),
+            },
+            "`event=0x10000000000000000`: value `0x10000000000000000` is wider than 64 bits",
+        ),
+        (
+            Pmu {
+                name: "msr".into(),
+                kind: 9,
+                formats: BTreeMap::new(),
+                aliases: BTreeMap::new(),
+                cpus: None,
+            }
+            .encode_term("event", 1, &mut [0; 3]),
+            TermError::NoSuchTerm {
+                pmu: "msr".into(),
+                term: "event".into(),
+                known: Vec::new(),
+            },
+            "PMU `msr` has no term `event` (its terms: none)",
+        ),
+    ];
+    for (got, error, text) in cases {
+        assert_eq!(got, Err(error.clone()));
+        assert_eq!(error.to_string(), text);
+    }
+    let range = CpuListError::BadRange {
+        range: "3-1".into(),
+    };
+    assert_eq!(parse_cpu_list("3-1"), Err(range.clone()));
+    assert_eq!(range.to_string(), "bad CPU range `3-1`");
+    let cpu = CpuListError::NotCpu {
+        part: "a".into(),
+        text: "0,a".into(),
+    };
+    assert_eq!(parse_cpu_list("0,a"), Err(cpu.clone()));
+    assert_eq!(cpu.to_string(), "`a` is not a CPU number in `0,a`");
 }

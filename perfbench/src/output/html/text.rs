@@ -207,7 +207,7 @@ pub(super) fn head(out: &mut String, title: &str) {
 /// shows, for readers of the page's DOM), or a note of why it is missing.
 pub(super) fn figure(
     out: &mut String,
-    svg: Result<String, String>,
+    svg: Result<String, super::plots::PlotError>,
     caption: &str,
     data: &[(&str, &str)],
 ) {
@@ -226,7 +226,7 @@ pub(super) fn figure(
             let _ = writeln!(
                 out,
                 "<p class=\"problem\">{caption}: not drawn ({})</p>",
-                esc(&e)
+                esc(&e.to_string())
             );
         }
     }

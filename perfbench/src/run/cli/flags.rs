@@ -10,6 +10,7 @@ use crate::measure::Config;
 use crate::output::Color;
 
 use super::parse::Parsed;
+use super::usage_error::UsageError;
 use super::values::{
     baseline_name, events, given_twice, number, one_of, output_files, output_format, paired_path,
     percent, percent_text, positive_seconds, revision, same_file, seconds, seconds_text, whole,
@@ -19,7 +20,7 @@ use super::{quick_config, Pairing, RegressionGate};
 
 /// What a flag's value sets, given the value and the flag as the user
 /// spelled it (for errors).
-pub(super) type Set = fn(&mut Parsed, &str, &str) -> Result<(), String>;
+pub(super) type Set = fn(&mut Parsed, &str, &str) -> Result<(), UsageError>;
 
 /// Whether a flag takes a value, and what it sets.
 #[derive(Clone, Copy)]

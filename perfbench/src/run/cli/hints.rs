@@ -7,6 +7,7 @@ use crate::counter::event::close_names;
 use crate::output::format::quoted;
 
 use super::flags::{find, FLAGS};
+use super::usage_error::UsageError;
 
 /// Options of Criterion and libtest that perfbench does not have, and what
 /// to do instead.
@@ -69,8 +70,11 @@ const OTHER_VARIABLES: &[&str] = &[
 ];
 
 /// Why `--name` is no option: `unknown option `--name` (hint)`.
-pub(super) fn unknown_option(name: &str) -> String {
-    format!("unknown option `--{}` ({})", quoted(name), hint(name))
+pub(super) fn unknown_option(name: &str) -> UsageError {
+    UsageError::UnknownOption {
+        name: name.into(),
+        hint: hint(name),
+    }
 }
 
 /// What to write instead of the unknown `--name`: the way to do what a
@@ -91,7 +95,7 @@ fn hint(name: &str) -> String {
 
 /// Why `-c` is no option: perfbench has long options only (but for `-h`
 /// and libtest's `-q`); Criterion's one-letter forms get the long one.
-pub(super) fn unknown_short(c: char) -> String {
+pub(super) fn unknown_short(c: char) -> UsageError {
     let hint = match CRITERION_SHORT.iter().find(|(s, _)| *s == c) {
         Some((_, long)) if find(long).is_some() => {
             format!("Criterion's; here it is `--{long}`")
@@ -99,7 +103,7 @@ pub(super) fn unknown_short(c: char) -> String {
         Some((_, long)) => hint(long),
         None => "see --help".into(),
     };
-    format!("unknown option `-{}` ({hint})", quoted(&c.to_string()))
+    UsageError::UnknownShort { letter: c, hint }
 }
 
 /// A warning for each of `names` that looks like ours (`PERFBENCH_…`) but

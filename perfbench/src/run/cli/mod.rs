@@ -6,12 +6,14 @@
 //! do, settled at parse time into enums, so that no later layer weighs two
 //! switches against each other. The flags themselves are one table
 //! (`flags.rs`), from which the parser (`parse.rs`) and `--help` come;
-//! `values.rs` parses their values within limits, and `hints.rs` says what
-//! to write instead of an unknown option.
+//! `values.rs` parses their values within limits, `hints.rs` says what
+//! to write instead of an unknown option, and `usage_error.rs` is the
+//! type of every error they give ([`UsageError`]), naming its culprit.
 
 mod flags;
 mod hints;
 mod parse;
+mod usage_error;
 mod values;
 
 use std::time::Duration;
@@ -26,6 +28,7 @@ use crate::run::setup::Want;
 pub use flags::usage;
 pub use hints::unknown_variables;
 pub use parse::parse;
+pub use usage_error::{Expected, SettingError, Unwritable, UsageError};
 pub use values::{check_settings, MAX_PERCENT, MAX_ROUNDS, MAX_SAMPLE_COUNT, MAX_SECONDS};
 
 /// Whether to measure, to run each routine once as a test, or to run it

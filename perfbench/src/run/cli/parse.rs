@@ -13,6 +13,7 @@ use crate::run::registry::{Ignored, Settings};
 
 use super::flags::{resolve, Flag, Takes, FLAGS};
 use super::hints::{unknown_option, unknown_short};
+use super::usage_error::UsageError;
 use super::values::{boolean, string};
 use super::{
     Action, EventsAsked, Filter, Given, OutputFormat, Pairing, Pinning, RegressionGate, RunMode,
@@ -67,7 +68,7 @@ pub(super) struct Parsed {
 pub fn parse(
     args: impl IntoIterator<Item = OsString>,
     env: impl Fn(&str) -> Option<String>,
-) -> Result<RunOptions, String> {
+) -> Result<RunOptions, UsageError> {
     let mut p = Parsed::default();
     let wrong = apply_environment(&mut p, env);
     let given = apply_arguments(&mut p, args)?;
@@ -89,20 +90,21 @@ pub fn parse(
 fn apply_environment(
     p: &mut Parsed,
     env: impl Fn(&str) -> Option<String>,
-) -> Vec<(&'static str, String)> {
+) -> Vec<(&'static str, UsageError)> {
     let mut wrong = Vec::new();
     for flag in FLAGS {
         let Some(var) = flag.twin() else { continue };
         let Some(value) = env(&var) else { continue };
         if let Err(e) = apply_variable(p, flag, &value) {
-            wrong.push((flag.name, format!("{var}: {e}")));
+            let error = Box::new(e);
+            wrong.push((flag.name, UsageError::Variable { var, error }));
         }
     }
     wrong
 }
 
 /// Applies `flag`'s variable, set to `value`.
-fn apply_variable(p: &mut Parsed, flag: &Flag, value: &str) -> Result<(), String> {
+fn apply_variable(p: &mut Parsed, flag: &Flag, value: &str) -> Result<(), UsageError> {
     let what = format!("--{}", flag.name);
     match flag.takes {
         Takes::Optional(_, set) => match value.trim().to_ascii_lowercase().as_str() {
@@ -125,11 +127,11 @@ fn apply_variable(p: &mut Parsed, flag: &Flag, value: &str) -> Result<(), String
 fn apply_arguments(
     p: &mut Parsed,
     args: impl IntoIterator<Item = OsString>,
-) -> Result<Vec<&'static str>, String> {
+) -> Result<Vec<&'static str>, UsageError> {
     use lexopt::Arg;
     let mut given = Vec::new();
     let mut parser = lexopt::Parser::from_args(args);
-    while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
+    while let Some(arg) = parser.next().map_err(UsageError::Parser)? {
         match arg {
             Arg::Long(name) => {
                 let name = name.to_string();
@@ -153,7 +155,7 @@ fn apply_flag(
     p: &mut Parsed,
     parser: &mut lexopt::Parser,
     name: &str,
-) -> Result<&'static str, String> {
+) -> Result<&'static str, UsageError> {
     let (flag, alias) = resolve(name).ok_or_else(|| unknown_option(name))?;
     let what = format!("--{}", flag.name);
     let set = match flag.takes {
@@ -169,12 +171,18 @@ fn apply_flag(
             set(p, &value, &what)
         }
         Takes::Value(_, set) => {
-            let value = string(parser.value().map_err(|e| e.to_string())?, name)?;
+            let value = string(parser.value().map_err(UsageError::Parser)?, name)?;
             set(p, &value, &what)
         }
     };
     // Errors name the flag; say which the user's spelling stands for.
-    set.map_err(|e| if alias { format!("--{name}: {e}") } else { e })?;
+    set.map_err(|e| match alias {
+        true => UsageError::Alias {
+            alias: name.into(),
+            error: Box::new(e),
+        },
+        false => e,
+    })?;
     Ok(flag.name)
 }
 

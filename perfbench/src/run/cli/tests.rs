@@ -13,7 +13,13 @@ pub(crate) fn parse_args(args: &[&str]) -> RunOptions {
     parse(args.iter().map(OsString::from), |_| None).unwrap()
 }
 
+/// The options `args` and `env` give, or the error as it is printed.
 fn parse_with(args: &[&str], env: &[(&str, &str)]) -> Result<RunOptions, String> {
+    parse_typed(args, env).map_err(|e| e.to_string())
+}
+
+/// The options `args` and `env` give, or the error.
+fn parse_typed(args: &[&str], env: &[(&str, &str)]) -> Result<RunOptions, UsageError> {
     let env: Vec<(String, String)> = env
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -21,6 +27,40 @@ fn parse_with(args: &[&str], env: &[(&str, &str)]) -> Result<RunOptions, String>
     parse(args.iter().map(OsString::from), move |k| {
         env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
     })
+}
+
+#[test]
+fn an_error_names_its_culprit_as_a_value_not_as_text() {
+    let Err(UsageError::Value {
+        flag,
+        expected,
+        value,
+    }) = parse_typed(&["--cpu", "one"], &[])
+    else {
+        panic!("--cpu one parsed")
+    };
+    assert_eq!(
+        (flag.as_str(), expected, value.as_str()),
+        ("--cpu", Expected::Number, "one")
+    );
+    // A variable's error holds the flag's, an alias's the flag's it stands for.
+    let Err(UsageError::Variable { var, error }) = parse_typed(&[], &[("PERFBENCH_ROUNDS", "0")])
+    else {
+        panic!("PERFBENCH_ROUNDS=0 parsed")
+    };
+    assert_eq!(var, "PERFBENCH_ROUNDS");
+    assert!(
+        matches!(*error, UsageError::Value { ref flag, expected: Expected::Whole(MAX_ROUNDS), .. } if flag == "--rounds"),
+        "{error:?}"
+    );
+    let Err(UsageError::Alias { alias, error }) = parse_typed(&["--sample-size=x"], &[]) else {
+        panic!("--sample-size=x parsed")
+    };
+    assert_eq!(alias, "sample-size");
+    assert!(
+        matches!(*error, UsageError::Value { ref flag, .. } if flag == "--sample-count"),
+        "{error:?}"
+    );
 }
 
 #[test]
@@ -276,7 +316,7 @@ fn an_attributes_own_settings_beyond_the_limits_name_the_function() {
         ..Settings::NONE
     };
     assert_eq!(
-        check_settings("m::f", &many).unwrap_err(),
+        check_settings("m::f", &many).unwrap_err().to_string(),
         "`m::f`: sample_count takes a whole number from 1 to 1,000,000, not 18446744073709551615"
     );
     let long = Settings {
@@ -284,7 +324,7 @@ fn an_attributes_own_settings_beyond_the_limits_name_the_function() {
         ..Settings::NONE
     };
     assert_eq!(
-        check_settings("m::f", &long).unwrap_err(),
+        check_settings("m::f", &long).unwrap_err().to_string(),
         "`m::f`: warm_up_time takes seconds from 0 to 86400, not 86401"
     );
 }

@@ -1,17 +1,17 @@
 //! The values flags take, and their limits: each parser turns the text of
 //! the command line or of an environment twin into a typed value, or into a
-//! one-line error naming the flag (`what`) and quoting the text escaped and
-//! cut, since a value may hold anything.
+//! [`UsageError`] naming the flag (`what`) and holding the text.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::usage_error::{Expected, SettingError, Unwritable, UsageError};
 use super::{EventsAsked, OutputFormat};
 
 use crate::counter::event::parse_list;
 use crate::output::destination;
-use crate::output::format::{quoted, thousands};
+use crate::output::format::quoted;
 use crate::run::registry::Settings;
 use crate::store::check_baseline_name;
 
@@ -29,28 +29,33 @@ pub const MAX_SECONDS: u64 = 86_400;
 /// The largest percentage a threshold takes.
 pub const MAX_PERCENT: f64 = 1_000.0;
 
+/// The error of `what`, which takes `expected`, given `v`.
+fn wrong(what: &str, expected: Expected, v: &str) -> UsageError {
+    UsageError::Value {
+        flag: what.into(),
+        expected,
+        value: v.into(),
+    }
+}
+
 /// Any whole number (`--cpu`, libtest's `--test-threads`).
-pub(super) fn number(v: &str, what: &str) -> Result<usize, String> {
+pub(super) fn number(v: &str, what: &str) -> Result<usize, UsageError> {
     v.trim()
         .parse()
-        .map_err(|_| format!("{what} takes a whole number, not `{}`", quoted(v)))
+        .map_err(|_| wrong(what, Expected::Number, v))
 }
 
 /// A whole number from 1 to `max`.
-pub(super) fn whole(v: &str, what: &str, max: u64) -> Result<u64, String> {
+pub(super) fn whole(v: &str, what: &str, max: u64) -> Result<u64, UsageError> {
     match v.trim().parse::<u64>() {
         Ok(n) if (1..=max).contains(&n) => Ok(n),
-        _ => Err(format!(
-            "{what} takes a whole number from 1 to {}, not `{}`",
-            thousands(max as f64),
-            quoted(v)
-        )),
+        _ => Err(wrong(what, Expected::Whole(max), v)),
     }
 }
 
 /// Seconds as a decimal number, or with an `s` or `ms` suffix, at most a
 /// day.
-pub(super) fn seconds(v: &str, what: &str) -> Result<Duration, String> {
+pub(super) fn seconds(v: &str, what: &str) -> Result<Duration, UsageError> {
     let t = v.trim();
     let (num, scale) = if let Some(ms) = t.strip_suffix("ms") {
         (ms, 1e-3)
@@ -61,32 +66,23 @@ pub(super) fn seconds(v: &str, what: &str) -> Result<Duration, String> {
         Ok(s) if s.is_finite() && s >= 0.0 && s * scale <= MAX_SECONDS as f64 => {
             Ok(Duration::from_secs_f64(s * scale))
         }
-        _ => Err(format!(
-            "{what} takes seconds from 0 to {MAX_SECONDS} (e.g. 0.5 or 500ms), not `{}`",
-            quoted(v)
-        )),
+        _ => Err(wrong(what, Expected::Seconds, v)),
     }
 }
 
 /// [`seconds`], above zero.
-pub(super) fn positive_seconds(v: &str, what: &str) -> Result<Duration, String> {
+pub(super) fn positive_seconds(v: &str, what: &str) -> Result<Duration, UsageError> {
     match seconds(v, what) {
         Ok(d) if !d.is_zero() => Ok(d),
-        _ => Err(format!(
-            "{what} takes seconds above 0, up to {MAX_SECONDS} (e.g. 5 or 500ms), not `{}`",
-            quoted(v)
-        )),
+        _ => Err(wrong(what, Expected::PositiveSeconds, v)),
     }
 }
 
 /// A percentage (`5`, `2.5`, `5%`) as a fraction.
-pub(super) fn percent(v: &str, what: &str) -> Result<f64, String> {
+pub(super) fn percent(v: &str, what: &str) -> Result<f64, UsageError> {
     match v.trim().trim_end_matches('%').parse::<f64>() {
         Ok(p) if p.is_finite() && (0.0..=MAX_PERCENT).contains(&p) => Ok(p / 100.0),
-        _ => Err(format!(
-            "{what} takes a percentage from 0 to {MAX_PERCENT}, such as 5 or 2.5%, not `{}`",
-            quoted(v)
-        )),
+        _ => Err(wrong(what, Expected::Percent, v)),
     }
 }
 
@@ -95,41 +91,38 @@ pub(super) fn percent(v: &str, what: &str) -> Result<f64, String> {
 /// quoted here instead (escaped and cut). Only a name with such characters,
 /// or too long, is changed by [`quoted`], and no such text is in the rest
 /// of the error, so the one replaced is the name.
-pub(super) fn baseline_name(v: &str) -> Result<String, String> {
+pub(super) fn baseline_name(v: &str) -> Result<String, UsageError> {
     match check_baseline_name(v) {
         Ok(()) => Ok(v.into()),
-        Err(e) => Err(e.replacen(v, &quoted(v), 1)),
+        Err(e) => Err(UsageError::BaselineName(e.replacen(v, &quoted(v), 1))),
     }
 }
 
 /// `--paired-with`'s path: not empty.
-pub(super) fn paired_path(v: &str, what: &str) -> Result<std::path::PathBuf, String> {
+pub(super) fn paired_path(v: &str, what: &str) -> Result<std::path::PathBuf, UsageError> {
     if v.is_empty() {
-        return Err(format!("{what} takes the path of a bench binary, not ``"));
+        return Err(wrong(what, Expected::BinaryPath, v));
     }
     Ok(v.into())
 }
 
 /// `--paired-with-rev`'s git revision: not empty, not starting with `-`
 /// (which git would read as an option), and printable.
-pub(super) fn revision(v: &str, what: &str) -> Result<String, String> {
+pub(super) fn revision(v: &str, what: &str) -> Result<String, UsageError> {
     let fits = !v.is_empty()
         && !v.starts_with('-')
         && v.len() <= 256
         && !v.chars().any(|c| c.is_control() || c.is_whitespace());
     if !fits {
-        return Err(format!(
-            "{what} takes a git revision (a branch, tag or commit), not `{}`",
-            quoted(v)
-        ));
+        return Err(wrong(what, Expected::Revision, v));
     }
     Ok(v.into())
 }
 
 /// `--events`, checked now, so that a wrong spelling is an error naming
 /// where it came from even in a run that measures nothing.
-pub(super) fn events(v: &str) -> Result<EventsAsked, String> {
-    let events = parse_list(v).map_err(|e| format!("--events: {e}"))?;
+pub(super) fn events(v: &str) -> Result<EventsAsked, UsageError> {
+    let events = parse_list(v).map_err(UsageError::Events)?;
     Ok(EventsAsked {
         spec: v.into(),
         events,
@@ -137,11 +130,11 @@ pub(super) fn events(v: &str) -> Result<EventsAsked, String> {
 }
 
 /// The position of `v` among `choices`.
-pub(super) fn one_of(v: &str, what: &str, choices: &[&str]) -> Result<usize, String> {
+pub(super) fn one_of(v: &str, what: &str, choices: &[&'static str]) -> Result<usize, UsageError> {
     choices
         .iter()
         .position(|c| *c == v)
-        .ok_or_else(|| format!("{what} takes {}, not `{}`", choices.join(" | "), quoted(v)))
+        .ok_or_else(|| wrong(what, Expected::OneOf(choices.to_vec()), v))
 }
 
 /// Every output format by its name, in the order `--help` gives them.
@@ -155,25 +148,32 @@ const FORMATS: [(&str, OutputFormat); 6] = [
 ];
 
 /// An output format by its name.
-pub(super) fn output_format(v: &str, what: &str) -> Result<OutputFormat, String> {
+pub(super) fn output_format(v: &str, what: &str) -> Result<OutputFormat, UsageError> {
     let names = FORMATS.map(|(name, _)| name);
     Ok(FORMATS[one_of(v, what, &names)?].1)
 }
 
 /// `--output-file`'s comma list of `FORMAT=PATH`, each path one a file can
 /// be written at now, checked before anything is measured.
-pub(super) fn output_files(v: &str, what: &str) -> Result<Vec<(OutputFormat, PathBuf)>, String> {
+pub(super) fn output_files(
+    v: &str,
+    what: &str,
+) -> Result<Vec<(OutputFormat, PathBuf)>, UsageError> {
     v.split(',').map(|one| output_file(one, what)).collect()
 }
 
 /// One `FORMAT=PATH`.
-fn output_file(v: &str, what: &str) -> Result<(OutputFormat, PathBuf), String> {
+fn output_file(v: &str, what: &str) -> Result<(OutputFormat, PathBuf), UsageError> {
     let Some((format, path)) = v.split_once('=') else {
-        return Err(format!("{what} takes FORMAT=PATH, not `{}`", quoted(v)));
+        return Err(wrong(what, Expected::FormatAndPath, v));
     };
     let format = output_format(format, what)?;
     match unwritable(Path::new(path)) {
-        Some(why) => Err(format!("{what}: `{}` {why}", quoted(path))),
+        Some(why) => Err(UsageError::Unwritable {
+            flag: what.into(),
+            path: path.into(),
+            why,
+        }),
         None => Ok((format, path.into())),
     }
 }
@@ -181,22 +181,19 @@ fn output_file(v: &str, what: &str) -> Result<(OutputFormat, PathBuf), String> {
 /// Why no file can be written at `path`: none given, a folder there,
 /// something else that is not a regular file (a link, a FIFO, a socket, a
 /// device: [`destination::refusal`]), or no folder to hold it.
-fn unwritable(path: &Path) -> Option<String> {
+fn unwritable(path: &Path) -> Option<Unwritable> {
     if path.as_os_str().is_empty() {
-        return Some("is no path: give a file's after the `=`".into());
+        return Some(Unwritable::NoPath);
     }
     if path.is_dir() || path.as_os_str().to_string_lossy().ends_with('/') {
-        return Some("is a folder: give a file's path".into());
+        return Some(Unwritable::Folder);
     }
     if let Some(why) = destination::refusal(path) {
-        return Some(why);
+        return Some(Unwritable::NotAFile(why));
     }
     let folder = path.parent().filter(|f| !f.as_os_str().is_empty());
     let folder = folder.unwrap_or(Path::new("."));
-    (!folder.is_dir()).then(|| {
-        let folder = folder.to_string_lossy();
-        format!("is in no folder: `{}` does not exist", quoted(&folder))
-    })
+    (!folder.is_dir()).then(|| Unwritable::NoFolder(folder.to_string_lossy().into_owned()))
 }
 
 /// Whether the `--output-file` paths `a` and `b` name one file: one name
@@ -217,35 +214,29 @@ pub(super) fn same_file(a: &Path, b: &Path) -> bool {
 
 /// The error for `path`, one file with `given` earlier in the list:
 /// named once where both are spelled alike, else both spellings.
-pub(super) fn given_twice(what: &str, given: &Path, path: &Path) -> String {
-    let (given, path) = (given.to_string_lossy(), path.to_string_lossy());
-    if given == path {
-        return format!("{what}: `{}` is given twice", quoted(&path));
+pub(super) fn given_twice(what: &str, given: &Path, path: &Path) -> UsageError {
+    UsageError::GivenTwice {
+        flag: what.into(),
+        given: given.to_string_lossy().into_owned(),
+        path: path.to_string_lossy().into_owned(),
     }
-    format!(
-        "{what}: `{}` and `{}` are one file, given twice",
-        quoted(&path),
-        quoted(&given)
-    )
 }
 
 /// A switch's value in the environment: 1 or 0 (also true/false, yes/no,
 /// on/off).
-pub(super) fn boolean(v: &str) -> Result<bool, String> {
+pub(super) fn boolean(v: &str) -> Result<bool, UsageError> {
     match v.trim().to_ascii_lowercase().as_str() {
         "1" | "true" | "yes" | "on" => Ok(true),
         "0" | "false" | "no" | "off" | "" => Ok(false),
-        _ => Err(format!("a switch takes 1 or 0, not `{}`", quoted(v))),
+        _ => Err(UsageError::Switch(v.into())),
     }
 }
 
 /// A value of the command line as text, or an error naming what it is for.
-pub(super) fn string(v: OsString, what: &str) -> Result<String, String> {
-    v.into_string().map_err(|v| {
-        format!(
-            "{what}: `{}` is not valid UTF-8",
-            quoted(&v.to_string_lossy())
-        )
+pub(super) fn string(v: OsString, what: &str) -> Result<String, UsageError> {
+    v.into_string().map_err(|v| UsageError::NotUtf8 {
+        what: what.into(),
+        value: v.to_string_lossy().into_owned(),
     })
 }
 
@@ -264,25 +255,27 @@ pub(super) fn percent_text(fraction: f64) -> String {
 /// The limits of a benchmark's own settings (its attribute's values the
 /// macro could not check), as the command line's: an error naming the
 /// function `path` and the key.
-pub fn check_settings(path: &str, s: &Settings) -> Result<(), String> {
-    if let Some(n) = s
+pub fn check_settings(path: &str, s: &Settings) -> Result<(), SettingError> {
+    if let Some(count) = s
         .sample_count
         .filter(|n| !(1..=MAX_SAMPLE_COUNT).contains(n))
     {
-        return Err(format!(
-            "`{path}`: sample_count takes a whole number from 1 to {}, not {n}",
-            thousands(MAX_SAMPLE_COUNT as f64)
-        ));
+        return Err(SettingError::SampleCount {
+            function: path.into(),
+            count,
+            max: MAX_SAMPLE_COUNT,
+        });
     }
     for (key, time) in [
         ("warm_up_time", s.warm_up),
         ("measurement_time", s.measurement),
     ] {
         if let Some(t) = time.filter(|t| t.as_secs_f64() > MAX_SECONDS as f64) {
-            return Err(format!(
-                "`{path}`: {key} takes seconds from 0 to {MAX_SECONDS}, not {}",
-                t.as_secs_f64()
-            ));
+            return Err(SettingError::Time {
+                function: path.into(),
+                key,
+                seconds: t.as_secs_f64(),
+            });
         }
     }
     Ok(())

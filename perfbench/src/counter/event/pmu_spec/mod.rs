@@ -24,7 +24,7 @@ pub(super) fn parse_pmu(
     let (body, modifiers) = split_spec(spec, pmu_name, rest)?;
     let levels = levels_of(spec, pmu_name, modifiers)?;
     let pmu = load(spec, pmu_name, root)?;
-    let terms = pmu::parse_terms(body).map_err(|why| spec_error(spec, why))?;
+    let terms = pmu::parse_terms(body).map_err(|why| spec_error(spec, why.to_string()))?;
     if let Some(event) = generalized_on_core(spec, &pmu, &terms, levels) {
         return Ok(event);
     }
@@ -179,7 +179,7 @@ fn encode_terms(
                     return Err(spec_error(spec, unknown_pmu_term(pmu, &term.name)));
                 }
                 pmu.encode_term(&term.name, value, &mut words)
-                    .map_err(|why| spec_error(spec, why))?;
+                    .map_err(|why| spec_error(spec, why.to_string()))?;
             }
             TermValue::Required => {
                 return Err(spec_error(
@@ -246,7 +246,7 @@ fn encode_bare_term(
     let pmu_name = &pmu.name;
     if pmu.formats.contains_key(name) {
         pmu.encode_term(name, 1, words)
-            .map_err(|why| spec_error(spec, why))
+            .map_err(|why| spec_error(spec, why.to_string()))
     } else if generalized(name).is_some() && is_core_pmu(pmu_name) {
         Err(spec_error(
             spec,

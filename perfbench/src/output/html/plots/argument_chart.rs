@@ -8,7 +8,7 @@ use std::error::Error;
 use plotters::prelude::*;
 
 use super::axes::{drawable, inside, span, tick, y_range};
-use super::{legend, legend_entry, svg, Chart, DrawResult, Plot, FONT};
+use super::{legend, legend_entry, svg, Chart, DrawResult, Plot, PlotError, FONT};
 use crate::counter::event::Unit;
 use crate::measure::Throughput;
 use crate::output::format::format_rate;
@@ -84,7 +84,7 @@ pub fn by_argument(
     series: &[ArgSeries],
     axis: &ArgAxis,
     measure: Measure,
-) -> Result<String, String> {
+) -> Result<String, PlotError> {
     let all = || series.iter().flat_map(|s| &s.points);
     let y = y_range(all().flat_map(|p| [p.estimate.point, p.estimate.ci.low, p.estimate.ci.high]));
     let std::ops::Range { start: y0, end: y1 } = drawable(y.0, y.1);

@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::axes::{drawable, inside, span, tick};
-use super::{legend, legend_entry, svg, Chart, DrawResult, FONT};
+use super::{legend, legend_entry, svg, Chart, DrawResult, PlotError, FONT};
 use crate::counter::event::Unit;
 use crate::output::format::plural;
 use crate::stats::kde::{bandwidth, density};
@@ -121,7 +121,7 @@ fn layout(sets: &[DistributionSet]) -> Layout {
 /// axes: a density curve per set, with the samples as ticks below it; a set
 /// whose values are all equal is a single marked value. A legend names the
 /// sets when there are several.
-pub fn distribution(sets: &[DistributionSet], unit: Unit) -> Result<String, String> {
+pub fn distribution(sets: &[DistributionSet], unit: Unit) -> Result<String, PlotError> {
     let Layout { x, shapes, top } = layout(sets);
     let (height, headroom) = distribution_frame(sets.len());
     svg((460, height), |root| {

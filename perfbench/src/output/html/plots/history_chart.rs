@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use plotters::prelude::*;
 
 use super::axes::{drawable, span, tick};
-use super::{svg, FONT, NEW};
+use super::{svg, PlotError, FONT, NEW};
 use crate::output::format::relative_text;
 use crate::output::html::text::{esc, interval, value};
 use crate::stats::ChangePoint;
@@ -29,10 +29,10 @@ const STEP: &str = "#c81e28";
 const SIZE: (u32, u32) = (720, 300);
 
 /// The history chart of `trend`.
-pub fn history(trend: &Trend) -> Result<String, String> {
+pub fn history(trend: &Trend) -> Result<String, PlotError> {
     let drawn = drawn_runs(trend);
     let runs = &trend.runs;
-    let unit = runs.last().ok_or("no runs")?.unit;
+    let unit = runs.last().ok_or(PlotError::NoRuns)?.unit;
     let x = |i: usize| trend.numbers[i] as f64;
     let (lo, hi) = drawn.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &i| {
         let e = &runs[i].estimate;
@@ -84,7 +84,7 @@ pub fn history(trend: &Trend) -> Result<String, String> {
             .collect();
         Ok(())
     })?;
-    let end = out.rfind("</svg>").ok_or("no SVG")?;
+    let end = out.rfind("</svg>").ok_or(PlotError::NoSvg)?;
     out.insert_str(end, &marks.svg(trend));
     Ok(out)
 }

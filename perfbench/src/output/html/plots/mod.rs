@@ -64,19 +64,50 @@ const FONT: &str = "sans-serif";
 
 /// The SVG canvas a chart is drawn on.
 type Plot<'a> = DrawingArea<SVGBackend<'a>, Shift>;
-/// What drawing returns: plotters' errors, made text by [`svg`].
+/// What drawing returns: plotters' errors, made a [`PlotError`] by [`svg`].
 type DrawResult = Result<(), Box<dyn Error>>;
+
+/// Why a plot was not drawn, one line.
+#[derive(Debug)]
+pub enum PlotError {
+    /// plotters failed.
+    Draw(Box<dyn Error>),
+    /// A history without runs.
+    NoRuns,
+    /// plotters wrote no `</svg>` to add marks before.
+    NoSvg,
+}
+
+impl std::fmt::Display for PlotError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlotError::Draw(e) => write!(f, "{e}"),
+            PlotError::NoRuns => f.write_str("no runs"),
+            PlotError::NoSvg => f.write_str("no SVG"),
+        }
+    }
+}
+
+impl Error for PlotError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        match self {
+            PlotError::Draw(e) => Some(e.as_ref()),
+            _ => None,
+        }
+    }
+}
 /// A chart with two linear axes, as every plot here has.
 type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
-/// An SVG of `size` drawn by `draw`; the error as text if plotters fails.
-fn svg(size: (u32, u32), draw: impl FnOnce(&Plot) -> DrawResult) -> Result<String, String> {
+/// An SVG of `size` drawn by `draw`, or plotters' error.
+fn svg(size: (u32, u32), draw: impl FnOnce(&Plot) -> DrawResult) -> Result<String, PlotError> {
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
-        draw(&root).map_err(|e| e.to_string())?;
-        root.present().map_err(|e| e.to_string())?;
+        let drawn = (root.fill(&WHITE).map_err(Box::from))
+            .and_then(|()| draw(&root))
+            .and_then(|()| root.present().map_err(Box::from));
+        drawn.map_err(PlotError::Draw)?;
     }
     Ok(out)
 }

@@ -5,7 +5,7 @@
 use plotters::prelude::*;
 
 use super::axes::{drawable, inside, tick, y_range};
-use super::{legend, svg, Chart, DrawResult, FONT, NEW};
+use super::{legend, svg, Chart, DrawResult, PlotError, FONT, NEW};
 use crate::counter::event::Unit;
 use crate::stats::Estimate;
 use crate::store::bench_summary::evenly;
@@ -25,7 +25,7 @@ pub fn regression(
     slope: &Estimate,
     intercept: f64,
     unit: Unit,
-) -> Result<String, String> {
+) -> Result<String, PlotError> {
     let max_x = iterations.iter().copied().max().unwrap_or(1) as f64;
     let line = |slope: f64, x: f64| intercept + slope * x;
     let ends = [slope.point, slope.ci.low, slope.ci.high].map(|s| line(s, max_x));

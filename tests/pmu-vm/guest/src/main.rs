@@ -375,14 +375,8 @@ fn empty_routine_of_each_method(bench: &str) -> Result<String, String> {
 /// A benchmark's own `events` and `mode` in its attribute, in a run of the
 /// default events in batch mode: it alone is counted per iteration with its
 /// one event, exactly; and `iter_custom`, whose counters bracket the
-/// routine's own loop, counts the loop to within 0.01 instruction per
-/// iteration. Not exactly: the routine reads the clock twice a sample
-/// inside the counted window, and a clock read retries now and then (the
-/// vDSO's seqlock), adding a few instructions to one sample and so a few
-/// millionths to the slope: seen once as [2005.9983, 2006.0014] where
-/// other runs gave exactly 2006 (as `empty_routine_of_each_method` saw of
-/// `empty/iter_custom`). A loop miscounted or a cost wrongly taken off is
-/// off by whole instructions.
+/// routine's own loop, counts the loop exactly too (its routine reads no
+/// clock, whose rare retries would add instructions to one sample).
 fn attribute_setup_and_iter_custom(bench: &str) -> Result<String, String> {
     let mut command = Command::new(bench);
     command
@@ -419,15 +413,10 @@ fn attribute_setup_and_iter_custom(bench: &str) -> Result<String, String> {
         let ci = &line(&lines, id)?["metrics"]["instructions"]["ci"];
         details.push(format!("{id}: {estimate} instructions [{min}, {max}]"));
         let whole = estimate.round();
-        let near = |v: &Value| v.as_f64().is_some_and(|v| (v - whole).abs() < 0.01);
-        let held = if id == "spin_custom" {
-            near(&ci[0]) && near(&ci[1])
-        } else {
-            ci[0] == ci[1]
-        };
+        let held = ci[0] == ci[1] && estimate == whole;
         if !held || !(2000.0..2200.0).contains(&whole) {
             return Err(format!(
-                "{id}: interval {ci}, expected exact (spin_custom: within 0.01) in \
+                "{id}: interval {ci}, expected exact in \
                  [2000, 2200): {details:?}"
             ));
         }

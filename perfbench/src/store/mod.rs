@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use crate::analysis::comparison::Target;
+use crate::analysis::printable::quoted;
 use crate::analysis::{BenchResult, Recording};
 use crate::measure::environment::stable_hash;
 
@@ -174,21 +175,36 @@ pub fn folder_name(id: &str) -> String {
 }
 
 /// Checks a baseline name given on the command line.
-pub fn check_baseline_name(name: &str) -> Result<(), String> {
+pub fn check_baseline_name(name: &str) -> Result<(), BadBaselineName> {
     let ok = !name.is_empty()
         && name.len() <= 64
         && !name.starts_with('.')
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "baseline name `{name}`: use letters, digits, `_`, `-` and `.` (not first), at most 64"
-        ))
+    match ok {
+        true => Ok(()),
+        false => Err(BadBaselineName(name.to_string())),
     }
 }
+
+/// A baseline name that cannot name a baseline's folder; it prints the
+/// name quoted (escaped and cut: it may hold a newline or 10,000
+/// characters).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadBaselineName(pub String);
+
+impl fmt::Display for BadBaselineName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "baseline name `{}`: use letters, digits, `_`, `-` and `.` (not first), at most 64",
+            quoted(&self.0)
+        )
+    }
+}
+
+impl std::error::Error for BadBaselineName {}
 
 /// The stored results under one output directory.
 #[derive(Clone, Debug)]
@@ -730,6 +746,7 @@ mod tests {
             assert!(
                 check_baseline_name(bad)
                     .unwrap_err()
+                    .to_string()
                     .contains("baseline name"),
                 "{bad}"
             );

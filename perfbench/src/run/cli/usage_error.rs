@@ -8,6 +8,7 @@ use std::fmt;
 
 use crate::counter::event::SpecError;
 use crate::output::format::{quoted, thousands};
+use crate::store::BadBaselineName;
 
 use super::values::{MAX_PERCENT, MAX_SECONDS};
 
@@ -51,8 +52,8 @@ pub enum UsageError {
     },
     /// An `--events` list that does not parse.
     Events(SpecError),
-    /// A baseline name the store refuses: its message, the name quoted.
-    BaselineName(String),
+    /// A baseline name the store refuses.
+    BaselineName(BadBaselineName),
     /// A switch's variable that is neither 1 nor 0 (nor their words).
     Switch(String),
     /// An unknown `--name` and what to write instead.
@@ -111,7 +112,7 @@ impl fmt::Display for UsageError {
                 write!(f, "{what}: `{}` is not valid UTF-8", quoted(value))
             }
             UsageError::Events(e) => write!(f, "--events: {e}"),
-            UsageError::BaselineName(why) => f.write_str(why),
+            UsageError::BaselineName(why) => write!(f, "{why}"),
             UsageError::Switch(value) => {
                 write!(f, "a switch takes 1 or 0, not `{}`", quoted(value))
             }

@@ -11,7 +11,6 @@ use super::{EventsAsked, OutputFormat};
 
 use crate::counter::event::parse_list;
 use crate::output::destination;
-use crate::output::format::quoted;
 use crate::run::registry::Settings;
 use crate::store::check_baseline_name;
 
@@ -86,16 +85,10 @@ pub(super) fn percent(v: &str, what: &str) -> Result<f64, UsageError> {
     }
 }
 
-/// A baseline name [`check_baseline_name`] accepts. Its error quotes the
-/// name whole and raw, a newline or 10,000 characters of it: the name is
-/// quoted here instead (escaped and cut). Only a name with such characters,
-/// or too long, is changed by [`quoted`], and no such text is in the rest
-/// of the error, so the one replaced is the name.
+/// A baseline name [`check_baseline_name`] accepts.
 pub(super) fn baseline_name(v: &str) -> Result<String, UsageError> {
-    match check_baseline_name(v) {
-        Ok(()) => Ok(v.into()),
-        Err(e) => Err(UsageError::BaselineName(e.replacen(v, &quoted(v), 1))),
-    }
+    check_baseline_name(v).map_err(UsageError::BaselineName)?;
+    Ok(v.into())
 }
 
 /// `--paired-with`'s path: not empty.

@@ -165,13 +165,14 @@ fn apply_flag(
         }
         Takes::Optional(_, set) => {
             let value = match parser.optional_value() {
-                Some(v) => string(v, name)?,
+                Some(v) => string(v, &format!("--{name}"))?,
                 None => String::new(),
             };
             set(p, &value, &what)
         }
         Takes::Value(_, set) => {
-            let value = string(parser.value().map_err(UsageError::Parser)?, name)?;
+            let value = parser.value().map_err(UsageError::Parser)?;
+            let value = string(value, &format!("--{name}"))?;
             set(p, &value, &what)
         }
     };

@@ -743,3 +743,18 @@ fn a_paired_run_takes_twice_the_samples_and_rounds_in_the_same_time_unless_given
         "--paired-with takes the path of a bench binary, not ``"
     );
 }
+
+#[test]
+fn a_value_not_utf8_names_its_flag_as_written() {
+    use std::os::unix::ffi::OsStringExt;
+    let bad = || OsString::from_vec(vec![b'1', 0xff]);
+    let parse_os = |args: Vec<OsString>| parse(args, |_| None).unwrap_err().to_string();
+    assert_eq!(
+        parse_os(vec!["--cpu".into(), bad()]),
+        "--cpu: `1\u{fffd}` is not valid UTF-8"
+    );
+    assert_eq!(
+        parse_os(vec![bad()]),
+        "FILTER: `1\u{fffd}` is not valid UTF-8"
+    );
+}

@@ -45,7 +45,7 @@ pub enum UsageError {
     },
     /// A value that is not UTF-8 (shown lossily), for `what`.
     NotUtf8 {
-        /// The flag as spelled (without `--`), or `FILTER`.
+        /// The flag as spelled (`--cpu`), or `FILTER`.
         what: String,
         /// The value, lossily.
         value: String,

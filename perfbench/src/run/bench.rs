@@ -12,6 +12,7 @@ use crate::counter::group::{self, Groups};
 use crate::measure::environment::Environment;
 use crate::measure::{self, Bencher, Costs, MeasureError, Planning, SamplingPlan, Shape};
 use crate::output::format::{format_value, printable};
+use crate::run::bench_failure::BenchFailure;
 use crate::run::cli::RunOptions;
 use crate::run::panics::caught;
 use crate::run::plan::Plan;
@@ -107,7 +108,11 @@ pub struct Underway<'a> {
 /// Measures the next round of `job` (its share of the time and samples of
 /// its sampling plan, which the first round chooses) into `so_far`; `Err`
 /// says why it failed (a panic, or a measurement error).
-pub fn measure_round(plan: &mut Plan, job: &Job<'_>, so_far: &mut Rounds) -> Result<(), String> {
+pub fn measure_round(
+    plan: &mut Plan,
+    job: &Job<'_>,
+    so_far: &mut Rounds,
+) -> Result<(), BenchFailure> {
     let started = Instant::now();
     let index = so_far.measured();
     // Later rounds take the first round's plan, so that rounds of as many
@@ -235,7 +240,7 @@ fn record(
     job: &Job<'_>,
     planned: Option<(SamplingPlan, u64)>,
     environment: Environment,
-) -> Result<(Recording, Option<SamplingPlan>), String> {
+) -> Result<(Recording, Option<SamplingPlan>), BenchFailure> {
     let measured = measure_raw(setup, job, planned)?;
     let sampling = measured.plan;
     Ok((recording_of(setup, job.id, measured, environment), sampling))
@@ -249,7 +254,7 @@ pub fn measure_raw(
     setup: &mut Setup,
     job: &Job<'_>,
     planned: Option<(SamplingPlan, u64)>,
-) -> Result<RoundMeasured, String> {
+) -> Result<RoundMeasured, BenchFailure> {
     let per_iter = setup.per_iter;
     let outcome = caught(|| measure_passes(job, (&mut setup.groups, per_iter), planned));
     // A panic may have left a group running.
@@ -448,7 +453,7 @@ mod tests {
         plan: &mut Plan,
         id: &str,
         bench: Routine<'_>,
-    ) -> Result<Step, String> {
+    ) -> Result<Step, BenchFailure> {
         let job = Job {
             id,
             routine: bench,
@@ -642,7 +647,10 @@ mod tests {
         })
         .err()
         .unwrap();
-        assert!(why.contains("deliberate"), "{why}");
+        let BenchFailure::Panicked(panic) = &why else {
+            panic!("{why:?}");
+        };
+        assert!(panic.0.contains("deliberate"), "{why}");
         let before = plan.setup_mut(SetupId::RUN).groups[0]
             .0
             .read()

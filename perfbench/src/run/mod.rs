@@ -4,6 +4,7 @@
 //! summary with the exit code.
 
 pub mod bench;
+pub mod bench_failure;
 pub mod calibration;
 pub mod case_args;
 pub mod cli;
@@ -30,6 +31,7 @@ use crate::measure::{self, run_once};
 use crate::output::format::{count, plural, printable, quoted, thousands};
 use crate::output::{event_list, RunHeader, Sink};
 use crate::run::bench::Underway;
+use crate::run::bench_failure::BenchFailure;
 use crate::run::cli::{Action, Filter, OutputFormat, RunMode, RunOptions};
 use crate::run::end_of_run::{RunTally, EXIT_FAILED, EXIT_USAGE};
 use crate::run::panics::{catch, caught};
@@ -212,7 +214,7 @@ fn list(selection: &registry::Selection, broken: &[Broken], terse: bool) -> i32 
 fn failures(broken: &[Broken]) -> RunTally {
     let mut tally = RunTally::default();
     for b in broken {
-        failed(&b.path, &b.why, &mut tally);
+        failed(&b.path, &b.why(), &mut tally);
     }
     tally
 }
@@ -239,13 +241,13 @@ fn run_tests(selection: &registry::Selection, broken: &[Broken]) -> i32 {
     let mut failures = Vec::new();
     for b in broken {
         println!("test {} ... FAILED", printable(&b.path));
-        failures.push((b.path.as_str(), b.why.trim_start().to_string()));
+        failures.push((b.path.as_str(), b.why().to_string()));
     }
     for e in entries {
         let outcome = match catch(|| run_once(|b| e.run(b))) {
             Ok(Ok(())) => Ok(()),
             Ok(Err(err)) => Err(err.to_string()),
-            Err(panic) => Err(panic),
+            Err(panic) => Err(panic.to_string()),
         };
         match outcome {
             Ok(()) => println!("test {} ... ok", printable(&e.id)),
@@ -300,9 +302,13 @@ fn run_profiles(entries: &[Entry], broken: &[Broken], time: Duration) -> i32 {
     tally.exit_code()
 }
 
-/// Names a benchmark that failed (`why` follows its id) and counts it.
-fn failed(id: &str, why: &str, tally: &mut RunTally) {
-    eprintln!("perfbench: error: benchmark `{}`{why}", printable(id));
+/// Names a benchmark that failed and why, and counts it.
+fn failed(id: &str, why: &BenchFailure, tally: &mut RunTally) {
+    let after = why.after_id();
+    eprintln!(
+        "perfbench: error: benchmark `{}`{after}{why}",
+        printable(id)
+    );
     tally.failed.push(id.to_string());
 }
 

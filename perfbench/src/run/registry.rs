@@ -6,7 +6,8 @@ use std::time::Duration;
 use crate::analysis::standings::Membership;
 use crate::measure::Bencher;
 use crate::output::format::printable;
-use crate::run::panics::catch;
+use crate::run::bench_failure::BenchFailure;
+use crate::run::panics::{catch, Panic};
 
 /// One function marked `#[perfbench]`: it makes one benchmark, or one per
 /// type of `types = [...]` and argument of `args = …` ([`Case`]).
@@ -205,8 +206,15 @@ pub struct Registry {
 pub struct Broken {
     /// Its path as ids begin: `module::path::name` without the crate name.
     pub path: String,
-    /// Why, worded to follow the path: ` panicked at …`.
-    pub why: String,
+    /// The panic that listing its cases raised.
+    pub panic: Panic,
+}
+
+impl Broken {
+    /// Why it fails.
+    pub fn why(&self) -> BenchFailure {
+        BenchFailure::ListingPanicked(self.panic.clone())
+    }
 }
 
 /// Every registered benchmark, in source order, and the functions whose
@@ -224,7 +232,7 @@ pub fn all() -> Registry {
             })),
             Err(panic) => broken.push(Broken {
                 path: id_of(bench.module_path, bench.name, &Case::default()),
-                why: format!(" {panic} (listing its cases: `args` or an argument's `Display`)"),
+                panic,
             }),
         }
     }

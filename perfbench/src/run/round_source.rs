@@ -6,6 +6,7 @@
 
 use crate::analysis::Recording;
 use crate::run::bench::{self, Underway};
+use crate::run::bench_failure::BenchFailure;
 use crate::run::plan::Plan;
 
 /// A source of rounds.
@@ -15,13 +16,13 @@ pub trait RoundSource {
     fn turns_per_round(&self) -> u64;
 
     /// Measures turn `turn` (from 0) of `bench` into it; `Err` says why it
-    /// failed, worded to follow its id.
+    /// failed.
     fn measure(
         &mut self,
         turn: u64,
         plan: &mut Plan,
         bench: &mut Underway<'_>,
-    ) -> Result<(), String>;
+    ) -> Result<(), BenchFailure>;
 
     /// What `bench`, concluded as `recording`, is compared with instead of
     /// its stored run (`Err`: why it has nothing); `None` where it is
@@ -46,7 +47,7 @@ impl RoundSource for Local {
         _turn: u64,
         plan: &mut Plan,
         bench: &mut Underway<'_>,
-    ) -> Result<(), String> {
+    ) -> Result<(), BenchFailure> {
         let so_far = bench.rounds.as_mut().expect("measured while underway");
         bench::measure_round(plan, &bench.job, so_far)
     }

@@ -9,6 +9,7 @@ use crate::analysis::notes;
 use crate::output::format::printable;
 use crate::output::Sink;
 use crate::run::bench::{self, Underway};
+use crate::run::bench_failure::BenchFailure;
 use crate::run::calibration;
 use crate::run::cli::RunOptions;
 use crate::run::end_of_run::RunTally;
@@ -70,15 +71,14 @@ fn conclude(
     plan: &mut Plan,
     bench: &mut Underway<'_>,
     source: &mut dyn RoundSource,
-) -> Result<bench::Step, String> {
+) -> Result<bench::Step, BenchFailure> {
     let so_far = bench.rounds.take().expect("measured above");
     let mut recording = so_far.recording.expect("a round was recorded");
     recording.membership = bench.membership.clone();
     recording.threads = bench.threads;
     recording.settings = Some(bench.job.config.key());
     let setup = plan.setup_mut(bench.job.setup);
-    let calibrated = calibration::calibrate_method(options, setup, recording.method);
-    calibrated.map_err(|e| format!(": {e}"))?;
+    calibration::calibrate_method(options, setup, recording.method)?;
     let base = source.compared_with(bench, &recording);
     let measured = (recording, so_far.took);
     Ok(bench::conclude(

@@ -130,7 +130,10 @@ fn measure(
         // A panic's message may be long: the driving build reads a line
         // of a bounded length.
         Err(why) => Reply::Failed {
-            why: why.chars().take(MAX_WHY).collect(),
+            why: format!("{}{why}", why.after_id())
+                .chars()
+                .take(MAX_WHY)
+                .collect(),
         },
     }
 }

@@ -29,6 +29,7 @@ use crate::measure::SamplingPlan;
 use crate::output::format::printable;
 use crate::output::format::quoted;
 use crate::run::bench::{recording_of, Job, Rounds, Underway};
+use crate::run::bench_failure::BenchFailure;
 use crate::run::cli::{Pairing, RunOptions};
 use crate::run::plan::Plan;
 use crate::run::registry::Entry;
@@ -190,7 +191,7 @@ impl RoundSource for PairedBuilds {
         turn: u64,
         plan: &mut Plan,
         bench: &mut Underway<'_>,
-    ) -> Result<(), String> {
+    ) -> Result<(), BenchFailure> {
         if turn % 4 == 0 && bench.index == 0 && turn > 0 {
             self.candidate.restart();
             self.baseline.restart();
@@ -200,6 +201,7 @@ impl RoundSource for PairedBuilds {
             return Ok(());
         }
         self.measure_candidate(plan, bench)
+            .map_err(BenchFailure::Paired)
     }
 
     /// The baseline build's rounds of `bench`, for a run like `like`'s

@@ -1,0 +1,66 @@
+//! Why a benchmark failed: one line, printed after its id where the run
+//! names the benchmark (`perfbench: error: benchmark `id` panicked at …`,
+//! `… `id`: calibrating on an empty routine: …`).
+
+use std::fmt;
+
+use crate::measure::MeasureError;
+use crate::run::panics::Panic;
+use crate::run::setup_error::CalibrationError;
+
+/// Why a benchmark failed.
+#[derive(Debug)]
+pub enum BenchFailure {
+    /// Its routine panicked.
+    Panicked(Panic),
+    /// Listing its cases panicked (`args`, or an argument's `Display`).
+    ListingPanicked(Panic),
+    /// Measuring it failed.
+    Measure(MeasureError),
+    /// Measuring the cost of measuring through its `Bencher` method failed.
+    Calibration(CalibrationError),
+    /// A build of a paired run failed it: what that build replied, worded
+    /// to follow the id.
+    Paired(String),
+}
+
+impl BenchFailure {
+    /// What stands between the id and the failure: a space before
+    /// `panicked at …`, a colon before the rest.
+    pub fn after_id(&self) -> &'static str {
+        match self {
+            BenchFailure::Panicked(_) | BenchFailure::ListingPanicked(_) => " ",
+            BenchFailure::Paired(_) => "",
+            _ => ": ",
+        }
+    }
+}
+
+impl fmt::Display for BenchFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BenchFailure::Panicked(p) => write!(f, "{p}"),
+            BenchFailure::ListingPanicked(p) => write!(
+                f,
+                "{p} (listing its cases: `args` or an argument's `Display`)"
+            ),
+            BenchFailure::Measure(e) => write!(f, "{e}"),
+            BenchFailure::Calibration(e) => write!(f, "{e}"),
+            BenchFailure::Paired(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for BenchFailure {}
+
+impl From<MeasureError> for BenchFailure {
+    fn from(e: MeasureError) -> Self {
+        BenchFailure::Measure(e)
+    }
+}
+
+impl From<CalibrationError> for BenchFailure {
+    fn from(e: CalibrationError) -> Self {
+        BenchFailure::Calibration(e)
+    }
+}

@@ -9,6 +9,8 @@ use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::decode_error::{bad, bad_because, DecodeError};
+
 /// The largest count a stored sample may hold: its iterations, or its
 /// total of an event or of nanoseconds. A sample of a whole day counts
 /// 4.3·10^14 cycles at 5 GHz and 8.6·10^13 ns, so 10^15 leaves room for
@@ -128,19 +130,13 @@ pub(crate) fn has_duplicates(names: &[&str]) -> bool {
     sorted.windows(2).any(|w| w[0] == w[1])
 }
 
-/// The error for a stored file's malformed field `what`.
-pub(crate) fn bad(what: &str) -> String {
-    format!("malformed `{what}`; remove or restore it")
-}
-
-/// The error for a stored file's field `what`, malformed as `why` says.
-pub(crate) fn bad_because(what: &str, why: &str) -> String {
-    format!("malformed `{what}` ({why}); remove or restore it")
-}
-
 /// A stored array of whole numbers from 0 to `max`, or the error naming
 /// the field `what`.
-pub(crate) fn numbers(v: Loose<Vec<Loose<u64>>>, what: &str, max: u64) -> Result<Vec<u64>, String> {
+pub(crate) fn numbers(
+    v: Loose<Vec<Loose<u64>>>,
+    what: &str,
+    max: u64,
+) -> Result<Vec<u64>, DecodeError> {
     let out_of_bounds = || bad_because(what, &format!("not a whole number from 0 to {max}"));
     v.ok()
         .ok_or_else(|| bad(what))?
@@ -156,7 +152,7 @@ pub(crate) fn loose_list<T: Copy>(v: &[T]) -> Loose<Vec<Loose<T>>> {
 
 /// A stored statistic: a finite number no larger than [`MAX_STATISTIC`],
 /// or the error naming the field `what`.
-pub(crate) fn statistic(v: Loose<f64>, what: &str) -> Result<f64, String> {
+pub(crate) fn statistic(v: Loose<f64>, what: &str) -> Result<f64, DecodeError> {
     v.ok()
         .filter(|x| x.abs() <= MAX_STATISTIC)
         .ok_or_else(|| bad_because(what, "not a number from -1e100 to 1e100"))
@@ -164,7 +160,7 @@ pub(crate) fn statistic(v: Loose<f64>, what: &str) -> Result<f64, String> {
 
 /// The thread count of a stored run: 1 where none is given (files of one
 /// thread, and those from before `threads`).
-pub(crate) fn threads_of(v: Loose<Option<u64>>) -> Result<usize, String> {
+pub(crate) fn threads_of(v: Loose<Option<u64>>) -> Result<usize, DecodeError> {
     match v {
         Loose::Missing | Loose::Is(None) => Ok(1),
         v => v
@@ -177,6 +173,6 @@ pub(crate) fn threads_of(v: Loose<Option<u64>>) -> Result<usize, String> {
 }
 
 /// A string, or the error naming the field `what`.
-pub(crate) fn text(v: Loose<String>, what: &str) -> Result<String, String> {
+pub(crate) fn text(v: Loose<String>, what: &str) -> Result<String, DecodeError> {
     v.ok().ok_or_else(|| bad(what))
 }

@@ -14,6 +14,7 @@
 //! with the limits of a stored file) for the step to the domain type.
 
 mod bench_line;
+mod decode_error;
 mod estimates;
 mod history_line;
 mod loose_field;
@@ -23,6 +24,7 @@ pub(crate) mod stored_value;
 mod summary_file;
 
 pub use bench_line::{bench_line, SCHEMA};
+pub use decode_error::DecodeError;
 pub use history_line::{decode_history_run, encode_history_run};
 pub use loose_field::{Loose, MAX_COUNT, MAX_SAMPLES, MAX_STATISTIC, MAX_THREADS};
 pub use result_file::{decode_recording, encode_recording, RESULT_SCHEMA};

@@ -9,8 +9,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::decode_error::{bad, bad_because, DecodeError};
 use super::estimates::{estimates, MetricEstimates};
-use super::loose_field::{bad, bad_because, has_duplicates, loose_list, numbers, records};
+use super::loose_field::{has_duplicates, loose_list, numbers, records};
 use super::loose_field::{statistic, text, threads_of, Loose, MAX_COUNT, MAX_SAMPLES};
 use super::shared_fields::{method_json, method_of};
 use super::stored_value::{self as checked, record_in};
@@ -122,9 +123,8 @@ fn series_record(s: &Series) -> Loose<SeriesRecord> {
 }
 
 /// A recording from a stored result file, or what is wrong with the file.
-pub fn decode_recording(json: &str) -> Result<Recording, String> {
-    let doc: Value = serde_json::from_str(json)
-        .map_err(|e| format!("not valid JSON ({e}); remove or restore it"))?;
+pub fn decode_recording(json: &str) -> Result<Recording, DecodeError> {
+    let doc: Value = serde_json::from_str(json).map_err(|e| DecodeError::NotJson(e.to_string()))?;
     let schema = doc.get("schema").and_then(Value::as_str).unwrap_or("none");
     if schema != RESULT_SCHEMA {
         // Cut short, then escaped (never inside an escape): the file's
@@ -135,9 +135,7 @@ pub fn decode_recording(json: &str) -> Result<Recording, String> {
             .collect::<String>()
             .escape_debug()
             .collect();
-        return Err(format!(
-            "has schema `{schema}`, this perfbench reads `{RESULT_SCHEMA}`; remove it or use a matching perfbench"
-        ));
+        return Err(DecodeError::OtherSchema(schema));
     }
     let doc: ResultRecord = record_in(doc)?;
     let samples = samples_of(doc.iterations, doc.rounds)?;
@@ -155,7 +153,7 @@ pub fn decode_recording(json: &str) -> Result<Recording, String> {
 fn samples_of(
     iterations: Loose<Vec<Loose<u64>>>,
     rounds: Loose<Vec<Loose<u64>>>,
-) -> Result<(Vec<u64>, Vec<u32>), String> {
+) -> Result<(Vec<u64>, Vec<u32>), DecodeError> {
     let iterations = numbers(iterations, "iterations", MAX_COUNT)?;
     if iterations.is_empty() || iterations.len() > MAX_SAMPLES {
         let why = format!("not 1 to {MAX_SAMPLES} samples");
@@ -188,7 +186,10 @@ fn samples_of(
 
 /// The series of a stored result, each of `samples` totals, none named
 /// twice.
-fn series_of(v: Loose<Vec<Loose<SeriesRecord>>>, samples: usize) -> Result<Vec<Series>, String> {
+fn series_of(
+    v: Loose<Vec<Loose<SeriesRecord>>>,
+    samples: usize,
+) -> Result<Vec<Series>, DecodeError> {
     let list = v.ok().filter(|a| !a.is_empty());
     let series = list
         .ok_or_else(|| bad("series"))?
@@ -204,7 +205,7 @@ fn series_of(v: Loose<Vec<Loose<SeriesRecord>>>, samples: usize) -> Result<Vec<S
 }
 
 /// One stored series of `samples` totals.
-fn one_series(s: SeriesRecord, samples: usize) -> Result<Series, String> {
+fn one_series(s: SeriesRecord, samples: usize) -> Result<Series, DecodeError> {
     let unit = match s.unit.ok().as_deref() {
         Some("ns") => Unit::Nanoseconds,
         Some("count") => Unit::Count,
@@ -230,7 +231,7 @@ fn one_series(s: SeriesRecord, samples: usize) -> Result<Series, String> {
 
 /// The headlines of earlier runs a stored series keeps, at most
 /// [`MAX_EARLIER_RUNS`]: none where the file has none (stored before them).
-fn earlier_runs(v: Loose<Option<Vec<Loose<f64>>>>) -> Result<Vec<f64>, String> {
+fn earlier_runs(v: Loose<Option<Vec<Loose<f64>>>>) -> Result<Vec<f64>, DecodeError> {
     let runs = match v {
         Loose::Missing | Loose::Is(None) => return Ok(Vec::new()),
         v => v.ok().flatten().ok_or_else(|| bad("series.earlier"))?,

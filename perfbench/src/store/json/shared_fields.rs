@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::loose_field::{bad, bad_because, Loose, MAX_COUNT};
+use super::decode_error::{bad, bad_because, DecodeError};
+use super::loose_field::{Loose, MAX_COUNT};
 use crate::analysis::standings::Membership;
 use crate::counter::group::ReadPath;
 use crate::measure::{BatchSize, Method, Throughput};
@@ -31,7 +32,7 @@ impl From<&Membership> for GroupRecord {
 }
 
 /// The group a file holds: none where it holds none, else a [`GroupRecord`].
-pub(crate) fn membership_of(v: Loose<GroupRecord>) -> Result<Option<Membership>, String> {
+pub(crate) fn membership_of(v: Loose<GroupRecord>) -> Result<Option<Membership>, DecodeError> {
     match v {
         Loose::Missing => Ok(None),
         Loose::Wrong => Err(bad("group")),
@@ -84,7 +85,7 @@ impl From<Throughput> for ThroughputRecord {
 
 /// The throughput a file holds: of at most [`MAX_COUNT`] bytes or
 /// elements an iteration.
-pub(crate) fn throughput_of(v: Loose<ThroughputRecord>) -> Result<Option<Throughput>, String> {
+pub(crate) fn throughput_of(v: Loose<ThroughputRecord>) -> Result<Option<Throughput>, DecodeError> {
     let t = match v {
         Loose::Missing => return Ok(None),
         v => v.ok(),
@@ -102,7 +103,7 @@ pub(crate) fn throughput_of(v: Loose<ThroughputRecord>) -> Result<Option<Through
 
 /// The read path a file names, `None` for none (`null` or left out), or
 /// the error where it names none known.
-pub(crate) fn read_path_of(v: Loose<Option<String>>) -> Result<Option<ReadPath>, String> {
+pub(crate) fn read_path_of(v: Loose<Option<String>>) -> Result<Option<ReadPath>, DecodeError> {
     match v {
         Loose::Missing | Loose::Is(None) => Ok(None),
         v => {
@@ -137,7 +138,7 @@ pub(crate) fn method_of(
     name: Loose<Option<String>>,
     batch_size: Loose<String>,
     threads: usize,
-) -> Result<Method, String> {
+) -> Result<Method, DecodeError> {
     let size = match batch_size {
         Loose::Missing => None,
         v => Some(

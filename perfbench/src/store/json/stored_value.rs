@@ -9,7 +9,8 @@ use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::loose_field::{bad, bad_because, record, statistic, text, threads_of, Loose, MAX_COUNT};
+use super::decode_error::{bad, bad_because, DecodeError};
+use super::loose_field::{record, statistic, text, threads_of, Loose, MAX_COUNT};
 use super::shared_fields::ThroughputRecord;
 use super::shared_fields::{group_json, membership_of, read_path_of, throughput_of};
 use super::summary_file::{comparison_in, comparison_json, estimate_of, sample_count, unit_of};
@@ -24,20 +25,20 @@ use crate::store::history::MAX_HISTORY_RUNS;
 
 /// The record `T` that `text` holds, or the one-line error naming the
 /// field that is not as `T`'s checks want it.
-pub(crate) fn record_from<T: DeserializeOwned>(text: &str) -> Result<T, String> {
-    record_in(serde_json::from_str(text).map_err(|e| format!("not valid JSON ({e})"))?)
+pub(crate) fn record_from<T: DeserializeOwned>(text: &str) -> Result<T, DecodeError> {
+    record_in(serde_json::from_str(text).map_err(|e| DecodeError::NotJson(e.to_string()))?)
 }
 
 /// The record `T` of the object `v`.
-pub(crate) fn record_in<T: DeserializeOwned>(v: Value) -> Result<T, String> {
-    object_record(v, "").ok_or_else(|| "not a JSON object; remove or restore it".to_string())?
+pub(crate) fn record_in<T: DeserializeOwned>(v: Value) -> Result<T, DecodeError> {
+    object_record(v, "").ok_or(DecodeError::NotObject)?
 }
 
 /// The records `T` of the array `v` in the field `what`, each an object.
 pub(crate) fn records_in<T: DeserializeOwned>(
     v: Option<&Value>,
     what: &str,
-) -> Result<Vec<T>, String> {
+) -> Result<Vec<T>, DecodeError> {
     let items = v.and_then(Value::as_array).ok_or_else(|| bad(what))?;
     let prefix = format!("{what}.");
     items
@@ -49,18 +50,11 @@ pub(crate) fn records_in<T: DeserializeOwned>(
 /// `v` as the record `T` (`None` unless an object: serde also reads a
 /// struct from an array of its fields, which no stored file holds), or the
 /// error naming its field, after `prefix`.
-fn object_record<T: DeserializeOwned>(v: Value, prefix: &str) -> Option<Result<T, String>> {
+fn object_record<T: DeserializeOwned>(v: Value, prefix: &str) -> Option<Result<T, DecodeError>> {
     if !v.is_object() {
         return None;
     }
-    Some(T::deserialize(v).map_err(|e| {
-        let e = e.to_string();
-        // serde's word for a field left out, in this file's words.
-        match e.strip_prefix("missing field `") {
-            Some(name) => bad(&format!("{prefix}{}", name.trim_end_matches('`'))),
-            None => e,
-        }
-    }))
+    Some(T::deserialize(v).map_err(|e| DecodeError::of_serde(&e, prefix)))
 }
 
 /// The field as read, of any shape, for the checks shared with the
@@ -76,7 +70,7 @@ macro_rules! checks {
         $(#[$doc])*
         pub(crate) fn $name<'de, D: Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
             let $v: $loose = loose(d)?;
-            let checked: Result<$t, String> = $check;
+            let checked: Result<$t, DecodeError> = $check;
             checked.map_err(D::Error::custom)
         }
     )*};
@@ -89,14 +83,14 @@ fn is_label(t: &str) -> bool {
 }
 
 /// An optional text that is there an [`is_label`] one, in the field `what`.
-fn label(v: Loose<String>, what: &str) -> Result<Option<String>, String> {
+fn label(v: Loose<String>, what: &str) -> Result<Option<String>, DecodeError> {
     let t = v.ok().filter(|t| is_label(t));
     t.map(Some)
         .ok_or_else(|| bad_because(what, "not a short line of text"))
 }
 
 /// A unit by its symbol, in the field `what`.
-fn unit_in(v: Loose<String>, what: &str) -> Result<Unit, String> {
+fn unit_in(v: Loose<String>, what: &str) -> Result<Unit, DecodeError> {
     unit_of(v.ok()).ok_or_else(|| bad(what))
 }
 
@@ -106,7 +100,7 @@ fn commit_id(v: Loose<String>) -> Option<Option<String>> {
 }
 
 /// A boolean, in the field `what`.
-fn boolean(v: Loose<bool>, what: &str) -> Result<bool, String> {
+fn boolean(v: Loose<bool>, what: &str) -> Result<bool, DecodeError> {
     v.ok().ok_or_else(|| bad(what))
 }
 
@@ -173,7 +167,7 @@ checks! {
 
 /// Sampled values in the field `what`: totals over iterations (from 0 to
 /// [`MAX_COUNT`]), lowest first.
-fn sampled_values(v: Loose<Vec<Loose<f64>>>, what: &str) -> Result<Vec<f64>, String> {
+fn sampled_values(v: Loose<Vec<Loose<f64>>>, what: &str) -> Result<Vec<f64>, DecodeError> {
     let in_bounds = |x: &f64| (0.0..=MAX_COUNT as f64).contains(x);
     let values = v
         .ok()

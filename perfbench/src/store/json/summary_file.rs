@@ -9,8 +9,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::decode_error::{bad, bad_because, DecodeError};
 use super::loose_field::MAX_SAMPLES;
-use super::loose_field::{bad, bad_because, has_duplicates, records, statistic, text, Loose};
+use super::loose_field::{has_duplicates, records, statistic, text, Loose};
 use super::stored_value::{record_in, records_in};
 use crate::analysis::comparison::{Comparison, MetricChange, Target, Verdict};
 use crate::analysis::recording::MAX_EARLIER_RUNS;
@@ -94,10 +95,13 @@ pub(super) fn comparison_json(c: &Comparison) -> Loose<ComparisonRecord> {
 }
 
 /// The summary [`encode_summary`] wrote, or what is wrong with the text.
-pub fn decode_summary(text: &str) -> Result<BenchSummary, String> {
-    let doc: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON ({e})"))?;
+pub fn decode_summary(text: &str) -> Result<BenchSummary, DecodeError> {
+    let doc: Value = serde_json::from_str(text).map_err(|e| DecodeError::NotJson(e.to_string()))?;
     if doc.get("schema").and_then(Value::as_str) != Some(SUMMARY_SCHEMA) {
-        return Err(format!("not a summary of schema `{SUMMARY_SCHEMA}`"));
+        return Err(DecodeError::NotOf {
+            what: "a summary",
+            schema: SUMMARY_SCHEMA,
+        });
     }
     let summary: BenchSummary = record_in(doc)?;
     unique_metrics(&summary.metrics)?;
@@ -105,7 +109,7 @@ pub fn decode_summary(text: &str) -> Result<BenchSummary, String> {
 }
 
 /// A count of samples: from 1 to [`MAX_SAMPLES`].
-pub(super) fn sample_count(v: Loose<u64>, what: &str) -> Result<usize, String> {
+pub(super) fn sample_count(v: Loose<u64>, what: &str) -> Result<usize, DecodeError> {
     v.ok()
         .filter(|n| (1..=MAX_SAMPLES as u64).contains(n))
         .map(|n| n as usize)
@@ -114,7 +118,7 @@ pub(super) fn sample_count(v: Loose<u64>, what: &str) -> Result<usize, String> {
 
 /// An array of exactly `N` statistics, or the error naming the field
 /// `what`.
-fn statistics<const N: usize>(v: Numbers, what: &str) -> Result<[f64; N], String> {
+fn statistics<const N: usize>(v: Numbers, what: &str) -> Result<[f64; N], DecodeError> {
     let a = v.ok().filter(|a| a.len() == N).ok_or_else(|| bad(what))?;
     let mut out = [0.0; N];
     for (o, x) in out.iter_mut().zip(a) {
@@ -125,7 +129,7 @@ fn statistics<const N: usize>(v: Numbers, what: &str) -> Result<[f64; N], String
 
 /// An estimate as [`encode_summary`] writes one, `[point, low, high]`, in
 /// the field `what`: finite statistics, its interval around its point.
-pub(super) fn estimate_of(v: Numbers, what: &str) -> Result<Estimate, String> {
+pub(super) fn estimate_of(v: Numbers, what: &str) -> Result<Estimate, DecodeError> {
     let [point, low, high] = statistics(v, what)?;
     let e = Estimate {
         point,
@@ -148,7 +152,7 @@ pub(super) fn unit_of(name: Option<String>) -> Option<Unit> {
 }
 
 /// A summary's metrics: one at least, none named twice.
-fn unique_metrics(metrics: &[MetricSummary]) -> Result<(), String> {
+fn unique_metrics(metrics: &[MetricSummary]) -> Result<(), DecodeError> {
     if metrics.is_empty() {
         return Err(bad("metrics"));
     }
@@ -161,7 +165,7 @@ fn unique_metrics(metrics: &[MetricSummary]) -> Result<(), String> {
 
 /// The comparison a summary holds, where it holds one (anything but an
 /// object is a comparison without fields).
-pub(super) fn comparison_in(v: Loose<ComparisonRecord>) -> Result<Option<Comparison>, String> {
+pub(super) fn comparison_in(v: Loose<ComparisonRecord>) -> Result<Option<Comparison>, DecodeError> {
     match v {
         Loose::Missing => Ok(None),
         c => comparison_of(c.ok().unwrap_or_default()).map(Some),
@@ -169,7 +173,7 @@ pub(super) fn comparison_in(v: Loose<ComparisonRecord>) -> Result<Option<Compari
 }
 
 /// The comparison a summary holds: its changes none named twice.
-fn comparison_of(v: ComparisonRecord) -> Result<Comparison, String> {
+fn comparison_of(v: ComparisonRecord) -> Result<Comparison, DecodeError> {
     let changes = match v.changes {
         Loose::Missing => None,
         cs => {
@@ -198,7 +202,7 @@ fn comparison_of(v: ComparisonRecord) -> Result<Comparison, String> {
 }
 
 /// A string or `null`, or the error naming the field `what`.
-fn optional_text(v: Loose<Option<String>>, what: &str) -> Result<Option<String>, String> {
+fn optional_text(v: Loose<Option<String>>, what: &str) -> Result<Option<String>, DecodeError> {
     match v {
         Loose::Missing | Loose::Is(None) => Ok(None),
         v => v.ok().flatten().map(Some).ok_or_else(|| bad(what)),
@@ -211,7 +215,7 @@ const MAX_RUNS: u64 = MAX_EARLIER_RUNS as u64 + 1;
 /// A change [`encode_summary`] wrote: an interval (ordered, holding the
 /// relative change) exactly where there is a relative change, a p-value
 /// from 0 to 1 and the runs one run and its earlier ones make.
-fn change_of(v: ChangeRecord) -> Result<MetricChange, String> {
+fn change_of(v: ChangeRecord) -> Result<MetricChange, DecodeError> {
     let verdict = [
         Verdict::Improved,
         Verdict::Regressed,
@@ -248,7 +252,7 @@ fn change_of(v: ChangeRecord) -> Result<MetricChange, String> {
 fn change_interval(
     v: Loose<Option<Vec<Loose<f64>>>>,
     relative: Option<f64>,
-) -> Result<Option<Interval>, String> {
+) -> Result<Option<Interval>, DecodeError> {
     let what = "changes.ci";
     let null = matches!(v, Loose::Missing | Loose::Is(None));
     let relative = match (null, relative) {
@@ -283,10 +287,13 @@ pub fn encode_values(values: &[SampledValues]) -> String {
 
 /// The sampled values [`encode_values`] wrote, or what is wrong with them:
 /// as many values as the samples up to [`MAX_VALUES`], no metric twice.
-pub fn decode_values(text: &str) -> Result<Vec<SampledValues>, String> {
-    let doc: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON ({e})"))?;
+pub fn decode_values(text: &str) -> Result<Vec<SampledValues>, DecodeError> {
+    let doc: Value = serde_json::from_str(text).map_err(|e| DecodeError::NotJson(e.to_string()))?;
     if doc.get("schema").and_then(Value::as_str) != Some(VALUES_SCHEMA) {
-        return Err(format!("not sampled values of schema `{VALUES_SCHEMA}`"));
+        return Err(DecodeError::NotOf {
+            what: "sampled values",
+            schema: VALUES_SCHEMA,
+        });
     }
     let values: Vec<SampledValues> = records_in(doc.get("metrics"), "metrics")?;
     for v in &values {

@@ -17,17 +17,15 @@ mod bench_line;
 mod decode_error;
 mod estimates;
 mod history_line;
-mod loose_field;
 mod result_file;
-mod shared_fields;
 pub(crate) mod stored_value;
 mod summary_file;
 
 pub use bench_line::{bench_line, SCHEMA};
 pub use decode_error::DecodeError;
 pub use history_line::{decode_history_run, encode_history_run};
-pub use loose_field::{Loose, MAX_COUNT, MAX_SAMPLES, MAX_STATISTIC, MAX_THREADS};
 pub use result_file::{decode_recording, encode_recording, RESULT_SCHEMA};
+pub use stored_value::{MAX_COUNT, MAX_SAMPLES, MAX_STATISTIC, MAX_THREADS};
 pub use summary_file::{
     decode_summary, decode_values, encode_summary, encode_values, SUMMARY_SCHEMA, VALUES_SCHEMA,
 };

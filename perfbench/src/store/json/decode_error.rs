@@ -15,20 +15,11 @@ pub enum DecodeError {
     NotObject,
     /// A result file of another schema: the schema, cut short and escaped.
     OtherSchema(String),
-    /// Not of the schema `schema` a file of `what` has.
-    NotOf {
-        /// What the file was to hold.
-        what: &'static str,
-        /// The schema it was to have.
-        schema: &'static str,
-    },
-    /// A field left out or malformed, and how where there is more to say.
-    Malformed {
-        /// The field, with the fields it is in (`series.totals`).
-        field: String,
-        /// How it is malformed, where the field's name does not say.
-        why: Option<String>,
-    },
+    /// Not of the schema (`.1`) a file of `.0` (a summary, values) has.
+    NotOf(&'static str, &'static str),
+    /// The field `.0` (with the fields it is in: `series.totals`) left out
+    /// or malformed, and how where its name does not say (`.1`).
+    Malformed(String, Option<String>),
     /// What serde found of a shape no check names.
     Shape(String),
 }
@@ -38,20 +29,20 @@ const REMEDY: &str = "; remove or restore it";
 
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let other = "this perfbench reads";
         match self {
             DecodeError::NotJson(e) => write!(f, "not valid JSON ({e}){REMEDY}"),
             DecodeError::NotObject => write!(f, "not a JSON object{REMEDY}"),
             DecodeError::OtherSchema(s) => write!(
                 f,
-                "has schema `{s}`, this perfbench reads `{}`; remove it or use a matching perfbench",
+                "has schema `{s}`, {other} `{}`; remove it or use a matching perfbench",
                 super::RESULT_SCHEMA
             ),
-            DecodeError::NotOf { what, schema } => write!(f, "not {what} of schema `{schema}`"),
-            DecodeError::Malformed { field, why: None } => write!(f, "malformed `{field}`{REMEDY}"),
-            DecodeError::Malformed {
-                field,
-                why: Some(why),
-            } => write!(f, "malformed `{field}` ({why}){REMEDY}"),
+            DecodeError::NotOf(what, schema) => write!(f, "not {what} of schema `{schema}`"),
+            DecodeError::Malformed(field, None) => write!(f, "malformed `{field}`{REMEDY}"),
+            DecodeError::Malformed(field, Some(why)) => {
+                write!(f, "malformed `{field}` ({why}){REMEDY}")
+            }
             DecodeError::Shape(e) => f.write_str(e),
         }
     }
@@ -75,10 +66,7 @@ impl DecodeError {
                 "" => None,
                 why => Some(why.strip_prefix(" (")?.strip_suffix(')')?.to_string()),
             };
-            Some(DecodeError::Malformed {
-                field: field.to_string(),
-                why,
-            })
+            Some(DecodeError::Malformed(field.to_string(), why))
         };
         malformed().unwrap_or(DecodeError::Shape(text))
     }
@@ -86,16 +74,10 @@ impl DecodeError {
 
 /// The error for a stored file's malformed field `what`.
 pub(crate) fn bad(what: &str) -> DecodeError {
-    DecodeError::Malformed {
-        field: what.to_string(),
-        why: None,
-    }
+    DecodeError::Malformed(what.to_string(), None)
 }
 
 /// The error for a stored file's field `what`, malformed as `why` says.
 pub(crate) fn bad_because(what: &str, why: &str) -> DecodeError {
-    DecodeError::Malformed {
-        field: what.to_string(),
-        why: Some(why.to_string()),
-    }
+    DecodeError::Malformed(what.to_string(), Some(why.to_string()))
 }

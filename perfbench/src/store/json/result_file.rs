@@ -14,8 +14,8 @@ use serde_json::Value;
 
 use super::decode_error::{bad, bad_because, DecodeError};
 use super::estimates::{estimates, MetricEstimates};
-use super::stored_value::MAX_SAMPLES;
 use super::stored_value::{self as checked, checks, has_duplicates, numbers, or_null, record_in};
+use super::stored_value::{boolean, count_in, text_that, MAX_SAMPLES};
 use super::stored_value::{method_json, method_of, records_in, statistic, Checked, MAX_COUNT};
 use crate::analysis::recording::MAX_EARLIER_RUNS;
 use crate::analysis::standings::Membership;
@@ -31,7 +31,7 @@ pub const RESULT_SCHEMA: &str = "perfbench/result/v1";
 #[derive(Serialize, Deserialize)]
 struct ResultFile<'a> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(deserialize_with = "checked::batch_size")]
+    #[serde(deserialize_with = "batch_size")]
     batch_size: Option<String>,
     #[serde(deserialize_with = "checked::environment")]
     environment: Environment,
@@ -47,7 +47,7 @@ struct ResultFile<'a> {
     /// Checked with the rounds, against the samples they hold.
     iterations: Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(deserialize_with = "checked::method")]
+    #[serde(deserialize_with = "method")]
     method: Option<String>,
     #[serde(default, serialize_with = "checked::write_read_path")]
     #[serde(deserialize_with = "checked::read_path")]
@@ -59,10 +59,10 @@ struct ResultFile<'a> {
     #[serde(deserialize_with = "series")]
     series: Vec<SeriesFile>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(deserialize_with = "checked::settings")]
+    #[serde(deserialize_with = "settings")]
     settings: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(deserialize_with = "checked::result_threads")]
+    #[serde(deserialize_with = "threads")]
     threads: Option<usize>,
 }
 
@@ -92,6 +92,16 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
 }
 
 checks! {
+    // Files from before settings were recorded have none.
+    settings -> Option<String> = |v| or_null(v, |v| {
+        let is_key = |k: &str| k.chars().count() <= 200 && !k.chars().any(char::is_control);
+        text_that(v, is_key, "settings", "")
+    });
+    // Left out for one thread (and in files from before `threads`).
+    threads -> Option<usize> = |v| or_null(v, |v| count_in(v, "threads"));
+    // The method, checked against the threads after.
+    method -> Option<String> = |v| or_null(v, |v| checked::text(v, "method"));
+    batch_size -> Option<String> = |v| checked::text(&v, "batch_size").map(Some);
     series -> Vec<SeriesFile> = |v| match records_in(&v, "series")? {
         series if series.is_empty() => Err(bad("series")),
         series => Ok(series),
@@ -99,7 +109,7 @@ checks! {
     series_name -> String = |v| checked::text(&v, "series.name");
     totals -> Vec<u64> = |v| numbers(&v, "series.totals", MAX_COUNT);
     series_unit -> Unit = |v| checked::unit_in(&v, "series.unit");
-    user_only -> Option<bool> = |v| or_null(v, |v| v.as_bool().ok_or_else(|| bad("series.user_only")));
+    user_only -> Option<bool> = |v| or_null(v, |v| boolean(v, "series.user_only"));
     // At most `MAX_EARLIER_RUNS` headlines of earlier runs; none for `null`.
     earlier -> Vec<f64> = |v| Ok(or_null(v, |v| {
         let runs = v.as_array().ok_or_else(|| bad("series.earlier"))?;

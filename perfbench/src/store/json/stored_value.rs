@@ -112,13 +112,18 @@ pub(crate) fn text(v: &Value, what: &str) -> Checked<String> {
 }
 
 /// A boolean, in the field `what`.
-fn boolean(v: &Value, what: &str) -> Checked<bool> {
+pub(crate) fn boolean(v: &Value, what: &str) -> Checked<bool> {
     v.as_bool().ok_or_else(|| bad(what))
 }
 
 /// A string that `is`, in the field `what`, refused as `why` says (where
 /// it says something).
-fn text_that(v: &Value, is: impl Fn(&str) -> bool, what: &str, why: &str) -> Checked<String> {
+pub(crate) fn text_that(
+    v: &Value,
+    is: impl Fn(&str) -> bool,
+    what: &str,
+    why: &str,
+) -> Checked<String> {
     let refused = || match why {
         "" => bad(what),
         why => bad_because(what, why),
@@ -192,7 +197,7 @@ fn estimate_in(v: &Value, what: &str) -> Checked<Estimate> {
 
 /// A count of samples (from 1 to [`MAX_SAMPLES`]) or of threads (from 1
 /// to [`MAX_THREADS`]), in the field `what`.
-fn count_in(v: &Value, what: &str) -> Checked<usize> {
+pub(crate) fn count_in(v: &Value, what: &str) -> Checked<usize> {
     let n = match what {
         "threads" => whole(
             v,
@@ -262,7 +267,8 @@ checks! {
     changed_unit -> Unit = |v| unit_in(&v, "changed.unit");
     changed_before -> f64 = |v| statistic(&v, "changed.before");
     changed_after -> f64 = |v| statistic(&v, "changed.after");
-    changed_commit -> Option<String> = |v| text_that(&v, is_commit_id, "changed.commit", "").map(Some);
+    changed_commit -> Option<String> =
+        |v| text_that(&v, is_commit_id, "changed.commit", "").map(Some);
     changed_dirty -> Option<bool> = |v| boolean(&v, "changed.dirty").map(Some);
 }
 pub(crate) use metrics_name as values_name;
@@ -271,17 +277,12 @@ pub(crate) use metrics_name as values_name;
 // that may be `null` is none there.
 checks! {
     id -> String = |v| text(&v, "id");
-    // Files from before settings were recorded have none.
-    settings -> Option<String> = |v| or_null(v, |v| {
-        text_that(v, |k| k.chars().count() <= 200 && !k.chars().any(char::is_control), "settings", "")
-    });
     read_path -> Option<ReadPath> = |v| or_null(v, |v| {
         let path = ReadPath::ALL.into_iter().find(|p| Some(p.name()) == v.as_str());
         path.ok_or_else(|| bad("read_path"))
     });
-    // A summary's is always there; a result's is left out for one thread.
+    // A summary's threads are always there.
     threads -> usize = |v| count_in(&v, "threads");
-    result_threads -> Option<usize> = |v| or_null(v, |v| count_in(v, "threads"));
     environment -> Environment = |v| plain_record(&v, "environment");
     group -> Option<Membership> = |v| or_null(v, |v| {
         let g: GroupRecord = plain_record(v, "group")?;
@@ -300,12 +301,11 @@ checks! {
         let c = object_record::<ComparisonFile>(v.clone(), "comparison.");
         c.unwrap_or_else(|| Ok(ComparisonFile::default()))?.try_into()
     });
-    changed -> Vec<RecentChange> = |v| Ok(or_null(v, |v| records_in(v, "changed"))?.unwrap_or_default());
+    // None for `null`.
+    changed -> Vec<RecentChange> =
+        |v| Ok(or_null(v, |v| records_in(v, "changed"))?.unwrap_or_default());
     // One at least: the summary checks.
     metrics -> Vec<MetricSummary> = |v| records_in(&v, "metrics");
-    // A result's method, checked against its threads after.
-    method -> Option<String> = |v| or_null(v, |v| text(v, "method"));
-    batch_size -> Option<String> = |v| text(&v, "batch_size").map(Some);
 }
 
 writes! {

@@ -60,9 +60,6 @@ pub(super) struct ChangeFile {
     verdict: String,
 }
 
-/// Most runs a change takes in: one and the earlier runs it keeps.
-const MAX_RUNS: u64 = MAX_EARLIER_RUNS as u64 + 1;
-
 /// The verdicts, each by its name.
 const VERDICTS: [Verdict; 4] = [
     Verdict::Improved,
@@ -87,8 +84,11 @@ checks! {
     };
     // `null` where the baseline is 0.
     relative -> Option<f64> = |v| or_null(v, |v| statistic(v, "changes.relative"));
-    // One run and its earlier ones.
-    runs -> usize = |v| whole(&v, (1, MAX_RUNS), "changes.runs", "not from 1 to 10").map(|n| n as usize);
+    // One run and the earlier ones it keeps.
+    runs -> usize = |v| {
+        let bounds = (1, MAX_EARLIER_RUNS as u64 + 1);
+        whole(&v, bounds, "changes.runs", "not from 1 to 10").map(|n| n as usize)
+    };
     verdict -> String = |v| text(&v, "changes.verdict");
 }
 
@@ -143,22 +143,17 @@ impl TryFrom<ComparisonFile> for Comparison {
 /// A change: an interval (holding the relative change) exactly where
 /// there is a relative change.
 fn change_of(c: ChangeFile) -> Checked<MetricChange> {
-    let ci = match (c.ci, c.relative) {
-        (None, None) => None,
-        (Some([low, high]), Some(r)) if low <= r && r <= high => Some(Interval { low, high }),
-        (Some(_), Some(_)) => {
-            return Err(bad_because(
-                "changes.ci",
-                "an interval that does not hold its change",
-            ))
+    let why = match (c.ci, c.relative) {
+        (Some([low, high]), Some(r)) if !(low <= r && r <= high) => {
+            "an interval that does not hold its change"
         }
-        _ => {
-            return Err(bad_because(
-                "changes.ci",
-                "not there exactly where `relative` is",
-            ))
-        }
+        (Some(_), None) | (None, Some(_)) => "not there exactly where `relative` is",
+        _ => "",
     };
+    if !why.is_empty() {
+        return Err(bad_because("changes.ci", why));
+    }
+    let ci = c.ci.map(|[low, high]| Interval { low, high });
     let verdict = VERDICTS.into_iter().find(|k| k.as_str() == c.verdict);
     Ok(MetricChange {
         name: c.name,
@@ -185,7 +180,7 @@ pub fn encode_summary(s: &BenchSummary) -> String {
 fn document(text: &str, what: &'static str, schema: &'static str) -> Checked<Value> {
     let doc: Value = serde_json::from_str(text).map_err(|e| DecodeError::NotJson(e.to_string()))?;
     if doc.get("schema").and_then(Value::as_str) != Some(schema) {
-        return Err(DecodeError::NotOf { what, schema });
+        return Err(DecodeError::NotOf(what, schema));
     }
     Ok(doc)
 }

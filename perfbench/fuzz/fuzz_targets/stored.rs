@@ -24,14 +24,16 @@ use perfbench::store::bench_summary::{values_of, BenchSummary, SampledValues};
 use perfbench::store::history::{parse_history, History, HISTORY_FILE};
 use perfbench::store::json::{
     decode_history_run, decode_recording, decode_summary, decode_values, encode_history_run,
-    encode_recording, encode_summary, encode_values,
+    encode_recording, encode_summary, encode_values, DecodeError,
 };
 use perfbench::store::{folder_name, Store};
 
 /// The value, or `None` where the error is one line, as every error of a
 /// stored file must be.
-fn one_line<T>(decoded: Result<T, String>) -> Option<T> {
-    decoded.map_err(|e| assert!(!e.contains('\n'), "{e}")).ok()
+fn one_line<T>(decoded: Result<T, DecodeError>) -> Option<T> {
+    decoded
+        .map_err(|e| assert!(!e.to_string().contains('\n'), "{e}"))
+        .ok()
 }
 
 /// A store of this process's own, emptied for each input.

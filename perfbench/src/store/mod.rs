@@ -302,7 +302,7 @@ impl Store {
             return Ok(None);
         };
         let path = bench.path_of("latest.json");
-        let run = decode_recording(&text).map_err(|reason| error(&path, reason))?;
+        let run = decode_recording(&text).map_err(|reason| error(&path, reason.to_string()))?;
         if folder_name(&run.id) != folder {
             return Err(error(
                 &path,
@@ -385,7 +385,7 @@ impl Store {
             return Ok(None);
         };
         let path = folder.path_of(&name);
-        let run = decode_recording(&text).map_err(|reason| error(&path, reason))?;
+        let run = decode_recording(&text).map_err(|reason| error(&path, reason.to_string()))?;
         if run.id != id {
             return Err(error(
                 &path,

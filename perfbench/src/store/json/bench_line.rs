@@ -7,8 +7,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::estimates::{estimates, ChangeLine, MetricEstimates};
-use super::shared_fields::{group_json, method_json, GroupRecord, ThroughputRecord};
-use super::Loose;
+use super::stored_value::{method_json, GroupRecord, ThroughputRecord};
 use crate::analysis::comparison::{self, Comparison, Target};
 use crate::analysis::derived::rate;
 use crate::analysis::BenchResult;
@@ -22,14 +21,14 @@ pub const SCHEMA: &str = "perfbench/v1";
 struct BenchLine<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     baseline: Option<BaselineLine<'a>>,
-    #[serde(skip_serializing_if = "Loose::is_missing")]
-    batch_size: Loose<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    batch_size: Option<String>,
     cpu: Option<usize>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     derived: BTreeMap<&'a str, f64>,
     environment: &'a Environment,
-    #[serde(skip_serializing_if = "Loose::is_missing")]
-    group: Loose<GroupRecord>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    group: Option<GroupRecord>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     groups: &'a [Vec<String>],
     id: &'a str,
@@ -38,8 +37,8 @@ struct BenchLine<'a> {
     left_out_iterations: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     left_out_samples: Option<usize>,
-    #[serde(skip_serializing_if = "Loose::is_missing")]
-    method: Loose<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    method: Option<String>,
     metrics: BTreeMap<String, MetricEstimates<'a>>,
     mode: &'static str,
     multiplexed_samples: usize,
@@ -90,7 +89,7 @@ pub fn bench_line(
         cpu: environment.cpu,
         derived: r.derived.iter().map(|(n, v)| (n.as_str(), *v)).collect(),
         environment,
-        group: group_json(r.membership.as_ref()),
+        group: r.membership.as_ref().map(GroupRecord::from),
         groups: &r.groups,
         id: &r.id,
         iterations: r.iterations,
@@ -148,8 +147,8 @@ fn throughput(r: &BenchResult, mut t: ThroughputRecord) -> ThroughputRecord {
         let e = rate.per_second;
         // An interval open above (wall time down to 0) has no finite end.
         let high = e.ci.high.is_finite().then_some(e.ci.high);
-        t.per_second = Loose::Is(e.point);
-        t.per_second_ci = Loose::Is((e.ci.low, high));
+        t.per_second = Some(e.point);
+        t.per_second_ci = Some((e.ci.low, high));
     }
     t
 }

@@ -9,6 +9,7 @@
 //!  "started":"2026-11-25T22:41:07Z","unit":"ns"}
 //! ```
 
+use super::decode_error::DecodeError;
 use super::stored_value::record_from;
 use crate::store::history::HistoryRun;
 
@@ -18,6 +19,6 @@ pub fn encode_history_run(run: &HistoryRun) -> String {
 }
 
 /// The run a line holds, or what is wrong with it.
-pub fn decode_history_run(line: &str) -> Result<HistoryRun, String> {
+pub fn decode_history_run(line: &str) -> Result<HistoryRun, DecodeError> {
     record_from(line)
 }

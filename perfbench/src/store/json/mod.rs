@@ -1,31 +1,31 @@
 //! The JSON of the store's files and of `--output-format json`, typed with
 //! serde: the lines of `--output-format json` (`bench_line.rs`, with the
 //! estimates of `estimates.rs`), stored result files (`result_file.rs`),
-//! the report's summaries and sampled values (`summary_file.rs`), the
-//! fields they share (`shared_fields.rs`), and the lines of a benchmark's
-//! history (`history_line.rs`). Fields are written in the order of their
-//! names. A stored file may be hostile (a restored CI cache), so every
-//! field is checked as it is read, its error one line naming it: a store
-//! type derived straight from its file (`HistoryRun`, `BenchSummary`, its
-//! `MetricSummary` and `RecentChange`, `SampledValues`) has a check per
-//! field in `stored_value.rs`; a wire type for a type of a lower layer
-//! (a result file's `Recording`, a summary's `Comparison`) keeps the
-//! fields checked against each other as found ([`Loose`], `loose_field.rs`,
-//! with the limits of a stored file) for the step to the domain type.
+//! the report's summaries and sampled values (`summary_file.rs`), and the
+//! lines of a benchmark's history (`history_line.rs`). Fields are written
+//! in the order of their names. A stored file may be hostile (a restored
+//! CI cache), so every field is checked as serde reads it, with the limits
+//! of a stored file (`stored_value.rs`), its error a [`DecodeError`] of one
+//! line naming the field (`decode_error.rs`): a store type is derived
+//! straight from its file (`HistoryRun`, `BenchSummary` with its
+//! `MetricSummary` and `RecentChange`, `SampledValues`); a lower layer's
+//! type through a small wire type (a result file's `Recording` and
+//! `Series`, a summary's `Comparison`), whose fields are checked against
+//! each other in one place on the way to the domain type.
 
 mod bench_line;
+mod decode_error;
 mod estimates;
 mod history_line;
-mod loose_field;
 mod result_file;
-mod shared_fields;
 pub(crate) mod stored_value;
 mod summary_file;
 
 pub use bench_line::{bench_line, SCHEMA};
+pub use decode_error::DecodeError;
 pub use history_line::{decode_history_run, encode_history_run};
-pub use loose_field::{Loose, MAX_COUNT, MAX_SAMPLES, MAX_STATISTIC, MAX_THREADS};
 pub use result_file::{decode_recording, encode_recording, RESULT_SCHEMA};
+pub use stored_value::{MAX_COUNT, MAX_SAMPLES, MAX_STATISTIC, MAX_THREADS};
 pub use summary_file::{
     decode_summary, decode_values, encode_summary, encode_values, SUMMARY_SCHEMA, VALUES_SCHEMA,
 };

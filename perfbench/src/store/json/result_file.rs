@@ -1,19 +1,22 @@
 //! A stored result file (schema [`RESULT_SCHEMA`]): the recording's
 //! samples and environment, with the estimates derived from them for
 //! convenience, written whole and read back with every limit a stored file
-//! has (a restored CI cache may hold anything). Fields are declared in the
-//! order of their names, the order perfbench has always written them in.
+//! has (a restored CI cache may hold anything). Derived on [`ResultFile`]
+//! and [`SeriesFile`], each field checked as serde reads it
+//! (`stored_value.rs`), the fields checked against each other in one place
+//! after ([`recording_of`]). Fields are declared in the order of their
+//! names, the order perfbench has always written them in.
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
+use super::decode_error::{bad, bad_because, DecodeError};
 use super::estimates::{estimates, MetricEstimates};
-use super::loose_field::{bad, bad_because, has_duplicates, loose_list, numbers, records};
-use super::loose_field::{statistic, text, threads_of, Loose, MAX_COUNT, MAX_SAMPLES};
-use super::shared_fields::{method_json, method_of};
-use super::stored_value::{self as checked, record_in};
+use super::stored_value::{self as checked, checks, has_duplicates, numbers, or_null, record_in};
+use super::stored_value::{boolean, count_in, text_that, MAX_SAMPLES};
+use super::stored_value::{method_json, method_of, records_in, statistic, Checked, MAX_COUNT};
 use crate::analysis::recording::MAX_EARLIER_RUNS;
 use crate::analysis::standings::Membership;
 use crate::analysis::{BenchResult, Recording, Series};
@@ -24,107 +27,132 @@ use crate::measure::environment::Environment;
 /// The schema tag of a stored result file.
 pub const RESULT_SCHEMA: &str = "perfbench/result/v1";
 
-/// A stored result file as written, and as read: the fields that stand
-/// alone checked as serde reads them (`stored_value.rs`), those checked
-/// against each other ([`Loose`]) after.
+/// A stored result file as written and as read.
 #[derive(Serialize, Deserialize)]
-struct ResultRecord<'a> {
-    #[serde(default, skip_serializing_if = "Loose::is_missing")]
-    batch_size: Loose<String>,
+struct ResultFile<'a> {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "batch_size")]
+    batch_size: Option<String>,
     #[serde(deserialize_with = "checked::environment")]
     environment: Environment,
     /// Written for convenience; never read.
     #[serde(skip_deserializing)]
     estimates: BTreeMap<String, MetricEstimates<'a>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(
-        serialize_with = "checked::write_group",
-        deserialize_with = "checked::group"
-    )]
+    #[serde(serialize_with = "checked::write_group")]
+    #[serde(deserialize_with = "checked::group")]
     group: Option<Membership>,
     #[serde(deserialize_with = "checked::id")]
     id: String,
-    #[serde(default)]
-    iterations: Loose<Vec<Loose<u64>>>,
-    #[serde(default, skip_serializing_if = "Loose::is_missing")]
-    method: Loose<Option<String>>,
+    /// Checked with the rounds, against the samples they hold.
+    iterations: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "method")]
+    method: Option<String>,
     #[serde(default, serialize_with = "checked::write_read_path")]
     #[serde(deserialize_with = "checked::read_path")]
     read_path: Option<ReadPath>,
-    #[serde(default)]
-    rounds: Loose<Vec<Loose<u64>>>,
+    #[serde(default, deserialize_with = "present")]
+    rounds: Option<Value>,
     #[serde(skip_deserializing)]
     schema: &'static str,
-    #[serde(default, deserialize_with = "records")]
-    series: Loose<Vec<Loose<SeriesRecord>>>,
+    #[serde(deserialize_with = "series")]
+    series: Vec<SeriesFile>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(deserialize_with = "checked::settings")]
+    #[serde(deserialize_with = "settings")]
     settings: Option<String>,
-    #[serde(default, skip_serializing_if = "Loose::is_missing")]
-    threads: Loose<Option<u64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "threads")]
+    threads: Option<usize>,
 }
 
 /// One series of a stored result: an event's (or wall time's) total of
-/// each sample.
-#[derive(Default, Serialize, Deserialize)]
-#[serde(default)]
-struct SeriesRecord {
+/// each sample, checked against the samples after.
+#[derive(Serialize, Deserialize)]
+pub(super) struct SeriesFile {
     /// The headlines of earlier runs, where it keeps some.
-    #[serde(skip_serializing_if = "Loose::is_missing")]
-    earlier: Loose<Option<Vec<Loose<f64>>>>,
-    name: Loose<String>,
-    totals: Loose<Vec<Loose<u64>>>,
-    unit: Loose<String>,
-    #[serde(skip_serializing_if = "Loose::is_missing")]
-    user_only: Loose<Option<bool>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(deserialize_with = "earlier")]
+    earlier: Vec<f64>,
+    #[serde(deserialize_with = "series_name")]
+    name: String,
+    #[serde(deserialize_with = "totals")]
+    totals: Vec<u64>,
+    #[serde(serialize_with = "checked::write_unit")]
+    #[serde(deserialize_with = "series_unit")]
+    unit: Unit,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "user_only")]
+    user_only: Option<bool>,
+}
+
+/// A field that is there, `null` too, for a check after.
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+checks! {
+    // Files from before settings were recorded have none.
+    settings -> Option<String> = |v| or_null(v, |v| {
+        let is_key = |k: &str| k.chars().count() <= 200 && !k.chars().any(char::is_control);
+        text_that(v, is_key, "settings", "")
+    });
+    // Left out for one thread (and in files from before `threads`).
+    threads -> Option<usize> = |v| or_null(v, |v| count_in(v, "threads"));
+    // The method, checked against the threads after.
+    method -> Option<String> = |v| or_null(v, |v| checked::text(v, "method"));
+    batch_size -> Option<String> = |v| checked::text(&v, "batch_size").map(Some);
+    series -> Vec<SeriesFile> = |v| match records_in(&v, "series")? {
+        series if series.is_empty() => Err(bad("series")),
+        series => Ok(series),
+    };
+    series_name -> String = |v| checked::text(&v, "series.name");
+    totals -> Vec<u64> = |v| numbers(&v, "series.totals", MAX_COUNT);
+    series_unit -> Unit = |v| checked::unit_in(&v, "series.unit");
+    user_only -> Option<bool> = |v| or_null(v, |v| boolean(v, "series.user_only"));
+    // At most `MAX_EARLIER_RUNS` headlines of earlier runs; none for `null`.
+    earlier -> Vec<f64> = |v| Ok(or_null(v, |v| {
+        let runs = v.as_array().ok_or_else(|| bad("series.earlier"))?;
+        if runs.len() > MAX_EARLIER_RUNS {
+            let why = format!("more than {MAX_EARLIER_RUNS} runs");
+            return Err(bad_because("series.earlier", &why));
+        }
+        runs.iter().map(|n| statistic(n, "series.earlier")).collect()
+    })?.unwrap_or_default());
 }
 
 /// A stored result file: the recording's samples and environment, with the
 /// estimates derived from them for convenience.
 pub fn encode_recording(run: &Recording, result: &BenchResult) -> String {
     let (method, batch_size) = method_json(run.method);
-    let rounds: Vec<u64> = run.rounds.iter().map(|&r| u64::from(r)).collect();
-    let doc = ResultRecord {
+    let series = run.series.iter().map(|s| SeriesFile {
+        earlier: s.earlier.clone(),
+        name: s.name.clone(),
+        totals: s.totals.clone(),
+        unit: s.unit,
+        user_only: s.user_only,
+    });
+    let doc = ResultFile {
         batch_size,
         environment: run.environment.clone(),
         estimates: estimates(result),
         group: run.membership.clone(),
         id: run.id.clone(),
-        iterations: loose_list(&run.iterations),
+        iterations: run.iterations.clone().into(),
         method,
         read_path: run.read_path,
-        rounds: loose_list(&rounds),
+        rounds: Some(run.rounds.clone().into()),
         schema: RESULT_SCHEMA,
-        series: Loose::Is(run.series.iter().map(series_record).collect()),
+        series: series.collect(),
         settings: run.settings.clone(),
-        threads: if run.threads > 1 {
-            Loose::Is(Some(run.threads as u64))
-        } else {
-            Loose::Missing
-        },
+        threads: (run.threads > 1).then_some(run.threads),
     };
     serde_json::to_string_pretty(&doc).expect("result files serialise")
 }
 
-/// A series as a result file holds it.
-fn series_record(s: &Series) -> Loose<SeriesRecord> {
-    Loose::Is(SeriesRecord {
-        earlier: if s.earlier.is_empty() {
-            Loose::Missing
-        } else {
-            Loose::Is(loose_list(&s.earlier).ok())
-        },
-        name: Loose::Is(s.name.clone()),
-        totals: loose_list(&s.totals),
-        unit: Loose::Is(s.unit.symbol().to_string()),
-        user_only: s.user_only.map_or(Loose::Missing, |u| Loose::Is(Some(u))),
-    })
-}
-
 /// A recording from a stored result file, or what is wrong with the file.
-pub fn decode_recording(json: &str) -> Result<Recording, String> {
-    let doc: Value = serde_json::from_str(json)
-        .map_err(|e| format!("not valid JSON ({e}); remove or restore it"))?;
+pub fn decode_recording(json: &str) -> Checked<Recording> {
+    let doc: Value = serde_json::from_str(json).map_err(|e| DecodeError::NotJson(e.to_string()))?;
     let schema = doc.get("schema").and_then(Value::as_str).unwrap_or("none");
     if schema != RESULT_SCHEMA {
         // Cut short, then escaped (never inside an escape): the file's
@@ -135,28 +163,47 @@ pub fn decode_recording(json: &str) -> Result<Recording, String> {
             .collect::<String>()
             .escape_debug()
             .collect();
-        return Err(format!(
-            "has schema `{schema}`, this perfbench reads `{RESULT_SCHEMA}`; remove it or use a matching perfbench"
-        ));
+        return Err(DecodeError::OtherSchema(schema));
     }
-    let doc: ResultRecord = record_in(doc)?;
+    recording_of(record_in(doc)?)
+}
+
+/// The recording a result file holds: its samples, its series of a total
+/// each, none named twice, its method as its threads allow.
+fn recording_of(doc: ResultFile) -> Checked<Recording> {
     let samples = samples_of(doc.iterations, doc.rounds)?;
-    let series = series_of(doc.series, samples.0.len())?;
+    let mut series = Vec::with_capacity(doc.series.len());
+    for s in doc.series {
+        if s.totals.len() != samples.0.len() {
+            return Err(bad_because("series.totals", "not one per sample"));
+        }
+        let (name, unit, totals, user_only, earlier) =
+            (s.name, s.unit, s.totals, s.user_only, s.earlier);
+        series.push(Series {
+            name,
+            unit,
+            totals,
+            event: None,
+            user_only,
+            earlier,
+        });
+    }
+    let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+    if has_duplicates(&names) {
+        return Err(bad_because("series.name", "a name twice"));
+    }
     let mut recording = Recording::stored(doc.id, doc.environment, samples, series);
     recording.read_path = doc.read_path;
     recording.membership = doc.group;
-    recording.threads = threads_of(doc.threads)?;
+    recording.threads = doc.threads.unwrap_or(1);
     recording.method = method_of(doc.method, doc.batch_size, recording.threads)?;
     recording.settings = doc.settings;
     Ok(recording)
 }
 
 /// The iterations of a stored result's samples and the round of each.
-fn samples_of(
-    iterations: Loose<Vec<Loose<u64>>>,
-    rounds: Loose<Vec<Loose<u64>>>,
-) -> Result<(Vec<u64>, Vec<u32>), String> {
-    let iterations = numbers(iterations, "iterations", MAX_COUNT)?;
+fn samples_of(iterations: Value, rounds: Option<Value>) -> Checked<(Vec<u64>, Vec<u32>)> {
+    let iterations = numbers(&iterations, "iterations", MAX_COUNT)?;
     if iterations.is_empty() || iterations.len() > MAX_SAMPLES {
         let why = format!("not 1 to {MAX_SAMPLES} samples");
         return Err(bad_because("iterations", &why));
@@ -173,73 +220,16 @@ fn samples_of(
     }
     let rounds = match rounds {
         // Files from before rounds were measured in one.
-        Loose::Missing => vec![0; iterations.len()],
-        // Each round took a sample: round numbers are below the samples'.
-        v => numbers(v, "rounds", iterations.len() as u64 - 1)?
+        None => vec![0; iterations.len()],
+        // Each round took a sample: round numbers are below the samples',
+        // so within `u32` (at most a million samples).
+        Some(v) => numbers(&v, "rounds", iterations.len() as u64 - 1)?
             .into_iter()
-            .map(|r| u32::try_from(r).map_err(|_| bad("rounds")))
-            .collect::<Result<Vec<_>, _>>()?,
+            .map(|r| r as u32)
+            .collect(),
     };
     if rounds.len() != iterations.len() {
         return Err(bad_because("rounds", "not one per sample"));
     }
     Ok((iterations, rounds))
-}
-
-/// The series of a stored result, each of `samples` totals, none named
-/// twice.
-fn series_of(v: Loose<Vec<Loose<SeriesRecord>>>, samples: usize) -> Result<Vec<Series>, String> {
-    let list = v.ok().filter(|a| !a.is_empty());
-    let series = list
-        .ok_or_else(|| bad("series"))?
-        .into_iter()
-        // Anything but an object is a series without fields.
-        .map(|s| one_series(s.ok().unwrap_or_default(), samples))
-        .collect::<Result<Vec<_>, _>>()?;
-    let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
-    if has_duplicates(&names) {
-        return Err(bad_because("series.name", "a name twice"));
-    }
-    Ok(series)
-}
-
-/// One stored series of `samples` totals.
-fn one_series(s: SeriesRecord, samples: usize) -> Result<Series, String> {
-    let unit = match s.unit.ok().as_deref() {
-        Some("ns") => Unit::Nanoseconds,
-        Some("count") => Unit::Count,
-        _ => return Err(bad("series.unit")),
-    };
-    let totals = numbers(s.totals, "series.totals", MAX_COUNT)?;
-    if totals.len() != samples {
-        return Err(bad_because("series.totals", "not one per sample"));
-    }
-    let user_only = match s.user_only {
-        Loose::Missing | Loose::Is(None) => None,
-        v => Some(v.ok().flatten().ok_or_else(|| bad("series.user_only"))?),
-    };
-    Ok(Series {
-        name: text(s.name, "series.name")?,
-        unit,
-        totals,
-        event: None,
-        user_only,
-        earlier: earlier_runs(s.earlier)?,
-    })
-}
-
-/// The headlines of earlier runs a stored series keeps, at most
-/// [`MAX_EARLIER_RUNS`]: none where the file has none (stored before them).
-fn earlier_runs(v: Loose<Option<Vec<Loose<f64>>>>) -> Result<Vec<f64>, String> {
-    let runs = match v {
-        Loose::Missing | Loose::Is(None) => return Ok(Vec::new()),
-        v => v.ok().flatten().ok_or_else(|| bad("series.earlier"))?,
-    };
-    if runs.len() > MAX_EARLIER_RUNS {
-        let why = format!("more than {MAX_EARLIER_RUNS} runs");
-        return Err(bad_because("series.earlier", &why));
-    }
-    runs.into_iter()
-        .map(|n| statistic(n, "series.earlier"))
-        .collect()
 }

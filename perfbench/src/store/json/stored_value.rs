@@ -1,307 +1,406 @@
-//! The checks of a stored value as serde runs them (`deserialize_with`,
-//! `serialize_with`), for domain types derived straight from their file:
-//! each names its field in its one-line error. A document is read through
-//! a `Value` first, so that an error carries no position (the field names
-//! the place) and only an object is read as a record.
+//! The limits of a stored value and its checks as serde runs them
+//! (`deserialize_with`, `serialize_with`), one a field, each naming its
+//! field in its one-line error. A field is read as a JSON value and then
+//! checked, so that a value of the wrong shape is named, not serde's
+//! position in the text; a field left out is serde's `default` where a
+//! file may leave it out, and named (`missing field`) where not.
 
-use serde::de::{DeserializeOwned, Deserializer, Error};
+use serde::de::DeserializeOwned;
 use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::loose_field::{bad, bad_because, record, statistic, text, threads_of, Loose, MAX_COUNT};
-use super::shared_fields::ThroughputRecord;
-use super::shared_fields::{group_json, membership_of, read_path_of, throughput_of};
-use super::summary_file::{comparison_in, comparison_json, estimate_of, sample_count, unit_of};
+use super::decode_error::{bad, bad_because, DecodeError};
+use super::summary_file::ComparisonFile;
 use crate::analysis::comparison::Comparison;
 use crate::analysis::standings::Membership;
 use crate::counter::event::Unit;
 use crate::counter::group::ReadPath;
 use crate::measure::environment::{is_commit_id, Environment};
-use crate::measure::Throughput;
-use crate::stats::Estimate;
+use crate::measure::{BatchSize, Method, Throughput};
+use crate::stats::{Estimate, Interval};
+use crate::store::bench_summary::{MetricSummary, RecentChange};
 use crate::store::history::MAX_HISTORY_RUNS;
+
+/// The largest count a stored sample may hold: its iterations, or its
+/// total of an event or of nanoseconds. A sample of a whole day counts
+/// 4.3·10^14 cycles at 5 GHz and 8.6·10^13 ns, so 10^15 leaves room for
+/// anything measured; it is below 2^53, so the counts stay exact as the
+/// `f64` the analysis makes of them, and its sums of a million samples stay
+/// far from overflow.
+pub const MAX_COUNT: u64 = 1_000_000_000_000_000;
+
+/// The largest magnitude of a statistic a stored file may hold (headlines
+/// with their intervals, earlier runs' headlines, changes). A statistic can
+/// reach far beyond any sample's value (a slope extrapolated over close
+/// iteration counts, Student's t on two rounds, a change from a baseline
+/// near 0), so no measured bound fits; this one leaves the square of a
+/// statistic, and a sum of a million such squares, finite.
+pub const MAX_STATISTIC: f64 = 1e100;
+
+/// Most samples a stored run may hold, and so the most `--sample-count`
+/// allows (`run::cli::MAX_SAMPLE_COUNT` is this limit).
+pub const MAX_SAMPLES: usize = 1_000_000;
+
+/// Most threads a stored run may have run on at once: Linux's
+/// `PID_MAX_LIMIT`, the most tasks it ever holds.
+pub const MAX_THREADS: u64 = 1 << 22;
 
 /// The record `T` that `text` holds, or the one-line error naming the
 /// field that is not as `T`'s checks want it.
-pub(crate) fn record_from<T: DeserializeOwned>(text: &str) -> Result<T, String> {
-    record_in(serde_json::from_str(text).map_err(|e| format!("not valid JSON ({e})"))?)
+pub(crate) fn record_from<T: DeserializeOwned>(text: &str) -> Result<T, DecodeError> {
+    record_in(serde_json::from_str(text).map_err(|e| DecodeError::NotJson(e.to_string()))?)
 }
 
 /// The record `T` of the object `v`.
-pub(crate) fn record_in<T: DeserializeOwned>(v: Value) -> Result<T, String> {
-    object_record(v, "").ok_or_else(|| "not a JSON object; remove or restore it".to_string())?
+pub(crate) fn record_in<T: DeserializeOwned>(v: Value) -> Result<T, DecodeError> {
+    object_record(v, "").ok_or(DecodeError::NotObject)?
 }
 
 /// The records `T` of the array `v` in the field `what`, each an object.
-pub(crate) fn records_in<T: DeserializeOwned>(
-    v: Option<&Value>,
-    what: &str,
-) -> Result<Vec<T>, String> {
-    let items = v.and_then(Value::as_array).ok_or_else(|| bad(what))?;
+pub(crate) fn records_in<T: DeserializeOwned>(v: &Value, what: &str) -> Checked<Vec<T>> {
+    let items = v.as_array().ok_or_else(|| bad(what))?;
     let prefix = format!("{what}.");
-    items
-        .iter()
-        .map(|item| object_record(item.clone(), &prefix).ok_or_else(|| bad(what))?)
-        .collect()
+    let record = |item: &Value| object_record(item.clone(), &prefix).ok_or_else(|| bad(what))?;
+    items.iter().map(record).collect()
 }
 
 /// `v` as the record `T` (`None` unless an object: serde also reads a
 /// struct from an array of its fields, which no stored file holds), or the
 /// error naming its field, after `prefix`.
-fn object_record<T: DeserializeOwned>(v: Value, prefix: &str) -> Option<Result<T, String>> {
-    if !v.is_object() {
-        return None;
-    }
-    Some(T::deserialize(v).map_err(|e| {
-        let e = e.to_string();
-        // serde's word for a field left out, in this file's words.
-        match e.strip_prefix("missing field `") {
-            Some(name) => bad(&format!("{prefix}{}", name.trim_end_matches('`'))),
-            None => e,
-        }
-    }))
+fn object_record<T: DeserializeOwned>(v: Value, prefix: &str) -> Option<Checked<T>> {
+    let record = |v| T::deserialize(v).map_err(|e| DecodeError::of_serde(&e, prefix));
+    v.is_object().then(|| record(v))
 }
 
-/// The field as read, of any shape, for the checks shared with the
-/// [`Loose`] readers.
-fn loose<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<Loose<T>, D::Error> {
-    serde::Deserialize::deserialize(d)
+/// A value checked, or the error naming its field.
+pub(crate) type Checked<T> = Result<T, DecodeError>;
+
+/// `None` for `null`, else what `check` makes of `v`.
+pub(crate) fn or_null<T>(v: Value, check: impl FnOnce(&Value) -> Checked<T>) -> Checked<Option<T>> {
+    (!v.is_null()).then(|| check(&v)).transpose()
 }
 
-/// `deserialize_with` functions, one a field: each reads the field as
-/// [`Loose`] and checks it, its error naming the field.
+/// `deserialize_with` functions, one a field: each reads the field as a
+/// JSON value `v` and checks it, its error naming the field.
 macro_rules! checks {
-    ($($(#[$doc:meta])* $name:ident -> $t:ty = |$v:ident: $loose:ty| $check:expr;)*) => {$(
-        $(#[$doc])*
-        pub(crate) fn $name<'de, D: Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
-            let $v: $loose = loose(d)?;
-            let checked: Result<$t, String> = $check;
-            checked.map_err(D::Error::custom)
+    ($($name:ident -> $t:ty = |$v:ident| $check:expr;)*) => {$(
+        pub(crate) fn $name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+            use serde::de::Error;
+            fn check($v: serde_json::Value) -> $crate::store::json::stored_value::Checked<$t> {
+                $check
+            }
+            check(serde::Deserialize::deserialize(d)?).map_err(D::Error::custom)
+        }
+    )*};
+}
+pub(crate) use checks;
+
+/// `serialize_with` functions, one a field: each writes what `$write`
+/// makes of the field `$v`.
+macro_rules! writes {
+    ($($name:ident($v:ident: $t:ty) = $write:expr;)*) => {$(
+        pub(crate) fn $name<S: Serializer>($v: &$t, s: S) -> Result<S::Ok, S::Error> {
+            $write.serialize(s)
         }
     )*};
 }
 
-/// A short text a person reads (a branch, a time, a host id): at most 200
-/// characters, none of them a control character.
+/// A string, in the field `what`.
+pub(crate) fn text(v: &Value, what: &str) -> Checked<String> {
+    v.as_str().map(str::to_string).ok_or_else(|| bad(what))
+}
+
+/// A boolean, in the field `what`.
+pub(crate) fn boolean(v: &Value, what: &str) -> Checked<bool> {
+    v.as_bool().ok_or_else(|| bad(what))
+}
+
+/// A string that `is`, in the field `what`, refused as `why` says (where
+/// it says something).
+pub(crate) fn text_that(
+    v: &Value,
+    is: impl Fn(&str) -> bool,
+    what: &str,
+    why: &str,
+) -> Checked<String> {
+    let refused = || match why {
+        "" => bad(what),
+        why => bad_because(what, why),
+    };
+    v.as_str()
+        .filter(|t| is(t))
+        .map(str::to_string)
+        .ok_or_else(refused)
+}
+
+/// A short text a person reads (a branch, a time, a host id, a metric):
+/// at most 200 characters, none a control character (a line stays one).
 fn is_label(t: &str) -> bool {
     !t.is_empty() && t.chars().count() <= 200 && !t.chars().any(char::is_control)
 }
 
-/// An optional text that is there an [`is_label`] one, in the field `what`.
-fn label(v: Loose<String>, what: &str) -> Result<Option<String>, String> {
-    let t = v.ok().filter(|t| is_label(t));
-    t.map(Some)
-        .ok_or_else(|| bad_because(what, "not a short line of text"))
-}
-
 /// A unit by its symbol, in the field `what`.
-fn unit_in(v: Loose<String>, what: &str) -> Result<Unit, String> {
-    unit_of(v.ok()).ok_or_else(|| bad(what))
+pub(crate) fn unit_in(v: &Value, what: &str) -> Checked<Unit> {
+    let unit = [Unit::Nanoseconds, Unit::Count].into_iter();
+    unit.into_iter()
+        .find(|u| Some(u.symbol()) == v.as_str())
+        .ok_or_else(|| bad(what))
 }
 
-/// A commit id: 7 to 64 hex digits.
-fn commit_id(v: Loose<String>) -> Option<Option<String>> {
-    v.ok().filter(|c| is_commit_id(c)).map(Some)
+/// A statistic: a finite number no larger than [`MAX_STATISTIC`], in the
+/// field `what`.
+pub(crate) fn statistic(v: &Value, what: &str) -> Checked<f64> {
+    let x = v.as_f64().filter(|x| x.abs() <= MAX_STATISTIC);
+    x.ok_or_else(|| bad_because(what, "not a number from -1e100 to 1e100"))
 }
 
-/// A boolean, in the field `what`.
-fn boolean(v: Loose<bool>, what: &str) -> Result<bool, String> {
-    v.ok().ok_or_else(|| bad(what))
+/// An array of exactly `N` statistics, in the field `what`.
+pub(crate) fn statistics<const N: usize>(v: &Value, what: &str) -> Checked<[f64; N]> {
+    let a = v.as_array().filter(|a| a.len() == N);
+    let mut out = [0.0; N];
+    for (o, x) in out.iter_mut().zip(a.ok_or_else(|| bad(what))?) {
+        *o = statistic(x, what)?;
+    }
+    Ok(out)
 }
 
-// A line of a benchmark's history (`HistoryRun`).
-checks! {
-    /// The branch a run measured, where known.
-    branch -> Option<String> = |v: Loose<String>| label(v, "branch");
-    /// The machine's anonymous id, where known.
-    host -> Option<String> = |v: Loose<String>| label(v, "host");
-    /// When a run started, where known.
-    started -> Option<String> = |v: Loose<String>| label(v, "started");
-    /// The commit a run measured, where known.
-    commit -> Option<String> = |v: Loose<String>|
-        commit_id(v).ok_or_else(|| bad_because("commit", "not 7 to 64 hex digits"));
-    /// Whether the working tree differed from the commit, where known.
-    dirty -> Option<bool> = |v: Loose<bool>| boolean(v, "dirty").map(Some);
-    /// Whether a run was `--quick`.
-    quick -> bool = |v: Loose<bool>| boolean(v, "quick");
-    /// The headline metric's name: an [`is_label`] text.
-    metric -> String = |v: Loose<String>| v.ok().filter(|t| is_label(t)).ok_or_else(|| bad("metric"));
-    /// The headline, `[point, low, high]`: the interval around its point.
-    estimate -> Estimate = |v: Loose<Vec<Loose<f64>>>| estimate_of(v, "estimate");
-    /// The samples a run took: from 1 to the most a stored run holds.
-    samples -> usize = |v: Loose<u64>| sample_count(v, "samples");
-    /// The headline's unit.
-    unit -> Unit = |v: Loose<String>| unit_in(v, "unit");
+/// A whole number from `low` to `high` (`why` says so), in the field
+/// `what`.
+pub(crate) fn whole(v: &Value, (low, high): (u64, u64), what: &str, why: &str) -> Checked<u64> {
+    let n = v.as_u64().filter(|n| (low..=high).contains(n));
+    n.ok_or_else(|| bad_because(what, why))
 }
 
-// A metric's entry of a values file (`SampledValues`).
-checks! {
-    /// A sampled metric's name.
-    values_name -> String = |v: Loose<String>| text(v, "metrics.name");
-    /// The samples a sampled metric's run took.
-    values_samples -> usize = |v: Loose<u64>| sample_count(v, "metrics.samples");
-    /// A metric's sampled values: totals over iterations (from 0 to
-    /// [`MAX_COUNT`]), lowest first.
-    values -> Vec<f64> = |v: Loose<Vec<Loose<f64>>>| sampled_values(v, "metrics.values");
+/// An array of whole numbers from 0 to `max`, in the field `what`.
+pub(crate) fn numbers(v: &Value, what: &str, max: u64) -> Checked<Vec<u64>> {
+    let why = format!("not a whole number from 0 to {max}");
+    let list = v.as_array().ok_or_else(|| bad(what))?;
+    list.iter()
+        .map(|n| whole(n, (0, max), what, &why))
+        .collect()
 }
 
-// A summary's metric (`MetricSummary`) and change point (`RecentChange`).
-checks! {
-    /// A metric's name.
-    metrics_name -> String = |v: Loose<String>| text(v, "metrics.name");
-    /// A metric's unit.
-    metrics_unit -> Unit = |v: Loose<String>| unit_in(v, "metrics.unit");
-    /// A metric's headline, `[point, low, high]`.
-    metrics_estimate -> Estimate = |v: Loose<Vec<Loose<f64>>>| estimate_of(v, "metrics.estimate");
-    /// Runs since a change point: fewer than a history keeps.
-    changed_runs_ago -> usize = |v: Loose<u64>| v.ok().filter(|&n| n < MAX_HISTORY_RUNS as u64)
-        .map(|n| n as usize).ok_or_else(|| bad_because("changed.runs_ago", "not from 0 to 999"));
-    /// The metric a change point is of.
-    changed_metric -> String = |v: Loose<String>| text(v, "changed.metric");
-    /// Its unit.
-    changed_unit -> Unit = |v: Loose<String>| unit_in(v, "changed.unit");
-    /// The level before a change point.
-    changed_before -> f64 = |v: Loose<f64>| statistic(v, "changed.before");
-    /// The level after it.
-    changed_after -> f64 = |v: Loose<f64>| statistic(v, "changed.after");
-    /// The commit of the first run at the new level.
-    changed_commit -> Option<String> = |v: Loose<String>| commit_id(v).ok_or_else(|| bad("changed.commit"));
-    /// Whether that run's tree was dirty.
-    changed_dirty -> Option<bool> = |v: Loose<bool>| boolean(v, "changed.dirty").map(Some);
+/// An estimate, `[point, low, high]`, in the field `what`: finite
+/// statistics, its interval around its point.
+fn estimate_in(v: &Value, what: &str) -> Checked<Estimate> {
+    let [point, low, high] = statistics(v, what)?;
+    if !(low <= point && point <= high) {
+        return Err(bad_because(
+            what,
+            "an interval that does not hold its point",
+        ));
+    }
+    let ci = Interval { low, high };
+    Ok(Estimate { point, ci })
+}
+
+/// A count of samples (from 1 to [`MAX_SAMPLES`]) or of threads (from 1
+/// to [`MAX_THREADS`]), in the field `what`.
+pub(crate) fn count_in(v: &Value, what: &str) -> Checked<usize> {
+    let n = match what {
+        "threads" => whole(
+            v,
+            (1, MAX_THREADS),
+            what,
+            "not a whole number from 1 to 2^22",
+        ),
+        _ => whole(v, (1, MAX_SAMPLES as u64), what, "not from 1 to 1000000"),
+    };
+    n.map(|n| n as usize)
 }
 
 /// Sampled values in the field `what`: totals over iterations (from 0 to
 /// [`MAX_COUNT`]), lowest first.
-fn sampled_values(v: Loose<Vec<Loose<f64>>>, what: &str) -> Result<Vec<f64>, String> {
+fn sampled_values(v: &Value, what: &str) -> Checked<Vec<f64>> {
     let in_bounds = |x: &f64| (0.0..=MAX_COUNT as f64).contains(x);
-    let values = v
-        .ok()
-        .ok_or_else(|| bad(what))?
-        .into_iter()
-        .map(|x| x.ok().filter(in_bounds))
-        .collect::<Option<Vec<f64>>>()
-        .ok_or_else(|| bad_because(what, "not numbers from 0 to 10^15"))?;
+    let values = v.as_array().ok_or_else(|| bad(what))?.iter();
+    let values: Option<Vec<f64>> = values.map(|x| x.as_f64().filter(in_bounds)).collect();
+    let values = values.ok_or_else(|| bad_because(what, "not numbers from 0 to 10^15"))?;
     if values.windows(2).any(|w| w[0] > w[1]) {
         return Err(bad_because(what, "not lowest first"));
     }
     Ok(values)
 }
 
-/// A summary's change points: none where left out or `null`.
-pub(crate) fn changed<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: DeserializeOwned,
-{
-    match Value::deserialize(d)? {
-        Value::Null => Ok(Vec::new()),
-        v => records_in(Some(&v), "changed").map_err(D::Error::custom),
+/// `v` as the plain record `T` (an object with its fields), in the field
+/// `what`.
+fn plain_record<T: DeserializeOwned>(v: &Value, what: &str) -> Checked<T> {
+    object_record(v.clone(), "")
+        .and_then(Result::ok)
+        .ok_or_else(|| bad(what))
+}
+
+/// Why a commit id is refused: 7 to 64 hex digits.
+const COMMIT: &str = "not 7 to 64 hex digits";
+
+/// Why a label is refused.
+const LABEL: &str = "not a short line of text";
+
+// A line of a benchmark's history (`HistoryRun`).
+checks! {
+    branch -> Option<String> = |v| text_that(&v, is_label, "branch", LABEL).map(Some);
+    host -> Option<String> = |v| text_that(&v, is_label, "host", LABEL).map(Some);
+    started -> Option<String> = |v| text_that(&v, is_label, "started", LABEL).map(Some);
+    commit -> Option<String> = |v| text_that(&v, is_commit_id, "commit", COMMIT).map(Some);
+    dirty -> Option<bool> = |v| boolean(&v, "dirty").map(Some);
+    quick -> bool = |v| boolean(&v, "quick");
+    metric -> String = |v| text_that(&v, is_label, "metric", "");
+    estimate -> Estimate = |v| estimate_in(&v, "estimate");
+    samples -> usize = |v| count_in(&v, "samples");
+    unit -> Unit = |v| unit_in(&v, "unit");
+}
+
+// A metric's entry of a values file (`SampledValues`), a summary's metric
+// (`MetricSummary`) and change point (`RecentChange`).
+checks! {
+    values_samples -> usize = |v| count_in(&v, "metrics.samples");
+    values -> Vec<f64> = |v| sampled_values(&v, "metrics.values");
+    metrics_name -> String = |v| text(&v, "metrics.name");
+    metrics_unit -> Unit = |v| unit_in(&v, "metrics.unit");
+    metrics_estimate -> Estimate = |v| estimate_in(&v, "metrics.estimate");
+    changed_runs_ago -> usize = |v| {
+        let bounds = (0, MAX_HISTORY_RUNS as u64 - 1);
+        whole(&v, bounds, "changed.runs_ago", "not from 0 to 999").map(|n| n as usize)
+    };
+    changed_metric -> String = |v| text(&v, "changed.metric");
+    changed_unit -> Unit = |v| unit_in(&v, "changed.unit");
+    changed_before -> f64 = |v| statistic(&v, "changed.before");
+    changed_after -> f64 = |v| statistic(&v, "changed.after");
+    changed_commit -> Option<String> =
+        |v| text_that(&v, is_commit_id, "changed.commit", "").map(Some);
+    changed_dirty -> Option<bool> = |v| boolean(&v, "changed.dirty").map(Some);
+}
+pub(crate) use metrics_name as values_name;
+
+// The fields of a summary (`BenchSummary`) and of a result file; each
+// that may be `null` is none there.
+checks! {
+    id -> String = |v| text(&v, "id");
+    read_path -> Option<ReadPath> = |v| or_null(v, |v| {
+        let path = ReadPath::ALL.into_iter().find(|p| Some(p.name()) == v.as_str());
+        path.ok_or_else(|| bad("read_path"))
+    });
+    // A summary's threads are always there.
+    threads -> usize = |v| count_in(&v, "threads");
+    environment -> Environment = |v| plain_record(&v, "environment");
+    group -> Option<Membership> = |v| or_null(v, |v| {
+        let g: GroupRecord = plain_record(v, "group")?;
+        Ok(Membership { group: g.name, member: g.member, arg: g.arg })
+    });
+    throughput -> Option<Throughput> = |v| or_null(v, |v| {
+        let amount = |k| v.get(k).and_then(Value::as_u64).filter(|&n| n <= MAX_COUNT);
+        match (amount("bytes"), amount("elements")) {
+            (Some(n), None) => Ok(Throughput::Bytes(n)),
+            (None, Some(n)) => Ok(Throughput::Elements(n)),
+            _ => Err(bad_because("throughput", "not bytes or elements from 0 to 10^15")),
+        }
+    });
+    // Anything but an object is a comparison without fields.
+    comparison -> Option<Comparison> = |v| or_null(v, |v| {
+        let c = object_record::<ComparisonFile>(v.clone(), "comparison.");
+        c.unwrap_or_else(|| Ok(ComparisonFile::default()))?.try_into()
+    });
+    // None for `null`.
+    changed -> Vec<RecentChange> =
+        |v| Ok(or_null(v, |v| records_in(v, "changed"))?.unwrap_or_default());
+    // One at least: the summary checks.
+    metrics -> Vec<MetricSummary> = |v| records_in(&v, "metrics");
+}
+
+writes! {
+    write_group(m: Option<Membership>) = m.as_ref().map(GroupRecord::from);
+    write_throughput(t: Option<Throughput>) = t.map(ThroughputRecord::from);
+    write_read_path(p: Option<ReadPath>) = p.map(ReadPath::name);
+    write_comparison(c: Option<Comparison>) = c.as_ref().map(ComparisonFile::from);
+    write_estimate(e: Estimate) = [e.point, e.ci.low, e.ci.high];
+    write_unit(u: Unit) = u.symbol();
+}
+
+/// A benchmark's group as JSON: `{"arg", "member", "name"}`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GroupRecord {
+    /// The argument, where the member takes one.
+    pub arg: Option<String>,
+    /// The member's name.
+    pub member: String,
+    /// The group's name.
+    pub name: String,
+}
+
+impl From<&Membership> for GroupRecord {
+    fn from(m: &Membership) -> GroupRecord {
+        let (arg, member, name) = (m.arg.clone(), m.member.clone(), m.group.clone());
+        GroupRecord { arg, member, name }
     }
 }
 
-/// A summary's metrics (one at least: the summary checks).
-pub(crate) fn metrics<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: DeserializeOwned,
-{
-    let v = Value::deserialize(d)?;
-    records_in(Some(&v), "metrics").map_err(D::Error::custom)
+/// A declared throughput as JSON: `{"bytes": n}` or `{"elements": n}`, and
+/// in JSON lines its rate per second with its interval (an interval open
+/// above has no finite end: `null`).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ThroughputRecord {
+    /// Bytes an iteration handles.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    /// Elements an iteration handles.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elements: Option<u64>,
+    /// The rate, per second (JSON lines only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_second: Option<f64>,
+    /// The rate's interval (JSON lines only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_second_ci: Option<(f64, Option<f64>)>,
 }
 
-// A summary's own fields (`BenchSummary`).
-checks! {
-    /// A benchmark's id.
-    id -> String = |v: Loose<String>| text(v, "id");
-    /// The settings a stored run was measured with (none in files from
-    /// before they were recorded): a line of at most 200 characters
-    /// without control characters.
-    settings -> Option<String> = |v: Loose<Option<String>>| match v.ok() {
-        Some(Some(key)) if key.chars().count() > 200 || key.chars().any(char::is_control) => {
-            Err(bad("settings"))
+impl From<Throughput> for ThroughputRecord {
+    fn from(t: Throughput) -> ThroughputRecord {
+        let (bytes, elements) = match t {
+            Throughput::Bytes(n) => (Some(n), None),
+            Throughput::Elements(n) => (None, Some(n)),
+        };
+        let rate = ThroughputRecord::default();
+        ThroughputRecord {
+            bytes,
+            elements,
+            ..rate
         }
-        Some(key) => Ok(key),
-        None => Err(bad("settings")),
-    };
-    /// How the counters were read, where known.
-    read_path -> Option<ReadPath> = |v: Loose<Option<String>>| read_path_of(v);
-    /// The threads a summary's run ran on: always there, unlike a result
-    /// file's.
-    threads -> usize = |v: Loose<Option<u64>>| match v {
-        Loose::Is(None) => Err(bad("threads")),
-        n => threads_of(n),
-    };
+    }
 }
 
-/// The environment a summary's run had: an object.
-pub(crate) fn environment<'de, D: Deserializer<'de>>(d: D) -> Result<Environment, D::Error> {
-    let env = record::<D, Environment>(d)?.ok();
-    env.ok_or_else(|| D::Error::custom(bad("environment")))
+/// Which `Bencher` method measured a result, as JSON lines and result
+/// files write it, `(method, batch_size)`: nothing for `iter` (as results
+/// from before methods were recorded), else `method`, and `batch_size` for
+/// the `iter_batched` forms, whose every batch is counted in a window the
+/// group is read around (`measure::windows`).
+pub(crate) fn method_json(method: Method) -> (Option<String>, Option<String>) {
+    if method == Method::Iter {
+        return (None, None);
+    }
+    let size = method.batch_size().map(BatchSize::name);
+    (Some(method.name().to_string()), size)
 }
 
-/// A summary's group, where it has one.
-pub(crate) fn group<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Membership>, D::Error> {
-    membership_of(record(d)?).map_err(D::Error::custom)
+/// The method of a stored result on `threads`: `iter` where none is given
+/// (files from before methods were recorded).
+pub(crate) fn method_of(
+    name: Option<String>,
+    size: Option<String>,
+    threads: usize,
+) -> Checked<Method> {
+    let size = size.map(|s| BatchSize::from_name(&s).ok_or_else(|| bad("batch_size")));
+    let size = size.transpose()?;
+    if name.is_none() && size.is_none() {
+        return Ok(Method::Iter);
+    }
+    let method = name.and_then(|name| Method::from_parts(&name, size, threads));
+    method.ok_or_else(|| bad("method"))
 }
 
-/// A summary's declared throughput, where it has one.
-pub(crate) fn throughput<'de, D>(d: D) -> Result<Option<Throughput>, D::Error>
-where
-    D: Deserializer<'de>,
-{
-    throughput_of(record(d)?).map_err(D::Error::custom)
-}
-
-/// The change a summary's run found, where it compared.
-pub(crate) fn comparison<'de, D>(d: D) -> Result<Option<Comparison>, D::Error>
-where
-    D: Deserializer<'de>,
-{
-    comparison_in(record(d)?).map_err(D::Error::custom)
-}
-
-/// A group written as `{"arg", "member", "name"}`, `null` for none.
-pub(crate) fn write_group<S>(m: &Option<Membership>, s: S) -> Result<S::Ok, S::Error>
-where
-    S: Serializer,
-{
-    group_json(m.as_ref()).serialize(s)
-}
-
-/// A throughput written as `{"bytes": n}` or `{"elements": n}`, `null`
-/// for none.
-pub(crate) fn write_throughput<S>(t: &Option<Throughput>, s: S) -> Result<S::Ok, S::Error>
-where
-    S: Serializer,
-{
-    t.map(ThroughputRecord::from).serialize(s)
-}
-
-/// A read path written as its name, `null` for none.
-pub(crate) fn write_read_path<S>(p: &Option<ReadPath>, s: S) -> Result<S::Ok, S::Error>
-where
-    S: Serializer,
-{
-    p.map(ReadPath::name).serialize(s)
-}
-
-/// A comparison written as [`comparison`] reads it, `null` for none.
-pub(crate) fn write_comparison<S>(c: &Option<Comparison>, s: S) -> Result<S::Ok, S::Error>
-where
-    S: Serializer,
-{
-    c.as_ref()
-        .map_or(Loose::Missing, comparison_json)
-        .serialize(s)
-}
-
-/// An estimate written as `[point, low, high]`.
-pub(crate) fn write_estimate<S: Serializer>(e: &Estimate, s: S) -> Result<S::Ok, S::Error> {
-    [e.point, e.ci.low, e.ci.high].serialize(s)
-}
-
-/// A unit written as its symbol.
-pub(crate) fn write_unit<S: Serializer>(u: &Unit, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(u.symbol())
+/// Whether `names` holds one twice.
+pub(crate) fn has_duplicates(names: &[&str]) -> bool {
+    let mut sorted = names.to_vec();
+    sorted.sort_unstable();
+    sorted.windows(2).any(|w| w[0] == w[1])
 }

@@ -18,12 +18,12 @@ use crate::store::bench_summary::{BenchSummary, MetricSummary, SampledValues, MA
 fn spoiled<T: std::fmt::Debug>(
     mut doc: Value,
     spoil: impl FnOnce(&mut Value),
-    decode: fn(&str) -> Result<T, String>,
+    decode: fn(&str) -> Result<T, DecodeError>,
 ) -> String {
     spoil(&mut doc);
     // How long a hostile file takes to refuse is the fuzz target's to
     // bound (`-timeout`), not a timed assertion's on a shared machine.
-    let e = decode(&doc.to_string()).unwrap_err();
+    let e = decode(&doc.to_string()).unwrap_err().to_string();
     assert!(!e.contains('\n'), "{e}");
     e
 }
@@ -114,7 +114,7 @@ fn absurd_earlier_runs_are_malformed() {
     let text = stored_result()
         .to_string()
         .replace("\"earlier\":[10.0]", "\"earlier\":[1e309]");
-    let e = decode_recording(&text).unwrap_err();
+    let e = decode_recording(&text).unwrap_err().to_string();
     assert!(
         e.starts_with("not valid JSON (number out of range at line 1"),
         "{e}"
@@ -398,7 +398,7 @@ fn values_error(samples: Value, values: Value) -> String {
         "schema": VALUES_SCHEMA,
         "metrics": [{ "name": "wall-time", "samples": samples, "values": values }],
     });
-    let e = decode_values(&doc.to_string()).unwrap_err();
+    let e = decode_values(&doc.to_string()).unwrap_err().to_string();
     assert!(!e.contains('\n'), "{e}");
     e
 }
@@ -471,7 +471,7 @@ fn a_summary_keeps_its_history_s_recent_changes_and_refuses_absurd_ones() {
     let spoil = |field: &str, v: Value| {
         let mut d = doc.clone();
         d["changed"][0][field] = v;
-        decode_summary(&d.to_string()).unwrap_err()
+        decode_summary(&d.to_string()).unwrap_err().to_string()
     };
     assert_eq!(
         spoil("runs_ago", json!(1000)),
@@ -511,9 +511,15 @@ fn a_runs_settings_read_back_and_hostile_ones_are_malformed() {
         None
     );
     let malformed = "malformed `settings`; remove or restore it";
-    assert_eq!(with(json!("a\u{1b}[2J")).unwrap_err(), malformed);
-    assert_eq!(with(json!("x".repeat(201))).unwrap_err(), malformed);
-    assert_eq!(with(json!(7)).unwrap_err(), malformed);
+    assert_eq!(
+        with(json!("a\u{1b}[2J")).unwrap_err().to_string(),
+        malformed
+    );
+    assert_eq!(
+        with(json!("x".repeat(201))).unwrap_err().to_string(),
+        malformed
+    );
+    assert_eq!(with(json!(7)).unwrap_err().to_string(), malformed);
     // Written where known, and read back as it was.
     let mut run = decode_recording(&stored_result().to_string()).unwrap();
     run.settings = Some(key.clone());
@@ -526,7 +532,11 @@ fn a_history_line_names_its_malformed_field() {
     use crate::store::json::decode_history_run;
     let good = r#"{"branch":"main","commit":"9fceb02","dirty":false,"estimate":[10.0,9.9,10.1],"metric":"wall-time","quick":true,"samples":100,"unit":"ns"}"#;
     assert!(decode_history_run(good).unwrap().quick);
-    let spoiled = |from: &str, to: &str| decode_history_run(&good.replace(from, to)).unwrap_err();
+    let spoiled = |from: &str, to: &str| {
+        decode_history_run(&good.replace(from, to))
+            .unwrap_err()
+            .to_string()
+    };
     let malformed = |what: &str| format!("malformed `{what}`; remove or restore it");
     assert_eq!(
         spoiled(r#""dirty":false"#, r#""dirty":null"#),
@@ -550,7 +560,7 @@ fn a_history_line_names_its_malformed_field() {
         "malformed `samples` (not from 1 to 1000000); remove or restore it"
     );
     assert_eq!(
-        decode_history_run("[1, 2, 3]").unwrap_err(),
+        decode_history_run("[1, 2, 3]").unwrap_err().to_string(),
         "not a JSON object; remove or restore it"
     );
 }
@@ -559,7 +569,7 @@ fn a_history_line_names_its_malformed_field() {
 fn a_values_file_names_an_entry_s_missing_or_malformed_field() {
     let with = |entry: Value| {
         let doc = json!({ "metrics": [entry], "schema": VALUES_SCHEMA });
-        decode_values(&doc.to_string()).unwrap_err()
+        decode_values(&doc.to_string()).unwrap_err().to_string()
     };
     let malformed = |what: &str| format!("malformed `{what}`; remove or restore it");
     assert_eq!(

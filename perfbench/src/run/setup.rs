@@ -14,7 +14,7 @@ use crate::run::setup_error::SetupError;
 use crate::run::stderr;
 
 /// What a benchmark asks to be measured with, its settings merged under
-/// the run's ([`RunOptions::wanted_setup`]): the key the plan opens one
+/// the run's ([`crate::run::cli::RunOptions::wanted_setup`]): the key the plan opens one
 /// [`Setup`] for, however many benchmarks ask for it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Want {
@@ -25,7 +25,7 @@ pub struct Want {
 }
 
 /// Which of the plan's setups a benchmark is measured with
-/// ([`Plan::setup_id`]), found once when its job is made.
+/// ([`crate::run::plan::Plan::setup_id`]), found once when its job is made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SetupId(pub(super) usize);
 

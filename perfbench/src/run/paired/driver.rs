@@ -141,7 +141,7 @@ impl ServingBuild {
                 asked.metrics.join(",")
             )),
             Ok(Ok(Answer::Failed(why))) => Err(format!(" in {what}{why}")),
-            Ok(Err(why)) => Err(self.give_up(why)),
+            Ok(Err(why)) => Err(self.give_up(why.to_string())),
             Err(Unread::TooLong) => Err(self.give_up(format!(
                 "sent a line longer than {} bytes, the most a reply of this round takes",
                 thousands(longest_reply(asked) as f64)

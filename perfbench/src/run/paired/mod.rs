@@ -9,6 +9,7 @@
 //! cancels too; each metric is judged from the blocks
 //! ([`crate::analysis::comparison::paired`]).
 
+pub mod bad_reply;
 pub mod child;
 pub mod driver;
 pub mod protocol;

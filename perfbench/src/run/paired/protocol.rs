@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::counter::group::{Counts, ReadPath};
 use crate::measure::{BatchSize, Measurement, Method, Sample, SamplingPlan, Throughput};
 use crate::run::bench::{PerIterFacts, RoundMeasured};
+use crate::run::paired::bad_reply::UnknownPart;
 
 /// Set, to a one-time token, in the environment of a paired run's serving
 /// processes: one whose stdin is a socket holding that token serves its
@@ -177,18 +178,19 @@ impl WireRound {
     }
 
     /// The round measured; `Err` names what does not read back.
-    pub fn measured(self) -> Result<RoundMeasured, String> {
+    pub fn measured(self) -> Result<RoundMeasured, UnknownPart> {
         let (name, size, threads) = self.method;
-        let size = size.map(|s| BatchSize::from_name(&s).ok_or(format!("batch size `{s}`")));
+        let size = size.map(|s| BatchSize::from_name(&s).ok_or(UnknownPart::BatchSize(s)));
         let size = size.transpose()?;
-        let method = Method::from_parts(&name, size, threads).ok_or(format!("method `{name}`"))?;
+        let method = Method::from_parts(&name, size, threads);
+        let method = method.ok_or(UnknownPart::Method(name))?;
         let per_iter = match self.per_iter {
             None => None,
             Some((path, multiplexed, left_out)) => Some(PerIterFacts {
                 read_path: [ReadPath::Rdpmc, ReadPath::Syscall, ReadPath::AtomicLoads]
                     .into_iter()
                     .find(|p| p.name() == path)
-                    .ok_or(format!("read path `{path}`"))?,
+                    .ok_or(UnknownPart::ReadPath(path))?,
                 multiplexed,
                 left_out,
             }),
@@ -197,7 +199,7 @@ impl WireRound {
             None => None,
             Some((kind, n)) if kind == "bytes" => Some(Throughput::Bytes(n)),
             Some((kind, n)) if kind == "elements" => Some(Throughput::Elements(n)),
-            Some((kind, _)) => return Err(format!("throughput `{kind}`")),
+            Some((kind, _)) => return Err(UnknownPart::Throughput(kind)),
         };
         let samples = (self.samples.into_iter())
             .map(
@@ -293,7 +295,8 @@ mod tests {
         assert_eq!(round.measured(), Ok(measured));
         let mut unknown = WireRound::of(&measured_iter(), vec![]);
         unknown.method.0 = "iter_sideways".into();
-        assert_eq!(unknown.measured(), Err("method `iter_sideways`".into()));
+        let method = UnknownPart::Method("iter_sideways".into());
+        assert_eq!(unknown.measured(), Err(method));
     }
 
     fn measured_iter() -> RoundMeasured {

@@ -5,9 +5,10 @@
 //! iterations, other samples than the plan sent, numbers a stored run
 //! cannot hold) is refused in one line, never recorded.
 
+use super::bad_reply::BadReply;
 use super::protocol::{Reply, WireRound};
 use crate::measure::{Config, SamplingPlan, MAX_SAMPLES, MAX_STORED_ITERATIONS};
-use crate::output::format::{quoted, thousands};
+use crate::output::format::thousands;
 use crate::run::bench::RoundMeasured;
 use crate::run::cli::{MAX_ROUNDS, MAX_SAMPLE_COUNT};
 use crate::store::json::{MAX_COUNT, MAX_THREADS};
@@ -87,9 +88,9 @@ pub enum Answer {
 /// The reply `line` to a request `asked`, decoded and checked; `Err` says
 /// in one line what is wrong with it, worded to follow the build's name
 /// (`sent a round whose …`).
-pub fn answer(line: &[u8], asked: &Asked<'_>) -> Result<Answer, String> {
-    let reply = serde_json::from_slice::<Reply>(line)
-        .map_err(|e| format!("sent what is no reply ({})", quoted(&e.to_string())))?;
+pub fn answer(line: &[u8], asked: &Asked<'_>) -> Result<Answer, BadReply> {
+    let reply =
+        serde_json::from_slice::<Reply>(line).map_err(|e| BadReply::NotAReply(e.to_string()))?;
     let round = match reply {
         Reply::Failed { why } => return Ok(Answer::Failed(why.chars().take(MAX_WHY).collect())),
         Reply::Round { round } if round.metrics != asked.metrics => {
@@ -100,31 +101,24 @@ pub fn answer(line: &[u8], asked: &Asked<'_>) -> Result<Answer, String> {
     let plan = check_mode(&round, asked)?;
     check_samples(&round, asked, plan)?;
     check_facts(&round)?;
-    let measured = round
-        .measured()
-        .map_err(|e| format!("sent a round with an unknown {e}"))?;
+    let measured = round.measured().map_err(BadReply::Unknown)?;
     Ok(Answer::Round(measured))
 }
 
 /// Checks that the round is measured in the mode asked, and in batch mode
 /// follows the plan sent, or a plan the limits allow with the round asked
 /// in it; returns that plan.
-fn check_mode(round: &WireRound, asked: &Asked<'_>) -> Result<Option<SamplingPlan>, String> {
-    let mode = |per_iter: bool| match per_iter {
-        true => "per-iteration",
-        false => "batch",
-    };
+fn check_mode(round: &WireRound, asked: &Asked<'_>) -> Result<Option<SamplingPlan>, BadReply> {
     if round.per_iter.is_some() != asked.per_iter || round.plan.is_some() == asked.per_iter {
-        return Err(format!(
-            "sent a round not measured in {} mode, as asked",
-            mode(asked.per_iter)
-        ));
+        return Err(BadReply::OtherMode {
+            per_iter: asked.per_iter,
+        });
     }
     let Some(plan) = round.plan else {
         return Ok(None);
     };
     if asked.plan.is_some_and(|sent| sent != plan) {
-        return Err("sent a round of another sampling plan than the one sent".into());
+        return Err(BadReply::OtherPlan);
     }
     // The largest sample runs at most `samples × step` iterations.
     let largest = plan.step.checked_mul(plan.samples);
@@ -134,14 +128,12 @@ fn check_mode(round: &WireRound, asked: &Asked<'_>) -> Result<Option<SamplingPla
         && (1..=MAX_ROUNDS.min(plan.samples)).contains(&plan.rounds)
         && asked.round < plan.rounds;
     if !fits {
-        return Err(format!(
-            "sent a round of a sampling plan out of bounds ({} samples in {} rounds of step {}, \
-             for round {})",
-            plan.samples,
-            plan.rounds,
-            plan.step,
-            asked.round + 1
-        ));
+        return Err(BadReply::PlanOutOfBounds {
+            samples: plan.samples,
+            rounds: plan.rounds,
+            step: plan.step,
+            round: asked.round,
+        });
     }
     Ok(Some(plan))
 }
@@ -154,7 +146,7 @@ fn check_samples(
     round: &WireRound,
     asked: &Asked<'_>,
     plan: Option<SamplingPlan>,
-) -> Result<(), String> {
+) -> Result<(), BadReply> {
     let n = round.samples.len() as u64;
     let expected = plan.map(|p| p.round_samples(asked.round));
     let fits = match expected {
@@ -166,10 +158,7 @@ fn check_samples(
             Some(expected) => thousands(expected as f64),
             None => format!("1 to {}", thousands(asked.samples as f64)),
         };
-        return Err(format!(
-            "sent a round of {} samples, not {wanted}",
-            thousands(n as f64)
-        ));
+        return Err(BadReply::SampleCount { sent: n, wanted });
     }
     let counts = asked.metrics.len().saturating_sub(1);
     let mut total: u64 = 0;
@@ -177,56 +166,53 @@ fn check_samples(
         let at = i + 1;
         let planned = plan.map_or(1, |p| p.iterations(at as u64));
         if *iterations == 0 || *iterations != planned {
-            return Err(format!(
-                "sent a round whose sample {at} ran {iterations} iterations, not {planned}"
-            ));
+            return Err(BadReply::Iterations {
+                sample: at,
+                ran: *iterations,
+                planned,
+            });
         }
         if values.len() != counts {
-            return Err(format!(
-                "sent a round whose sample {at} has {} counts, not {counts} (one per metric after \
-                 wall time)",
-                values.len()
-            ));
+            return Err(BadReply::Counts {
+                sample: at,
+                has: values.len(),
+                wanted: counts,
+            });
         }
         let numbers = std::iter::once(iterations).chain([wall_ns]).chain(values);
         if numbers.clone().any(|&x| x > MAX_COUNT) {
-            return Err(format!(
-                "sent a round whose sample {at} holds a number above {MAX_COUNT}"
-            ));
+            return Err(BadReply::AboveLimit { sample: at });
         }
         total = total
             .checked_add(*iterations)
             .filter(|&t| t <= MAX_COUNT)
-            .ok_or(format!(
-                "sent a round of more than {MAX_COUNT} iterations in all"
-            ))?;
+            .ok_or(BadReply::TooManyIterations)?;
     }
     Ok(())
 }
 
 /// Checks the method's threads, the throughput and per-iteration mode's
 /// counts of disturbed iterations against their limits.
-fn check_facts(round: &WireRound) -> Result<(), String> {
+fn check_facts(round: &WireRound) -> Result<(), BadReply> {
     let threads = round.method.2 as u64;
     if !(1..=MAX_THREADS).contains(&threads) {
-        return Err(format!("sent a round of {threads} threads"));
+        return Err(BadReply::Threads(threads));
     }
     if round
         .throughput
         .as_ref()
         .is_some_and(|(_, n)| *n > MAX_COUNT)
     {
-        return Err(format!(
-            "sent a round of a throughput above {MAX_COUNT} an iteration"
-        ));
+        return Err(BadReply::Throughput);
     }
     if let Some((_, multiplexed, left_out)) = &round.per_iter {
         let n = round.samples.len();
         if *multiplexed > n || *left_out as u64 > MAX_SAMPLE_COUNT {
-            return Err(format!(
-                "sent a round of {n} iterations, {multiplexed} of them disturbed and {left_out} \
-                 left out"
-            ));
+            return Err(BadReply::Disturbed {
+                kept: n,
+                multiplexed: *multiplexed,
+                left_out: *left_out,
+            });
         }
     }
     Ok(())
@@ -280,7 +266,7 @@ mod tests {
     }
 
     /// `round` sent and read as the answer to [`asked`].
-    fn read(round: WireRound) -> Result<Answer, String> {
+    fn read(round: WireRound) -> Result<Answer, BadReply> {
         let metrics = metrics();
         answer(line(&Reply::Round { round }).as_bytes(), &asked(&metrics))
     }
@@ -289,7 +275,7 @@ mod tests {
     fn refused(bend: impl FnOnce(&mut WireRound)) -> String {
         let mut round = good();
         bend(&mut round);
-        read(round).unwrap_err()
+        read(round).unwrap_err().to_string()
     }
 
     #[test]
@@ -411,7 +397,7 @@ mod tests {
             };
             let text = line(&Reply::Round { round });
             assert_eq!(
-                answer(text.as_bytes(), &first),
+                answer(text.as_bytes(), &first).map_err(|e| e.to_string()),
                 Err(format!(
                     "sent a round of a sampling plan out of bounds ({what}, for round 2)"
                 ))
@@ -434,7 +420,10 @@ mod tests {
             samples: (0..n).map(|_| (iterations, 5, 0, 0, vec![1, 2])).collect(),
             ..good()
         };
-        let read = |r: WireRound| answer(line(&Reply::Round { round: r }).as_bytes(), &asked);
+        let read = |r: WireRound| {
+            let answered = answer(line(&Reply::Round { round: r }).as_bytes(), &asked);
+            answered.map_err(|e| e.to_string())
+        };
         assert!(matches!(read(round(3, 1)), Ok(Answer::Round(_))));
         assert_eq!(
             read(round(4, 1)),
@@ -461,7 +450,7 @@ mod tests {
         let metrics = metrics();
         let asked = asked(&metrics);
         for text in [&b""[..], b"{", b"\xff\xfe", b"{\"is\":\"round\"}", b"[1,2]"] {
-            let why = answer(text, &asked).unwrap_err();
+            let why = answer(text, &asked).unwrap_err().to_string();
             assert!(why.starts_with("sent what is no reply ("), "{why}");
             assert!(!why.contains('\n'), "{why}");
         }

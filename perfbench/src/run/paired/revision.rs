@@ -42,7 +42,7 @@ use super::git_tree::{short, Repository};
 use crate::kernel::dir::Kind;
 use crate::run::stderr::say;
 use crate::store::{folder_name, LockFailure, LockFile, LOCK_FILE};
-use cache_dir::{refused, CacheDir};
+use cache_dir::{CacheDir, CacheError, Refusal};
 use kept_binary::{Cached, KeptBinary, Record};
 use run_folder::RunFolder;
 
@@ -156,10 +156,9 @@ impl Cache {
         kept.keep(&built, record.clone(), &repo)?;
         match kept.checked_copy(&record, &repo, &runs)? {
             Cached::Usable(copy) => Ok(copy),
-            Cached::Missing | Cached::Unusable(_) => Err(refused(
-                &kept.path(),
-                "changed between its build and its use; build again",
-            )),
+            Cached::Missing | Cached::Unusable(_) => {
+                Err(CacheError::new(&kept.path(), Refusal::Changed).into())
+            }
         }
     }
 }
@@ -181,9 +180,10 @@ fn lock(root: &CacheDir) -> Result<LockFile, String> {
     };
     match LockFile::take(root.dir(), waiting) {
         Ok((lock, _)) => Ok(lock),
-        Err(LockFailure::NotAFile) => Err(root.not_a_file(LOCK_FILE)),
+        Err(LockFailure::NotAFile) => Err(root.not_a_file(LOCK_FILE).into()),
         Err(LockFailure::Io(what, e)) => {
-            Err(refused(&root.path_of(LOCK_FILE), format!("{what}: {e}")))
+            let refusal = Refusal::LockFile(what, e);
+            Err(CacheError::new(&root.path_of(LOCK_FILE), refusal).into())
         }
     }
 }

@@ -23,7 +23,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::cache_dir::{refused, CacheDir};
+use super::cache_dir::{CacheDir, CacheError, Refusal};
 use super::run_folder::RunFolder;
 use crate::kernel::dir::{Access, Kind};
 use crate::run::paired::git_tree::Repository;
@@ -124,7 +124,7 @@ impl KeptBinary<'_> {
                 f.set_permissions(PermissionsExt::from_mode(0o700))
                     .map(|()| f)
             })
-            .map_err(|e| refused(&copy, format!("cannot create: {e}")))?;
+            .map_err(|e| CacheError::new(&copy, Refusal::Create(e)))?;
         let (size, hash) = repo.copy_hashed(source, &mut to, record.size.saturating_add(1))?;
         if (size, &hash) != (record.size, &record.hash) {
             runs.folder().remove(self.name);
@@ -142,10 +142,10 @@ impl KeptBinary<'_> {
         let binary = self.folder.kind(self.name).ok().flatten();
         let file = match self.folder.dir().open_file(OsStr::new(&name), Access::Read) {
             Ok(file) => file,
-            Err(_) if binary.is_none() && self.folder.kind(&name) == Ok(None) => {
+            Err(_) if binary.is_none() && matches!(self.folder.kind(&name), Ok(None)) => {
                 return Err(Cached::Missing)
             }
-            Err(_) if self.folder.kind(&name) == Ok(None) => {
+            Err(_) if matches!(self.folder.kind(&name), Ok(None)) => {
                 return Err(Cached::Unusable("it has no record of its build".into()))
             }
             Err(_) => return Err(Cached::Unusable(self.not_a_file(&name))),
@@ -199,7 +199,7 @@ impl KeptBinary<'_> {
                 record.size
             )),
             Ok(_) => Ok(file),
-            Err(e) => Err(refused(&self.path(), format!("cannot read: {e}"))),
+            Err(e) => Err(CacheError::new(&self.path(), Refusal::Read(e)).to_string()),
         }
     }
 
@@ -216,7 +216,7 @@ impl KeptBinary<'_> {
         repo: &Repository,
     ) -> Result<(), String> {
         self.remove();
-        let cannot = |e: String| refused(&self.path(), format!("cannot keep: {e}"));
+        let cannot = |e: String| CacheError::new(&self.path(), Refusal::Keep(e)).to_string();
         let from = File::open(built).map_err(|e| cannot(format!("{}: {e}", built.display())))?;
         let temporary = format!(".{}.tmp-{}", self.name, std::process::id());
         let (size, hash) = self

@@ -3,10 +3,9 @@
 
 mod common;
 
-use common::json::Fields;
-
 use std::path::{Path, PathBuf};
 
+use common::json::Fields;
 use common::{bench_with_env, Run, QUICK};
 use serde_json::Value;
 

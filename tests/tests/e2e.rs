@@ -4,11 +4,10 @@
 
 mod common;
 
-use common::json::Fields;
-
 use std::path::Path;
 use std::process::Command;
 
+use common::json::Fields;
 use common::{
     bench_with_env, counted, faults_metric, fixtures_binary, under, Run, Under, QUICK, RUNS,
 };

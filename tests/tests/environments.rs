@@ -7,11 +7,10 @@
 
 mod common;
 
-use common::bench_run::BenchRun;
-use common::json::Fields;
-
 use std::path::Path;
 
+use common::bench_run::BenchRun;
+use common::json::Fields;
 use common::{counted, files_under, fixtures_binary, fresh_dir, under, Run, Under};
 use serde_json::Value;
 

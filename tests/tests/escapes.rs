@@ -8,11 +8,10 @@
 
 mod common;
 
-use common::bench_run::BenchRun;
-
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use common::bench_run::BenchRun;
 use common::{built, cargo_bench_of, files_under, fresh_dir, Run, QUICK, RUNS};
 use serde_json::Value;
 

@@ -7,10 +7,9 @@
 
 mod common;
 
-use common::json::Fields;
-
 use std::collections::BTreeMap;
 
+use common::json::Fields;
 use common::{bench_target_with_env, counted, faults_metric, Run, QUICK};
 
 /// `cargo bench --bench forms -- ARGS` with extra environment variables.

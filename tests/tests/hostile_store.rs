@@ -10,9 +10,6 @@
 
 mod common;
 
-use common::bench_run::BenchRun;
-use common::json::Fields;
-
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::os::unix::fs::symlink;
@@ -21,6 +18,8 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use common::bench_run::BenchRun;
+use common::json::Fields;
 use common::{built, fresh_dir, Run, RUNS};
 use serde_json::Value;
 

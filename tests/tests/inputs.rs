@@ -6,10 +6,9 @@
 
 mod common;
 
-use common::json::Fields;
-
 use std::path::PathBuf;
 
+use common::json::Fields;
 use common::{bench_target_with_env, bench_with_env, files_under, Run, QUICK};
 
 /// `cargo bench --bench inputs -- ARGS` with `env`.

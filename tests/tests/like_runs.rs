@@ -5,10 +5,9 @@
 
 mod common;
 
-use common::json::Fields;
-
 use std::path::Path;
 
+use common::json::Fields;
 use common::{bench_with_env, fresh_dir, quick_page_faults};
 use serde_json::Value;
 

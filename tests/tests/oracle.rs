@@ -19,11 +19,10 @@
 
 mod common;
 
-use common::json::Fields;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::json::Fields;
 use common::{built, counted, fixtures_binary, under, Run, Under, RUNS};
 use serde_json::Value;
 

@@ -8,13 +8,12 @@
 
 mod common;
 
-use common::json::Fields;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use common::json::Fields;
 use common::{cargo_bench_of, fresh_dir, Run, QUICK, RUNS};
 use serde_json::Value;
 

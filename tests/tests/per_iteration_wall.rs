@@ -4,11 +4,10 @@
 
 mod common;
 
-use common::json::Fields;
-
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use common::json::Fields;
 use serde_json::Value;
 
 /// Runs of each mode, alternating, so that a busy spell of the machine

@@ -4,11 +4,10 @@
 
 mod common;
 
-use common::json::Fields;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::json::Fields;
 use common::{bench_target_with_env, bench_with_env, counted, workspace, Run, QUICK};
 use serde_json::Value;
 

@@ -7,10 +7,9 @@
 
 mod common;
 
-use common::json::Fields;
-
 use std::process::Command;
 
+use common::json::Fields;
 use common::{bench_with_env, under, workspace, Under, QUICK};
 use serde_json::Value;
 

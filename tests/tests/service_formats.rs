@@ -7,11 +7,10 @@
 
 mod common;
 
-use common::bench_run::BenchRun;
-use common::json::Fields;
-
 use std::path::{Path, PathBuf};
 
+use common::bench_run::BenchRun;
+use common::json::Fields;
 use common::{bench_with_env, counted, fixtures_binary, fresh_dir, quick_page_faults, Run};
 use serde_json::{Map, Value};
 

@@ -6,14 +6,13 @@
 
 mod common;
 
-use common::bench_run::BenchRun;
-use common::json::Fields;
-
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use common::bench_run::BenchRun;
+use common::json::Fields;
 use common::{built, files_under, fresh_dir, Run, RUNS};
 use serde_json::Value;
 

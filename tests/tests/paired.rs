@@ -13,6 +13,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use common::bench_run::BenchRun;
 use common::json::Fields;
 use common::{cargo_bench_of, fresh_dir, Run, QUICK, RUNS};
 use serde_json::Value;
@@ -406,21 +407,18 @@ fn an_interrupted_paired_run_leaves_no_unfinished_file_and_no_baseline_build() {
     let (a, b) = builds();
     let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
     let home = fresh_dir("paired", "interrupted");
-    let mut cmd = common::command(b);
-    common::without_our_variables(&mut cmd);
-    cmd.args([
-        "--bench",
-        "--measurement-time",
-        "20",
-        "--save-baseline",
-        "kept",
-        "steady",
-    ])
-    .arg("--paired-with")
-    .arg(a)
-    .env("PERFBENCH_HOME", &home)
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
+    let mut cmd = BenchRun::of(b)
+        .args([
+            "--measurement-time",
+            "20",
+            "--save-baseline",
+            "kept",
+            "steady",
+        ])
+        .args([Path::new("--paired-with"), a.as_ref()])
+        .home(&home)
+        .command();
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let child = cmd.spawn().unwrap();
     // Measuring: the baseline build was started and greeted.
     let started = Instant::now();

@@ -7,6 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use common::json::Fields;
 use common::{bench_target_with_env, bench_with_env, Run, QUICK};
 use serde_json::Value;
 
@@ -14,12 +15,7 @@ const ALLOCATION_COUNTS: [&str; 4] = ["allocs", "alloc-bytes", "deallocs", "real
 
 /// A fresh output directory for one test.
 fn home(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("allocations")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::fresh_dir("allocations", name)
 }
 
 /// `cargo bench --bench alloc -- ARGS` in short measurements, storing
@@ -41,11 +37,11 @@ fn exact_counts(lines: &[Value]) -> Vec<(String, [f64; 4])> {
     lines
         .iter()
         .map(|v| {
-            let id = v["id"].as_str().unwrap().to_string();
+            let id = v.str_at("id").to_string();
             let counts = ALLOCATION_COUNTS.map(|name| {
                 let m = &v["metrics"][name];
                 assert_eq!(m["unit"], "count", "{id} {name}");
-                let estimate = m["estimate"].as_f64().expect("an estimate");
+                let estimate = m.f64_at("estimate");
                 for stat in ["mean", "median", "min", "max"] {
                     assert_eq!(m[stat].as_f64(), Some(estimate), "{id} {name} {stat}");
                 }
@@ -294,8 +290,8 @@ fn allocation_counts_without_the_allocator_are_dropped_with_a_warning() {
         "{}",
         run.stderr
     );
-    let metrics = run.json()[0]["metrics"].as_object().unwrap().clone();
+    let metrics = run.json()[0].object_at("metrics").clone();
     let names: Vec<&String> = metrics.keys().collect();
     assert_eq!(names, ["wall-time"]);
-    assert!(metrics["wall-time"]["estimate"].as_f64().unwrap() > 0.0);
+    assert!(metrics["wall-time"].f64_at("estimate") > 0.0);
 }

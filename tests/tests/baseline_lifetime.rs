@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{fresh_dir, QUICK, RUNS};
+use common::bench_run::BenchRun;
+use common::{fresh_dir, RUNS};
 use perfbench::run::paired::protocol::{GREETING, PROTOCOL, VERSION};
 
 /// How long a process may take to go once it should: the bound of every
@@ -136,17 +137,15 @@ fn the_baseline_and_its_child_end(ending: Ending) {
     } else {
         "60"
     };
-    let mut cmd = common::command(binary);
-    common::without_our_variables(&mut cmd);
-    cmd.args(["--bench"])
-        .args(QUICK)
+    let mut cmd = BenchRun::of(binary)
+        .quick()
         .args(["--measurement-time", time, "--exact", "touch_16"])
-        .arg("--paired-with")
-        .arg(&baseline)
-        .env("PERFBENCH_HOME", dir.join("home"))
-        // Files, not pipes: the grandchild holds the driver's stderr, and
-        // a pipe would not end while it lives.
-        .stdin(Stdio::null())
+        .args([Path::new("--paired-with"), baseline.as_ref()])
+        .home(&dir.join("home"))
+        .command();
+    // Files, not pipes: the grandchild holds the driver's stderr, and
+    // a pipe would not end while it lives.
+    cmd.stdin(Stdio::null())
         .stdout(File::create(dir.join("stdout")).unwrap())
         .stderr(File::create(dir.join("stderr")).unwrap());
     let mut started = Started {

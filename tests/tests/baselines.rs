@@ -5,17 +5,13 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use common::json::Fields;
 use common::{bench_with_env, Run, QUICK};
 use serde_json::Value;
 
 /// A fresh output directory for one test.
 fn home(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("baselines")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::fresh_dir("baselines", name)
 }
 
 /// `cargo bench --bench fixtures -- ARGS` storing under `home`, the fixture
@@ -201,15 +197,14 @@ fn the_ci_log_says_what_was_saved_and_what_the_gate_did() {
 /// The headlines of earlier runs `series` keeps in a stored result file.
 fn earlier(file: &Path, series: &str) -> Vec<f64> {
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
-    let found = doc["series"]
-        .as_array()
-        .unwrap()
+    let found = doc
+        .array_at("series")
         .iter()
         .find(|s| s["name"] == series)
         .unwrap_or_else(|| panic!("no series {series} in {}", file.display()));
-    found["earlier"].as_array().map_or(Vec::new(), |a| {
-        a.iter().map(|v| v.as_f64().unwrap()).collect()
-    })
+    found["earlier"]
+        .as_array()
+        .map_or(Vec::new(), |a| a.iter().map(common::json::number).collect())
 }
 
 #[test]
@@ -287,7 +282,7 @@ fn without_flags_each_run_is_compared_with_the_previous_one() {
     let change = &third.json()[0]["metrics"][&pf]["change"];
     assert_eq!(change["verdict"], "improved");
     assert!(
-        (change["relative"].as_f64().unwrap() + 1.0 / 17.0).abs() < 1e-12,
+        (change.f64_at("relative") + 1.0 / 17.0).abs() < 1e-12,
         "{change}"
     );
     // The table shows the change under the row.
@@ -370,15 +365,14 @@ fn stored_results_hold_raw_samples_estimates_and_the_environment() {
     assert_eq!(doc["id"], "touch_n");
     let iterations: Vec<u64> = serde_json::from_value(doc["iterations"].clone()).unwrap();
     assert_eq!(iterations.len(), 10);
-    assert!(!doc["environment"]["kernel"].as_str().unwrap().is_empty());
+    assert!(!doc["environment"].str_at("kernel").is_empty());
     let Some(estimate) = common::faults_metric(&doc["estimates"]) else {
         return;
     };
     assert_eq!(estimate["estimate"], 16.0);
     let pf = common::counted("page-faults").unwrap();
-    let faults = doc["series"]
-        .as_array()
-        .unwrap()
+    let faults = doc
+        .array_at("series")
         .iter()
         .find(|s| s["name"] == pf)
         .unwrap();
@@ -465,7 +459,7 @@ fn comparisons_that_cannot_be_fair_are_not_judged_and_never_fail_the_gate() {
         let v = &run.json()[0];
         let said = v["baseline"]["not_compared"].as_str().unwrap_or_default();
         assert!(said.starts_with(why), "{extra:?}: {}", v["baseline"]);
-        let metrics = v["metrics"].as_object().unwrap();
+        let metrics = v.object_at("metrics");
         for (name, metric) in metrics {
             assert!(metric["change"].is_null(), "{extra:?}: {name} judged");
         }

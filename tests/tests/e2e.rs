@@ -7,6 +7,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
+use common::json::Fields;
 use common::{
     bench_with_env, counted, faults_metric, fixtures_binary, under, Run, Under, QUICK, RUNS,
 };
@@ -49,7 +50,7 @@ fn sixteen_fresh_pages_are_exactly_sixteen_page_faults_in_either_event_order() {
         assert_eq!(v["samples"], 10);
         // Two rounds of linear sampling: sample i of a round runs i·d
         // iterations, 15·d a round.
-        assert_eq!(v["iterations"].as_u64().unwrap() % 15, 0);
+        assert_eq!(v.u64_at("iterations") % 15, 0);
         let faults = &v["metrics"][&pf];
         assert_eq!(faults["rounds"], serde_json::json!([16.0, 16.0]));
         assert_eq!(faults["unit"], "count");
@@ -62,8 +63,8 @@ fn sixteen_fresh_pages_are_exactly_sixteen_page_faults_in_either_event_order() {
         }
         // Wall time also runs while the thread is preempted and task-clock
         // does not, so compare the least disturbed samples: the fastest.
-        let task = v["metrics"]["task-clock"]["min"].as_f64().unwrap();
-        let wall = v["metrics"]["wall-time"]["min"].as_f64().unwrap();
+        let task = v["metrics"]["task-clock"].f64_at("min");
+        let wall = v["metrics"]["wall-time"].f64_at("min");
         assert_eq!(v["metrics"]["task-clock"]["unit"], "ns");
         assert!(
             (0.75..1.25).contains(&(task / wall)),
@@ -83,11 +84,7 @@ fn setup_of_iter_batched_is_not_counted() {
         .iter()
         .map(|v| {
             let m = &v["metrics"][&pf];
-            (
-                v["id"].as_str().unwrap().to_string(),
-                m["min"].as_f64().unwrap(),
-                m["max"].as_f64().unwrap(),
-            )
+            (v.str_at("id").to_string(), m.f64_at("min"), m.f64_at("max"))
         })
         .collect();
     assert_eq!(
@@ -139,8 +136,9 @@ fn the_default_table_leads_with_the_headline_and_folds_what_never_happens() {
         let text = std::fs::read_to_string(&json_path).unwrap();
         let v: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
         let m = &v["metrics"][&migrations];
-        let ci = m["ci"].as_array().unwrap();
-        let quiet = (ci.iter().chain([&m["estimate"]])).all(|x| x.as_f64().unwrap().abs() < 1e-3);
+        let ci = m.array_at("ci");
+        let quiet =
+            (ci.iter().chain([&m["estimate"]])).all(|x| common::json::number(x).abs() < 1e-3);
         // The folded line, wrapped after its lead where long.
         let folded = run
             .stdout
@@ -281,7 +279,7 @@ fn an_event_this_machine_cannot_count_is_named_and_the_rest_go_on() {
     }
     // Under the filter nothing reaches the kernel, which knows the PMU.
     if perfbench::counter::event::has_cpu_pmu() && under() != Under::Seccomp {
-        assert!(metrics["cycles"]["estimate"].as_f64().unwrap() > 0.0);
+        assert!(metrics["cycles"].f64_at("estimate") > 0.0);
     } else {
         let why = match under() {
             Under::Seccomp => "permission denied opening `cycles`: a seccomp filter blocks",
@@ -299,7 +297,7 @@ fn an_event_this_machine_cannot_count_is_named_and_the_rest_go_on() {
             "{}",
             alone.stderr
         );
-        let metrics = lines[0]["metrics"].as_object().unwrap();
+        let metrics = lines[0].object_at("metrics");
         assert_eq!(metrics.keys().collect::<Vec<_>>(), ["wall-time"]);
     }
 }
@@ -308,7 +306,7 @@ fn an_event_this_machine_cannot_count_is_named_and_the_rest_go_on() {
 fn no_pmu_default_says_why_in_one_line() {
     let (run, lines) = run_json(&["--exact", "touch_16"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let metrics = lines[0]["metrics"].as_object().unwrap();
+    let metrics = lines[0].object_at("metrics");
     let keys: Vec<&str> = metrics.keys().map(String::as_str).collect();
     if under() == Under::Seccomp {
         // Nothing opens: one note names the default set and the filter.
@@ -413,7 +411,7 @@ fn permission_denied_names_perf_event_paranoid_and_its_value() {
         _ => format!("kernel.perf_event_paranoid is {paranoid}"),
     };
     assert!(denied[0].contains(&cause), "{}", denied[0]);
-    let metrics = run.json()[0]["metrics"].as_object().unwrap().clone();
+    let metrics = run.json()[0].object_at("metrics").clone();
     assert_eq!(metrics.keys().collect::<Vec<_>>(), ["wall-time"]);
 }
 
@@ -483,7 +481,7 @@ fn software_events_refused_the_kernel_count_user_space_with_one_note() {
                 run.stderr
             );
         }
-        let metrics = run.json()[0]["metrics"].as_object().unwrap().clone();
+        let metrics = run.json()[0].object_at("metrics").clone();
         assert_eq!(metrics.keys().collect::<Vec<_>>(), ["wall-time"]);
         return;
     }
@@ -507,7 +505,7 @@ fn software_events_refused_the_kernel_count_user_space_with_one_note() {
         refused[0]
     );
     let lines = run.json();
-    let metrics = lines[0]["metrics"].as_object().unwrap();
+    let metrics = lines[0].object_at("metrics");
     assert_eq!(metrics["page-faults:u"]["estimate"], 16.0);
     let names: Vec<&String> = metrics.keys().collect();
     assert_eq!(names, ["page-faults:u", "task-clock", "wall-time"]);
@@ -619,10 +617,10 @@ fn ignored_benchmarks_are_skipped_and_named_unless_asked_for() {
     let faults: Vec<(String, Option<f64>)> = lines
         .iter()
         .map(|l| {
-            let id = l["id"].as_str().unwrap().to_string();
+            let id = l.str_at("id").to_string();
             (
                 id,
-                faults_metric(&l["metrics"]).map(|m| m["estimate"].as_f64().unwrap()),
+                faults_metric(&l["metrics"]).map(|m| m.f64_at("estimate")),
             )
         })
         .collect();
@@ -644,7 +642,7 @@ fn ignored_benchmarks_are_skipped_and_named_unless_asked_for() {
         "page-faults",
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let ids: Vec<&str> = lines.iter().map(|l| l["id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = lines.iter().map(|l| l.str_at("id")).collect();
     assert_eq!(ids, ["touch_16", "ignored_key"]);
 }
 
@@ -705,7 +703,7 @@ fn environment_twins_configure_a_run() {
 fn arguments_keep_their_display_in_ids_and_give_throughput() {
     let (run, lines) = run_json(&["text/", "--events", "task-clock"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let ids: Vec<&str> = lines.iter().map(|v| v["id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = lines.iter().map(|v| v.str_at("id")).collect();
     assert_eq!(
         ids,
         [
@@ -717,13 +715,13 @@ fn arguments_keep_their_display_in_ids_and_give_throughput() {
     assert_eq!(lines[1]["throughput"]["bytes"], "emoji 🦀".len());
     // Bytes per second: the work over the wall-time estimate, in JSON too.
     for v in &lines {
-        let bytes = v["throughput"]["bytes"].as_f64().unwrap();
-        let ns = v["metrics"]["wall-time"]["estimate"].as_f64().unwrap();
-        let per_second = v["throughput"]["per_second"].as_f64().unwrap();
+        let bytes = v["throughput"].f64_at("bytes");
+        let ns = v["metrics"]["wall-time"].f64_at("estimate");
+        let per_second = v["throughput"].f64_at("per_second");
         let expected = bytes * 1e9 / ns;
         assert!((per_second / expected - 1.0).abs() < 1e-12, "{v}");
         let ci = &v["throughput"]["per_second_ci"];
-        assert!(ci[0].as_f64().unwrap() <= per_second, "{v}");
+        assert!(ci.f64_at(0) <= per_second, "{v}");
     }
 }
 
@@ -990,7 +988,7 @@ fn per_iteration_mode_counts_exactly_sixteen_faults_on_every_iteration() {
         assert_eq!(run.code, 0, "{}", run.stderr);
         let v = &lines[0];
         assert_eq!(v["mode"], "per-iter");
-        let path = v["read_path"].as_str().unwrap();
+        let path = v.str_at("read_path");
         if !perfbench::counter::event::has_cpu_pmu() {
             assert_eq!(path, "read()", "software events cannot be read with rdpmc");
         }
@@ -999,17 +997,15 @@ fn per_iteration_mode_counts_exactly_sixteen_faults_on_every_iteration() {
             assert_eq!(faults[stat].as_f64(), Some(16.0), "{events}: {stat} in {v}");
         }
         // every stored iteration, one by one
-        let samples = v["samples"].as_u64().unwrap();
+        let samples = v.u64_at("samples");
         assert_eq!(
             samples,
-            v["iterations"].as_u64().unwrap(),
+            v.u64_at("iterations"),
             "one iteration per stored sample"
         );
         assert!(samples >= 10, "{v}");
         let wall = &v["metrics"]["wall-time"];
-        assert!(
-            wall["min"].as_f64().unwrap() > 0.0 && wall["p25"].as_f64() <= wall["p75"].as_f64()
-        );
+        assert!(wall.f64_at("min") > 0.0 && wall["p25"].as_f64() <= wall["p75"].as_f64());
     }
 }
 
@@ -1034,9 +1030,9 @@ fn the_measurement_overhead_is_reported_and_can_be_subtracted() {
     }
     let wall = &v["metrics"]["wall-time"];
     let (raw, overhead, corrected) = (
-        wall["raw_estimate"].as_f64().unwrap(),
-        wall["overhead"].as_f64().unwrap(),
-        wall["estimate"].as_f64().unwrap(),
+        wall.f64_at("raw_estimate"),
+        wall.f64_at("overhead"),
+        wall.f64_at("estimate"),
     );
     assert!(overhead.is_finite());
     // serde_json parses floats to within an ulp (without its
@@ -1072,8 +1068,8 @@ fn msr_tsc_ticks_agree_with_task_clock() {
         eprintln!("skipped: no msr/tsc/ ticks under {:?}", under());
         return;
     }
-    let ticks = m["msr/tsc/"]["median"].as_f64().unwrap();
-    let ns = m["task-clock"]["median"].as_f64().unwrap();
+    let ticks = m["msr/tsc/"].f64_at("median");
+    let ns = m["task-clock"].f64_at("median");
     assert_eq!(m["msr/tsc/"]["unit"], "count");
     // The TSC ticks at a fixed rate between 0.5 and 6 GHz on any x86 made
     // this century: ticks per task-clock nanosecond must lie in that range.
@@ -1212,7 +1208,7 @@ fn a_million_samples_of_a_fast_routine_take_what_the_plan_says() {
     // The shape the warning said: where linear sampling at one iteration a
     // step fits the budget (a fast machine), sample i of each round runs i
     // steps; else every sample runs as many iterations.
-    let iterations = v["iterations"].as_u64().unwrap();
+    let iterations = v.u64_at("iterations");
     if warning.contains(" growing by ") {
         let (_, plan) = warning.split_once(" growing by ").unwrap();
         let rounds = figure_between(plan, " in ", " round") as u64;

@@ -9,34 +9,24 @@ mod common;
 
 use std::path::Path;
 
-use common::{
-    counted, files_under, fixtures_binary, fresh_dir, under, without_our_variables, Run, Under,
-    QUICK, RUNS,
-};
+use common::bench_run::BenchRun;
+use common::json::Fields;
+use common::{counted, files_under, fixtures_binary, fresh_dir, under, Run, Under};
 use serde_json::Value;
 
 /// The fixtures binary run directly in this environment, quick, under
 /// `home`.
 fn run(home: &Path, args: &[&str]) -> Run {
-    let binary = fixtures_binary();
-    let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
-    let mut cmd = common::command(binary);
-    without_our_variables(&mut cmd);
-    cmd.arg("--bench")
-        .args(QUICK)
+    BenchRun::of(fixtures_binary())
+        .quick()
         .args(args)
-        .env("PERFBENCH_HOME", home);
-    Run::finish(cmd.output().expect("runs"))
+        .home(home)
+        .run()
 }
 
 /// The metric names of a JSON line, in order.
 fn metric_names(line: &Value) -> Vec<String> {
-    line["metrics"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .cloned()
-        .collect()
+    line.object_at("metrics").keys().cloned().collect()
 }
 
 /// The names the default set is measured under here, sorted as JSON sorts
@@ -75,9 +65,7 @@ fn wall_time_is_measured_wherever_perf_events_are_refused() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines = run.json();
     assert_eq!(metric_names(&lines[0]), default_names(), "{}", run.stderr);
-    let wall = lines[0]["metrics"]["wall-time"]["estimate"]
-        .as_f64()
-        .unwrap();
+    let wall = lines[0]["metrics"]["wall-time"].f64_at("estimate");
     assert!(wall > 0.0, "{wall}");
     assert!(
         run.stderr_lines(|l| l.contains("warning")).is_empty(),
@@ -125,7 +113,7 @@ fn a_sleeping_routine_never_shows_an_exact_zero_of_context_switches() {
             // Each of the four sleeps switches away. The estimate is a
             // slope over samples, which preemptions of the short samples
             // can tip a little below 4 (3.995 seen); far from an exact 0.
-            let switches = metrics[name.as_str()]["estimate"].as_f64().unwrap();
+            let switches = metrics[name.as_str()].f64_at("estimate");
             assert!(switches >= 3.5, "{switches}");
             assert!(run.stdout.contains("context-switches"), "{}", run.stdout);
         }
@@ -172,11 +160,10 @@ fn events_narrowed_to_user_space_carry_u_in_every_output() {
     let files = files_under(&home);
     let latest = files.iter().find(|f| f.ends_with("latest.json")).unwrap();
     let stored: Value = serde_json::from_str(&std::fs::read_to_string(latest).unwrap()).unwrap();
-    let series: Vec<&str> = stored["series"]
-        .as_array()
-        .unwrap()
+    let series: Vec<&str> = stored
+        .array_at("series")
         .iter()
-        .map(|s| s["name"].as_str().unwrap())
+        .map(|s| s.str_at("name"))
         .collect();
     assert_eq!(series, ["wall-time", name.as_str()]);
     let page = files

@@ -11,9 +11,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use common::{
-    built, cargo_bench_of, files_under, fresh_dir, without_our_variables, Run, QUICK, RUNS,
-};
+use common::bench_run::BenchRun;
+use common::{built, cargo_bench_of, files_under, fresh_dir, Run, QUICK, RUNS};
 use serde_json::Value;
 
 /// Erase-line, a window title, a clipboard write (OSC 52), a carriage
@@ -33,16 +32,12 @@ fn binary() -> &'static Path {
 /// The inputs binary measuring `plain`'s page faults quickly under `home`,
 /// with `args` after.
 fn run(home: &Path, args: &[&str]) -> Run {
-    binary();
-    let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
-    let mut cmd = common::command(binary());
-    without_our_variables(&mut cmd);
-    cmd.arg("--bench")
-        .args(QUICK)
+    BenchRun::of(binary())
+        .quick()
         .args(["--events", "page-faults", "--exact", "plain"])
         .args(args)
-        .env("PERFBENCH_HOME", home);
-    Run::finish(cmd.output().expect("runs"))
+        .home(home)
+        .run()
 }
 
 /// Whether `text` holds a raw control character (but for line ends) or a

@@ -9,6 +9,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
+use common::json::Fields;
 use common::{bench_target_with_env, counted, faults_metric, Run, QUICK};
 
 /// `cargo bench --bench forms -- ARGS` with extra environment variables.
@@ -42,9 +43,9 @@ fn measured(args: &[&str], env: &[(&str, &str)]) -> BTreeMap<String, (u64, Optio
     run.json()
         .iter()
         .map(|v| {
-            let faults = faults_metric(&v["metrics"]).map(|m| m["estimate"].as_f64().unwrap());
-            let id = v["id"].as_str().unwrap().to_string();
-            (id, (v["samples"].as_u64().unwrap(), faults))
+            let faults = faults_metric(&v["metrics"]).map(|m| m.f64_at("estimate"));
+            let id = v.str_at("id").to_string();
+            (id, (v.u64_at("samples"), faults))
         })
         .collect()
 }
@@ -194,7 +195,7 @@ fn a_groups_settings_and_name_reach_its_members_unless_they_give_their_own() {
         .iter()
         .map(|v| {
             let text = |v: &serde_json::Value| v.as_str().unwrap_or("-").to_string();
-            let (g, samples) = (&v["group"], v["samples"].as_u64().unwrap());
+            let (g, samples) = (&v["group"], v.u64_at("samples"));
             (
                 text(&v["id"]),
                 samples,
@@ -217,11 +218,7 @@ fn a_groups_settings_and_name_reach_its_members_unless_they_give_their_own() {
     );
     let given = short(&["--sample-count", "5", "grouped::"], &[]);
     assert_eq!(given.code, 0, "{}", given.stderr);
-    let samples: Vec<u64> = given
-        .json()
-        .iter()
-        .map(|v| v["samples"].as_u64().unwrap())
-        .collect();
+    let samples: Vec<u64> = given.json().iter().map(|v| v.u64_at("samples")).collect();
     assert_eq!(samples, [5, 5, 5], "the run's setting wins over both");
 }
 
@@ -291,7 +288,7 @@ fn json_lines_name_each_benchmarks_group() {
     let run = short(&["--sample-count", "5", "triple/2", "own_settings"], &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines = run.json();
-    let ids: Vec<&str> = lines.iter().map(|l| l["id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = lines.iter().map(|l| l.str_at("id")).collect();
     assert_eq!(ids, ["own_settings", "paging::triple/2"]);
     assert!(
         lines[0].get("group").is_none(),
@@ -330,9 +327,9 @@ fn setups(args: &[&str]) -> BTreeMap<String, (String, Vec<String>)> {
     run.json()
         .iter()
         .map(|v| {
-            let metrics = v["metrics"].as_object().unwrap().keys().cloned().collect();
-            let id = v["id"].as_str().unwrap().to_string();
-            (id, (v["mode"].as_str().unwrap().to_string(), metrics))
+            let metrics = v.object_at("metrics").keys().cloned().collect();
+            let id = v.str_at("id").to_string();
+            (id, (v.str_at("mode").to_string(), metrics))
         })
         .collect()
 }
@@ -390,8 +387,8 @@ fn threads_count_totals_over_the_threads_and_say_so() {
     let mut got: Vec<(&str, Option<u64>, Option<f64>)> = lines
         .iter()
         .map(|v| {
-            let faults = faults_metric(&v["metrics"]).map(|m| m["estimate"].as_f64().unwrap());
-            (v["id"].as_str().unwrap(), v["threads"].as_u64(), faults)
+            let faults = faults_metric(&v["metrics"]).map(|m| m.f64_at("estimate"));
+            (v.str_at("id"), v["threads"].as_u64(), faults)
         })
         .collect();
     // Lines come as benchmarks conclude, which their rounds decide: with

@@ -18,7 +18,8 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use common::{fresh_dir, Run, QUICK, RUNS};
+use common::bench_run::BenchRun;
+use common::{fresh_dir, Run, RUNS};
 use perfbench::run::paired::protocol::PROTOCOL;
 
 /// How long the run waits for the hostile build (`--paired-timeout`),
@@ -95,16 +96,15 @@ fn paired_on(ids: &[&str], baseline: &Path) -> (Run, Duration) {
     let name = baseline.file_name().unwrap().to_string_lossy().to_string();
     let home = fresh_dir("hostile-baseline", &name);
     let (out, err) = (home.join("stdout"), home.join("stderr"));
-    let mut cmd = common::command(driver);
-    common::without_our_variables(&mut cmd);
-    cmd.args(["--bench", "--exact"])
+    let mut cmd = BenchRun::of(driver)
+        .args(["--exact"])
         .args(ids)
-        .args(QUICK)
-        .arg("--paired-with")
-        .arg(baseline)
+        .quick()
+        .args([Path::new("--paired-with"), baseline])
         .args(["--paired-timeout", WAIT])
-        .env("PERFBENCH_HOME", home.join("store"))
-        .stdin(Stdio::null())
+        .home(&home.join("store"))
+        .command();
+    cmd.stdin(Stdio::null())
         // Files, not pipes: a process left holding a pipe cannot hang the
         // test's reading.
         .stdout(File::create(&out).unwrap())

@@ -18,7 +18,9 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use common::{built, fresh_dir, without_our_variables, Run, QUICK, RUNS};
+use common::bench_run::BenchRun;
+use common::json::Fields;
+use common::{built, fresh_dir, Run, RUNS};
 use serde_json::Value;
 
 /// The store bench target, built optimised as `cargo bench` builds it.
@@ -177,18 +179,19 @@ fn run(home: &Path, args: &[&str]) -> Run {
     // Built first: building takes the same lock.
     let binary = binary();
     let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
-    let mut cmd = Command::new("prlimit");
-    cmd.args([DATA_LIMIT, "--"])
+    let mut launcher = Command::new("prlimit");
+    launcher
+        .args([DATA_LIMIT, "--"])
         .args(common::runner())
         .arg(binary);
-    without_our_variables(&mut cmd);
-    cmd.arg("--bench")
-        .args(QUICK)
+    let mut cmd = BenchRun::through(launcher)
+        .quick()
         .args(["--events", "page-faults", "--rounds", "1"])
         .args(args)
-        .env("PERFBENCH_HOME", home)
+        .home(home)
         .env("FIXTURE_PAGES", "16")
-        .stdin(Stdio::null())
+        .command();
+    cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("starts");
@@ -538,8 +541,8 @@ fn absurd_stored_numbers_are_named_never_a_panic_a_hang_or_a_loop() {
         assert_eq!(r.code, 0, "{name}: {}", r.stderr);
         let remade: Value =
             serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
-        let remade = remade["metrics"][0]["estimate"].as_array().unwrap().clone();
-        assert!(remade[0].as_f64().unwrap() < 1e9, "{name}: {remade:?}");
+        let remade = remade["metrics"][0].field("estimate").clone();
+        assert!(remade.f64_at(0) < 1e9, "{name}: {remade:?}");
         assert!(
             remade[1].as_f64() <= remade[0].as_f64(),
             "{name}: {remade:?}"

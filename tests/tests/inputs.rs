@@ -8,6 +8,7 @@ mod common;
 
 use std::path::PathBuf;
 
+use common::json::Fields;
 use common::{bench_target_with_env, bench_with_env, files_under, Run, QUICK};
 
 /// `cargo bench --bench inputs -- ARGS` with `env`.
@@ -171,7 +172,7 @@ fn control_characters_in_ids_are_escaped_in_the_table_and_the_report_and_kept_in
     let ids: Vec<String> = json
         .json()
         .iter()
-        .map(|v| v["id"].as_str().unwrap().to_string())
+        .map(|v| v.str_at("id").to_string())
         .collect();
     assert_eq!(
         ids,

@@ -7,6 +7,7 @@ mod common;
 
 use std::path::Path;
 
+use common::json::Fields;
 use common::{bench_with_env, fresh_dir, quick_page_faults};
 use serde_json::Value;
 
@@ -26,16 +27,14 @@ fn run(home: &Path, settings: &[&str]) -> Value {
 fn earlier(stored: &Value) -> Vec<f64> {
     let walls = &stored["series"][0];
     assert_eq!(walls["name"], "wall-time");
-    walls["earlier"].as_array().map_or_else(Vec::new, |a| {
-        a.iter().map(|v| v.as_f64().unwrap()).collect()
-    })
+    walls["earlier"]
+        .as_array()
+        .map_or_else(Vec::new, |a| a.iter().map(common::json::number).collect())
 }
 
 /// A stored run's wall-time headline.
 fn headline(stored: &Value) -> f64 {
-    stored["estimates"]["wall-time"]["estimate"]
-        .as_f64()
-        .unwrap()
+    stored["estimates"]["wall-time"].f64_at("estimate")
 }
 
 #[test]
@@ -44,7 +43,7 @@ fn a_quick_try_out_neither_joins_nor_breaks_the_spread_of_usual_runs() {
     let usual = quick_page_faults(&["--sample-count", "20"]);
     let first = run(&home, &usual);
     assert!(earlier(&first).is_empty(), "nothing before: {first}");
-    let settings = first["settings"].as_str().unwrap().to_string();
+    let settings = first.str_at("settings").to_string();
     assert!(settings.starts_with("20 samples in "), "{settings}");
 
     let try_out = run(&home, &quick_page_faults(&["--quick"]));

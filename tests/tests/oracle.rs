@@ -22,6 +22,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::json::Fields;
 use common::{built, counted, fixtures_binary, under, Run, Under, RUNS};
 use serde_json::Value;
 
@@ -120,11 +121,11 @@ fn oracle(binary: &Path, name: &str, times: u64) -> Result<Vec<f64>, String> {
 /// for those not measured here, which must then be absent.
 fn perfbench(name: &str) -> Vec<Option<f64>> {
     let line = perfbench_line(name);
-    let metrics = line["metrics"].as_object().unwrap();
+    let metrics = line.object_at("metrics");
     EVENTS
         .split(',')
         .map(|event| match counted(event) {
-            Some(ours) => Some(metrics[&ours]["estimate"].as_f64().unwrap()),
+            Some(ours) => Some(metrics[&ours].f64_at("estimate")),
             None => {
                 let found = metrics.keys().find(|k| k.starts_with(event));
                 assert_eq!(found, None, "{event} is not counted here: {line}");
@@ -192,9 +193,9 @@ fn under_the_filter_wall_time_alone(binary: &Path) {
     );
     for (name, ..) in CASES {
         let line = perfbench_line(name);
-        let metrics = line["metrics"].as_object().unwrap();
+        let metrics = line.object_at("metrics");
         assert_eq!(metrics.keys().collect::<Vec<_>>(), ["wall-time"], "{name}");
-        let ns = metrics["wall-time"]["estimate"].as_f64().unwrap();
+        let ns = metrics["wall-time"].f64_at("estimate");
         assert!(ns > 0.0, "{name}: {line}");
     }
 }

@@ -13,6 +13,8 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use common::bench_run::BenchRun;
+use common::json::Fields;
 use common::{cargo_bench_of, fresh_dir, Run, QUICK, RUNS};
 use serde_json::Value;
 
@@ -118,9 +120,9 @@ fn line<'a>(lines: &'a [Value], id: &str) -> &'a Value {
 fn change(line: &Value, metric: &str) -> (f64, [f64; 2], String) {
     let c = &line["metrics"][metric]["change"];
     assert!(c.is_object(), "{metric} of {}: {line}", line["id"]);
-    let ci = [c["ci"][0].as_f64().unwrap(), c["ci"][1].as_f64().unwrap()];
-    let relative = c["relative"].as_f64().unwrap();
-    (relative, ci, c["verdict"].as_str().unwrap().to_string())
+    let ci = [c["ci"].f64_at(0), c["ci"].f64_at(1)];
+    let relative = c.f64_at("relative");
+    (relative, ci, c.str_at("verdict").to_string())
 }
 
 #[test]
@@ -138,7 +140,7 @@ fn a_build_doing_more_is_caught_exactly_and_fails_the_gate() {
     assert_eq!(run.code, 3, "{}", run.stderr);
     // Only JSON on stdout: the baseline build's output goes elsewhere.
     let lines = run.json();
-    let ids: Vec<&str> = lines.iter().map(|l| l["id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = lines.iter().map(|l| l.str_at("id")).collect();
     assert_eq!(
         ids,
         [
@@ -165,13 +167,10 @@ fn a_build_doing_more_is_caught_exactly_and_fails_the_gate() {
         change(steady, "allocs"),
         (0.0, [0.0, 0.0], "no change".into())
     );
-    let why = grows["baseline"]["why"].as_str().unwrap();
+    let why = grows["baseline"].str_at("why");
     assert!(why.contains("allocs ×2.0"), "{why}");
     assert!(
-        steady["baseline"]["why"]
-            .as_str()
-            .unwrap()
-            .contains("allocs +0"),
+        steady["baseline"].str_at("why").contains("allocs +0"),
         "{steady}"
     );
     // 5 pages where there were 4, where page faults are counted.
@@ -269,9 +268,7 @@ fn a_crash_of_this_build_fails_its_benchmark_and_the_run_goes_on() {
 
 /// How many metrics of `line` regressed.
 fn regressions(line: &Value) -> usize {
-    line["metrics"]
-        .as_object()
-        .unwrap()
+    line.object_at("metrics")
         .values()
         .filter(|m| m["change"]["verdict"] == "regressed")
         .count()
@@ -410,21 +407,18 @@ fn an_interrupted_paired_run_leaves_no_unfinished_file_and_no_baseline_build() {
     let (a, b) = builds();
     let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
     let home = fresh_dir("paired", "interrupted");
-    let mut cmd = common::command(b);
-    common::without_our_variables(&mut cmd);
-    cmd.args([
-        "--bench",
-        "--measurement-time",
-        "20",
-        "--save-baseline",
-        "kept",
-        "steady",
-    ])
-    .arg("--paired-with")
-    .arg(a)
-    .env("PERFBENCH_HOME", &home)
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
+    let mut cmd = BenchRun::of(b)
+        .args([
+            "--measurement-time",
+            "20",
+            "--save-baseline",
+            "kept",
+            "steady",
+        ])
+        .args([Path::new("--paired-with"), a.as_ref()])
+        .home(&home)
+        .command();
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let child = cmd.spawn().unwrap();
     // Measuring: the baseline build was started and greeted.
     let started = Instant::now();

@@ -7,6 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use common::json::Fields;
 use serde_json::Value;
 
 /// Runs of each mode, alternating, so that a busy spell of the machine
@@ -31,18 +32,12 @@ fn spin_binary() -> &'static Path {
 /// lines by id, and stderr.
 fn run(mode: &str, home: &Path) -> (Vec<Value>, String) {
     // Built before the lock, which building takes too.
-    let binary = spin_binary();
-    let _serial = common::RUNS.lock().unwrap_or_else(|e| e.into_inner());
-    let ids = ROUTINES.iter();
-    let out = common::command(binary)
-        .arg("--bench")
-        .args(ids)
+    let run = common::bench_run::BenchRun::of(spin_binary())
+        .args(ROUTINES)
         .args(["--exact", "--mode", mode, "--output-format", "json"])
-        .args(common::QUICK)
-        .env("PERFBENCH_HOME", home)
-        .output()
-        .expect("the spin bench runs");
-    let run = common::Run::finish(out);
+        .quick()
+        .home(home)
+        .run();
     assert_eq!(run.code, 0, "{mode}: {}", run.stderr);
     (run.json(), run.stderr)
 }
@@ -149,7 +144,7 @@ fn per_iteration_mode_leaves_task_clock_out_in_one_note() {
         );
     }
     for line in &per_iter {
-        let names: Vec<&String> = line["metrics"].as_object().unwrap().keys().collect();
+        let names: Vec<&String> = line.object_at("metrics").keys().collect();
         assert!(
             !names.iter().any(|n| n.contains("clock")),
             "{}: {names:?}",

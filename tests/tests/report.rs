@@ -7,18 +7,14 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::json::Fields;
 use common::{bench_target_with_env, bench_with_env, counted, workspace, Run, QUICK};
 use serde_json::Value;
 
 const HOSTILE: &str = "<script>alert(1)</script>";
 
 fn home(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("report")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::fresh_dir("report", name)
 }
 
 fn bench(home: &Path, args: &[&str]) -> Run {
@@ -150,18 +146,15 @@ fn the_report_opens_cleanly_in_a_browser_and_shows_hostile_names_as_text() {
         }
         let index_result = results
             .iter()
-            .find(|r| r["file"].as_str().unwrap().ends_with("report/index.html"))
+            .find(|r| r.str_at("file").ends_with("report/index.html"))
             .unwrap();
-        assert!(
-            index_result["rows"].as_u64().unwrap() >= 3,
-            "{index_result}"
-        );
+        assert!(index_result.u64_at("rows") >= 3, "{index_result}");
         let page = results
             .iter()
-            .find(|r| !r["file"].as_str().unwrap().ends_with("report/index.html"))
+            .find(|r| !r.str_at("file").ends_with("report/index.html"))
             .unwrap();
         assert!(
-            page["svgs"].as_u64().unwrap() + page["images"].as_u64().unwrap() > 0,
+            page.u64_at("svgs") + page.u64_at("images") > 0,
             "a page with plots: {page}"
         );
     }
@@ -213,9 +206,7 @@ fn item<'a>(list: &'a Value, key: &str, value: &str) -> &'a Value {
 
 /// The figures of the chart of `metric` in `chart` whose section is `section`.
 fn chart<'a>(page: &'a Value, chart: &str, metric: &str, section: &str) -> &'a Value {
-    page["figures"]
-        .as_array()
-        .unwrap()
+    page.array_at("figures")
         .iter()
         .find(|f| f["chart"] == chart && f["metric"] == metric && f["section"] == section)
         .unwrap_or_else(|| panic!("no {chart} chart of {metric} in {section}: {page}"))
@@ -227,16 +218,15 @@ fn xy(points: &Value) -> Vec<(f64, f64)> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|p| (p[0].as_f64().unwrap(), p[1].as_f64().unwrap()))
+        .map(|p| (p.f64_at(0), p.f64_at(1)))
         .collect()
 }
 
 /// The polylines of a chart with a vertex on two or more of its circles.
 fn joining_lines(figure: &Value) -> usize {
     let circles = xy(&figure["circles"]);
-    figure["polylines"]
-        .as_array()
-        .unwrap()
+    figure
+        .array_at("polylines")
         .iter()
         .filter(|line| {
             let vertices = xy(line);
@@ -255,9 +245,7 @@ fn joining_lines(figure: &Value) -> usize {
 
 /// The id of the section of the group `title` on the index.
 fn group_id<'a>(index: &'a Value, title: &str) -> &'a str {
-    item(&index["groups"], "title", title)["id"]
-        .as_str()
-        .unwrap()
+    item(&index["groups"], "title", title).str_at("id")
 }
 
 /// A rate as a page writes it (`1.234 GB/s`, decimal as libtest's MB/s),
@@ -336,15 +324,15 @@ fn index_shows_a_row_per_benchmark(index: &Value) {
         summary["metrics"],
         serde_json::json!(["wall-time", clock, faults])
     );
-    let folded = index["folded"].as_str().unwrap();
+    let folded = index.str_at("folded");
     assert!(folded.ends_with(&format!(": {alignment} (0).")), "{folded}");
-    let rows = summary["rows"].as_array().unwrap();
+    let rows = summary.array_at("rows");
     assert_eq!(rows.len(), 7, "one row per benchmark: {rows:?}");
     let stale: Vec<&Value> = rows.iter().filter(|r| r["stale"] == true).collect();
     assert_eq!(stale.len(), 1, "{rows:?}");
     assert_eq!(stale[0]["id"], "touch_n");
     assert_eq!(stale[0]["stale_badge"], "earlier run", "a visible mark");
-    let note = index["stale_note"].as_str().unwrap();
+    let note = index.str_at("stale_note");
     assert!(
         note.starts_with("earlier run marks 1 benchmark this run did not measure"),
         "{note}"
@@ -353,14 +341,10 @@ fn index_shows_a_row_per_benchmark(index: &Value) {
     // page-faults' estimate: the third metric, after an estimate and a
     // change for each of the two before it.
     assert_eq!(touch_16["cells"][4], "16 ± 0", "{touch_16}");
-    let (width, body) = (
-        summary["width"].as_f64().unwrap(),
-        summary["body_width"].as_f64().unwrap(),
-    );
+    let (width, body) = (summary.f64_at("width"), summary.f64_at("body_width"));
     assert!(width >= 0.95 * body, "the table takes {width} of {body} px");
-    let sorted: Vec<f64> = summary["sorted"]
-        .as_array()
-        .unwrap()
+    let sorted: Vec<f64> = summary
+        .array_at("sorted")
         .iter()
         .filter_map(Value::as_f64)
         .collect();
@@ -381,21 +365,15 @@ fn argument_charts_fit_their_arguments(index: &Value) {
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
     assert_eq!(points.len(), 2, "{faults}");
     // The x axis' label 10, below the chart (the y axis may have one too).
-    let ten = faults["texts"]
-        .as_array()
-        .unwrap()
+    let ten = faults
+        .array_at("texts")
         .iter()
         .filter(|t| t["text"] == "10")
-        .max_by(|a, b| {
-            a["y"]
-                .as_f64()
-                .unwrap()
-                .total_cmp(&b["y"].as_f64().unwrap())
-        })
+        .max_by(|a, b| a.f64_at("y").total_cmp(&b.f64_at("y")))
         .unwrap_or_else(|| panic!("a tick at 10: {faults}"));
     // On a log axis 10 lies log(10)/log(17) = 81 % of the way from 1 to 17;
     // on a linear one 9/16 = 56 %.
-    let share = (ten["x"].as_f64().unwrap() - points[0].0) / (points[1].0 - points[0].0);
+    let share = (ten.f64_at("x") - points[0].0) / (points[1].0 - points[0].0);
     assert!((share - 0.8127).abs() < 0.03, "10 at {share} of the way");
     assert_eq!(joining_lines(faults), 1, "numbers are joined");
     // 17 faults sit higher than 1.
@@ -420,9 +398,8 @@ fn argument_charts_fit_their_arguments(index: &Value) {
         assert!(zero.contains(&alignment), "{group}: {zero}");
     }
     assert!(
-        !index["figures"]
-            .as_array()
-            .unwrap()
+        !index
+            .array_at("figures")
             .iter()
             .any(|f| f["metric"] == alignment.as_str()),
         "no chart of a metric zero everywhere"
@@ -435,12 +412,11 @@ fn argument_charts_fit_their_arguments(index: &Value) {
 fn regression_band_is_the_slope_interval(page: &Value, line: &Value) {
     let band_and_line = |metric: &str| {
         let figure = chart(page, "regression", metric, &section_of(page, metric));
-        let bands = figure["polygons"].as_array().unwrap();
+        let bands = figure.array_at("polygons");
         assert_eq!(bands.len(), 1, "{figure}");
         let band = xy(&bands[0]);
-        let fit = figure["polylines"]
-            .as_array()
-            .unwrap()
+        let fit = figure
+            .array_at("polylines")
             .iter()
             .map(xy)
             .find(|l| l.len() == 2 && l[0] == band[0])
@@ -450,11 +426,7 @@ fn regression_band_is_the_slope_interval(page: &Value, line: &Value) {
     let [clock, faults, _] = here();
     let (band, fit) = band_and_line(&clock);
     let m = &line["metrics"][&clock];
-    let (slope, low, high) = (
-        m["estimate"].as_f64().unwrap(),
-        m["ci"][0].as_f64().unwrap(),
-        m["ci"][1].as_f64().unwrap(),
-    );
+    let (slope, low, high) = (m.f64_at("estimate"), m["ci"].f64_at(0), m["ci"].f64_at(1));
     let rise = fit[0].1 - fit[1].1;
     let height = band[2].1 - band[1].1;
     let expected = rise * (high - low) / slope;
@@ -473,21 +445,20 @@ fn regression_band_is_the_slope_interval(page: &Value, line: &Value) {
 
 /// The `metric-N` section of a page's metric.
 fn section_of(page: &Value, metric: &str) -> String {
-    item(&page["figures"], "metric", metric)["section"]
-        .as_str()
-        .unwrap()
+    item(&page["figures"], "metric", metric)
+        .str_at("section")
         .to_string()
 }
 
 /// text/ascii declared 5 bytes per iteration: its page's rate is 5 bytes
 /// over the wall-time estimate, and the index charts text's rates.
 fn throughput_is_the_bytes_over_the_wall_time(page: &Value, index: &Value, line: &Value) {
-    let shown = page["throughput"].as_str().unwrap();
+    let shown = page.str_at("throughput");
     let headline = shown
         .strip_prefix("Throughput: ")
         .and_then(|t| t.split(" 95 % interval").next())
         .unwrap_or_else(|| panic!("{shown}"));
-    let ns = line["metrics"]["wall-time"]["estimate"].as_f64().unwrap();
+    let ns = line["metrics"]["wall-time"].f64_at("estimate");
     let expected = 5.0 * 1e9 / ns;
     let got = bytes_per_second(headline);
     assert!(
@@ -497,26 +468,24 @@ fn throughput_is_the_bytes_over_the_wall_time(page: &Value, index: &Value, line:
     assert!(shown.contains("(5 bytes per iteration"), "{shown}");
     let rates = chart(index, "throughput", "throughput", group_id(index, "text"));
     assert_eq!(xy(&rates["circles"]).len(), 3, "{rates}");
-    assert!(rates["texts"]
-        .as_array()
-        .unwrap()
+    assert!(rates
+        .array_at("texts")
         .iter()
-        .any(|t| t["text"].as_str().unwrap().ends_with("B/s")));
+        .any(|t| t.str_at("text").ends_with("B/s")));
 }
 
 /// The texts of a chart, as the browser laid them out.
 fn texts(figure: &Value) -> Vec<&str> {
-    figure["texts"]
-        .as_array()
-        .unwrap()
+    figure
+        .array_at("texts")
         .iter()
-        .map(|t| t["text"].as_str().unwrap())
+        .map(|t| t.str_at("text"))
         .collect()
 }
 
 /// The x of the text `text` in a chart.
 fn text_x(figure: &Value, text: &str) -> f64 {
-    item(&figure["texts"], "text", text)["x"].as_f64().unwrap()
+    item(&figure["texts"], "text", text).f64_at("x")
 }
 
 #[test]
@@ -572,9 +541,8 @@ fn a_group_page_sets_its_members_side_by_side_in_a_browser() {
     assert_eq!(cells("heavy")[2], "5 ± 0");
     assert_eq!(cells("heavy")[3], "2.50×", "5 page faults against 2");
     assert!(
-        named["figures"]
-            .as_array()
-            .unwrap()
+        named
+            .array_at("figures")
             .iter()
             .all(|f| f["chart"] == "distribution"),
         "no arguments, so no chart across them: {named}"
@@ -584,11 +552,11 @@ fn a_group_page_sets_its_members_side_by_side_in_a_browser() {
 /// The index lists both groups and names the group in each member's row;
 /// a member's page links to its group.
 fn groups_are_linked(index: &Value, single: &Value) {
-    let links = index["group_links"].as_array().unwrap();
+    let links = index.array_at("group_links");
     let listed: Vec<(&str, &str)> = links
         .iter()
         .filter(|l| l["listed"] == true)
-        .map(|l| (l["text"].as_str().unwrap(), l["href"].as_str().unwrap()))
+        .map(|l| (l.str_at("text"), l.str_at("href")))
         .collect();
     assert_eq!(
         listed,
@@ -600,7 +568,7 @@ fn groups_are_linked(index: &Value, single: &Value) {
     let in_rows: Vec<(&str, &str)> = links
         .iter()
         .filter(|l| l["listed"] == false)
-        .map(|l| (l["row"].as_str().unwrap(), l["text"].as_str().unwrap()))
+        .map(|l| (l.str_at("row"), l.str_at("text")))
         .collect();
     assert_eq!(
         in_rows,
@@ -621,13 +589,13 @@ fn groups_are_linked(index: &Value, single: &Value) {
 /// triple, 3.00x single's exact page faults; a distribution per metric with
 /// a set per member, triple's spike to the right of single's.
 fn paging_stands_at_each_argument(page: &Value) {
-    let standings = page["standings"].as_array().unwrap();
+    let standings = page.array_at("standings");
     assert_eq!(standings.len(), 2, "{page}");
     let at_1 = item(&page["standings"], "arg", "1");
     let faults = counted("page-faults").unwrap();
     assert_eq!(at_1["metrics"], serde_json::json!(["wall-time", faults]));
-    let rows = at_1["rows"].as_array().unwrap();
-    let members: Vec<&str> = rows.iter().map(|r| r["member"].as_str().unwrap()).collect();
+    let rows = at_1.array_at("rows");
+    let members: Vec<&str> = rows.iter().map(|r| r.str_at("member")).collect();
     assert_eq!(members, ["single", "triple"]);
     assert_eq!(rows[0]["stale"], false);
     assert_eq!(rows[1]["stale_badge"], "earlier run", "{at_1}");
@@ -642,10 +610,9 @@ fn paging_stands_at_each_argument(page: &Value) {
         "6 page faults against 2"
     );
 
-    let section = at_1["section"].as_str().unwrap();
-    let drawn: Vec<&Value> = page["figures"]
-        .as_array()
-        .unwrap()
+    let section = at_1.str_at("section");
+    let drawn: Vec<&Value> = page
+        .array_at("figures")
         .iter()
         .filter(|f| f["chart"] == "distribution" && f["section"] == section)
         .collect();
@@ -674,16 +641,12 @@ fn paging_stands_at_each_argument(page: &Value) {
 /// Across the arguments: a chart per metric, page faults with a line per
 /// member through its two points.
 fn paging_is_charted_across_its_arguments(page: &Value) {
-    let charts: Vec<&Value> = page["figures"]
-        .as_array()
-        .unwrap()
+    let charts: Vec<&Value> = page
+        .array_at("figures")
         .iter()
         .filter(|f| f["section"] == "family")
         .collect();
-    let metrics: Vec<&str> = charts
-        .iter()
-        .map(|f| f["metric"].as_str().unwrap())
-        .collect();
+    let metrics: Vec<&str> = charts.iter().map(|f| f.str_at("metric")).collect();
     let faults = counted("page-faults").unwrap();
     assert_eq!(metrics, ["wall-time", faults.as_str()]);
     let faults = chart(page, "argument", &faults, "family");
@@ -743,7 +706,7 @@ fn write_history(path: &Path, level: impl Fn(usize, f64) -> f64) {
     let text = std::fs::read_to_string(path).unwrap();
     assert_eq!(text.lines().count(), 1, "{text}");
     let template: Value = serde_json::from_str(text.trim()).unwrap();
-    let v = template["estimate"][0].as_f64().unwrap();
+    let v = template["estimate"].f64_at(0);
     let lines: String = (0..1000)
         .map(|i| {
             let point = level(i, v) * (1.0 + [0.0, 0.01, -0.007, 0.004][i % 4]);
@@ -823,7 +786,7 @@ fn the_history_chart_shows_its_change_points_in_a_browser() {
     };
     let history = |page: &Value| -> Value {
         assert_eq!(page["ok"], true, "{page}");
-        let figures = page["figures"].as_array().unwrap();
+        let figures = page.array_at("figures");
         figures
             .iter()
             .find(|f| f["chart"] == "history")
@@ -831,35 +794,34 @@ fn the_history_chart_shows_its_change_points_in_a_browser() {
             .clone()
     };
     let stepped = history(&results[0]);
-    let steps = stepped["change_points"].as_array().unwrap();
-    let runs: Vec<i64> = steps.iter().map(|c| c["run"].as_i64().unwrap()).collect();
+    let steps = stepped.array_at("change_points");
+    let runs: Vec<i64> = steps.iter().map(|c| c.i64_at("run")).collect();
     assert_eq!(runs, [600, 992]);
     // Each line stands at the runs on either side of its step, and is
     // labelled with its size.
-    let tips = stepped["tooltips"].as_array().unwrap();
+    let tips = stepped.array_at("tooltips");
     let x_of = |run: usize| {
         let at = format!("run {run}: ");
         tips.iter()
-            .find(|t| t["title"].as_str().unwrap().starts_with(&at))
-            .unwrap_or_else(|| panic!("no tooltip of run {run}"))["x"]
-            .as_f64()
-            .unwrap()
+            .find(|t| t.str_at("title").starts_with(&at))
+            .unwrap_or_else(|| panic!("no tooltip of run {run}"))
+            .f64_at("x")
     };
     for c in steps {
-        let run = c["run"].as_u64().unwrap() as usize;
-        let x = c["x"].as_f64().unwrap();
+        let run = c.u64_at("run") as usize;
+        let x = c.f64_at("x");
         // Runs are 0.6 px apart here: within a pixel of both.
         assert!(
             (x - x_of(run - 1)).abs() <= 1.0 && (x - x_of(run)).abs() <= 1.0,
             "{c}"
         );
-        assert!(c["label"].as_str().unwrap().starts_with('+'), "{c}");
+        assert!(c.str_at("label").starts_with('+'), "{c}");
     }
-    let tip = tips.last().unwrap()["title"].as_str().unwrap();
+    let tip = tips.last().unwrap().str_at("title");
     assert!(tip.starts_with("run 1000: "), "{tip}");
     let flat = history(&results[1]);
-    assert_eq!(flat["change_points"].as_array().unwrap().len(), 0);
-    assert!(flat["tooltips"].as_array().unwrap().len() >= 300);
+    assert_eq!(flat.array_at("change_points").len(), 0);
+    assert!(flat.array_at("tooltips").len() >= 300);
 }
 
 /// The ids of tests/benches/changes.rs, in natural order.
@@ -901,11 +863,8 @@ fn the_index_leads_with_changes_sorts_naturally_and_breaks_ids_only_at_separator
 
     // Regressions, then improvements, each in natural order; wall time
     // may move too, but never a regression after an improvement.
-    let rows = index["run_changes"].as_array().unwrap();
-    let verdicts: Vec<&str> = rows
-        .iter()
-        .map(|r| r["verdict"].as_str().unwrap())
-        .collect();
+    let rows = index.array_at("run_changes");
+    let verdicts: Vec<&str> = rows.iter().map(|r| r.str_at("verdict")).collect();
     assert!(
         verdicts.windows(2).all(|w| w != ["improved", "regressed"]),
         "{rows:?}"
@@ -913,7 +872,7 @@ fn the_index_leads_with_changes_sorts_naturally_and_breaks_ids_only_at_separator
     let allocs: Vec<(&str, &str)> = rows
         .iter()
         .filter(|r| r["metric"] == "allocs")
-        .map(|r| (r["id"].as_str().unwrap(), r["verdict"].as_str().unwrap()))
+        .map(|r| (r.str_at("id"), r.str_at("verdict")))
         .collect();
     assert_eq!(
         allocs,
@@ -928,18 +887,17 @@ fn the_index_leads_with_changes_sorts_naturally_and_breaks_ids_only_at_separator
     // The server's order, and the script's after sorting by another
     // column and back by id: natural both.
     let summary = &index["summary"];
-    let served: Vec<&str> = summary["rows"]
-        .as_array()
-        .unwrap()
+    let served: Vec<&str> = summary
+        .array_at("rows")
         .iter()
-        .map(|r| r["id"].as_str().unwrap())
+        .map(|r| r.str_at("id"))
         .collect();
     assert_eq!(served, CHANGES_IDS);
     assert_eq!(summary["ids_by_id"], serde_json::json!(CHANGES_IDS));
 
     // On a 360 px page the long ids take several lines, each broken only
     // after a separator.
-    let wrapping = index["id_wrapping"].as_array().unwrap();
+    let wrapping = index.array_at("id_wrapping");
     for cell in wrapping {
         assert_eq!(cell["broken_parts"], serde_json::json!([]), "{cell}");
     }
@@ -948,5 +906,5 @@ fn the_index_leads_with_changes_sorts_naturally_and_breaks_ids_only_at_separator
         .filter(|c| c["table"] == "summary" && c["id"] == CHANGES_IDS[1])
         .collect::<Vec<_>>();
     assert_eq!(long.len(), 1, "{wrapping:?}");
-    assert!(long[0]["lines"].as_u64().unwrap() >= 2, "{wrapping:?}");
+    assert!(long[0].u64_at("lines") >= 2, "{wrapping:?}");
 }

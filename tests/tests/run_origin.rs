@@ -9,6 +9,7 @@ mod common;
 
 use std::process::Command;
 
+use common::json::Fields;
 use common::{bench_with_env, under, workspace, Under, QUICK};
 use serde_json::Value;
 
@@ -36,10 +37,10 @@ fn git(args: &[&str]) -> Option<String> {
 
 /// What every run records beside the commit: the host id and the start.
 fn assert_host_and_time(env: &Value) {
-    let host = env["host"].as_str().expect("a host id");
+    let host = env.str_at("host");
     assert_eq!(host.len(), 16, "{env}");
     assert!(host.bytes().all(|b| b.is_ascii_hexdigit()), "{env}");
-    let started = env["started"].as_str().expect("a start time");
+    let started = env.str_at("started");
     // 2026-11-25T22:42:00Z
     assert_eq!(started.len(), 20, "{env}");
     assert!(

@@ -9,10 +9,9 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{
-    bench_with_env, counted, fixtures_binary, fresh_dir, quick_page_faults, without_our_variables,
-    Run, RUNS,
-};
+use common::bench_run::BenchRun;
+use common::json::Fields;
+use common::{bench_with_env, counted, fixtures_binary, fresh_dir, quick_page_faults, Run};
 use serde_json::{Map, Value};
 
 /// Benchmarks without a throughput, with bytes, and with bytes and a
@@ -36,10 +35,7 @@ fn run(name: &str, args: &[&str]) -> (Run, PathBuf) {
 
 /// The fixtures binary run directly with `--bench` and `args`.
 fn bench_binary(args: &[&str]) -> Run {
-    let binary = fixtures_binary();
-    let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
-    let mut cmd = common::command(binary);
-    Run::finish(cmd.arg("--bench").args(args).output().expect("runs"))
+    BenchRun::of(fixtures_binary()).args(args).run()
 }
 
 /// `FORMAT=PATH` for `--output-file`, the file in `dir`.
@@ -131,8 +127,8 @@ fn check_bmf(v: &Value) -> &Map<String, Value> {
         let measures = measures.as_object().expect("a benchmark is an object");
         for (measure, metric) in measures {
             assert!(!measure.is_empty() && measure.len() <= 64, "{measure}");
+            let value = metric.f64_at("value");
             let metric = metric.as_object().expect("a measure is an object");
-            let value = metric["value"].as_f64().expect("a numeric value");
             for (key, n) in metric {
                 assert!(
                     ["value", "lower_value", "upper_value"].contains(&key.as_str()),
@@ -142,10 +138,10 @@ fn check_bmf(v: &Value) -> &Map<String, Value> {
             }
             let lower = metric
                 .get("lower_value")
-                .map_or(value, |n| n.as_f64().unwrap());
+                .map_or(value, common::json::number);
             let upper = metric
                 .get("upper_value")
-                .map_or(value, |n| n.as_f64().unwrap());
+                .map_or(value, common::json::number);
             assert!(
                 lower <= value && value <= upper,
                 "{id} {measure}: {metric:?}"
@@ -169,7 +165,7 @@ fn check_action_array(v: &Value) -> Vec<String> {
             for optional in ["range", "extra"] {
                 assert!(e.get(optional).is_none_or(Value::is_string), "{e}");
             }
-            e["name"].as_str().unwrap().to_string()
+            e.str_at("name").to_string()
         })
         .collect()
 }
@@ -268,9 +264,9 @@ fn bmf_on_stdout_holds_every_benchmark_with_latency_counters_and_throughput() {
     let benchmarks = check_bmf(&bmf);
     assert_eq!(benchmarks.len(), IDS.len(), "{bmf}");
     for id in IDS {
-        let measures = benchmarks[id].as_object().unwrap();
+        let measures = bmf.object_at(id);
         let latency = &measures["latency"];
-        assert!(latency["value"].as_f64().unwrap() > 0.0, "{id}: {latency}");
+        assert!(latency.f64_at("value") > 0.0, "{id}: {latency}");
         assert!(latency.get("lower_value").is_some() && latency.get("upper_value").is_some());
         if let Some(faults) = counted("page-faults") {
             assert!(measures.contains_key(&faults), "{id}: {measures:?}");
@@ -367,16 +363,15 @@ fn still_there(path: &Path, what: &str) -> bool {
 /// The fixtures binary measuring `touch_16` with `args` and `env`, in the
 /// folder `cwd`.
 fn touch_16_in(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let binary = fixtures_binary();
-    let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
-    let mut cmd = common::command(binary);
-    without_our_variables(&mut cmd);
-    cmd.current_dir(cwd)
-        .args(["--bench", "--exact", "touch_16"])
+    let mut run = BenchRun::of(fixtures_binary())
+        .args(["--exact", "touch_16"])
         .args(quick_page_faults(args))
-        .env("PERFBENCH_HOME", cwd.join("home"))
-        .envs(env.iter().copied());
-    Run::finish(cmd.output().expect("runs"))
+        .home(&cwd.join("home"))
+        .current_dir(cwd);
+    for (key, value) in env {
+        run = run.env(key, value);
+    }
+    run.run()
 }
 
 #[test]

@@ -11,7 +11,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use common::{built, files_under, fresh_dir, without_our_variables, Run, QUICK, RUNS};
+use common::bench_run::BenchRun;
+use common::json::Fields;
+use common::{built, files_under, fresh_dir, Run, RUNS};
 use serde_json::Value;
 
 /// The store bench target, built optimised as `cargo bench` builds it.
@@ -44,16 +46,15 @@ fn in_own_pid_namespace(home: &Path, pages: u32, sleep_ms: u32, args: &[&str]) -
 
 /// `cmd` (the store binary, or a launcher of it) given [`command`]'s
 /// arguments and environment.
-fn configured(mut cmd: Command, home: &Path, pages: u32, sleep_ms: u32, args: &[&str]) -> Command {
-    without_our_variables(&mut cmd);
-    cmd.arg("--bench")
-        .args(QUICK)
+fn configured(cmd: Command, home: &Path, pages: u32, sleep_ms: u32, args: &[&str]) -> Command {
+    BenchRun::through(cmd)
+        .quick()
         .args(["--events", "page-faults"])
         .args(args)
-        .env("PERFBENCH_HOME", home)
+        .home(home)
         .env("FIXTURE_PAGES", pages.to_string())
-        .env("FIXTURE_SLEEP_MS", sleep_ms.to_string());
-    cmd
+        .env("FIXTURE_SLEEP_MS", sleep_ms.to_string())
+        .command()
 }
 
 fn run(mut cmd: Command) -> Run {
@@ -124,10 +125,10 @@ fn baseline_faults(home: &Path, name: &str) -> Vec<(String, Option<f64>)> {
         .iter()
         .map(|f| {
             let doc: Value = serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
-            let id = doc["id"].as_str().unwrap().to_string();
+            let id = doc.str_at("id").to_string();
             let times: f64 = id.rsplit('/').next().unwrap().parse().unwrap_or(1.0);
-            let faults = common::faults_metric(&doc["estimates"])
-                .map(|m| m["estimate"].as_f64().unwrap() / times);
+            let faults =
+                common::faults_metric(&doc["estimates"]).map(|m| m.f64_at("estimate") / times);
             (id, faults)
         })
         .collect();

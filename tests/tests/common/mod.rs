@@ -11,6 +11,9 @@ use std::sync::{Mutex, OnceLock};
 
 use serde_json::Value;
 
+pub mod bench_run;
+pub mod json;
+
 /// Runs are serialised: they share a target directory, and measurements are
 /// steadier without a second one competing for the two cores.
 pub static RUNS: Mutex<()> = Mutex::new(());

@@ -92,6 +92,25 @@ pub struct PairedBuilds {
     waits: Waits,
     /// The benchmarks the baseline build has.
     theirs: BTreeSet<String>,
+    /// The block of turns the serving processes were started for.
+    block: Block,
+}
+
+/// The block of four turns ([`baseline_turn`]) the serving processes of a
+/// paired run were started for: each block is measured by fresh ones.
+#[derive(Debug, Default)]
+struct Block(u64);
+
+impl Block {
+    /// Whether turn `turn` is the first asked of a block after this one,
+    /// which then becomes this one. Any benchmark's turn counts (not only
+    /// the first benchmark's, which may have failed or finished early).
+    fn enters(&mut self, turn: u64) -> bool {
+        let block = turn / 4;
+        let later = block > self.0;
+        self.0 = self.0.max(block);
+        later
+    }
 }
 
 impl PairedBuilds {
@@ -115,6 +134,7 @@ impl PairedBuilds {
             candidate,
             baseline,
             theirs,
+            block: Block::default(),
         })
     }
 
@@ -191,7 +211,7 @@ impl RoundSource for PairedBuilds {
         plan: &mut Plan,
         bench: &mut Underway<'_>,
     ) -> Result<(), String> {
-        if turn % 4 == 0 && bench.index == 0 && turn > 0 {
+        if self.block.enters(turn) {
             self.candidate.restart();
             self.baseline.restart();
         }
@@ -270,5 +290,48 @@ fn say_one_sided(ours: &BTreeSet<&str>, theirs: &BTreeSet<&str>) {
             "paired run: only in the baseline build, not measured: {}",
             list(only_theirs)
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The turns at which the serving processes are restarted, for the
+    /// scheduler asking `turns` of the benchmarks `indexes` still measured.
+    fn restarts(turns: u64, indexes: &[usize]) -> Vec<u64> {
+        let mut block = Block::default();
+        let mut restarted = Vec::new();
+        for turn in 0..turns {
+            for _index in indexes {
+                if block.enters(turn) {
+                    restarted.push(turn);
+                }
+            }
+        }
+        restarted
+    }
+
+    #[test]
+    fn each_block_of_four_turns_after_the_first_starts_with_fresh_processes() {
+        assert_eq!(restarts(12, &[0, 1, 2]), vec![4, 8]);
+    }
+
+    #[test]
+    fn blocks_start_fresh_processes_after_the_first_benchmark_is_gone() {
+        // Benchmark 0 failed (or finished) and is asked no more turns: the
+        // scheduler asks only benchmarks 1 and 2.
+        assert_eq!(restarts(12, &[1, 2]), vec![4, 8]);
+    }
+
+    #[test]
+    fn a_block_is_entered_once_though_many_benchmarks_ask_its_turns() {
+        let mut block = Block::default();
+        assert!(!block.enters(0));
+        assert!(!block.enters(3));
+        assert!(block.enters(4));
+        assert!(!block.enters(4));
+        assert!(!block.enters(7));
+        assert!(block.enters(9));
     }
 }

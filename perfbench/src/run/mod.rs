@@ -327,7 +327,10 @@ fn run_benches(
     let mut benches = underway(entries, jobs(options, entries, &routines, &plan));
     // Started once pinned, it runs on the same CPU.
     let mut source: Box<dyn RoundSource> = match &baseline {
-        Some(path) => Box::new(paired::PairedBuilds::start(path, entries)?),
+        Some(path) => {
+            let builds = paired::PairedBuilds::start(path, entries).map_err(|e| e.to_string())?;
+            Box::new(builds)
+        }
         None => Box::new(Local),
     };
     let most_threads = entries.iter().map(|e| e.case.threads()).max();

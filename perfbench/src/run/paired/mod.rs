@@ -19,6 +19,9 @@ pub mod waits;
 mod cargo_build;
 pub(in crate::run) mod git_tree;
 mod line_reader;
+mod paired_error;
+
+pub use paired_error::{PairedError, SpawnError};
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -117,10 +120,9 @@ impl PairedBuilds {
     /// Starts this build and the `baseline` build for the run of
     /// `entries`, and names the benchmarks only one of the builds has,
     /// which are not judged.
-    pub fn start(baseline: &Baseline, entries: &[Entry]) -> Result<PairedBuilds, String> {
+    pub fn start(baseline: &Baseline, entries: &[Entry]) -> Result<PairedBuilds, PairedError> {
         let waits = baseline.waits;
-        let own = std::env::current_exe()
-            .map_err(|e| format!("paired run: cannot tell this bench binary's path: {e}"))?;
+        let own = std::env::current_exe().map_err(PairedError::OwnPath)?;
         let this = ("this build", "this build".to_string());
         let candidate = ServingBuild::start(&own, this, waits)?;
         let path: &Path = &baseline.path;
@@ -146,7 +148,11 @@ impl PairedBuilds {
     }
 
     /// A round of `bench` in this build, into its rounds.
-    fn measure_candidate(&mut self, plan: &Plan, bench: &mut Underway<'_>) -> Result<(), String> {
+    fn measure_candidate(
+        &mut self,
+        plan: &Plan,
+        bench: &mut Underway<'_>,
+    ) -> Result<(), PairedError> {
         let (job, so_far) = (&bench.job, bench.rounds.as_mut().expect("underway"));
         let started = Instant::now();
         let metrics = metrics_of(plan, job);
@@ -187,8 +193,9 @@ impl PairedBuilds {
             }
             Err(why) => {
                 stderr::warning(&format!(
-                    "benchmark `{}`{why}; its change is not judged",
-                    printable(job.id)
+                    "benchmark `{}`{}; its change is not judged",
+                    printable(job.id),
+                    why.after_id()
                 ));
                 bench.partner = Err("the baseline build failed to measure it".into());
             }
@@ -219,7 +226,8 @@ impl RoundSource for PairedBuilds {
             self.measure_baseline(plan, bench);
             return Ok(());
         }
-        self.measure_candidate(plan, bench)
+        // The scheduler prints the error after the benchmark's id.
+        (self.measure_candidate(plan, bench)).map_err(|e| e.after_id())
     }
 
     /// The baseline build's rounds of `bench`, for a run like `like`'s

@@ -117,8 +117,9 @@ impl Cache {
     /// lock, so that one run at a time checks out, builds, keeps, copies
     /// or removes.
     fn binary_at(&self, rev: &str, target: &BenchTarget) -> Result<PathBuf, String> {
-        let repo = Repository::holding(Path::new(target.manifest_dir))?;
-        let commit = repo.commit_of(rev)?;
+        let repo =
+            Repository::holding(Path::new(target.manifest_dir)).map_err(|e| e.to_string())?;
+        let commit = repo.commit_of(rev).map_err(|e| e.to_string())?;
         let what = format!(
             "bench `{}` of {} at {rev} ({})",
             target.crate_name,
@@ -212,7 +213,8 @@ fn build(
     (tree, target_dir): (&Path, &Path),
 ) -> Result<PathBuf, String> {
     let index = tree.with_file_name("index");
-    repo.check_out(commit, tree, &index)?;
+    repo.check_out(commit, tree, &index)
+        .map_err(|e| e.to_string())?;
     let manifest = tree.join(&repo.prefix).join("Cargo.toml");
     if !manifest.is_file() {
         return Err(format!("the commit has no {}Cargo.toml", repo.prefix));

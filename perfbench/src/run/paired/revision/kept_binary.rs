@@ -125,7 +125,8 @@ impl KeptBinary<'_> {
                     .map(|()| f)
             })
             .map_err(|e| refused(&copy, format!("cannot create: {e}")))?;
-        let (size, hash) = repo.copy_hashed(source, &mut to, record.size.saturating_add(1))?;
+        let (size, hash) = (repo.copy_hashed(source, &mut to, record.size.saturating_add(1)))
+            .map_err(|e| e.to_string())?;
         if (size, &hash) != (record.size, &record.hash) {
             runs.folder().remove(self.name);
             return Ok(Cached::Unusable(
@@ -220,7 +221,9 @@ impl KeptBinary<'_> {
         let from = File::open(built).map_err(|e| cannot(format!("{}: {e}", built.display())))?;
         let temporary = format!(".{}.tmp-{}", self.name, std::process::id());
         let (size, hash) = self
-            .write_new(&temporary, |to| repo.copy_hashed(from, to, u64::MAX))
+            .write_new(&temporary, |to| {
+                (repo.copy_hashed(from, to, u64::MAX)).map_err(|e| e.to_string())
+            })
             .map_err(cannot)?;
         self.rename(&temporary, self.name).map_err(cannot)?;
         (record.size, record.hash) = (size, hash);

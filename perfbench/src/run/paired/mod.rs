@@ -76,7 +76,9 @@ pub fn baseline_binary(
     }
     let path = match pairing {
         Pairing::Binary(path) => path.clone(),
-        Pairing::Revision(rev) => revision::bench_binary_at(rev, target)?,
+        Pairing::Revision(rev) => {
+            revision::bench_binary_at(rev, target).map_err(|e| e.to_string())?
+        }
     };
     let waits = Waits {
         given: options.paired_timeout,

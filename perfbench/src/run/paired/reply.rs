@@ -353,17 +353,16 @@ mod tests {
     }
 
     /// `round` sent and read as the answer to [`asked`].
-    fn read(round: WireRound) -> Result<Answer, String> {
+    fn read(round: WireRound) -> Result<Answer, ReplyError> {
         let metrics = metrics();
         answer(line(&Reply::Round { round }).as_bytes(), &asked(&metrics))
-            .map_err(|e| e.to_string())
     }
 
     /// `round` bent by `bend`, read: the error.
     fn refused(bend: impl FnOnce(&mut WireRound)) -> String {
         let mut round = good();
         bend(&mut round);
-        read(round).unwrap_err()
+        read(round).unwrap_err().to_string()
     }
 
     #[test]

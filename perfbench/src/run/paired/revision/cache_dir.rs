@@ -13,6 +13,7 @@ use std::ffi::OsStr;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::revision_error::RevisionError;
 use crate::kernel::dir::{Dir, Kind};
 
 /// Why a name is refused where the cache keeps its own: one per kind.
@@ -28,15 +29,15 @@ pub(super) struct CacheDir {
 }
 
 /// The one-line error of `--paired-with-rev` about `path`.
-pub(super) fn refused(path: &Path, reason: impl std::fmt::Display) -> String {
-    format!("--paired-with-rev: {}: {reason}", path.display())
+pub(super) fn refused(path: &Path, reason: impl std::fmt::Display) -> RevisionError {
+    RevisionError::Refused(path.to_path_buf(), reason.to_string())
 }
 
 impl CacheDir {
     /// The cache's root `root`, made with the folders above it: those are
     /// the user's (the target directory, which may be a link of theirs)
     /// and resolved as usual; the root itself must be a real folder.
-    pub(super) fn root(root: &Path) -> Result<CacheDir, String> {
+    pub(super) fn root(root: &Path) -> Result<CacheDir, RevisionError> {
         if let Some(parent) = root.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|e| refused(parent, format!("cannot create the folder: {e}")))?;
@@ -60,7 +61,7 @@ impl CacheDir {
     }
 
     /// The folder `name` in this one, made where there is none.
-    pub(super) fn sub(&self, name: &str) -> Result<CacheDir, String> {
+    pub(super) fn sub(&self, name: &str) -> Result<CacheDir, RevisionError> {
         let path = self.path.join(name);
         match self.dir.make_dir(OsStr::new(name)) {
             Ok(()) => {}
@@ -71,7 +72,7 @@ impl CacheDir {
     }
 
     /// The folder `name` in this one, which exists.
-    pub(super) fn open_sub(&self, name: &str) -> Result<CacheDir, String> {
+    pub(super) fn open_sub(&self, name: &str) -> Result<CacheDir, RevisionError> {
         let path = self.path.join(name);
         match self.dir.open_dir(OsStr::new(name)) {
             Ok(dir) => Ok(CacheDir { dir, path }),
@@ -81,7 +82,7 @@ impl CacheDir {
 
     /// The folders `first`, then `rest`, under this one, each made where
     /// there is none.
-    pub(super) fn walk(&self, first: &str, rest: &[&str]) -> Result<CacheDir, String> {
+    pub(super) fn walk(&self, first: &str, rest: &[&str]) -> Result<CacheDir, RevisionError> {
         let mut folder = self.sub(first)?;
         for name in rest {
             folder = folder.sub(name)?;
@@ -91,7 +92,7 @@ impl CacheDir {
 
     /// What `name` is here, not following a link; `None` where there is
     /// nothing of that name.
-    pub(super) fn kind(&self, name: &str) -> Result<Option<Kind>, String> {
+    pub(super) fn kind(&self, name: &str) -> Result<Option<Kind>, RevisionError> {
         match self.dir.stat(OsStr::new(name)) {
             Ok(stat) => Ok(Some(stat.kind)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
@@ -102,7 +103,7 @@ impl CacheDir {
     /// Refuses `name` by name unless it is absent or a `want` (a folder or
     /// a regular file): what git and cargo are then given by path is what
     /// the cache keeps there, not a link to elsewhere.
-    pub(super) fn expect(&self, name: &str, want: Kind) -> Result<(), String> {
+    pub(super) fn expect(&self, name: &str, want: Kind) -> Result<(), RevisionError> {
         match self.kind(name)? {
             None => Ok(()),
             Some(kind) if kind == want => Ok(()),
@@ -113,7 +114,7 @@ impl CacheDir {
     }
 
     /// The error for the file `name` found to be no regular file.
-    pub(super) fn not_a_file(&self, name: &str) -> String {
+    pub(super) fn not_a_file(&self, name: &str) -> RevisionError {
         match self.kind(name) {
             Ok(Some(Kind::Link)) => refused(&self.path_of(name), LINK),
             _ => refused(&self.path_of(name), NOT_A_FILE),
@@ -145,7 +146,7 @@ impl CacheDir {
 
 /// The error for `path`, which could not be opened as a folder: a link,
 /// or something else, where `kind` says what it is.
-fn refusal(path: &Path, kind: Option<Kind>, e: &io::Error) -> String {
+fn refusal(path: &Path, kind: Option<Kind>, e: &io::Error) -> RevisionError {
     match kind {
         Some(Kind::Link) => refused(path, LINK),
         Some(Kind::File | Kind::Other) if e.raw_os_error() == Some(libc::ENOTDIR) => {

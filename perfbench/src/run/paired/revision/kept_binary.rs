@@ -24,6 +24,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::cache_dir::{refused, CacheDir};
+use super::revision_error::RevisionError;
 use super::run_folder::RunFolder;
 use crate::kernel::dir::{Access, Kind};
 use crate::run::paired::git_tree::Repository;
@@ -99,7 +100,7 @@ impl KeptBinary<'_> {
         expected: &Record,
         repo: &Repository,
         runs: &RunFolder,
-    ) -> Result<Cached, String> {
+    ) -> Result<Cached, RevisionError> {
         let record = match self.record() {
             Ok(record) => record,
             Err(why) => return Ok(why),
@@ -113,7 +114,7 @@ impl KeptBinary<'_> {
         }
         let source = match self.open(&record) {
             Ok(file) => file,
-            Err(why) => return Ok(Cached::Unusable(why)),
+            Err(why) => return Ok(why),
         };
         let copy = runs.path_of(self.name);
         let mut to = runs
@@ -125,8 +126,7 @@ impl KeptBinary<'_> {
                     .map(|()| f)
             })
             .map_err(|e| refused(&copy, format!("cannot create: {e}")))?;
-        let (size, hash) = (repo.copy_hashed(source, &mut to, record.size.saturating_add(1)))
-            .map_err(|e| e.to_string())?;
+        let (size, hash) = repo.copy_hashed(source, &mut to, record.size.saturating_add(1))?;
         if (size, &hash) != (record.size, &record.hash) {
             runs.folder().remove(self.name);
             return Ok(Cached::Unusable(
@@ -143,10 +143,10 @@ impl KeptBinary<'_> {
         let binary = self.folder.kind(self.name).ok().flatten();
         let file = match self.folder.dir().open_file(OsStr::new(&name), Access::Read) {
             Ok(file) => file,
-            Err(_) if binary.is_none() && self.folder.kind(&name) == Ok(None) => {
+            Err(_) if binary.is_none() && matches!(self.folder.kind(&name), Ok(None)) => {
                 return Err(Cached::Missing)
             }
-            Err(_) if self.folder.kind(&name) == Ok(None) => {
+            Err(_) if matches!(self.folder.kind(&name), Ok(None)) => {
                 return Err(Cached::Unusable("it has no record of its build".into()))
             }
             Err(_) => return Err(Cached::Unusable(self.not_a_file(&name))),
@@ -182,8 +182,9 @@ impl KeptBinary<'_> {
     }
 
     /// The kept binary opened for reading, following no link and waiting
-    /// for no writer: a regular file of the record's size, or why not.
-    fn open(&self, record: &Record) -> Result<File, String> {
+    /// for no writer: a regular file of the record's size, or why it is
+    /// not taken.
+    fn open(&self, record: &Record) -> Result<File, Cached> {
         let file = self
             .folder
             .dir()
@@ -191,16 +192,21 @@ impl KeptBinary<'_> {
             .map_err(|e| match e.kind() {
                 std::io::ErrorKind::NotFound => "it is missing beside its record".to_string(),
                 _ => self.not_a_file(self.name),
-            })?;
+            });
+        let unusable = |why: String| Err(Cached::Unusable(why));
+        let file = match file {
+            Ok(file) => file,
+            Err(why) => return unusable(why),
+        };
         match file.metadata() {
-            Ok(meta) if !meta.is_file() => Err(self.not_a_file(self.name)),
-            Ok(meta) if meta.len() != record.size => Err(format!(
+            Ok(meta) if !meta.is_file() => unusable(self.not_a_file(self.name)),
+            Ok(meta) if meta.len() != record.size => unusable(format!(
                 "it has {} bytes, its record {}",
                 meta.len(),
                 record.size
             )),
             Ok(_) => Ok(file),
-            Err(e) => Err(refused(&self.path(), format!("cannot read: {e}"))),
+            Err(e) => unusable(refused(&self.path(), format!("cannot read: {e}")).to_string()),
         }
     }
 
@@ -215,7 +221,7 @@ impl KeptBinary<'_> {
         built: &std::path::Path,
         mut record: Record,
         repo: &Repository,
-    ) -> Result<(), String> {
+    ) -> Result<(), RevisionError> {
         self.remove();
         let cannot = |e: String| refused(&self.path(), format!("cannot keep: {e}"));
         let from = File::open(built).map_err(|e| cannot(format!("{}: {e}", built.display())))?;
@@ -225,7 +231,7 @@ impl KeptBinary<'_> {
                 (repo.copy_hashed(from, to, u64::MAX)).map_err(|e| e.to_string())
             })
             .map_err(cannot)?;
-        self.rename(&temporary, self.name).map_err(cannot)?;
+        (self.rename(&temporary, self.name)).map_err(|e| cannot(e.to_string()))?;
         (record.size, record.hash) = (size, hash);
         let text = serde_json::to_string(&record).map_err(|e| cannot(e.to_string()))?;
         let name = self.record_name();
@@ -233,7 +239,7 @@ impl KeptBinary<'_> {
             std::io::Write::write_all(to, text.as_bytes()).map_err(|e| e.to_string())
         })
         .map_err(cannot)?;
-        self.rename(&temporary, &name).map_err(cannot)
+        (self.rename(&temporary, &name)).map_err(|e| cannot(e.to_string()))
     }
 
     /// Writes the new file `name` with `write`; removed on any error.
@@ -255,13 +261,10 @@ impl KeptBinary<'_> {
         written
     }
 
-    fn rename(&self, from: &str, to: &str) -> Result<(), String> {
+    fn rename(&self, from: &str, to: &str) -> std::io::Result<()> {
         let dir = self.folder.dir();
         dir.rename(OsStr::new(from), dir, OsStr::new(to))
-            .map_err(|e| {
-                self.folder.remove(from);
-                e.to_string()
-            })
+            .inspect_err(|_| self.folder.remove(from))
     }
 
     /// Removes the binary and its record, whatever they are (a link

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::cache_dir::{refused, CacheDir};
+use super::revision_error::RevisionError;
 use crate::kernel::dir::Access;
 use crate::kernel::flock;
 use crate::store::LOCK_FILE;
@@ -27,7 +28,7 @@ impl RunFolder {
     /// Makes this process's folder in the cache `root`, after removing
     /// those of runs that ended. Called with the cache's lock held: no
     /// other run makes or removes one meanwhile.
-    pub(super) fn make(root: &CacheDir) -> Result<RunFolder, String> {
+    pub(super) fn make(root: &CacheDir) -> Result<RunFolder, RevisionError> {
         let runs = root.sub(RUNS)?;
         remove_ended(&runs);
         let since = SystemTime::now()

@@ -339,7 +339,7 @@ fn run_benches(
     let mut source: Box<dyn RoundSource> = match &baseline {
         Some(path) => {
             let started = paired::PairedBuilds::start(path, entries);
-            Box::new(started.map_err(SetupError::Paired)?)
+            Box::new(started.map_err(|e| SetupError::Paired(e.to_string()))?)
         }
         None => Box::new(Local),
     };

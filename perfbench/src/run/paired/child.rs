@@ -11,7 +11,8 @@ use std::os::unix::ffi::OsStrExt;
 
 use super::line_reader::{read_line, Unread};
 use super::protocol::{
-    line, longest_request, Hello, Reply, Request, WireRound, CHILD_VARIABLE, TOKEN_VARIABLE,
+    line, longest_request, Failure, Hello, Reply, Request, WireRound, CHILD_VARIABLE,
+    TOKEN_VARIABLE,
 };
 use super::reply::MAX_WHY;
 use crate::analysis::metric_names;
@@ -95,7 +96,7 @@ pub fn serve(options: &RunOptions, entries: &[Entry], store: Store) -> i32 {
                 plan: sampling,
             }) => measure(&mut plan, &jobs, (&id, round, sampling)),
             Err(e) => Reply::Failed {
-                why: format!(": the baseline build cannot read the request ({e})"),
+                why: Failure::UnreadableRequest(e.to_string()),
             },
         };
         if send(&mut answers, &line(&reply)).is_err() {
@@ -113,7 +114,7 @@ fn measure(
 ) -> Reply {
     let Some(job) = jobs.iter().find(|j| j.id == id) else {
         return Reply::Failed {
-            why: ": not in this build".into(),
+            why: Failure::NotInThisBuild,
         };
     };
     let setup = plan.setup_mut(job.setup);
@@ -130,10 +131,7 @@ fn measure(
         // A panic's message may be long: the driving build reads a line
         // of a bounded length.
         Err(why) => Reply::Failed {
-            why: format!("{}{why}", why.after_id())
-                .chars()
-                .take(MAX_WHY)
-                .collect(),
+            why: Failure::of_benchmark(&why).bounded(MAX_WHY),
         },
     }
 }

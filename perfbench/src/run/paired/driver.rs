@@ -25,13 +25,14 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::line_reader::{Lines, Unread};
+use super::paired_error::{PairedError, SpawnError};
 use super::protocol::{
     line, Hello, Request, CHILD_VARIABLE, GREETING, GREETING_BYTES, TOKEN_VARIABLE,
 };
-use super::reply::{answer, longest_reply, Answer, Asked};
+use super::reply::{answer, longest_reply, Answer, Asked, ReplyError};
 use super::waits::{seconds, Waits};
 use crate::kernel::{group_guard, handoff, process_group};
-use crate::output::format::{quoted, thousands};
+use crate::output::format::quoted;
 use crate::run::bench::RoundMeasured;
 use crate::run::stderr;
 
@@ -47,8 +48,8 @@ pub struct ServingBuild {
     waits: Waits,
     /// The process serving this run, while it lives.
     running: Option<Serving>,
-    /// Why it cannot be started again, once it could not.
-    gone: Option<String>,
+    /// Why it is not asked again, once it is not.
+    gone: Option<Gone>,
     /// The benchmarks it has, as it greeted.
     pub ids: Vec<String>,
 }
@@ -70,7 +71,7 @@ impl ServingBuild {
         path: &Path,
         (what, named): (&'static str, String),
         waits: Waits,
-    ) -> Result<ServingBuild, String> {
+    ) -> Result<ServingBuild, PairedError> {
         let (running, hello) = serve(path, &waits)?;
         Ok(ServingBuild {
             path: path.to_path_buf(),
@@ -96,14 +97,14 @@ impl ServingBuild {
                     seconds(wait)
                 );
                 stderr::warning(&why);
-                self.gone = Some(format!(": {} was given up earlier", self.named));
+                self.gone = Some(Gone::GivenUp);
             }
             end(running);
         }
     }
 
     /// Round `asked.round` of benchmark `id` measured by the build, waiting
-    /// `wait` for it; `Err` says why not, worded to follow the id. A build
+    /// `wait` for it; `Err` says why not. A build
     /// that does not answer in time or answers what the protocol does not
     /// allow is killed and not asked again.
     pub fn measure(
@@ -111,17 +112,18 @@ impl ServingBuild {
         id: &str,
         asked: &Asked<'_>,
         wait: Duration,
-    ) -> Result<RoundMeasured, String> {
+    ) -> Result<RoundMeasured, PairedError> {
         if let Some(gone) = &self.gone {
-            return Err(gone.clone());
+            return Err(self.error_of(gone));
         }
         if self.running.is_none() {
             match serve(&self.path, &self.waits) {
                 Ok((running, _)) => self.running = Some(running),
                 Err(why) => {
-                    let gone = format!(": {} could not be started again: {why}", self.what);
-                    self.gone = Some(gone.clone());
-                    return Err(gone);
+                    let gone = Gone::NotRestarted(why.to_string());
+                    let error = self.error_of(&gone);
+                    self.gone = Some(gone);
+                    return Err(error);
                 }
             }
         }
@@ -135,39 +137,49 @@ impl ServingBuild {
         let reply = exchange(running, &request, longest_reply(asked), wait);
         match reply.map(|line| answer(&line, asked)) {
             Ok(Ok(Answer::Round(measured))) => Ok(measured),
-            Ok(Ok(Answer::OtherMetrics(theirs))) => Err(format!(
-                ": {what} measured {}, this build {}",
-                theirs.join(","),
-                asked.metrics.join(",")
+            Ok(Ok(Answer::OtherMetrics(theirs))) => Err(PairedError::OtherMetrics(
+                what,
+                theirs,
+                asked.metrics.to_vec(),
             )),
-            Ok(Ok(Answer::Failed(why))) => Err(format!(" in {what}{why}")),
-            Ok(Err(why)) => Err(self.give_up(why.to_string())),
-            Err(Unread::TooLong) => Err(self.give_up(format!(
-                "sent a line longer than {} bytes, the most a reply of this round takes",
-                thousands(longest_reply(asked) as f64)
-            ))),
-            Err(Unread::TimedOut) => Err(self.give_up(format!(
-                "did not answer within {} (--paired-timeout sets the wait)",
-                seconds(wait)
-            ))),
+            Ok(Ok(Answer::Failed(why))) => Err(PairedError::Failed(what, why)),
+            Ok(Err(why)) => Err(self.give_up(why)),
+            Err(Unread::TooLong) => Err(self.give_up(ReplyError::TooLong(longest_reply(asked)))),
+            Err(Unread::TimedOut) => Err(self.give_up(ReplyError::TimedOut(wait))),
             Err(Unread::Ended(_) | Unread::Failed(_)) => {
                 let mut dead = self.running.take().expect("running");
                 let status = stop(&mut dead.process);
-                Err(format!(": {what} died measuring it ({status})"))
+                Err(PairedError::Died(what, status))
             }
         }
     }
 
     /// Kills the process, which broke the protocol as `why` says, and
-    /// keeps the build from being asked again; the message, to follow a
-    /// benchmark's id.
-    fn give_up(&mut self, why: String) -> String {
+    /// keeps the build from being asked again; the error.
+    fn give_up(&mut self, why: ReplyError) -> PairedError {
         if let Some(running) = self.running.take() {
             end(running);
         }
-        self.gone = Some(format!(": {} was given up earlier", self.named));
-        format!(": {} {why}", self.named)
+        self.gone = Some(Gone::GivenUp);
+        PairedError::Broke(self.named.clone(), why)
     }
+
+    /// The error of a round asked of the build once it is `gone`.
+    fn error_of(&self, gone: &Gone) -> PairedError {
+        match gone {
+            Gone::GivenUp => PairedError::GivenUp(self.named.clone()),
+            Gone::NotRestarted(why) => PairedError::NotRestarted(self.what, why.clone()),
+        }
+    }
+}
+
+/// Why a build is not asked for rounds again.
+#[derive(Clone, Debug)]
+enum Gone {
+    /// It was killed, given up.
+    GivenUp,
+    /// It could not be started again: why.
+    NotRestarted(String),
 }
 
 impl Drop for ServingBuild {
@@ -233,7 +245,7 @@ fn exchange(
 
 /// Starts `path` serving a paired run with this process's arguments and
 /// environment, and reads its greeting within `waits`' time.
-fn serve(path: &Path, waits: &Waits) -> Result<(Serving, Hello), String> {
+fn serve(path: &Path, waits: &Waits) -> Result<(Serving, Hello), PairedError> {
     let named = format!("--paired-with `{}`", quoted(&path.display().to_string()));
     // A bare name would be looked up in PATH.
     let program = if path.is_relative() {
@@ -241,7 +253,8 @@ fn serve(path: &Path, waits: &Waits) -> Result<(Serving, Hello), String> {
     } else {
         path.to_path_buf()
     };
-    let (mut process, requests) = spawn(&program).map_err(|e| format!("{named}: {e}"))?;
+    let (mut process, requests) =
+        spawn(&program).map_err(|e| PairedError::Spawn(named.clone(), e))?;
     let greeted = greeting(&mut process, &named, waits.greeting());
     let (replies, hello) = match greeted {
         Ok(greeted) => greeted,
@@ -261,34 +274,27 @@ fn serve(path: &Path, waits: &Waits) -> Result<(Serving, Hello), String> {
 /// The replies of `process`, started as the build `named`, and its
 /// greeting, read within `wait`; `Err` says in one line why it is no
 /// build to pair with.
-fn greeting(process: &mut Child, named: &str, wait: Duration) -> Result<(Lines, Hello), String> {
+fn greeting(
+    process: &mut Child,
+    named: &str,
+    wait: Duration,
+) -> Result<(Lines, Hello), PairedError> {
     let out = process.stdout.take().expect("piped");
-    let replies = Lines::of(out).map_err(|e| format!("{named}: cannot read it: {e}"))?;
+    let unreadable = |e: String| PairedError::Unreadable(named.into(), e);
+    let replies = Lines::of(out).map_err(|e| unreadable(e.to_string()))?;
     let first = match replies.next(GREETING_BYTES, wait) {
         Ok(first) => first,
         Err(Unread::Ended(part)) => part,
-        Err(Unread::TooLong) => {
-            return Err(format!(
-                "{named} sent a line longer than {} bytes, the most a greeting may take",
-                thousands(GREETING_BYTES as f64)
-            ))
-        }
-        Err(Unread::TimedOut) => {
-            return Err(format!(
-                "{named} did not greet within {}: is it a bench binary built with this perfbench \
-                 ({})? (--paired-timeout sets the wait)",
-                seconds(wait),
-                super::protocol::VERSION
-            ))
-        }
-        Err(Unread::Failed(e)) => return Err(format!("{named}: cannot read it: {e}")),
+        Err(Unread::TooLong) => return Err(PairedError::GreetingTooLong(named.into())),
+        Err(Unread::TimedOut) => return Err(PairedError::NoGreeting(named.into(), wait)),
+        Err(Unread::Failed(e)) => return Err(unreadable(e)),
     };
     let hello = serde_json::from_slice::<Hello>(&first)
         .ok()
         .filter(|h| h.hello == GREETING);
     match hello {
         Some(hello) => match hello.incompatible() {
-            Some(why) => Err(format!("{named} {why}")),
+            Some(why) => Err(PairedError::Incompatible(named.into(), why)),
             None => Ok((replies, hello)),
         },
         None => Err(not_a_baseline(
@@ -303,15 +309,13 @@ fn greeting(process: &mut Child, named: &str, wait: Duration) -> Result<(Lines, 
 /// environment, its requests on a socket holding a fresh token, which
 /// [`TOKEN_VARIABLE`] names, in a process group that ends with this run;
 /// `Err` says why not.
-fn spawn(program: &Path) -> Result<(Child, UnixStream), String> {
-    let guard = group_guard::shared()
-        .map_err(|e| format!("cannot start the process that ends it with the run: {e}"))?;
-    let (requests, theirs) =
-        UnixStream::pair().map_err(|e| format!("cannot make its socket: {e}"))?;
-    let token = handoff::random_token().map_err(|e| format!("cannot make its token: {e}"))?;
+fn spawn(program: &Path) -> Result<(Child, UnixStream), SpawnError> {
+    let guard = group_guard::shared().map_err(|e| SpawnError::Guard(e.to_string()))?;
+    let (requests, theirs) = UnixStream::pair().map_err(SpawnError::Socket)?;
+    let token = handoff::random_token().map_err(SpawnError::Token)?;
     (&requests)
         .write_all(token.as_bytes())
-        .map_err(|e| format!("cannot write its token: {e}"))?;
+        .map_err(SpawnError::WriteToken)?;
     let mut command = Command::new(program);
     command
         .args(std::env::args_os().skip(1))
@@ -321,28 +325,17 @@ fn spawn(program: &Path) -> Result<(Child, UnixStream), String> {
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
     process_group::end_with_this_process(&mut command, guard);
-    let process = command
-        .spawn()
-        .map_err(|e| format!("cannot start it: {e}"))?;
+    let process = command.spawn().map_err(SpawnError::Start)?;
     Ok((process, requests))
 }
 
 /// Why the process that printed `first` instead of a greeting is no
 /// baseline build of this perfbench.
-fn not_a_baseline(named: &str, first: &str, process: &mut Child) -> String {
+fn not_a_baseline(named: &str, first: &str, process: &mut Child) -> PairedError {
     let first = first.trim_end();
     if first.is_empty() {
         let status = stop(process);
-        return format!(
-            "{named} ended without answering ({status}): is it a bench binary built with this \
-             perfbench ({})?",
-            super::protocol::VERSION
-        );
+        return PairedError::EndedSilently(named.into(), status);
     }
-    format!(
-        "{named} does not answer as a bench binary of perfbench {} does (it printed `{}`): \
-         pair builds of one perfbench version",
-        super::protocol::VERSION,
-        quoted(first)
-    )
+    PairedError::NotPerfbench(named.into(), first.into())
 }

@@ -9,7 +9,6 @@
 //! cancels too; each metric is judged from the blocks
 //! ([`crate::analysis::comparison::paired`]).
 
-pub mod bad_reply;
 pub mod child;
 pub mod driver;
 pub mod protocol;
@@ -20,6 +19,9 @@ pub mod waits;
 mod cargo_build;
 pub(in crate::run) mod git_tree;
 mod line_reader;
+mod paired_error;
+
+pub use paired_error::{PairedError, SpawnError};
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -75,7 +77,9 @@ pub fn baseline_binary(
     }
     let path = match pairing {
         Pairing::Binary(path) => path.clone(),
-        Pairing::Revision(rev) => revision::bench_binary_at(rev, target)?,
+        Pairing::Revision(rev) => {
+            revision::bench_binary_at(rev, target).map_err(|e| e.to_string())?
+        }
     };
     let waits = Waits {
         given: options.paired_timeout,
@@ -94,16 +98,34 @@ pub struct PairedBuilds {
     waits: Waits,
     /// The benchmarks the baseline build has.
     theirs: BTreeSet<String>,
+    /// The block of turns the serving processes were started for.
+    block: Block,
+}
+
+/// The block of four turns ([`baseline_turn`]) the serving processes of a
+/// paired run were started for: each block is measured by fresh ones.
+#[derive(Debug, Default)]
+struct Block(u64);
+
+impl Block {
+    /// Whether turn `turn` is the first asked of a block after this one,
+    /// which then becomes this one. Any benchmark's turn counts (not only
+    /// the first benchmark's, which may have failed or finished early).
+    fn enters(&mut self, turn: u64) -> bool {
+        let block = turn / 4;
+        let later = block > self.0;
+        self.0 = self.0.max(block);
+        later
+    }
 }
 
 impl PairedBuilds {
     /// Starts this build and the `baseline` build for the run of
     /// `entries`, and names the benchmarks only one of the builds has,
     /// which are not judged.
-    pub fn start(baseline: &Baseline, entries: &[Entry]) -> Result<PairedBuilds, String> {
+    pub fn start(baseline: &Baseline, entries: &[Entry]) -> Result<PairedBuilds, PairedError> {
         let waits = baseline.waits;
-        let own = std::env::current_exe()
-            .map_err(|e| format!("paired run: cannot tell this bench binary's path: {e}"))?;
+        let own = std::env::current_exe().map_err(PairedError::OwnPath)?;
         let this = ("this build", "this build".to_string());
         let candidate = ServingBuild::start(&own, this, waits)?;
         let path: &Path = &baseline.path;
@@ -117,6 +139,7 @@ impl PairedBuilds {
             candidate,
             baseline,
             theirs,
+            block: Block::default(),
         })
     }
 
@@ -128,7 +151,11 @@ impl PairedBuilds {
     }
 
     /// A round of `bench` in this build, into its rounds.
-    fn measure_candidate(&mut self, plan: &Plan, bench: &mut Underway<'_>) -> Result<(), String> {
+    fn measure_candidate(
+        &mut self,
+        plan: &Plan,
+        bench: &mut Underway<'_>,
+    ) -> Result<(), PairedError> {
         let (job, so_far) = (&bench.job, bench.rounds.as_mut().expect("underway"));
         let started = Instant::now();
         let metrics = metrics_of(plan, job);
@@ -169,8 +196,9 @@ impl PairedBuilds {
             }
             Err(why) => {
                 stderr::warning(&format!(
-                    "benchmark `{}`{why}; its change is not judged",
-                    printable(job.id)
+                    "benchmark `{}`{}; its change is not judged",
+                    printable(job.id),
+                    why.after_id()
                 ));
                 bench.partner = Err("the baseline build failed to measure it".into());
             }
@@ -193,7 +221,7 @@ impl RoundSource for PairedBuilds {
         plan: &mut Plan,
         bench: &mut Underway<'_>,
     ) -> Result<(), BenchFailure> {
-        if turn % 4 == 0 && bench.index == 0 && turn > 0 {
+        if self.block.enters(turn) {
             self.candidate.restart();
             self.baseline.restart();
         }
@@ -201,8 +229,8 @@ impl RoundSource for PairedBuilds {
             self.measure_baseline(plan, bench);
             return Ok(());
         }
-        self.measure_candidate(plan, bench)
-            .map_err(BenchFailure::Paired)
+        // The scheduler prints the error after the benchmark's id.
+        (self.measure_candidate(plan, bench)).map_err(|e| BenchFailure::Paired(e.after_id()))
     }
 
     /// The baseline build's rounds of `bench`, for a run like `like`'s
@@ -273,5 +301,48 @@ fn say_one_sided(ours: &BTreeSet<&str>, theirs: &BTreeSet<&str>) {
             "paired run: only in the baseline build, not measured: {}",
             list(only_theirs)
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The turns at which the serving processes are restarted, for the
+    /// scheduler asking `turns` of the benchmarks `indexes` still measured.
+    fn restarts(turns: u64, indexes: &[usize]) -> Vec<u64> {
+        let mut block = Block::default();
+        let mut restarted = Vec::new();
+        for turn in 0..turns {
+            for _index in indexes {
+                if block.enters(turn) {
+                    restarted.push(turn);
+                }
+            }
+        }
+        restarted
+    }
+
+    #[test]
+    fn each_block_of_four_turns_after_the_first_starts_with_fresh_processes() {
+        assert_eq!(restarts(12, &[0, 1, 2]), vec![4, 8]);
+    }
+
+    #[test]
+    fn blocks_start_fresh_processes_after_the_first_benchmark_is_gone() {
+        // Benchmark 0 failed (or finished) and is asked no more turns: the
+        // scheduler asks only benchmarks 1 and 2.
+        assert_eq!(restarts(12, &[1, 2]), vec![4, 8]);
+    }
+
+    #[test]
+    fn a_block_is_entered_once_though_many_benchmarks_ask_its_turns() {
+        let mut block = Block::default();
+        assert!(!block.enters(0));
+        assert!(!block.enters(3));
+        assert!(block.enters(4));
+        assert!(!block.enters(4));
+        assert!(!block.enters(7));
+        assert!(block.enters(9));
     }
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::counter::group::{Counts, ReadPath};
 use crate::measure::{BatchSize, Measurement, Method, Sample, SamplingPlan, Throughput};
 use crate::run::bench::{PerIterFacts, RoundMeasured};
-use crate::run::paired::bad_reply::UnknownPart;
+use crate::run::bench_failure::BenchFailure;
 
 /// Set, to a one-time token, in the environment of a paired run's serving
 /// processes: one whose stdin is a socket holding that token serves its
@@ -27,8 +27,9 @@ pub const TOKEN_VARIABLE: &str = "PERFBENCH_PAIRED_TOKEN";
 pub const CHILD_VARIABLE: &str = "PERFBENCH_PAIRED_CHILD";
 
 /// The version of this protocol; builds that speak another are refused.
-/// 2: serving is entered through [`TOKEN_VARIABLE`]'s token.
-pub const PROTOCOL: u32 = 2;
+/// 2: serving is entered through [`TOKEN_VARIABLE`]'s token. 3: a failed
+/// round says why as a [`Failure`], not as text worded to follow an id.
+pub const PROTOCOL: u32 = 3;
 
 /// This perfbench's version: builds of two versions measure differently,
 /// and are refused as a pair.
@@ -113,12 +114,72 @@ pub enum Reply {
         /// What it measured, raw: the driving build records it as its own.
         round: WireRound,
     },
-    /// The round failed: the benchmark panicked or returned an error
-    /// (`why` follows its id), or is not in this build.
+    /// The round failed: the benchmark panicked or returned an error, or
+    /// is not in this build.
     Failed {
         /// Why.
-        why: String,
+        why: Failure,
     },
+}
+
+/// Why a round failed in the build that was asked for it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Failure {
+    /// The benchmark is not in that build.
+    NotInThisBuild,
+    /// That build cannot read the request: the decoder's error.
+    UnreadableRequest(String),
+    /// The benchmark panicked: `panicked…`, as [`crate::run::panics`] says.
+    Panicked(String),
+    /// The benchmark returned an error, or could not be measured: which.
+    Errored(String),
+}
+
+impl Failure {
+    /// The failure of a benchmark measured by [`crate::run::bench::measure_raw`].
+    pub fn of_benchmark(why: &BenchFailure) -> Failure {
+        match why {
+            BenchFailure::Panicked(_) | BenchFailure::ListingPanicked(_) => {
+                Failure::Panicked(why.to_string())
+            }
+            _ => Failure::Errored(why.to_string()),
+        }
+    }
+
+    /// The failure as it follows a benchmark's id: `: …`, or ` panicked…`.
+    pub fn after_id(&self) -> String {
+        match self {
+            Failure::Panicked(_) => format!(" {self}"),
+            _ => format!(": {self}"),
+        }
+    }
+
+    /// The failure with its text cut so that [`Failure::after_id`] holds at
+    /// most `most` characters (a panic's message may be long, and a reply
+    /// line is read up to a bounded length).
+    pub fn bounded(self, most: usize) -> Failure {
+        let cut =
+            |text: String, taken: usize| text.chars().take(most.saturating_sub(taken)).collect();
+        match self {
+            Failure::NotInThisBuild => Failure::NotInThisBuild,
+            Failure::UnreadableRequest(e) => Failure::UnreadableRequest(cut(e, 47)),
+            Failure::Panicked(text) => Failure::Panicked(cut(text, 1)),
+            Failure::Errored(text) => Failure::Errored(cut(text, 2)),
+        }
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::NotInThisBuild => write!(f, "not in this build"),
+            Failure::UnreadableRequest(e) => {
+                write!(f, "the baseline build cannot read the request ({e})")
+            }
+            Failure::Panicked(text) | Failure::Errored(text) => write!(f, "{text}"),
+        }
+    }
 }
 
 /// A round as it is sent: the samples and how they were taken, raw, so
@@ -178,19 +239,18 @@ impl WireRound {
     }
 
     /// The round measured; `Err` names what does not read back.
-    pub fn measured(self) -> Result<RoundMeasured, UnknownPart> {
+    pub fn measured(self) -> Result<RoundMeasured, Unknown> {
         let (name, size, threads) = self.method;
-        let size = size.map(|s| BatchSize::from_name(&s).ok_or(UnknownPart::BatchSize(s)));
+        let size = size.map(|s| BatchSize::from_name(&s).ok_or(Unknown::BatchSize(s)));
         let size = size.transpose()?;
-        let method = Method::from_parts(&name, size, threads);
-        let method = method.ok_or(UnknownPart::Method(name))?;
+        let method = Method::from_parts(&name, size, threads).ok_or(Unknown::Method(name))?;
         let per_iter = match self.per_iter {
             None => None,
             Some((path, multiplexed, left_out)) => Some(PerIterFacts {
                 read_path: [ReadPath::Rdpmc, ReadPath::Syscall, ReadPath::AtomicLoads]
                     .into_iter()
                     .find(|p| p.name() == path)
-                    .ok_or(UnknownPart::ReadPath(path))?,
+                    .ok_or(Unknown::ReadPath(path))?,
                 multiplexed,
                 left_out,
             }),
@@ -199,7 +259,7 @@ impl WireRound {
             None => None,
             Some((kind, n)) if kind == "bytes" => Some(Throughput::Bytes(n)),
             Some((kind, n)) if kind == "elements" => Some(Throughput::Elements(n)),
-            Some((kind, _)) => return Err(UnknownPart::Throughput(kind)),
+            Some((kind, _)) => return Err(Unknown::Throughput(kind)),
         };
         let samples = (self.samples.into_iter())
             .map(
@@ -231,10 +291,38 @@ pub fn line<T: Serialize>(message: &T) -> String {
     serde_json::to_string(message).expect("protocol messages serialise")
 }
 
+/// What of a sent round does not read back as this build's: a name it
+/// does not know.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unknown {
+    /// A batch size.
+    BatchSize(String),
+    /// A `Bencher` method.
+    Method(String),
+    /// A read path.
+    ReadPath(String),
+    /// A throughput's kind.
+    Throughput(String),
+}
+
+impl std::fmt::Display for Unknown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unknown::BatchSize(s) => write!(f, "batch size `{s}`"),
+            Unknown::Method(s) => write!(f, "method `{s}`"),
+            Unknown::ReadPath(s) => write!(f, "read path `{s}`"),
+            Unknown::Throughput(s) => write!(f, "throughput `{s}`"),
+        }
+    }
+}
+
+impl std::error::Error for Unknown {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::measure::Shape;
+    use crate::run::panics::Panic;
 
     #[test]
     fn messages_are_one_line_each_and_read_back() {
@@ -256,9 +344,41 @@ mod tests {
         );
         assert_eq!(serde_json::from_str::<Request>(&text).unwrap(), request);
         let reply = Reply::Failed {
-            why: " panicked".into(),
+            why: Failure::Panicked("panicked".into()),
         };
-        assert_eq!(line(&reply), r#"{"is":"failed","why":" panicked"}"#);
+        assert_eq!(
+            line(&reply),
+            r#"{"is":"failed","why":{"panicked":"panicked"}}"#
+        );
+    }
+
+    #[test]
+    fn a_failure_follows_the_id_as_the_benchmark_worded_it_within_the_bound() {
+        let panic = |t: &str| BenchFailure::Panicked(Panic(t.into()));
+        let errored = Failure::Errored("returned an error: no".into());
+        for (failure, worded) in [
+            (
+                Failure::of_benchmark(&panic("panicked at src/lib.rs:3:5: no")),
+                " panicked at src/lib.rs:3:5: no",
+            ),
+            (errored, ": returned an error: no"),
+            (Failure::of_benchmark(&panic("panicked")), " panicked"),
+        ] {
+            assert_eq!(failure.after_id(), worded);
+            let sent = line(&Reply::Failed {
+                why: failure.clone(),
+            });
+            let back: Reply = serde_json::from_str(&sent).unwrap();
+            assert_eq!(back, Reply::Failed { why: failure });
+        }
+        assert_eq!(Failure::NotInThisBuild.after_id(), ": not in this build");
+        let long_error = Failure::Errored(": boom".repeat(50)[2..].to_string());
+        assert_eq!(long_error.bounded(40).after_id(), ": boom".repeat(50)[..40]);
+        let long_panic = Failure::Panicked(" panic".repeat(50)[1..].to_string());
+        assert_eq!(long_panic.bounded(40).after_id(), " panic".repeat(50)[..40]);
+        let unread = Failure::UnreadableRequest("e".repeat(100)).bounded(60);
+        assert_eq!(unread.after_id().chars().count(), 60);
+        assert!(unread.after_id().ends_with("(eeeeeeeeeeeee)"));
     }
 
     #[test]
@@ -295,8 +415,10 @@ mod tests {
         assert_eq!(round.measured(), Ok(measured));
         let mut unknown = WireRound::of(&measured_iter(), vec![]);
         unknown.method.0 = "iter_sideways".into();
-        let method = UnknownPart::Method("iter_sideways".into());
-        assert_eq!(unknown.measured(), Err(method));
+        assert_eq!(
+            unknown.measured(),
+            Err(Unknown::Method("iter_sideways".into()))
+        );
     }
 
     fn measured_iter() -> RoundMeasured {

@@ -5,10 +5,13 @@
 //! iterations, other samples than the plan sent, numbers a stored run
 //! cannot hold) is refused in one line, never recorded.
 
-use super::bad_reply::BadReply;
-use super::protocol::{Reply, WireRound};
+use std::fmt;
+use std::time::Duration;
+
+use super::protocol::{Failure, Reply, Unknown, WireRound};
+use super::waits::seconds;
 use crate::measure::{Config, SamplingPlan, MAX_SAMPLES, MAX_STORED_ITERATIONS};
-use crate::output::format::thousands;
+use crate::output::format::{quoted, thousands};
 use crate::run::bench::RoundMeasured;
 use crate::run::cli::{MAX_ROUNDS, MAX_SAMPLE_COUNT};
 use crate::store::json::{MAX_COUNT, MAX_THREADS};
@@ -81,18 +84,18 @@ pub enum Answer {
     Round(RoundMeasured),
     /// The round was measured with these metrics, not the ones asked.
     OtherMetrics(Vec<String>),
-    /// The round failed: why, to follow the benchmark's id.
-    Failed(String),
+    /// The round failed: why.
+    Failed(Failure),
 }
 
 /// The reply `line` to a request `asked`, decoded and checked; `Err` says
 /// in one line what is wrong with it, worded to follow the build's name
 /// (`sent a round whose …`).
-pub fn answer(line: &[u8], asked: &Asked<'_>) -> Result<Answer, BadReply> {
+pub fn answer(line: &[u8], asked: &Asked<'_>) -> Result<Answer, ReplyError> {
     let reply =
-        serde_json::from_slice::<Reply>(line).map_err(|e| BadReply::NotAReply(e.to_string()))?;
+        serde_json::from_slice::<Reply>(line).map_err(|e| ReplyError::NoReply(e.to_string()))?;
     let round = match reply {
-        Reply::Failed { why } => return Ok(Answer::Failed(why.chars().take(MAX_WHY).collect())),
+        Reply::Failed { why } => return Ok(Answer::Failed(why.bounded(MAX_WHY))),
         Reply::Round { round } if round.metrics != asked.metrics => {
             return Ok(Answer::OtherMetrics(round.metrics))
         }
@@ -101,24 +104,22 @@ pub fn answer(line: &[u8], asked: &Asked<'_>) -> Result<Answer, BadReply> {
     let plan = check_mode(&round, asked)?;
     check_samples(&round, asked, plan)?;
     check_facts(&round)?;
-    let measured = round.measured().map_err(BadReply::Unknown)?;
+    let measured = round.measured().map_err(ReplyError::Unknown)?;
     Ok(Answer::Round(measured))
 }
 
 /// Checks that the round is measured in the mode asked, and in batch mode
 /// follows the plan sent, or a plan the limits allow with the round asked
 /// in it; returns that plan.
-fn check_mode(round: &WireRound, asked: &Asked<'_>) -> Result<Option<SamplingPlan>, BadReply> {
+fn check_mode(round: &WireRound, asked: &Asked<'_>) -> Result<Option<SamplingPlan>, ReplyError> {
     if round.per_iter.is_some() != asked.per_iter || round.plan.is_some() == asked.per_iter {
-        return Err(BadReply::OtherMode {
-            per_iter: asked.per_iter,
-        });
+        return Err(ReplyError::OtherMode(asked.per_iter));
     }
     let Some(plan) = round.plan else {
         return Ok(None);
     };
     if asked.plan.is_some_and(|sent| sent != plan) {
-        return Err(BadReply::OtherPlan);
+        return Err(ReplyError::OtherPlan);
     }
     // The largest sample runs at most `samples × step` iterations.
     let largest = plan.step.checked_mul(plan.samples);
@@ -128,12 +129,7 @@ fn check_mode(round: &WireRound, asked: &Asked<'_>) -> Result<Option<SamplingPla
         && (1..=MAX_ROUNDS.min(plan.samples)).contains(&plan.rounds)
         && asked.round < plan.rounds;
     if !fits {
-        return Err(BadReply::PlanOutOfBounds {
-            samples: plan.samples,
-            rounds: plan.rounds,
-            step: plan.step,
-            round: asked.round,
-        });
+        return Err(ReplyError::PlanOutOfBounds(plan, asked.round));
     }
     Ok(Some(plan))
 }
@@ -146,7 +142,7 @@ fn check_samples(
     round: &WireRound,
     asked: &Asked<'_>,
     plan: Option<SamplingPlan>,
-) -> Result<(), BadReply> {
+) -> Result<(), ReplyError> {
     let n = round.samples.len() as u64;
     let expected = plan.map(|p| p.round_samples(asked.round));
     let fits = match expected {
@@ -154,11 +150,7 @@ fn check_samples(
         None => (1..=asked.samples).contains(&n),
     };
     if !fits {
-        let wanted = match expected {
-            Some(expected) => thousands(expected as f64),
-            None => format!("1 to {}", thousands(asked.samples as f64)),
-        };
-        return Err(BadReply::SampleCount { sent: n, wanted });
+        return Err(ReplyError::SampleCount(n, expected.ok_or(asked.samples)));
     }
     let counts = asked.metrics.len().saturating_sub(1);
     let mut total: u64 = 0;
@@ -166,57 +158,152 @@ fn check_samples(
         let at = i + 1;
         let planned = plan.map_or(1, |p| p.iterations(at as u64));
         if *iterations == 0 || *iterations != planned {
-            return Err(BadReply::Iterations {
-                sample: at,
-                ran: *iterations,
-                planned,
-            });
+            return Err(ReplyError::Iterations(at, *iterations, planned));
         }
         if values.len() != counts {
-            return Err(BadReply::Counts {
-                sample: at,
-                has: values.len(),
-                wanted: counts,
-            });
+            return Err(ReplyError::Counts(at, values.len(), counts));
         }
         let numbers = std::iter::once(iterations).chain([wall_ns]).chain(values);
         if numbers.clone().any(|&x| x > MAX_COUNT) {
-            return Err(BadReply::AboveLimit { sample: at });
+            return Err(ReplyError::NumberTooLarge(at));
         }
         total = total
             .checked_add(*iterations)
             .filter(|&t| t <= MAX_COUNT)
-            .ok_or(BadReply::TooManyIterations)?;
+            .ok_or(ReplyError::TooManyIterations)?;
     }
     Ok(())
 }
 
 /// Checks the method's threads, the throughput and per-iteration mode's
 /// counts of disturbed iterations against their limits.
-fn check_facts(round: &WireRound) -> Result<(), BadReply> {
+fn check_facts(round: &WireRound) -> Result<(), ReplyError> {
     let threads = round.method.2 as u64;
     if !(1..=MAX_THREADS).contains(&threads) {
-        return Err(BadReply::Threads(threads));
+        return Err(ReplyError::Threads(threads));
     }
     if round
         .throughput
         .as_ref()
         .is_some_and(|(_, n)| *n > MAX_COUNT)
     {
-        return Err(BadReply::Throughput);
+        return Err(ReplyError::ThroughputTooLarge);
     }
     if let Some((_, multiplexed, left_out)) = &round.per_iter {
         let n = round.samples.len();
         if *multiplexed > n || *left_out as u64 > MAX_SAMPLE_COUNT {
-            return Err(BadReply::Disturbed {
-                kept: n,
-                multiplexed: *multiplexed,
-                left_out: *left_out,
-            });
+            return Err(ReplyError::Disturbed(n, *multiplexed, *left_out));
         }
     }
     Ok(())
 }
+
+/// How a reply breaks the protocol, worded to follow the build's name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReplyError {
+    /// It is no reply: the decoder's error.
+    NoReply(String),
+    /// Its round is not measured in the mode asked (per-iteration: `true`).
+    OtherMode(bool),
+    /// Its round follows another sampling plan than the one sent.
+    OtherPlan,
+    /// Its round's sampling plan is out of bounds, for this round (from 0).
+    PlanOutOfBounds(SamplingPlan, u64),
+    /// Its round has this many samples, not this many (`Err`: 1 to this).
+    SampleCount(u64, Result<u64, u64>),
+    /// Its sample (from 1) ran this many iterations, not this many.
+    Iterations(usize, u64, u64),
+    /// Its sample (from 1) has this many counts, not this many.
+    Counts(usize, usize, usize),
+    /// Its sample (from 1) holds a number above [`MAX_COUNT`].
+    NumberTooLarge(usize),
+    /// Its round runs more than [`MAX_COUNT`] iterations in all.
+    TooManyIterations,
+    /// Its round ran this many threads.
+    Threads(u64),
+    /// Its round's throughput is above [`MAX_COUNT`] an iteration.
+    ThroughputTooLarge,
+    /// Its round of this many iterations has this many disturbed, and
+    /// this many left out.
+    Disturbed(usize, usize, usize),
+    /// Its round names what this build does not know.
+    Unknown(Unknown),
+    /// Its line is longer than this many bytes, the most the round takes.
+    TooLong(usize),
+    /// It did not answer within this wait.
+    TimedOut(Duration),
+}
+
+impl fmt::Display for ReplyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReplyError::NoReply(e) => write!(f, "sent what is no reply ({})", quoted(e)),
+            ReplyError::OtherMode(per_iter) => {
+                let mode = if *per_iter { "per-iteration" } else { "batch" };
+                write!(f, "sent a round not measured in {mode} mode, as asked")
+            }
+            ReplyError::OtherPlan => {
+                write!(f, "sent a round of another sampling plan than the one sent")
+            }
+            ReplyError::PlanOutOfBounds(plan, round) => write!(
+                f,
+                "sent a round of a sampling plan out of bounds ({} samples in {} rounds of step {}, \
+                 for round {})",
+                plan.samples,
+                plan.rounds,
+                plan.step,
+                round + 1
+            ),
+            ReplyError::SampleCount(n, wanted) => {
+                let wanted = match wanted {
+                    Ok(expected) => thousands(*expected as f64),
+                    Err(most) => format!("1 to {}", thousands(*most as f64)),
+                };
+                write!(f, "sent a round of {} samples, not {wanted}", thousands(*n as f64))
+            }
+            ReplyError::Iterations(at, ran, planned) => write!(
+                f,
+                "sent a round whose sample {at} ran {ran} iterations, not {planned}"
+            ),
+            ReplyError::Counts(at, has, counts) => write!(
+                f,
+                "sent a round whose sample {at} has {has} counts, not {counts} (one per metric \
+                 after wall time)"
+            ),
+            ReplyError::NumberTooLarge(at) => write!(
+                f,
+                "sent a round whose sample {at} holds a number above {MAX_COUNT}"
+            ),
+            ReplyError::TooManyIterations => write!(
+                f,
+                "sent a round of more than {MAX_COUNT} iterations in all"
+            ),
+            ReplyError::Threads(threads) => write!(f, "sent a round of {threads} threads"),
+            ReplyError::ThroughputTooLarge => write!(
+                f,
+                "sent a round of a throughput above {MAX_COUNT} an iteration"
+            ),
+            ReplyError::Disturbed(n, multiplexed, left_out) => write!(
+                f,
+                "sent a round of {n} iterations, {multiplexed} of them disturbed and {left_out} \
+                 left out"
+            ),
+            ReplyError::Unknown(e) => write!(f, "sent a round with an unknown {e}"),
+            ReplyError::TooLong(limit) => write!(
+                f,
+                "sent a line longer than {} bytes, the most a reply of this round takes",
+                thousands(*limit as f64)
+            ),
+            ReplyError::TimedOut(wait) => write!(
+                f,
+                "did not answer within {} (--paired-timeout sets the wait)",
+                seconds(*wait)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReplyError {}
 
 #[cfg(test)]
 mod tests {
@@ -266,7 +353,7 @@ mod tests {
     }
 
     /// `round` sent and read as the answer to [`asked`].
-    fn read(round: WireRound) -> Result<Answer, BadReply> {
+    fn read(round: WireRound) -> Result<Answer, ReplyError> {
         let metrics = metrics();
         answer(line(&Reply::Round { round }).as_bytes(), &asked(&metrics))
     }
@@ -287,12 +374,12 @@ mod tests {
         assert_eq!(measured.measurement.samples[4].iterations, 15);
         assert_eq!(measured.plan, Some(plan()));
         let failed = line(&Reply::Failed {
-            why: "x".repeat(MAX_WHY + 10),
+            why: Failure::Errored("x".repeat(MAX_WHY + 10)),
         });
         let metrics = metrics();
         assert_eq!(
             answer(failed.as_bytes(), &asked(&metrics)),
-            Ok(Answer::Failed("x".repeat(MAX_WHY)))
+            Ok(Answer::Failed(Failure::Errored("x".repeat(MAX_WHY - 2))))
         );
         let mut other = good();
         other.metrics.pop();
@@ -421,8 +508,7 @@ mod tests {
             ..good()
         };
         let read = |r: WireRound| {
-            let answered = answer(line(&Reply::Round { round: r }).as_bytes(), &asked);
-            answered.map_err(|e| e.to_string())
+            answer(line(&Reply::Round { round: r }).as_bytes(), &asked).map_err(|e| e.to_string())
         };
         assert!(matches!(read(round(3, 1)), Ok(Answer::Round(_))));
         assert_eq!(

@@ -33,7 +33,10 @@
 
 mod cache_dir;
 mod kept_binary;
+mod revision_error;
 mod run_folder;
+
+pub use revision_error::RevisionError;
 
 use std::path::{Path, PathBuf};
 
@@ -42,7 +45,7 @@ use super::git_tree::{short, Repository};
 use crate::kernel::dir::Kind;
 use crate::run::stderr::say;
 use crate::store::{folder_name, LockFailure, LockFile, LOCK_FILE};
-use cache_dir::{CacheDir, CacheError, Refusal};
+use cache_dir::{refused, CacheDir};
 use kept_binary::{Cached, KeptBinary, Record};
 use run_folder::RunFolder;
 
@@ -67,15 +70,15 @@ pub const CACHE_FOLDER: &str = "perfbench-revisions";
 /// earlier run (each said in one line on stderr): the path of a copy of
 /// this process's own, checked, to run; `Err` says why not in one line,
 /// after cargo's own errors where the build failed.
-pub fn bench_binary_at(rev: &str, target: &BenchTarget) -> Result<PathBuf, String> {
+pub fn bench_binary_at(rev: &str, target: &BenchTarget) -> Result<PathBuf, RevisionError> {
     Cache::at(&target_dir()?).binary_at(rev, target)
 }
 
 /// The cargo target directory this binary was built in: the folder above
 /// the `<profile>/deps/` holding it (where cargo put it, whatever the
 /// folder the run started in), else `CARGO_TARGET_DIR`, absolute.
-fn target_dir() -> Result<PathBuf, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("--paired-with-rev: {e}"))?;
+fn target_dir() -> Result<PathBuf, RevisionError> {
+    let exe = std::env::current_exe().map_err(RevisionError::OwnPath)?;
     let deps = exe
         .ancestors()
         .find(|a| a.file_name().is_some_and(|n| n == "deps"));
@@ -84,12 +87,9 @@ fn target_dir() -> Result<PathBuf, String> {
         .map(Path::to_path_buf);
     let given = std::env::var_os("CARGO_TARGET_DIR").filter(|t| !t.is_empty());
     let Some(dir) = built_in.or(given.map(PathBuf::from)) else {
-        return Err(format!(
-            "--paired-with-rev: {} is not in a cargo target directory; set CARGO_TARGET_DIR",
-            exe.display()
-        ));
+        return Err(RevisionError::NotInTarget(exe));
     };
-    std::path::absolute(&dir).map_err(|e| format!("--paired-with-rev: {}: {e}", dir.display()))
+    std::path::absolute(&dir).map_err(|e| refused(&dir, e))
 }
 
 /// The cache of builds at revisions under one target directory.
@@ -116,7 +116,7 @@ impl Cache {
     /// [`bench_binary_at`] with this cache: all of it under the cache's
     /// lock, so that one run at a time checks out, builds, keeps, copies
     /// or removes.
-    fn binary_at(&self, rev: &str, target: &BenchTarget) -> Result<PathBuf, String> {
+    fn binary_at(&self, rev: &str, target: &BenchTarget) -> Result<PathBuf, RevisionError> {
         let repo = Repository::holding(Path::new(target.manifest_dir))?;
         let commit = repo.commit_of(rev)?;
         let what = format!(
@@ -152,13 +152,14 @@ impl Cache {
         kept.remove();
         let (tree, target_dir) = build_folders(&root)?;
         let built = build(&repo, &commit, target, (&tree, &target_dir))
-            .map_err(|e| format!("--paired-with-rev: building {what}: {e}"))?;
+            .map_err(|e| RevisionError::Build(what, e))?;
         kept.keep(&built, record.clone(), &repo)?;
         match kept.checked_copy(&record, &repo, &runs)? {
             Cached::Usable(copy) => Ok(copy),
-            Cached::Missing | Cached::Unusable(_) => {
-                Err(CacheError::new(&kept.path(), Refusal::Changed).into())
-            }
+            Cached::Missing | Cached::Unusable(_) => Err(refused(
+                &kept.path(),
+                "changed between its build and its use; build again",
+            )),
         }
     }
 }
@@ -170,7 +171,7 @@ fn names_of(target: &BenchTarget) -> (String, String) {
 
 /// The cache's lock, held while one run checks out, builds and copies:
 /// `src/` and `target/` are one for every commit.
-fn lock(root: &CacheDir) -> Result<LockFile, String> {
+fn lock(root: &CacheDir) -> Result<LockFile, RevisionError> {
     root.expect(LOCK_FILE, Kind::File)?;
     let waiting = |holder: &str| {
         say(&format!(
@@ -180,10 +181,9 @@ fn lock(root: &CacheDir) -> Result<LockFile, String> {
     };
     match LockFile::take(root.dir(), waiting) {
         Ok((lock, _)) => Ok(lock),
-        Err(LockFailure::NotAFile) => Err(root.not_a_file(LOCK_FILE).into()),
+        Err(LockFailure::NotAFile) => Err(root.not_a_file(LOCK_FILE)),
         Err(LockFailure::Io(what, e)) => {
-            let refusal = Refusal::LockFile(what, e);
-            Err(CacheError::new(&root.path_of(LOCK_FILE), refusal).into())
+            Err(refused(&root.path_of(LOCK_FILE), format!("{what}: {e}")))
         }
     }
 }
@@ -192,7 +192,7 @@ fn lock(root: &CacheDir) -> Result<LockFile, String> {
 /// refused by name where it is not what the cache keeps there (a link
 /// above all) before git and cargo are given their paths. Inside `src/`,
 /// git itself writes and removes nothing through a link, nor outside it.
-fn build_folders(root: &CacheDir) -> Result<(PathBuf, PathBuf), String> {
+fn build_folders(root: &CacheDir) -> Result<(PathBuf, PathBuf), RevisionError> {
     root.expect("index", Kind::File)?;
     root.expect("src", Kind::Dir)?;
     root.expect("target", Kind::Dir)?;
@@ -212,7 +212,8 @@ fn build(
     (tree, target_dir): (&Path, &Path),
 ) -> Result<PathBuf, String> {
     let index = tree.with_file_name("index");
-    repo.check_out(commit, tree, &index)?;
+    repo.check_out(commit, tree, &index)
+        .map_err(|e| e.to_string())?;
     let manifest = tree.join(&repo.prefix).join("Cargo.toml");
     if !manifest.is_file() {
         return Err(format!("the commit has no {}Cargo.toml", repo.prefix));
@@ -339,7 +340,7 @@ mod tests {
         std::fs::create_dir_all(moved.parent().unwrap()).unwrap();
         std::fs::rename(&kept, &moved).unwrap();
         std::fs::rename(kept.with_extension("json"), moved.with_extension("json")).unwrap();
-        let e = cache.binary_at("HEAD~1", &target).unwrap_err();
+        let e = cache.binary_at("HEAD~1", &target).unwrap_err().to_string();
         assert!(e.contains("has no bench target"), "{e}");
     }
 
@@ -380,19 +381,24 @@ mod tests {
         let cache = Cache::at(&scratch.root().join("target"));
         let e = cache
             .binary_at("no-such-branch", &target_in(&pkg))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("--paired-with-rev `no-such-branch`: no such commit in "),
             "{e}"
         );
         let e = cache
             .binary_at("--output=/tmp/x", &target_in(&pkg))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("not `--output=/tmp/x`"), "{e}");
         let outside = scratch.root().join("target");
         std::fs::create_dir_all(&outside).unwrap();
         std::fs::write(outside.join(".git"), "not a repository").unwrap();
-        let e = cache.binary_at("HEAD", &target_in(&outside)).unwrap_err();
+        let e = cache
+            .binary_at("HEAD", &target_in(&outside))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains(&format!(
                 "folder {} is not in a git repository",
@@ -402,7 +408,8 @@ mod tests {
         );
         let e = cache
             .binary_at("HEAD", &target_in(&scratch.root().join("gone")))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("gone, where it was built, is not here"), "{e}");
     }
 
@@ -648,7 +655,10 @@ mod tests {
         );
         std::os::unix::fs::symlink(&outside, cache.root.join("src")).unwrap();
         let before = snapshot(&outside);
-        let e = cache.binary_at("HEAD", &target_in(&pkg)).unwrap_err();
+        let e = cache
+            .binary_at("HEAD", &target_in(&pkg))
+            .unwrap_err()
+            .to_string();
         assert_eq!(snapshot(&outside), before);
         assert_eq!(
             e,
@@ -678,7 +688,11 @@ mod tests {
 
     /// `binary_at` in a thread, its result within `secs` seconds or `None`:
     /// a hung run fails the test rather than hanging it.
-    fn within(secs: u64, cache: Cache, target: BenchTarget) -> Option<Result<PathBuf, String>> {
+    fn within(
+        secs: u64,
+        cache: Cache,
+        target: BenchTarget,
+    ) -> Option<Result<PathBuf, RevisionError>> {
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let _ = tx.send(cache.binary_at("HEAD", &target));
@@ -701,7 +715,8 @@ mod tests {
             .success());
         let e = within(20, Cache::at(&target_dir), target_in(&pkg))
             .expect("a FIFO at the lock hung the run")
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             e,
             format!(
@@ -722,7 +737,8 @@ mod tests {
         std::os::unix::fs::symlink(&elsewhere, &lock).unwrap();
         let e = within(20, Cache::at(&target_dir), target_in(&pkg))
             .expect("hung")
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(!elsewhere.exists(), "a file was made through the link");
         assert_eq!(
             e,
@@ -752,7 +768,8 @@ mod tests {
             std::os::unix::fs::symlink(&elsewhere, &at).unwrap();
             let e = Cache::at(&target_dir)
                 .binary_at("HEAD", &target_in(&pkg))
-                .unwrap_err();
+                .unwrap_err()
+                .to_string();
             assert_eq!(
                 e,
                 format!(

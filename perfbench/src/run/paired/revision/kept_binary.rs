@@ -23,7 +23,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::cache_dir::{CacheDir, CacheError, Refusal};
+use super::cache_dir::{refused, CacheDir};
+use super::revision_error::RevisionError;
 use super::run_folder::RunFolder;
 use crate::kernel::dir::{Access, Kind};
 use crate::run::paired::git_tree::Repository;
@@ -99,7 +100,7 @@ impl KeptBinary<'_> {
         expected: &Record,
         repo: &Repository,
         runs: &RunFolder,
-    ) -> Result<Cached, String> {
+    ) -> Result<Cached, RevisionError> {
         let record = match self.record() {
             Ok(record) => record,
             Err(why) => return Ok(why),
@@ -113,7 +114,7 @@ impl KeptBinary<'_> {
         }
         let source = match self.open(&record) {
             Ok(file) => file,
-            Err(why) => return Ok(Cached::Unusable(why)),
+            Err(why) => return Ok(why),
         };
         let copy = runs.path_of(self.name);
         let mut to = runs
@@ -124,7 +125,7 @@ impl KeptBinary<'_> {
                 f.set_permissions(PermissionsExt::from_mode(0o700))
                     .map(|()| f)
             })
-            .map_err(|e| CacheError::new(&copy, Refusal::Create(e)))?;
+            .map_err(|e| refused(&copy, format!("cannot create: {e}")))?;
         let (size, hash) = repo.copy_hashed(source, &mut to, record.size.saturating_add(1))?;
         if (size, &hash) != (record.size, &record.hash) {
             runs.folder().remove(self.name);
@@ -181,8 +182,9 @@ impl KeptBinary<'_> {
     }
 
     /// The kept binary opened for reading, following no link and waiting
-    /// for no writer: a regular file of the record's size, or why not.
-    fn open(&self, record: &Record) -> Result<File, String> {
+    /// for no writer: a regular file of the record's size, or why it is
+    /// not taken.
+    fn open(&self, record: &Record) -> Result<File, Cached> {
         let file = self
             .folder
             .dir()
@@ -190,16 +192,21 @@ impl KeptBinary<'_> {
             .map_err(|e| match e.kind() {
                 std::io::ErrorKind::NotFound => "it is missing beside its record".to_string(),
                 _ => self.not_a_file(self.name),
-            })?;
+            });
+        let unusable = |why: String| Err(Cached::Unusable(why));
+        let file = match file {
+            Ok(file) => file,
+            Err(why) => return unusable(why),
+        };
         match file.metadata() {
-            Ok(meta) if !meta.is_file() => Err(self.not_a_file(self.name)),
-            Ok(meta) if meta.len() != record.size => Err(format!(
+            Ok(meta) if !meta.is_file() => unusable(self.not_a_file(self.name)),
+            Ok(meta) if meta.len() != record.size => unusable(format!(
                 "it has {} bytes, its record {}",
                 meta.len(),
                 record.size
             )),
             Ok(_) => Ok(file),
-            Err(e) => Err(CacheError::new(&self.path(), Refusal::Read(e)).to_string()),
+            Err(e) => unusable(refused(&self.path(), format!("cannot read: {e}")).to_string()),
         }
     }
 
@@ -214,15 +221,17 @@ impl KeptBinary<'_> {
         built: &std::path::Path,
         mut record: Record,
         repo: &Repository,
-    ) -> Result<(), String> {
+    ) -> Result<(), RevisionError> {
         self.remove();
-        let cannot = |e: String| CacheError::new(&self.path(), Refusal::Keep(e)).to_string();
+        let cannot = |e: String| refused(&self.path(), format!("cannot keep: {e}"));
         let from = File::open(built).map_err(|e| cannot(format!("{}: {e}", built.display())))?;
         let temporary = format!(".{}.tmp-{}", self.name, std::process::id());
         let (size, hash) = self
-            .write_new(&temporary, |to| repo.copy_hashed(from, to, u64::MAX))
+            .write_new(&temporary, |to| {
+                (repo.copy_hashed(from, to, u64::MAX)).map_err(|e| e.to_string())
+            })
             .map_err(cannot)?;
-        self.rename(&temporary, self.name).map_err(cannot)?;
+        (self.rename(&temporary, self.name)).map_err(|e| cannot(e.to_string()))?;
         (record.size, record.hash) = (size, hash);
         let text = serde_json::to_string(&record).map_err(|e| cannot(e.to_string()))?;
         let name = self.record_name();
@@ -230,7 +239,7 @@ impl KeptBinary<'_> {
             std::io::Write::write_all(to, text.as_bytes()).map_err(|e| e.to_string())
         })
         .map_err(cannot)?;
-        self.rename(&temporary, &name).map_err(cannot)
+        (self.rename(&temporary, &name)).map_err(|e| cannot(e.to_string()))
     }
 
     /// Writes the new file `name` with `write`; removed on any error.
@@ -252,13 +261,10 @@ impl KeptBinary<'_> {
         written
     }
 
-    fn rename(&self, from: &str, to: &str) -> Result<(), String> {
+    fn rename(&self, from: &str, to: &str) -> std::io::Result<()> {
         let dir = self.folder.dir();
         dir.rename(OsStr::new(from), dir, OsStr::new(to))
-            .map_err(|e| {
-                self.folder.remove(from);
-                e.to_string()
-            })
+            .inspect_err(|_| self.folder.remove(from))
     }
 
     /// Removes the binary and its record, whatever they are (a link

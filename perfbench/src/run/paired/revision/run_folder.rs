@@ -9,7 +9,8 @@ use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::cache_dir::{CacheDir, CacheError, Refusal};
+use super::cache_dir::{refused, CacheDir};
+use super::revision_error::RevisionError;
 use crate::kernel::dir::Access;
 use crate::kernel::flock;
 use crate::store::LOCK_FILE;
@@ -27,7 +28,7 @@ impl RunFolder {
     /// Makes this process's folder in the cache `root`, after removing
     /// those of runs that ended. Called with the cache's lock held: no
     /// other run makes or removes one meanwhile.
-    pub(super) fn make(root: &CacheDir) -> Result<RunFolder, CacheError> {
+    pub(super) fn make(root: &CacheDir) -> Result<RunFolder, RevisionError> {
         let runs = root.sub(RUNS)?;
         remove_ended(&runs);
         let since = SystemTime::now()
@@ -36,13 +37,13 @@ impl RunFolder {
         let name = format!("{}-{}", std::process::id(), since.as_nanos());
         runs.dir()
             .make_private_dir(OsStr::new(&name))
-            .map_err(|e| CacheError::new(&runs.path_of(&name), Refusal::Create(e)))?;
+            .map_err(|e| refused(&runs.path_of(&name), format!("cannot create: {e}")))?;
         let folder = runs.open_sub(&name)?;
         let lock = folder
             .dir()
             .open_file(OsStr::new(LOCK_FILE), Access::CreateNew)
             .and_then(|file| flock::lock_exclusive(&file).map(|()| file))
-            .map_err(|e| CacheError::new(&folder.path_of(LOCK_FILE), Refusal::Lock(e)))?;
+            .map_err(|e| refused(&folder.path_of(LOCK_FILE), format!("cannot lock: {e}")))?;
         // Held until the process ends: the paired run starts the copy
         // again for every block of rounds, to its last.
         std::mem::forget(lock);

@@ -270,14 +270,23 @@ impl fmt::Display for ReplyError {
                 "sent a round whose sample {at} has {has} counts, not {counts} (one per metric \
                  after wall time)"
             ),
+            other => other.fmt_transport(f),
+        }
+    }
+}
+
+impl ReplyError {
+    /// [`fmt::Display`] of the errors of a round's numbers, its facts and
+    /// its line; the others are written by `fmt`.
+    fn fmt_transport(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             ReplyError::NumberTooLarge(at) => write!(
                 f,
                 "sent a round whose sample {at} holds a number above {MAX_COUNT}"
             ),
-            ReplyError::TooManyIterations => write!(
-                f,
-                "sent a round of more than {MAX_COUNT} iterations in all"
-            ),
+            ReplyError::TooManyIterations => {
+                write!(f, "sent a round of more than {MAX_COUNT} iterations in all")
+            }
             ReplyError::Threads(threads) => write!(f, "sent a round of {threads} threads"),
             ReplyError::ThroughputTooLarge => write!(
                 f,
@@ -299,6 +308,8 @@ impl fmt::Display for ReplyError {
                 "did not answer within {} (--paired-timeout sets the wait)",
                 seconds(*wait)
             ),
+            // Written by `fmt`.
+            _ => Ok(()),
         }
     }
 }

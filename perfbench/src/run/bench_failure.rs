@@ -5,6 +5,7 @@
 use std::fmt;
 
 use crate::measure::MeasureError;
+use crate::run::paired::PairedError;
 use crate::run::panics::Panic;
 use crate::run::setup_error::CalibrationError;
 
@@ -19,9 +20,8 @@ pub enum BenchFailure {
     Measure(MeasureError),
     /// Measuring the cost of measuring through its `Bencher` method failed.
     Calibration(CalibrationError),
-    /// A build of a paired run failed it: what that build replied, worded
-    /// to follow the id.
-    Paired(String),
+    /// A build of a paired run failed it, or the build broke.
+    Paired(PairedError),
 }
 
 impl BenchFailure {
@@ -30,7 +30,7 @@ impl BenchFailure {
     pub fn after_id(&self) -> &'static str {
         match self {
             BenchFailure::Panicked(_) | BenchFailure::ListingPanicked(_) => " ",
-            BenchFailure::Paired(_) => "",
+            BenchFailure::Paired(e) => e.after_id(),
             _ => ": ",
         }
     }
@@ -46,7 +46,7 @@ impl fmt::Display for BenchFailure {
             ),
             BenchFailure::Measure(e) => write!(f, "{e}"),
             BenchFailure::Calibration(e) => write!(f, "{e}"),
-            BenchFailure::Paired(why) => f.write_str(why),
+            BenchFailure::Paired(e) => write!(f, "{e}"),
         }
     }
 }

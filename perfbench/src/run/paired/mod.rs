@@ -196,7 +196,7 @@ impl PairedBuilds {
             }
             Err(why) => {
                 stderr::warning(&format!(
-                    "benchmark `{}`{}; its change is not judged",
+                    "benchmark `{}`{}{why}; its change is not judged",
                     printable(job.id),
                     why.after_id()
                 ));
@@ -230,7 +230,7 @@ impl RoundSource for PairedBuilds {
             return Ok(());
         }
         // The scheduler prints the error after the benchmark's id.
-        (self.measure_candidate(plan, bench)).map_err(|e| BenchFailure::Paired(e.after_id()))
+        (self.measure_candidate(plan, bench)).map_err(BenchFailure::Paired)
     }
 
     /// The baseline build's rounds of `bench`, for a run like `like`'s

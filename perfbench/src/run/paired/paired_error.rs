@@ -46,12 +46,12 @@ pub enum PairedError {
 }
 
 impl PairedError {
-    /// The error as it follows a benchmark's id: `benchmark `ID`` then
-    /// this (`: …` or ` in the baseline build …`).
-    pub fn after_id(&self) -> String {
+    /// What stands between a benchmark's id and the error: a space before
+    /// ` in the baseline build …`, a colon before the rest.
+    pub fn after_id(&self) -> &'static str {
         match self {
-            PairedError::Failed(..) => format!(" {self}"),
-            _ => format!(": {self}"),
+            PairedError::Failed(..) => " ",
+            _ => ": ",
         }
     }
 }

@@ -322,7 +322,7 @@ fn run_benches(
     broken: &[Broken],
 ) -> Result<i32, SetupError> {
     // Built before pinning, which would hold cargo to one CPU.
-    let baseline = paired::baseline_binary(options, target).map_err(SetupError::Paired)?;
+    let baseline = paired::baseline_binary(options, target).map_err(SetupError::PairedBaseline)?;
     let origin = origin::Origin::of(target);
     let early = failures(broken);
     if entries.is_empty() {
@@ -339,7 +339,7 @@ fn run_benches(
     let mut source: Box<dyn RoundSource> = match &baseline {
         Some(path) => {
             let started = paired::PairedBuilds::start(path, entries);
-            Box::new(started.map_err(|e| SetupError::Paired(e.to_string()))?)
+            Box::new(started.map_err(SetupError::Paired)?)
         }
         None => Box::new(Local),
     };

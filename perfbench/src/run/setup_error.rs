@@ -9,6 +9,7 @@ use crate::counter::event::SpecError;
 use crate::measure::{MeasureError, PinError};
 use crate::output::format::quoted;
 use crate::run::cli::SettingError;
+use crate::run::paired::PairedError;
 use crate::store::StoreError;
 
 /// Why a run cannot start.
@@ -48,8 +49,11 @@ pub enum SetupError {
         /// The baselines saved there.
         saved: Vec<String>,
     },
-    /// The paired run cannot start (its words).
-    Paired(String),
+    /// The paired build cannot be had: found, checked out or built (its
+    /// words).
+    PairedBaseline(String),
+    /// The two builds of a paired run cannot start.
+    Paired(PairedError),
     /// An error of the setup that benchmark `id` asked for with its
     /// attributes (`asked`: `events = "…", mode = "per-iter"`).
     AskedBy {
@@ -65,7 +69,8 @@ pub enum SetupError {
 impl fmt::Display for SetupError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SetupError::DuplicateId(why) | SetupError::Paired(why) => f.write_str(why),
+            SetupError::DuplicateId(why) | SetupError::PairedBaseline(why) => f.write_str(why),
+            SetupError::Paired(e) => write!(f, "{e}"),
             SetupError::Setting(e) => write!(f, "{e}"),
             SetupError::ConflictingPins => {
                 f.write_str("--cpu and --cpu-type exclude each other")

@@ -22,6 +22,7 @@ mod rate;
 mod regression;
 mod robust;
 mod rounds;
+mod signed_rank;
 mod welch;
 
 pub use bootstrap::*;
@@ -33,6 +34,7 @@ pub use rate::*;
 pub use regression::*;
 pub use robust::*;
 pub use rounds::*;
+pub use signed_rank::*;
 pub use welch::*;
 
 /// Full statistics of one metric in batch mode.

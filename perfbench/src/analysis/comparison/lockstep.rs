@@ -13,7 +13,8 @@ use crate::analysis::fit::per_iteration_time;
 use crate::analysis::{metric, BenchResult, Fit, MetricKey, Recording, Series};
 use crate::counter::event::Unit;
 use crate::stats::{
-    compare_paired, per_iteration, AbbaBlock, Bootstrap, Change, Estimate, Interval, RoundEstimates,
+    compare_paired, per_iteration, AbbaBlock, BlockCentre, Bootstrap, Change, Estimate, Interval,
+    RoundEstimates,
 };
 
 /// Fewest rounds each build needs for a paired change: two blocks of four.
@@ -71,7 +72,11 @@ fn paired_changes(base: &Recording, new: &Recording, thresholds: &Thresholds) ->
             let old = base.series(&series.name)?;
             let before = per_round(base, old, &points);
             let after = per_round(new, series, &points);
-            let change = compare_paired(&blocks(&before.rounds, &after.rounds), points.confidence)?;
+            let change = compare_paired(
+                &blocks(&before.rounds, &after.rounds),
+                points.confidence,
+                centre(series.unit),
+            )?;
             let change = match rare_rates(base, old, new, series, &points) {
                 Some((b, n)) => with_rates(change, &b, &n),
                 None => change,
@@ -84,6 +89,18 @@ fn paired_changes(base: &Recording, new: &Recording, thresholds: &Thresholds) ->
             })
         })
         .collect()
+}
+
+/// How a metric's blocks are summed up ([`BlockCentre`]): a time's by the
+/// Hodges–Lehmann centre, which a block the machine disturbed cannot drag
+/// (a preempted round only adds to one side's time); a count's by the
+/// mean, since its few distinct values tie the ranks. Cycles are a count
+/// here too: no machine this was measured on counts them.
+fn centre(unit: Unit) -> BlockCentre {
+    match unit {
+        Unit::Nanoseconds => BlockCentre::HodgesLehmann,
+        Unit::Count => BlockCentre::Mean,
+    }
 }
 
 /// Both builds' rates of a count that is rare in either ([`Fit::Rare`]:
@@ -352,6 +369,33 @@ mod tests {
         assert_eq!(time.change.relative, Some(0.0));
         assert!(time.change.is_exact(), "{time:?}");
         assert_eq!(time.verdict, Verdict::NoChange);
+    }
+
+    #[test]
+    fn a_round_the_machine_slowed_throughout_does_not_hide_a_small_change() {
+        // 20 blocks, the candidate 5 % slower; one baseline round slowed by
+        // 40 % in every sample (preempted from start to end), so its block
+        // reads the candidate 15 % faster. Student's interval over the
+        // blocks' mean would reach down to about +2 %, under the 3 %
+        // threshold; the signed-rank interval's ends are ranks that one
+        // block cannot reach.
+        let base = run(
+            40,
+            |r| {
+                if r == 6 {
+                    1400
+                } else {
+                    1000 + u64::from(r * 3 % 5)
+                }
+            },
+            8,
+        );
+        let new = run(40, |r| 1050 + u64::from(r * 7 % 5), 8);
+        let c = judged(&base, &new);
+        let time = c.change("wall-time").unwrap();
+        let ci = time.change.ci.unwrap();
+        assert_eq!(time.verdict, Verdict::Regressed, "{time:?}");
+        assert!(ci.low > 0.04 && ci.high < 0.06, "{ci:?}");
     }
 
     #[test]

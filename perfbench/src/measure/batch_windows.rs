@@ -4,11 +4,11 @@
 //! counters once per batch.
 
 use std::io;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::batch_mode::Measured;
 use crate::counter::group::{CounterGroup, Counts};
-use crate::kernel::sys;
+use crate::kernel::ticks::{Mark, Ticks};
 
 /// The windows of one sample, and what they counted so far.
 ///
@@ -21,22 +21,24 @@ use crate::kernel::sys;
 /// has as many windows (empty ones included), so what they cost lands in
 /// the intercept, and it hardly varies.
 ///
-/// The clock inside a window is the CPU's timestamp counter, read in
-/// program order (`kernel::sys::ordered_timestamp`): a fixed sequence of
-/// instructions, where
-/// `Instant::now()` now and then retries its seqlock and added a few
-/// instructions to one window (seen on the emulated arm64 PMU as an empty
-/// routine counting 0.0075 instructions). Its ticks are turned into
-/// nanoseconds by the sample's own ratio of `Instant` time to ticks, read
-/// at its start and end, outside every window.
+/// The clock inside a window is [`Ticks`]: the CPU's timestamp counter
+/// where it is invariant, read in program order, a fixed sequence of
+/// instructions, where `Instant::now()` now and then retries its seqlock
+/// and added a few instructions to one window (seen on the emulated arm64
+/// PMU as an empty routine counting 0.0075 instructions). Its ticks are
+/// turned into nanoseconds at the counter's stated rate, or the sample's
+/// own ratio of `Instant` time to ticks, read at its start and end,
+/// outside every window.
 pub(super) struct Windows<'g> {
     group: Option<&'g mut CounterGroup>,
     before: Vec<u64>,
     after: Vec<u64>,
-    /// Timestamp ticks inside the windows, summed.
+    /// The clock of the windows.
+    clock: Ticks,
+    /// Its ticks inside the windows, summed.
     ticks: u64,
     /// The sample's start, by both clocks.
-    started: (Instant, u64),
+    started: Mark,
     /// What the windows counted, summed.
     counts: Counts,
 }
@@ -48,12 +50,14 @@ impl<'g> Windows<'g> {
         if let Some(g) = &group {
             g.enable()?;
         }
+        let clock = Ticks::new();
         Ok(Windows {
             group,
+            clock,
             before: vec![0; events],
             after: vec![0; events],
             ticks: 0,
-            started: (Instant::now(), sys::ordered_timestamp()),
+            started: clock.mark(),
             counts: Counts {
                 time_enabled: 0,
                 time_running: 0,
@@ -67,9 +71,9 @@ impl<'g> Windows<'g> {
     #[inline]
     pub(super) fn count(&mut self, body: impl FnOnce()) -> io::Result<()> {
         let Some(group) = self.group.as_deref_mut() else {
-            let start = sys::ordered_timestamp();
+            let start = self.clock.now();
             body();
-            self.ticks += sys::ordered_timestamp().wrapping_sub(start);
+            self.ticks += self.clock.now().wrapping_sub(start);
             return Ok(());
         };
         // A read just before, outside the window, warms the very path the
@@ -85,9 +89,9 @@ impl<'g> Windows<'g> {
         // routine read ±5 µs under `PerIteration`. The counts then hold the
         // clock reads, the same in every window (calibration measures them).
         let (enabled_before, running_before) = group.read_into(&mut self.before)?;
-        let start = sys::ordered_timestamp();
+        let start = self.clock.now();
         body();
-        let ticks = sys::ordered_timestamp().wrapping_sub(start);
+        let ticks = self.clock.now().wrapping_sub(start);
         let (enabled_after, running_after) = group.read_into(&mut self.after)?;
         self.ticks += ticks;
         let sum = &mut self.counts;
@@ -120,13 +124,10 @@ impl<'g> Windows<'g> {
         })
     }
 
-    /// The windows' ticks in nanoseconds, at the sample's ratio of
-    /// nanoseconds to ticks.
+    /// The windows' ticks in nanoseconds.
     fn wall(&self) -> Duration {
-        let (instant, tick) = self.started;
-        let nanos = instant.elapsed().as_nanos() as f64;
-        let ticks = sys::ordered_timestamp().wrapping_sub(tick).max(1) as f64;
-        Duration::from_nanos((self.ticks as f64 * nanos / ticks).round() as u64)
+        let ns_per_tick = self.clock.ns_per_tick(self.started);
+        Duration::from_nanos((self.ticks as f64 * ns_per_tick).round() as u64)
     }
 }
 

@@ -702,7 +702,7 @@ fn every_flag_but_libtest_s_has_help_and_a_twin_and_names_are_unique() {
 }
 
 #[test]
-fn a_paired_run_takes_twice_the_samples_and_rounds_in_the_same_time_unless_given() {
+fn a_paired_run_takes_four_times_the_samples_and_rounds_in_the_same_time_unless_given() {
     let plain = parse_args(&["--bench"]).config;
     let paired = parse_args(&["--bench", "--paired-with", "./old"]);
     assert_eq!(
@@ -710,18 +710,18 @@ fn a_paired_run_takes_twice_the_samples_and_rounds_in_the_same_time_unless_given
         Some(Pairing::Binary(std::path::PathBuf::from("./old")))
     );
     let c = &paired.config;
-    assert_eq!((c.sample_count, c.rounds), (100, 20));
+    assert_eq!((c.sample_count, c.rounds), (200, 40));
     assert_eq!(
         (c.warm_up, c.measurement),
         (plain.warm_up, plain.measurement)
     );
-    // A benchmark's own sample count doubles too; what the run gives does not.
+    // A benchmark's own sample count scales too; what the run gives does not.
     let own = Settings {
         sample_count: Some(30),
         ..Settings::NONE
     };
     let c = paired.config_for(&own);
-    assert_eq!((c.sample_count, c.rounds), (60, 20));
+    assert_eq!((c.sample_count, c.rounds), (120, 40));
     let given = parse_args(&[
         "--bench",
         "--paired-with-rev",
@@ -731,9 +731,9 @@ fn a_paired_run_takes_twice_the_samples_and_rounds_in_the_same_time_unless_given
     ]);
     assert_eq!(given.paired_with, Some(Pairing::Revision("main".into())));
     let c = given.config_for(&own);
-    assert_eq!((c.sample_count, c.rounds, c.rounds()), (40, 20, 8));
+    assert_eq!((c.sample_count, c.rounds, c.rounds()), (40, 40, 8));
     let c = parse_args(&["--bench", "--paired-with", "x", "--rounds", "6"]).config;
-    assert_eq!((c.sample_count, c.rounds), (100, 6));
+    assert_eq!((c.sample_count, c.rounds), (200, 6));
     assert_eq!(
         parse_with(&["--bench", "--paired-with-rev", "-x"], &[]).unwrap_err(),
         "--paired-with-rev takes a git revision (a branch, tag or commit), not `-x`"

@@ -77,10 +77,6 @@ impl Metric {
 /// through [`Analysed`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct BenchResult {
-    /// Number of samples.
-    pub samples: usize,
-    /// Iterations over all samples.
-    pub iterations: u64,
     /// Wall time first, then one metric per event in the order given.
     pub metrics: Vec<Metric>,
     /// Ratios of metrics where their inputs were measured: `IPC`,
@@ -151,12 +147,6 @@ pub fn analyze(recording: &Recording, calibration: &Calibration) -> BenchResult 
     let metrics = metrics_of(recording);
     let off_cpu_ratio = notes::off_cpu_ratio(&metrics, recording.threads);
     let mut result = BenchResult {
-        samples: recording.iterations.len(),
-        // Saturating: a stored file's counts are not to overflow it.
-        iterations: recording
-            .iterations
-            .iter()
-            .fold(0, |all, &n| all.saturating_add(n)),
         derived: Vec::new(),
         metrics,
         off_cpu_ratio,
@@ -291,8 +281,6 @@ pub(crate) mod test_support {
             Vec::new(),
         );
         let result = BenchResult {
-            samples: 10,
-            iterations: 550,
             metrics: metrics
                 .iter()
                 .map(|&(n, unit, v)| Metric {

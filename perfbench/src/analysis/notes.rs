@@ -1,7 +1,7 @@
 //! What a reader must know to trust a result, in words every output shows
 //! the same way.
 
-use super::{Fit, Metric, MetricKey, ResultView};
+use super::{Fit, Metric, MetricKey, Recording, ResultView};
 
 /// Wall time beyond this multiple of task-clock, with both intervals
 /// agreeing, means the thread was off the CPU for a good part of the time.
@@ -89,11 +89,11 @@ pub fn thousands(v: f64) -> String {
 /// so they undercount. The group was made to fit the PMU alone, so another
 /// user of the counters took some (a pinned event, another perf session,
 /// the NMI watchdog), or the PMU holds fewer than the kernel accepted.
-pub fn multiplexed_warning(r: ResultView<'_>) -> Option<String> {
-    if r.recording.multiplexed_samples == 0 || r.recording.multiplexed_samples < r.samples {
+pub fn multiplexed_warning(run: &Recording) -> Option<String> {
+    if run.multiplexed_samples == 0 || run.multiplexed_samples < run.samples() {
         return None;
     }
-    let noun = if r.recording.read_path.is_some() {
+    let noun = if run.read_path.is_some() {
         "iteration"
     } else {
         "sample"
@@ -103,8 +103,8 @@ pub fn multiplexed_warning(r: ResultView<'_>) -> Option<String> {
          the time they were on the PMU and undercount (not scaled); measure fewer events at once \
          (`--events` naming fewer), or free the counters something else holds (another perf \
          session, the NMI watchdog: `sysctl kernel.nmi_watchdog=0`)",
-        r.recording.id,
-        count(r.recording.multiplexed_samples, noun)
+        run.id,
+        count(run.multiplexed_samples, noun)
     ))
 }
 
@@ -112,38 +112,39 @@ pub fn multiplexed_warning(r: ResultView<'_>) -> Option<String> {
 /// threads, counters multiplexed, samples that no line fits, a thread off
 /// the CPU.
 pub fn notes(r: ResultView<'_>) -> Vec<String> {
+    let run = r.recording;
     let mut notes = Vec::new();
-    if r.recording.threads > 1 {
+    if run.threads > 1 {
         notes.push(format!(
             "{} threads: an iteration is one call on each of them at once; counts are totals \
              over the threads, wall time is the iteration's",
-            r.recording.threads
+            run.threads
         ));
     }
-    if r.recording.multiplexed_samples > 0 {
+    if run.multiplexed_samples > 0 {
         notes.push(format!(
             "the kernel multiplexed the counters in {} of {}; counts are not scaled",
-            r.recording.multiplexed_samples,
-            count(r.samples, "sample")
+            run.multiplexed_samples,
+            count(run.samples(), "sample")
         ));
     }
-    if r.recording.left_out > 0 {
+    if run.left_out > 0 {
         // Per-iteration mode leaves out iterations, batch mode samples.
-        let (what, noun) = match r.recording.read_path {
+        let (what, noun) = match run.read_path {
             Some(_) => ("multiplexed or rescheduled", "iteration"),
             None => ("multiplexed", "sample"),
         };
         notes.push(format!(
             "the kernel {what} the counters during {} of {}; they are left out",
-            r.recording.left_out,
-            count(r.samples + r.recording.left_out, noun)
+            run.left_out,
+            count(run.samples() + run.left_out, noun)
         ));
     }
-    if r.samples < 3 && r.metrics.iter().all(|m| m.rounds.rounds.len() < 2) {
+    if run.samples() < 3 && r.metrics.iter().all(|m| m.rounds.rounds.len() < 2) {
         notes.push(format!(
             "{} in one round: too few to show the spread, so the intervals say little; \
              more samples (--sample-count) or time (--measurement-time) tell more",
-            count(r.samples, "sample")
+            count(run.samples(), "sample")
         ));
     }
     notes.extend(fit_notes(r));
@@ -196,7 +197,7 @@ mod tests {
     #[test]
     fn one_or_two_samples_in_one_round_are_said_to_be_too_few() {
         let mut r = exact_result("slow", &[("instructions", Unit::Count, 7.0)]);
-        r.result.samples = 2;
+        r.recording.iterations = vec![10, 20];
         assert_eq!(
             notes(r.view()),
             [
@@ -204,10 +205,10 @@ mod tests {
               little; more samples (--sample-count) or time (--measurement-time) tell more"
             ]
         );
-        r.result.samples = 3;
+        r.recording.iterations = vec![10, 20, 30];
         assert!(notes(r.view()).is_empty());
         // Rounds give the interval, however few samples each has.
-        r.result.samples = 2;
+        r.recording.iterations = vec![10, 20];
         r.result.metrics[0].rounds.rounds = vec![7.0, 7.0];
         assert!(notes(r.view()).is_empty());
     }

@@ -47,7 +47,7 @@ fn metrics_follow_the_events_and_ipc_divides_instructions_by_cycles() {
     assert_eq!(names, ["wall-time", "instructions", "cycles"]);
     assert_eq!(r.result.metrics[1].stats.slope.point, 30.0);
     assert_eq!(derived_value(&r.result, "IPC"), Some(1.5));
-    assert_eq!(r.result.iterations, 3);
+    assert_eq!(r.recording.total_iterations(), 3);
     assert_eq!(r.recording.multiplexed_samples, 0);
 }
 
@@ -91,18 +91,18 @@ fn multiplexed_samples_are_left_out_of_the_fit_and_counted() {
     }
     assert_eq!(
         (
-            r.result.samples,
+            r.recording.samples(),
             r.recording.left_out,
             r.recording.multiplexed_samples
         ),
         (16, 4, 0)
     );
-    assert_eq!(r.result.iterations, 210 - (5 + 10 + 15 + 20));
+    assert_eq!(r.recording.total_iterations(), 210 - (5 + 10 + 15 + 20));
     assert_eq!(
         notes::notes(r.view()),
         ["the kernel multiplexed the counters during 4 of 20 samples; they are left out"]
     );
-    assert_eq!(notes::multiplexed_warning(r.view()), None);
+    assert_eq!(notes::multiplexed_warning(&r.recording), None);
 }
 
 #[test]
@@ -114,7 +114,7 @@ fn every_sample_multiplexed_is_kept_unscaled_and_warned_of() {
     let r = analyze_m("spin", &events, &m);
     assert_eq!(
         (
-            r.result.samples,
+            r.recording.samples(),
             r.recording.left_out,
             r.recording.multiplexed_samples
         ),
@@ -127,7 +127,7 @@ fn every_sample_multiplexed_is_kept_unscaled_and_warned_of() {
         notes::notes(r.view()),
         ["the kernel multiplexed the counters in 20 of 20 samples; counts are not scaled"]
     );
-    let warning = notes::multiplexed_warning(r.view()).expect("a warning");
+    let warning = notes::multiplexed_warning(&r.recording).expect("a warning");
     assert!(
         warning
             .starts_with("spin: the kernel multiplexed the counters in every sample (20 samples)")

@@ -54,7 +54,10 @@ pub fn entries(r: ResultView<'_>, env: &Environment, better: Better) -> Vec<Acti
     let run = run_lines(env);
     let entry = |metric: &str, unit: String, e: &Estimate, estimator: &str| {
         let interval = format!("[{}, {}]", short(e.ci.low), short(e.ci.high));
-        let extra = format!("{estimator} {interval}, {} samples{run}", r.samples);
+        let extra = format!(
+            "{estimator} {interval}, {} samples{run}",
+            r.recording.samples()
+        );
         let (name, value, range) = (chart_name(r, metric), e.point, Some(interval));
         ActionEntry {
             name,
@@ -78,7 +81,10 @@ pub fn entries(r: ResultView<'_>, env: &Environment, better: Better) -> Vec<Acti
         if name.contains('/') || bigger != (better == Better::Bigger) {
             continue;
         }
-        let extra = format!("ratio of the estimates, {} samples{run}", r.samples);
+        let extra = format!(
+            "ratio of the estimates, {} samples{run}",
+            r.recording.samples()
+        );
         let (name, unit, value) = (chart_name(r, name), "ratio".into(), *value);
         out.push(ActionEntry {
             name,

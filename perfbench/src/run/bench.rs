@@ -528,7 +528,7 @@ mod tests {
             "{stored:?} {measured:?}"
         );
         assert!(close(stored.ci.low, measured.ci.low) && close(stored.ci.high, measured.ci.high));
-        assert_eq!((last.samples, last.quick), (a.result.samples, true));
+        assert_eq!((last.samples, last.quick), (a.recording.samples(), true));
         std::fs::remove_dir_all(&root).unwrap();
     }
 

@@ -92,7 +92,7 @@ pub fn bench_line(
         group: r.recording.membership.as_ref().map(GroupRecord::from),
         groups: &r.recording.groups,
         id: &r.recording.id,
-        iterations: r.iterations,
+        iterations: r.recording.total_iterations(),
         // How per-iteration mode read the counters and how many iterations
         // it left out, or in batch mode how many samples, where it left
         // some out.
@@ -109,7 +109,7 @@ pub fn bench_line(
         multiplexed_samples: r.recording.multiplexed_samples,
         off_cpu_ratio: r.off_cpu_ratio,
         read_path: r.recording.read_path.map(|p| p.name()),
-        samples: r.samples,
+        samples: r.recording.samples(),
         schema: SCHEMA,
         threads: (r.recording.threads > 1).then_some(r.recording.threads),
         throughput: r.recording.throughput.map(|t| throughput(r, t.into())),

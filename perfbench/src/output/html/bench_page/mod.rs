@@ -136,7 +136,7 @@ fn origin(env: &Environment) -> Option<String> {
 fn about(out: &mut String, e: &Analysed) {
     let run = &e.recording;
     let env = &run.environment;
-    let iterations = e.result.iterations;
+    let iterations = run.total_iterations();
     let _ = write!(
         out,
         "<h1>{}</h1>\n<p>{}, {} in all. {}, kernel {}, {}.</p>\n",

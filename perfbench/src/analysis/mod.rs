@@ -107,6 +107,16 @@ pub struct Analysed {
 }
 
 impl Analysed {
+    /// `recording` analysed ([`analyze`]), compared with nothing yet.
+    pub fn of(recording: Recording, calibration: &Calibration) -> Analysed {
+        Analysed {
+            result: analyze(&recording, calibration),
+            recording,
+            comparison: None,
+            baseline: None,
+        }
+    }
+
     /// The figures with the recording they came from, as outputs read them.
     pub fn view(&self) -> ResultView<'_> {
         ResultView::new(&self.recording, &self.result)

@@ -178,7 +178,7 @@ fn cell(e: &Estimate, best: &Estimate) -> Cell {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::analysis::{analyze, Calibration, Recording, Series};
+    use crate::analysis::{Calibration, Recording, Series};
     use crate::counter::event::Unit;
 
     /// The recording of a member whose iterations take exactly `ns`
@@ -223,14 +223,7 @@ pub(crate) mod tests {
 
     /// [`recording`], analysed.
     fn member(group: &str, name: &str, arg: Option<&str>, costs: (u64, u64)) -> Analysed {
-        let recording = recording(group, name, arg, costs);
-        let result = analyze(&recording, &Calibration::default());
-        Analysed {
-            recording,
-            result,
-            comparison: None,
-            baseline: None,
-        }
+        Analysed::of(recording(group, name, arg, costs), &Calibration::default())
     }
 
     #[test]

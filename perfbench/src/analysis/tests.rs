@@ -11,13 +11,7 @@ use crate::stats::{linear_fit, Interval};
 
 fn analyze_m(id: &str, events: &[Event], m: &Measurement) -> Analysed {
     let recording = Recording::new(id, events, m, Environment::default());
-    let result = analyze(&recording, &Calibration::default());
-    Analysed {
-        recording,
-        result,
-        comparison: None,
-        baseline: None,
-    }
+    Analysed::of(recording, &Calibration::default())
 }
 
 fn sample(iterations: u64, wall_ns: u64, values: Vec<u64>, running: u64) -> Sample {

@@ -71,10 +71,11 @@ impl Metric {
     }
 }
 
-/// The figures analysis computes from one benchmark's [`Recording`]: what
-/// was measured and how (its id, throughput, group, threads, method, read
-/// path, samples disturbed) stays in the recording, and outputs read both
-/// through [`Analysed`].
+/// The figures analysis computes from one benchmark's [`Recording`], and
+/// nothing else: what was measured and how (its id, samples and
+/// iterations, throughput, group, threads, method, read path, samples
+/// multiplexed or left out) stays in the recording, and outputs read both
+/// through a [`ResultView`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct BenchResult {
     /// Wall time first, then one metric per event in the order given.

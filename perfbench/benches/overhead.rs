@@ -62,13 +62,12 @@ fn main() {
         rounds: 1,
     };
     let m = measure(&config, &mut group, |b| b.iter(|| ())).expect("measuring works");
-    let r = analyze(
-        &Recording::new("empty", &events, &m, Default::default()),
-        &Calibration::default(),
-    );
+    let recording = Recording::new("empty", &events, &m, Default::default());
+    let r = analyze(&recording, &Calibration::default());
     println!(
         "an empty routine, {} samples of 1..100 iterations ({} in all), as the counters see it:",
-        r.samples, r.iterations
+        recording.samples(),
+        recording.total_iterations()
     );
     println!(
         "{:<20} {:>14} {:>14}",

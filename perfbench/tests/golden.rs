@@ -19,7 +19,7 @@
 use std::path::{Path, PathBuf};
 
 use perfbench::analysis::comparison::{compare_runs, Comparison, Target, Thresholds};
-use perfbench::analysis::{analyze, Analysed, BenchResult, Calibration, Recording};
+use perfbench::analysis::{analyze, Analysed, BenchResult, Calibration, Recording, ResultView};
 use perfbench::counter::event::parse_list_in;
 use perfbench::counter::group::Counts;
 use perfbench::measure::environment::Environment;
@@ -181,26 +181,27 @@ fn outputs(dir: &Path) -> String {
         let base = in_rounds(Recording::new(case.id, &events, &base_m, env.clone()));
         let new = in_rounds(Recording::new(case.id, &events, &new_m, env.clone()));
         let result = result_of(case, &new);
+        let view = ResultView::new(&new, &result);
         let comparison = Comparison {
             against: Target::Baseline("main".into()),
             changes: Some(compare_runs(&base, &new, &Thresholds::default())),
             unfair: None,
         };
-        out.push_str(&json_line(&result, &env, None));
+        out.push_str(&json_line(view, &env, None));
         out.push('\n');
-        out.push_str(&json_line(&result, &env, Some(&comparison)));
+        out.push_str(&json_line(view, &env, Some(&comparison)));
         out.push('\n');
         let previous = Comparison {
             against: Target::PreviousRun,
             changes: comparison.changes.clone(),
             unfair: None,
         };
-        out.push_str(&json_line(&result, &env, Some(&previous)));
+        out.push_str(&json_line(view, &env, Some(&previous)));
         out.push('\n');
         let table = Table::new(&[case.id], &[], false, 80, false);
         out.push_str(&table.change_line(&result, &previous).unwrap_or_default());
         out.push('\n');
-        out.push_str(&bencher_line(&result));
+        out.push_str(&bencher_line(view));
         out.push('\n');
         let names: Vec<String> = result.metrics.iter().map(|m| m.name.clone()).collect();
         let ipc = result.derived.iter().any(|(n, _)| n == "IPC");
@@ -208,9 +209,9 @@ fn outputs(dir: &Path) -> String {
             let table = Table::new(&[case.id], &names, ipc, width, false);
             out.push_str(&table.header());
             out.push('\n');
-            out.push_str(&table.row(&result));
+            out.push_str(&table.row(view));
             out.push('\n');
-            out.push_str(&table.throughput_line(&result).unwrap_or_default());
+            out.push_str(&table.throughput_line(view).unwrap_or_default());
             out.push('\n');
             out.push_str(&table.interval_line(&result).unwrap_or_default());
             out.push('\n');
@@ -219,7 +220,7 @@ fn outputs(dir: &Path) -> String {
         }
         // The default (calm) block, as `--verbose` leaves it for the above.
         let table = Table::new(&[case.id], &names, ipc, 80, false);
-        out.push_str(&table.calm_block(&result, Some(&comparison)));
+        out.push_str(&table.calm_block(view, Some(&comparison)));
         out.push('\n');
         folded.add(&result);
         let analysed = Analysed {

@@ -1,7 +1,7 @@
 //! Metrics derived from others: IPC, miss rates, figures per byte or
 //! element of declared throughput, and that throughput per second.
 
-use super::{BenchResult, Metric, MetricKey, Recording, WALL_TIME};
+use super::{Metric, MetricKey, Recording, ResultView, WALL_TIME};
 use crate::counter::event::Event;
 use crate::kernel::sys;
 use crate::measure::Throughput;
@@ -50,7 +50,7 @@ pub fn has_ipc(events: &[Event]) -> bool {
     ratio_pair(events, INSTRUCTIONS, CYCLES).is_some()
 }
 
-/// The derived metrics of [`BenchResult::derived`]: ratios of the events
+/// The derived metrics of [`super::BenchResult::derived`]: ratios of the events
 /// of `recording`, and every metric per byte or element where it declared
 /// a throughput. `metrics` holds the statistics of its series, in order.
 pub(crate) fn derived(recording: &Recording, metrics: &[Metric]) -> Vec<(String, f64)> {
@@ -100,9 +100,9 @@ pub struct Rate {
 /// The rate of `r`'s declared work, where it declared some and its wall
 /// time is above zero (`--subtract-overhead` can take it to zero or
 /// below); an interval that reaches zero time has no upper bound.
-pub fn rate(r: &BenchResult) -> Option<Rate> {
+pub fn rate(r: ResultView<'_>) -> Option<Rate> {
     let wall = r.metrics.iter().find(|m| m.name == WALL_TIME)?.estimate();
-    rate_of(r.throughput, wall)
+    rate_of(r.recording.throughput, wall)
 }
 
 /// The rate of the declared work `throughput` at the wall-time headline

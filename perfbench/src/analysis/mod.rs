@@ -13,8 +13,6 @@ pub mod recording;
 pub mod standings;
 
 use crate::counter::event::{Scale, Unit};
-use crate::counter::group::ReadPath;
-use crate::measure::{Method, Throughput};
 use crate::stats::{
     analyze_metric, linear_fit, median_of_sorted, rate, theil_sen, Bootstrap, Estimate,
     RoundEstimates, Statistics,
@@ -73,15 +71,13 @@ impl Metric {
     }
 }
 
-/// The analysed result of one benchmark.
+/// The figures analysis computes from one benchmark's [`Recording`], and
+/// nothing else: what was measured and how (its id, samples and
+/// iterations, throughput, group, threads, method, read path, samples
+/// multiplexed or left out) stays in the recording, and outputs read both
+/// through a [`ResultView`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct BenchResult {
-    /// The benchmark's id.
-    pub id: String,
-    /// Number of samples.
-    pub samples: usize,
-    /// Iterations over all samples.
-    pub iterations: u64,
     /// Wall time first, then one metric per event in the order given.
     pub metrics: Vec<Metric>,
     /// Ratios of metrics where their inputs were measured: `IPC`,
@@ -90,32 +86,12 @@ pub struct BenchResult {
     /// of the headlines as shown, so less the cost of measuring where
     /// `--subtract-overhead` took it off.
     pub derived: Vec<(String, f64)>,
-    /// Samples in which the kernel multiplexed the group (`time_running <
-    /// time_enabled`); their counts are not scaled.
-    pub multiplexed_samples: usize,
-    /// In per-iteration mode, iterations the kernel disturbed and that were
-    /// left out ([`Recording::left_out`]).
-    pub left_out: usize,
     /// Wall time (times the threads) over task-clock where the threads were
     /// clearly off the CPU ([`notes::off_cpu_ratio`]).
     pub off_cpu_ratio: Option<f64>,
-    /// The throughput the benchmark declared.
-    pub throughput: Option<Throughput>,
-    /// Its group, name and argument there, where it has a group.
-    pub membership: Option<standings::Membership>,
-    /// In per-iteration mode, how the counters were read around each
-    /// iteration; `None` in batch mode.
-    pub read_path: Option<ReadPath>,
-    /// The events measured together, one pass per group, where they did not
-    /// fit one group; empty otherwise.
-    pub groups: Vec<Vec<String>>,
     /// The measurement's own cost per iteration and the raw estimate, per
     /// metric; with `--subtract-overhead` it was taken off `metrics`.
     pub overhead: Vec<Overhead>,
-    /// The threads the routine ran on at once ([`Recording::threads`]).
-    pub threads: usize,
-    /// The `Bencher` method that measured it ([`Recording::method`]).
-    pub method: Method,
 }
 
 /// One benchmark's run, analysed and compared: what every output is fed.
@@ -131,33 +107,63 @@ pub struct Analysed {
     pub baseline: Option<Recording>,
 }
 
+impl Analysed {
+    /// `recording` analysed ([`analyze`]), compared with nothing yet.
+    pub fn of(recording: Recording, calibration: &Calibration) -> Analysed {
+        Analysed {
+            result: analyze(&recording, calibration),
+            recording,
+            comparison: None,
+            baseline: None,
+        }
+    }
+
+    /// The figures with the recording they came from, as outputs read them.
+    pub fn view(&self) -> ResultView<'_> {
+        ResultView::new(&self.recording, &self.result)
+    }
+}
+
+/// One benchmark's figures and the recording they were computed from,
+/// borrowed: what outputs read, so that nothing measured is copied into
+/// the figures. The figures read as its own fields (`view.metrics`), what
+/// was measured and how through `view.recording` (`view.recording.id`).
+#[derive(Clone, Copy, Debug)]
+pub struct ResultView<'a> {
+    /// The samples as measured, with the benchmark's id and how it ran.
+    pub recording: &'a Recording,
+    /// The figures analysis computed from them (or some of them, where an
+    /// output leaves metrics out).
+    pub result: &'a BenchResult,
+}
+
+impl<'a> ResultView<'a> {
+    /// The view of `result`, computed from `recording`.
+    pub fn new(recording: &'a Recording, result: &'a BenchResult) -> ResultView<'a> {
+        ResultView { recording, result }
+    }
+}
+
+impl std::ops::Deref for ResultView<'_> {
+    type Target = BenchResult;
+
+    fn deref(&self) -> &BenchResult {
+        self.result
+    }
+}
+
 /// Analyses `recording`, with the measurement's own cost recorded (and
 /// taken off where `calibration` says so).
 pub fn analyze(recording: &Recording, calibration: &Calibration) -> BenchResult {
     let metrics = metrics_of(recording);
     let off_cpu_ratio = notes::off_cpu_ratio(&metrics, recording.threads);
     let mut result = BenchResult {
-        id: recording.id.clone(),
-        samples: recording.iterations.len(),
-        // Saturating: a stored file's counts are not to overflow it.
-        iterations: recording
-            .iterations
-            .iter()
-            .fold(0, |all, &n| all.saturating_add(n)),
         derived: Vec::new(),
         metrics,
-        multiplexed_samples: recording.multiplexed_samples,
-        left_out: recording.left_out,
         off_cpu_ratio,
-        throughput: recording.throughput,
-        membership: recording.membership.clone(),
-        read_path: recording.read_path,
-        groups: recording.groups.clone(),
         overhead: Vec::new(),
-        threads: recording.threads,
-        method: recording.method,
     };
-    overhead::apply(&mut result, calibration);
+    overhead::apply(&mut result, calibration, recording.threads);
     for m in &mut result.metrics {
         never_negative(m);
     }
@@ -260,7 +266,7 @@ pub fn derived_value(result: &BenchResult, key: impl Into<MetricKey>) -> Option<
 /// Results made by hand, for the tests of the outputs.
 #[cfg(test)]
 pub(crate) mod test_support {
-    use super::{BenchResult, Metric};
+    use super::{Analysed, BenchResult, Metric, Recording};
     use crate::counter::event::Unit;
     use crate::stats::{analyze_metric, Bootstrap, Estimate, Interval, RoundEstimates};
 
@@ -272,13 +278,20 @@ pub(crate) mod test_support {
         }
     }
 
-    /// A result of 10 samples whose metrics `(name, unit, v)` lie on an
-    /// exact line through the origin: every figure of a metric is its `v`.
-    pub(crate) fn exact_result(id: &str, metrics: &[(&str, Unit, f64)]) -> BenchResult {
-        BenchResult {
-            id: id.into(),
-            samples: 10,
-            iterations: 550,
+    /// A benchmark `id` of 10 samples (10 to 100 iterations, 550 in all)
+    /// whose metrics `(name, unit, v)` lie on an exact line through the
+    /// origin: every figure of a metric is its `v`. Its recording holds
+    /// the id and the samples' iterations, and measured nothing else.
+    pub(crate) fn exact_result(id: &str, metrics: &[(&str, Unit, f64)]) -> Analysed {
+        let iterations: Vec<u64> = (1..=10).map(|i| 10 * i).collect();
+        let rounds = vec![0; iterations.len()];
+        let recording = Recording::stored(
+            id.into(),
+            Default::default(),
+            (iterations, rounds),
+            Vec::new(),
+        );
+        let result = BenchResult {
             metrics: metrics
                 .iter()
                 .map(|&(n, unit, v)| Metric {
@@ -298,16 +311,14 @@ pub(crate) mod test_support {
                 })
                 .collect(),
             derived: Vec::new(),
-            multiplexed_samples: 0,
-            left_out: 0,
             off_cpu_ratio: None,
-            throughput: None,
-            membership: None,
-            read_path: None,
-            groups: Vec::new(),
             overhead: Vec::new(),
-            threads: 1,
-            method: crate::measure::Method::Iter,
+        };
+        Analysed {
+            recording,
+            result,
+            comparison: None,
+            baseline: None,
         }
     }
 }

@@ -1,7 +1,7 @@
 //! What a reader must know to trust a result, in words every output shows
 //! the same way.
 
-use super::{BenchResult, Fit, Metric, MetricKey};
+use super::{Fit, Metric, MetricKey, Recording, ResultView};
 
 /// Wall time beyond this multiple of task-clock, with both intervals
 /// agreeing, means the thread was off the CPU for a good part of the time.
@@ -89,11 +89,11 @@ pub fn thousands(v: f64) -> String {
 /// so they undercount. The group was made to fit the PMU alone, so another
 /// user of the counters took some (a pinned event, another perf session,
 /// the NMI watchdog), or the PMU holds fewer than the kernel accepted.
-pub fn multiplexed_warning(r: &BenchResult) -> Option<String> {
-    if r.multiplexed_samples == 0 || r.multiplexed_samples < r.samples {
+pub fn multiplexed_warning(run: &Recording) -> Option<String> {
+    if run.multiplexed_samples == 0 || run.multiplexed_samples < run.samples() {
         return None;
     }
-    let noun = if r.read_path.is_some() {
+    let noun = if run.read_path.is_some() {
         "iteration"
     } else {
         "sample"
@@ -103,47 +103,48 @@ pub fn multiplexed_warning(r: &BenchResult) -> Option<String> {
          the time they were on the PMU and undercount (not scaled); measure fewer events at once \
          (`--events` naming fewer), or free the counters something else holds (another perf \
          session, the NMI watchdog: `sysctl kernel.nmi_watchdog=0`)",
-        r.id,
-        count(r.multiplexed_samples, noun)
+        run.id,
+        count(run.multiplexed_samples, noun)
     ))
 }
 
 /// The caveats of `r`, one sentence each: what an iteration is on several
 /// threads, counters multiplexed, samples that no line fits, a thread off
 /// the CPU.
-pub fn notes(r: &BenchResult) -> Vec<String> {
+pub fn notes(r: ResultView<'_>) -> Vec<String> {
+    let run = r.recording;
     let mut notes = Vec::new();
-    if r.threads > 1 {
+    if run.threads > 1 {
         notes.push(format!(
             "{} threads: an iteration is one call on each of them at once; counts are totals \
              over the threads, wall time is the iteration's",
-            r.threads
+            run.threads
         ));
     }
-    if r.multiplexed_samples > 0 {
+    if run.multiplexed_samples > 0 {
         notes.push(format!(
             "the kernel multiplexed the counters in {} of {}; counts are not scaled",
-            r.multiplexed_samples,
-            count(r.samples, "sample")
+            run.multiplexed_samples,
+            count(run.samples(), "sample")
         ));
     }
-    if r.left_out > 0 {
+    if run.left_out > 0 {
         // Per-iteration mode leaves out iterations, batch mode samples.
-        let (what, noun) = match r.read_path {
+        let (what, noun) = match run.read_path {
             Some(_) => ("multiplexed or rescheduled", "iteration"),
             None => ("multiplexed", "sample"),
         };
         notes.push(format!(
             "the kernel {what} the counters during {} of {}; they are left out",
-            r.left_out,
-            count(r.samples + r.left_out, noun)
+            run.left_out,
+            count(run.samples() + run.left_out, noun)
         ));
     }
-    if r.samples < 3 && r.metrics.iter().all(|m| m.rounds.rounds.len() < 2) {
+    if run.samples() < 3 && r.metrics.iter().all(|m| m.rounds.rounds.len() < 2) {
         notes.push(format!(
             "{} in one round: too few to show the spread, so the intervals say little; \
              more samples (--sample-count) or time (--measurement-time) tell more",
-            count(r.samples, "sample")
+            count(run.samples(), "sample")
         ));
     }
     notes.extend(fit_notes(r));
@@ -152,7 +153,7 @@ pub fn notes(r: &BenchResult) -> Vec<String> {
 
 /// The caveats of `r`'s fits: samples far off a line, a thread off the
 /// CPU.
-fn fit_notes(r: &BenchResult) -> Vec<String> {
+fn fit_notes(r: ResultView<'_>) -> Vec<String> {
     let mut notes = Vec::new();
     let poor: Vec<String> = r
         .metrics
@@ -170,7 +171,7 @@ fn fit_notes(r: &BenchResult) -> Vec<String> {
         ));
     }
     if let Some(ratio) = r.off_cpu_ratio {
-        notes.push(match r.threads {
+        notes.push(match r.recording.threads {
             1 => format!(
                 "wall time is {ratio:.1}× task-clock: the thread was off the CPU for part of \
                  each iteration, because the CPU was shared or the routine waits (sleep, I/O, \
@@ -196,44 +197,44 @@ mod tests {
     #[test]
     fn one_or_two_samples_in_one_round_are_said_to_be_too_few() {
         let mut r = exact_result("slow", &[("instructions", Unit::Count, 7.0)]);
-        r.samples = 2;
+        r.recording.iterations = vec![10, 20];
         assert_eq!(
-            notes(&r),
+            notes(r.view()),
             [
                 "2 samples in one round: too few to show the spread, so the intervals say \
               little; more samples (--sample-count) or time (--measurement-time) tell more"
             ]
         );
-        r.samples = 3;
-        assert!(notes(&r).is_empty());
+        r.recording.iterations = vec![10, 20, 30];
+        assert!(notes(r.view()).is_empty());
         // Rounds give the interval, however few samples each has.
-        r.samples = 2;
-        r.metrics[0].rounds.rounds = vec![7.0, 7.0];
-        assert!(notes(&r).is_empty());
+        r.recording.iterations = vec![10, 20];
+        r.result.metrics[0].rounds.rounds = vec![7.0, 7.0];
+        assert!(notes(r.view()).is_empty());
     }
 
     #[test]
     fn left_out_and_kept_disturbed_iterations_are_told_apart() {
         let mut r = exact_result("spin", &[("instructions", Unit::Count, 2129.0)]);
-        assert!(notes(&r).is_empty());
-        r.left_out = 3;
+        assert!(notes(r.view()).is_empty());
+        r.recording.left_out = 3;
         assert_eq!(
-            notes(&r),
+            notes(r.view()),
             ["the kernel multiplexed the counters during 3 of 13 samples; they are left out"]
         );
-        r.read_path = Some(ReadPath::Rdpmc);
+        r.recording.read_path = Some(ReadPath::Rdpmc);
         assert_eq!(
-            notes(&r),
+            notes(r.view()),
             [
                 "the kernel multiplexed or rescheduled the counters during 3 of 13 iterations; \
               they are left out"
             ]
         );
-        r.read_path = None;
-        r.left_out = 0;
-        r.multiplexed_samples = 10;
+        r.recording.read_path = None;
+        r.recording.left_out = 0;
+        r.recording.multiplexed_samples = 10;
         assert_eq!(
-            notes(&r),
+            notes(r.view()),
             ["the kernel multiplexed the counters in 10 of 10 samples; counts are not scaled"]
         );
     }
@@ -245,13 +246,17 @@ mod tests {
             ("task-clock", Unit::Nanoseconds, 200.0),
         ];
         let mut r = exact_result("spin/threads=4", &metrics);
-        assert_eq!(off_cpu_ratio(&r.metrics, 1), None, "on the CPU throughout");
-        // 4 threads busy for 100 ns each would count 400 ns of task-clock.
-        assert_eq!(off_cpu_ratio(&r.metrics, 4), Some(2.0));
-        r.threads = 4;
-        r.off_cpu_ratio = Some(2.0);
         assert_eq!(
-            notes(&r),
+            off_cpu_ratio(&r.result.metrics, 1),
+            None,
+            "on the CPU throughout"
+        );
+        // 4 threads busy for 100 ns each would count 400 ns of task-clock.
+        assert_eq!(off_cpu_ratio(&r.result.metrics, 4), Some(2.0));
+        r.recording.threads = 4;
+        r.result.off_cpu_ratio = Some(2.0);
+        assert_eq!(
+            notes(r.view()),
             [
                 "4 threads: an iteration is one call on each of them at once; counts are totals \
                  over the threads, wall time is the iteration's",

@@ -156,12 +156,12 @@ pub fn less(x: Estimate, c: Estimate) -> Estimate {
 /// [`Calibration::subtracts`]) takes it off every location statistic,
 /// keeping the raw headline.
 ///
-/// Calibration runs one thread. On several (`threads`), each runs the loop
+/// Calibration runs one thread. On several (`threads`, the recording's),
+/// each runs the loop
 /// around the routine: the counts, totals over the threads, carry its cost
 /// once per thread, while the wall time carries it once, the threads
 /// looping at the same time (where each has a CPU of its own).
-pub(crate) fn apply(result: &mut BenchResult, calibration: &Calibration) {
-    let threads = result.threads;
+pub(crate) fn apply(result: &mut BenchResult, calibration: &Calibration, threads: usize) {
     for m in &mut result.metrics {
         let Some((_, empty)) = calibration.empty.iter().find(|(n, _)| *n == m.name) else {
             continue;
@@ -227,9 +227,14 @@ impl Calibration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::test_support::{estimate, exact_result};
+    use crate::analysis::test_support::{self, estimate};
     use crate::counter::event::Unit;
     use crate::stats::{analyze_metric, Bootstrap};
+
+    /// The figures of [`test_support::exact_result`].
+    fn exact_result(id: &str, metrics: &[(&str, Unit, f64)]) -> BenchResult {
+        test_support::exact_result(id, metrics).result
+    }
 
     #[test]
     fn subtracting_widens_by_the_cost_s_interval_and_clips_nothing() {
@@ -277,7 +282,7 @@ mod tests {
             .collect();
         assert_eq!(per_iteration, [("wall-time", 4.0), ("page-faults", 0.0)]);
         let mut r = exact_result("x", &[("wall-time", Unit::Nanoseconds, 10.0)]);
-        apply(&mut r, &c);
+        apply(&mut r, &c, 1);
         let s = &r.metrics[0].stats;
         assert_eq!(
             (s.slope.point, s.mean.point, s.median.point, s.min),
@@ -292,7 +297,11 @@ mod tests {
             }]
         );
         let mut kept = exact_result("x", &[("wall-time", Unit::Nanoseconds, 10.0)]);
-        apply(&mut kept, &Calibration::exact(&[("wall-time", 4)], false));
+        apply(
+            &mut kept,
+            &Calibration::exact(&[("wall-time", 4)], false),
+            1,
+        );
         assert_eq!(
             kept.metrics[0].stats.slope.point, 10.0,
             "recorded, not subtracted"
@@ -310,8 +319,7 @@ mod tests {
                 ("instructions", Unit::Count, 100.0),
             ],
         );
-        r.threads = 3;
-        apply(&mut r, &c);
+        apply(&mut r, &c, 3);
         let taken: Vec<(&str, f64)> = r
             .overhead
             .iter()
@@ -336,7 +344,7 @@ mod tests {
             method: Method::Iter,
         };
         let mut r = exact_result("x", &[("wall-time", Unit::Nanoseconds, 100.0)]);
-        apply(&mut r, &c);
+        apply(&mut r, &c, 1);
         let s = &r.metrics[0].stats;
         assert_eq!(s.mean.point, 82.5);
         assert_eq!(s.slope.point, 82.5);
@@ -368,7 +376,7 @@ mod tests {
                 ("page-faults", Unit::Count, 16.0),
             ],
         );
-        apply(&mut r, &c);
+        apply(&mut r, &c, 1);
         let (wall, faults) = (&r.metrics[0].stats, &r.metrics[1].stats);
         assert_eq!((wall.mean.point, wall.median.point), (82.5, 90.0));
         assert_eq!((faults.mean.point, faults.median.point), (16.0, 16.0));

@@ -232,6 +232,19 @@ impl Recording {
         }
     }
 
+    /// How many samples it kept.
+    pub fn samples(&self) -> usize {
+        self.iterations.len()
+    }
+
+    /// The iterations of all samples kept; saturating, so that a stored
+    /// file's counts cannot overflow it.
+    pub fn total_iterations(&self) -> u64 {
+        self.iterations
+            .iter()
+            .fold(0, |all, &n| all.saturating_add(n))
+    }
+
     /// How many rounds the samples were taken in.
     pub fn round_count(&self) -> usize {
         stats::round_count(&self.rounds)

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::BenchResult;
+use super::Analysed;
 use crate::stats::Estimate;
 
 /// Where a benchmark stands among the others of its group.
@@ -54,8 +54,9 @@ pub struct Standing {
     pub members: Vec<(String, Vec<Cell>)>,
 }
 
-/// What a standing needs of a benchmark: its group and its headlines. A
-/// `BenchResult` has them, and so has the report's summary of a stored run.
+/// What a standing needs of a benchmark: its group and its headlines. An
+/// [`Analysed`] benchmark has them, and so has the report's summary of a
+/// stored run.
 pub trait Standee {
     /// Its group, member and argument, where it has a group.
     fn membership(&self) -> Option<&Membership>;
@@ -70,24 +71,29 @@ pub trait Standee {
     }
 }
 
-impl Standee for BenchResult {
+impl Standee for Analysed {
     fn membership(&self) -> Option<&Membership> {
-        self.membership.as_ref()
+        self.recording.membership.as_ref()
     }
 
     fn headline(&self, name: &str) -> Option<Estimate> {
-        self.metrics
+        self.result
+            .metrics
             .iter()
             .find(|m| m.name == name)
             .map(|m| *m.estimate())
     }
 
     fn metric_names(&self) -> Vec<&str> {
-        self.metrics.iter().map(|m| m.name.as_str()).collect()
+        self.result
+            .metrics
+            .iter()
+            .map(|m| m.name.as_str())
+            .collect()
     }
 
     fn quiet(&self, name: &str) -> bool {
-        let metric = self.metrics.iter().find(|m| m.name == name);
+        let metric = self.result.metrics.iter().find(|m| m.name == name);
         metric.is_some_and(|m| super::quiet::is_quiet(m.unit, m.estimate()))
     }
 }
@@ -172,7 +178,7 @@ fn cell(e: &Estimate, best: &Estimate) -> Cell {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::analysis::{analyze, Calibration, Recording, Series};
+    use crate::analysis::{Calibration, Recording, Series};
     use crate::counter::event::Unit;
 
     /// The recording of a member whose iterations take exactly `ns`
@@ -215,9 +221,9 @@ pub(crate) mod tests {
         recording
     }
 
-    /// [`recording`]'s result.
-    fn member(group: &str, name: &str, arg: Option<&str>, costs: (u64, u64)) -> BenchResult {
-        analyze(&recording(group, name, arg, costs), &Calibration::default())
+    /// [`recording`], analysed.
+    fn member(group: &str, name: &str, arg: Option<&str>, costs: (u64, u64)) -> Analysed {
+        Analysed::of(recording(group, name, arg, costs), &Calibration::default())
     }
 
     #[test]
@@ -229,7 +235,7 @@ pub(crate) mod tests {
             member("sort", "radix", Some("1000"), (400, 4)),
             member("hash", "alone", None, (10, 0)),
         ];
-        let refs: Vec<&BenchResult> = all.iter().collect();
+        let refs: Vec<&Analysed> = all.iter().collect();
         let s = standings(&refs);
         assert_eq!(s.len(), 2, "a group of one has no standing");
         assert_eq!(

@@ -6,12 +6,12 @@ use super::*;
 use crate::counter::event::{parse_list, Event};
 use crate::counter::group::Counts;
 use crate::measure::environment::Environment;
-use crate::measure::{Measurement, Sample};
+use crate::measure::{Measurement, Sample, Throughput};
 use crate::stats::{linear_fit, Interval};
 
-fn analyze_m(id: &str, events: &[Event], m: &Measurement) -> BenchResult {
+fn analyze_m(id: &str, events: &[Event], m: &Measurement) -> Analysed {
     let recording = Recording::new(id, events, m, Environment::default());
-    analyze(&recording, &Calibration::default())
+    Analysed::of(recording, &Calibration::default())
 }
 
 fn sample(iterations: u64, wall_ns: u64, values: Vec<u64>, running: u64) -> Sample {
@@ -37,12 +37,12 @@ fn metrics_follow_the_events_and_ipc_divides_instructions_by_cycles() {
         throughput: None,
     };
     let r = analyze_m("x", &events, &m);
-    let names: Vec<_> = r.metrics.iter().map(|m| m.name.as_str()).collect();
+    let names: Vec<_> = r.result.metrics.iter().map(|m| m.name.as_str()).collect();
     assert_eq!(names, ["wall-time", "instructions", "cycles"]);
-    assert_eq!(r.metrics[1].stats.slope.point, 30.0);
-    assert_eq!(derived_value(&r, "IPC"), Some(1.5));
-    assert_eq!(r.iterations, 3);
-    assert_eq!(r.multiplexed_samples, 0);
+    assert_eq!(r.result.metrics[1].stats.slope.point, 30.0);
+    assert_eq!(derived_value(&r.result, "IPC"), Some(1.5));
+    assert_eq!(r.recording.total_iterations(), 3);
+    assert_eq!(r.recording.multiplexed_samples, 0);
 }
 
 /// 20 linear samples of 1..=20 iterations, 7 instructions and
@@ -80,16 +80,23 @@ fn multiplexed_samples_are_left_out_of_the_fit_and_counted() {
     }
     let r = analyze_m("x", &events, &m);
     let others = analyze_m("x", &events, &without(&m, |i| i % 5 == 0));
-    for (with, alone) in r.metrics.iter().zip(&others.metrics) {
+    for (with, alone) in r.result.metrics.iter().zip(&others.result.metrics) {
         assert_eq!(with, alone, "{}", with.name);
     }
-    assert_eq!((r.samples, r.left_out, r.multiplexed_samples), (16, 4, 0));
-    assert_eq!(r.iterations, 210 - (5 + 10 + 15 + 20));
     assert_eq!(
-        notes::notes(&r),
+        (
+            r.recording.samples(),
+            r.recording.left_out,
+            r.recording.multiplexed_samples
+        ),
+        (16, 4, 0)
+    );
+    assert_eq!(r.recording.total_iterations(), 210 - (5 + 10 + 15 + 20));
+    assert_eq!(
+        notes::notes(r.view()),
         ["the kernel multiplexed the counters during 4 of 20 samples; they are left out"]
     );
-    assert_eq!(notes::multiplexed_warning(&r), None);
+    assert_eq!(notes::multiplexed_warning(&r.recording), None);
 }
 
 #[test]
@@ -99,15 +106,22 @@ fn every_sample_multiplexed_is_kept_unscaled_and_warned_of() {
     // not doubled.
     let m = noisy(|_| 50);
     let r = analyze_m("spin", &events, &m);
-    assert_eq!((r.samples, r.left_out, r.multiplexed_samples), (20, 0, 20));
+    assert_eq!(
+        (
+            r.recording.samples(),
+            r.recording.left_out,
+            r.recording.multiplexed_samples
+        ),
+        (20, 0, 20)
+    );
     let x: Vec<u64> = (1..=20).collect();
     let y: Vec<u64> = m.samples.iter().map(|s| s.counts.values[0]).collect();
-    assert_eq!(r.metrics[1].estimate().point, linear_fit(&x, &y).0);
+    assert_eq!(r.result.metrics[1].estimate().point, linear_fit(&x, &y).0);
     assert_eq!(
-        notes::notes(&r),
+        notes::notes(r.view()),
         ["the kernel multiplexed the counters in 20 of 20 samples; counts are not scaled"]
     );
-    let warning = notes::multiplexed_warning(&r).expect("a warning");
+    let warning = notes::multiplexed_warning(&r.recording).expect("a warning");
     assert!(
         warning
             .starts_with("spin: the kernel multiplexed the counters in every sample (20 samples)")
@@ -271,11 +285,11 @@ fn miss_rates_and_per_byte_figures() {
         throughput: Some(Throughput::Bytes(8)),
     };
     let r = analyze_m("x", &events, &m);
-    assert_eq!(derived_value(&r, "branch-miss rate"), Some(0.05));
-    assert_eq!(derived_value(&r, "cache-miss rate"), Some(0.1));
-    assert_eq!(derived_value(&r, "IPC"), None);
-    assert_eq!(derived_value(&r, "wall-time/byte"), Some(5.0));
-    assert_eq!(derived_value(&r, "branches/byte"), Some(25.0));
+    assert_eq!(derived_value(&r.result, "branch-miss rate"), Some(0.05));
+    assert_eq!(derived_value(&r.result, "cache-miss rate"), Some(0.1));
+    assert_eq!(derived_value(&r.result, "IPC"), None);
+    assert_eq!(derived_value(&r.result, "wall-time/byte"), Some(5.0));
+    assert_eq!(derived_value(&r.result, "branches/byte"), Some(25.0));
 }
 
 #[test]
@@ -306,13 +320,13 @@ fn throughput_per_second_turns_wall_time_and_its_interval_over() {
             ("page-faults", Unit::Count, 2.0),
         ],
     );
-    assert_eq!(derived::rate(&r), None, "no throughput declared");
-    r.throughput = Some(Throughput::Bytes(4096));
-    r.metrics[0].stats.slope.ci = Interval {
+    assert_eq!(derived::rate(r.view()), None, "no throughput declared");
+    r.recording.throughput = Some(Throughput::Bytes(4096));
+    r.result.metrics[0].stats.slope.ci = Interval {
         low: 320.0,
         high: 512.0,
     };
-    let rate = derived::rate(&r).unwrap();
+    let rate = derived::rate(r.view()).unwrap();
     assert_eq!(rate.work, Throughput::Bytes(4096));
     let per_second = Estimate {
         point: 10.24e9,
@@ -324,14 +338,14 @@ fn throughput_per_second_turns_wall_time_and_its_interval_over() {
     assert_eq!(rate.per_second, per_second);
     // Taken to zero or below by the cost of measuring: no upper bound,
     // or no rate at all.
-    r.metrics[0].stats.slope.ci.low = -5.0;
-    let high = derived::rate(&r).unwrap().per_second.ci.high;
+    r.result.metrics[0].stats.slope.ci.low = -5.0;
+    let high = derived::rate(r.view()).unwrap().per_second.ci.high;
     assert_eq!(high, f64::INFINITY);
-    r.metrics[0].stats.slope.point = 0.0;
-    assert_eq!(derived::rate(&r), None);
-    r.metrics[0].stats.slope.point = 400.0;
-    r.throughput = Some(Throughput::Elements(0));
-    assert_eq!(derived::rate(&r), None, "no work declared");
+    r.result.metrics[0].stats.slope.point = 0.0;
+    assert_eq!(derived::rate(r.view()), None);
+    r.result.metrics[0].stats.slope.point = 400.0;
+    r.recording.throughput = Some(Throughput::Elements(0));
+    assert_eq!(derived::rate(r.view()), None, "no work declared");
 }
 
 #[test]
@@ -341,7 +355,7 @@ fn no_ipc_without_both_events_or_across_privilege_levels() {
         throughput: None,
     };
     let r = analyze_m("x", &parse_list("instructions:u,cycles:uk").unwrap(), &m);
-    assert_eq!(derived_value(&r, "IPC"), None);
+    assert_eq!(derived_value(&r.result, "IPC"), None);
     let r = analyze_m("x", &parse_list("instructions,branches").unwrap(), &m);
-    assert!(r.derived.is_empty());
+    assert!(r.result.derived.is_empty());
 }

@@ -18,7 +18,7 @@ use serde::Serialize;
 use super::bmf::throughput_measure;
 use super::destination::Destination;
 use crate::analysis::derived::rate;
-use crate::analysis::{Analysed, BenchResult, MetricKey, WALL_TIME};
+use crate::analysis::{Analysed, MetricKey, ResultView, WALL_TIME};
 use crate::measure::environment::Environment;
 use crate::stats::Estimate;
 use crate::store::StoreError;
@@ -50,11 +50,14 @@ pub struct ActionEntry {
 
 /// The entries of one benchmark measured in the run of `env`, for the
 /// tool `better` names.
-pub fn entries(r: &BenchResult, env: &Environment, better: Better) -> Vec<ActionEntry> {
+pub fn entries(r: ResultView<'_>, env: &Environment, better: Better) -> Vec<ActionEntry> {
     let run = run_lines(env);
     let entry = |metric: &str, unit: String, e: &Estimate, estimator: &str| {
         let interval = format!("[{}, {}]", short(e.ci.low), short(e.ci.high));
-        let extra = format!("{estimator} {interval}, {} samples{run}", r.samples);
+        let extra = format!(
+            "{estimator} {interval}, {} samples{run}",
+            r.recording.samples()
+        );
         let (name, value, range) = (chart_name(r, metric), e.point, Some(interval));
         ActionEntry {
             name,
@@ -78,7 +81,10 @@ pub fn entries(r: &BenchResult, env: &Environment, better: Better) -> Vec<Action
         if name.contains('/') || bigger != (better == Better::Bigger) {
             continue;
         }
-        let extra = format!("ratio of the estimates, {} samples{run}", r.samples);
+        let extra = format!(
+            "ratio of the estimates, {} samples{run}",
+            r.recording.samples()
+        );
         let (name, unit, value) = (chart_name(r, name), "ratio".into(), *value);
         out.push(ActionEntry {
             name,
@@ -102,10 +108,10 @@ pub fn entries(r: &BenchResult, env: &Environment, better: Better) -> Vec<Action
 /// share a name: ids are unique, a name ending in `)` is never a bare id,
 /// and `id (metric)` is one id's only where no metric name holds ` (`
 /// (event specs, derived names and rates hold none).
-fn chart_name(r: &BenchResult, metric: &str) -> String {
+fn chart_name(r: ResultView<'_>, metric: &str) -> String {
     match metric {
-        WALL_TIME if !r.id.ends_with(')') => r.id.clone(),
-        metric => format!("{} ({metric})", r.id),
+        WALL_TIME if !r.recording.id.ends_with(')') => r.recording.id.clone(),
+        metric => format!("{} ({metric})", r.recording.id),
     }
 }
 
@@ -163,7 +169,7 @@ impl ActionSink {
 
     /// Adds one benchmark's entries.
     pub fn benchmark(&mut self, a: &Analysed) {
-        let more = entries(&a.result, &self.environment, self.better);
+        let more = entries(a.view(), &self.environment, self.better);
         self.entries.extend(more);
     }
 
@@ -183,7 +189,7 @@ mod tests {
     use crate::counter::event::Unit;
     use crate::measure::Throughput;
 
-    fn result() -> BenchResult {
+    fn result() -> Analysed {
         let mut r = exact_result(
             "copy/64",
             &[
@@ -191,8 +197,8 @@ mod tests {
                 ("instructions", Unit::Count, 100.0),
             ],
         );
-        r.throughput = Some(Throughput::Bytes(64));
-        r.derived = vec![
+        r.recording.throughput = Some(Throughput::Bytes(64));
+        r.result.derived = vec![
             ("IPC".into(), 2.5),
             ("branch-miss rate".into(), 0.125),
             ("wall-time/byte".into(), 0.5),
@@ -210,7 +216,7 @@ mod tests {
             started: Some("2026-11-25T22:41:07Z".into()),
             ..Environment::default()
         };
-        let text = serde_json::to_string_pretty(&entries(&result(), &env, Better::Smaller));
+        let text = serde_json::to_string_pretty(&entries(result().view(), &env, Better::Smaller));
         let run = "\\ncommit 0123456789abcdef0123456789abcdef01234567 (dirty) on main\
                    \\nhost 00ff00ff00ff00ff\\nstarted 2026-11-25T22:41:07Z";
         let expected = format!(
@@ -242,7 +248,7 @@ mod tests {
 
     #[test]
     fn the_bigger_array_has_the_throughput_and_ipc_only() {
-        let got = entries(&result(), &Environment::default(), Better::Bigger);
+        let got = entries(result().view(), &Environment::default(), Better::Bigger);
         let names: Vec<(&str, &str, f64)> = got
             .iter()
             .map(|e| (e.name.as_str(), e.unit.as_str(), e.value))
@@ -268,7 +274,7 @@ mod tests {
         for id in ["evil/a", "evil/a (task-clock)", "evil/b (x)(y)", "evil/c)"] {
             let r = exact_result(id, &metrics);
             names.extend(
-                entries(&r, &env, Better::Smaller)
+                entries(r.view(), &env, Better::Smaller)
                     .into_iter()
                     .map(|e| e.name),
             );

@@ -4,7 +4,7 @@
 //! and cut the name at its first space.
 
 use super::format::{printable, thousands};
-use crate::analysis::BenchResult;
+use crate::analysis::ResultView;
 
 /// How many ids with white space the warning names before `and N more`.
 const NAMED: usize = 3;
@@ -14,11 +14,11 @@ const NAMED: usize = 3;
 /// with the spread of the samples' per-iteration times. Nothing follows:
 /// libtest's ` = N MB/s` after a declared throughput made both parsers
 /// drop the line, so the rate is left to the table, JSON and report.
-pub fn bencher_line(r: &BenchResult) -> String {
+pub fn bencher_line(r: ResultView<'_>) -> String {
     let wall = &r.metrics[0];
     format!(
         "test {} ... bench: {:>11} ns/iter (+/- {})",
-        printable(&r.id),
+        printable(&r.recording.id),
         thousands(wall.estimate().point),
         thousands(wall.stats.max - wall.stats.min)
     )
@@ -59,10 +59,10 @@ mod tests {
     fn a_line_ends_at_the_spread_with_or_without_a_throughput() {
         let mut r = exact_result("x", &[("wall-time", Unit::Nanoseconds, 4000.0)]);
         let plain = "test x ... bench:       4,000 ns/iter (+/- 0)";
-        assert_eq!(bencher_line(&r), plain);
+        assert_eq!(bencher_line(r.view()), plain);
         for declared in [Throughput::Bytes(10_000), Throughput::Elements(3)] {
-            r.throughput = Some(declared);
-            assert_eq!(bencher_line(&r), plain);
+            r.recording.throughput = Some(declared);
+            assert_eq!(bencher_line(r.view()), plain);
         }
     }
 
@@ -86,7 +86,7 @@ mod tests {
     fn an_id_with_a_line_break_and_one_with_a_written_one_print_apart() {
         let line = |id: &str| {
             let r = exact_result(id, &[("wall-time", Unit::Nanoseconds, 5.0)]);
-            bencher_line(&r)
+            bencher_line(r.view())
         };
         assert_eq!(
             line("a\nb"),

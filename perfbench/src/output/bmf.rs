@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::destination::Destination;
 use crate::analysis::derived::{declared_work, rate};
-use crate::analysis::{Analysed, BenchResult, MetricKey, WALL_TIME};
+use crate::analysis::{Analysed, MetricKey, ResultView, WALL_TIME};
 use crate::measure::Throughput;
 use crate::stats::Estimate;
 use crate::store::StoreError;
@@ -60,7 +60,7 @@ pub fn throughput_measure(work: Throughput) -> String {
 }
 
 /// Every measure of one benchmark, by name.
-pub fn measures(r: &BenchResult) -> BTreeMap<String, BmfMetric> {
+pub fn measures(r: ResultView<'_>) -> BTreeMap<String, BmfMetric> {
     let mut out = BTreeMap::new();
     for m in &r.metrics {
         let name = if m.name == WALL_TIME {
@@ -73,7 +73,7 @@ pub fn measures(r: &BenchResult) -> BTreeMap<String, BmfMetric> {
         }
     }
     // Per byte or element is each metric over a constant: no news.
-    let work = declared_work(r.throughput);
+    let work = declared_work(r.recording.throughput);
     let per_unit = |name: &str| {
         work.is_some_and(|w| {
             matches!(MetricKey::named(name), MetricKey::PerUnit { noun, .. } if noun == w.noun())
@@ -115,7 +115,7 @@ impl BmfSink {
     /// Adds one benchmark's measures.
     pub fn benchmark(&mut self, a: &Analysed) {
         self.benchmarks
-            .insert(a.result.id.clone(), measures(&a.result));
+            .insert(a.recording.id.clone(), measures(a.view()));
     }
 
     /// Prints or writes the object.
@@ -147,13 +147,16 @@ mod tests {
                 ("cycles", Unit::Count, 40.0),
             ],
         );
-        r.throughput = Some(Throughput::Bytes(64));
-        r.derived = vec![
+        r.recording.throughput = Some(Throughput::Bytes(64));
+        r.result.derived = vec![
             ("IPC".into(), 2.5),
             ("wall-time/byte".into(), 0.5),
             ("instructions/byte".into(), 1.5625),
         ];
-        let text = render(&BTreeMap::from([("copy/64".to_string(), measures(&r))]));
+        let text = render(&BTreeMap::from([(
+            "copy/64".to_string(),
+            measures(r.view()),
+        )]));
         let expected = r#"{
   "copy/64": {
     "bytes-per-second": {

@@ -12,7 +12,7 @@ use crate::analysis::comparison::{Comparison, Verdict};
 use crate::analysis::derived::rate;
 use crate::analysis::notes::notes;
 use crate::analysis::quiet::is_quiet;
-use crate::analysis::{derived_value, BenchResult, Metric, MetricKey};
+use crate::analysis::{derived_value, BenchResult, Metric, MetricKey, ResultView};
 
 /// The metric a benchmark's block leads with: the one headline rule,
 /// [`MetricKey::headline`] (cycles where counted, else wall time).
@@ -40,16 +40,17 @@ impl Table {
     /// A benchmark's default block: `id  cycles [low estimate high]`
     /// with its change, the other metrics shown, the declared rate, the
     /// other changes and the notes of the metrics visible.
-    pub fn calm_block(&self, r: &BenchResult, comparison: Option<&Comparison>) -> String {
-        let visible = without_quiet(r);
-        let mut lines = vec![self.headline_line(&visible, comparison)];
+    pub fn calm_block(&self, r: ResultView<'_>, comparison: Option<&Comparison>) -> String {
+        let shown = without_quiet(&r);
+        let visible = ResultView::new(r.recording, &shown);
+        let mut lines = vec![self.headline_line(visible, comparison)];
         lines.extend(self.others_line(&visible));
-        lines.extend(self.rate_line(&visible));
+        lines.extend(self.rate_line(visible));
         if let Some(c) = comparison {
-            lines.extend(self.calm_change_line(r, &visible, c));
-            lines.extend(self.paired_line(r, c));
+            lines.extend(self.calm_change_line(&r, &visible, c));
+            lines.extend(self.paired_line(&r, c));
         }
-        for note in notes(&visible) {
+        for note in notes(visible) {
             lines.push(wrap_words(&format!("  note: {note}"), self.width));
         }
         lines.join("\n")
@@ -58,13 +59,13 @@ impl Table {
     /// `id  cycles [low estimate high]  +6.25% [+6.22%, +6.28%] ▲`: an
     /// exact figure without brackets, the change where compared, kept whole
     /// where the line wraps.
-    fn headline_line(&self, visible: &BenchResult, comparison: Option<&Comparison>) -> String {
-        let printed = printable(&visible.id);
+    fn headline_line(&self, visible: ResultView<'_>, comparison: Option<&Comparison>) -> String {
+        let printed = printable(&visible.recording.id);
         let id = match self.color {
             true => format!("\x1b[1m{printed}\x1b[0m"),
             false => printed.to_string(),
         };
-        let Some(m) = headline(visible) else {
+        let Some(m) = headline(&visible) else {
             return id;
         };
         let e = m.estimate();
@@ -101,7 +102,7 @@ impl Table {
     }
 
     /// `  throughput: [low rate high]` where a throughput was declared.
-    fn rate_line(&self, visible: &BenchResult) -> Option<String> {
+    fn rate_line(&self, visible: ResultView<'_>) -> Option<String> {
         let r = rate(visible)?;
         let e = r.per_second;
         let [low, point, high] = [e.ci.low, e.point, e.ci.high].map(|v| format_rate(v, r.work));
@@ -161,6 +162,7 @@ mod tests {
     use super::*;
     use crate::analysis::comparison::{MetricChange, Target};
     use crate::analysis::test_support::exact_result;
+    use crate::analysis::Analysed;
     use crate::counter::event::Unit;
     use crate::output::folded::Folded;
     use crate::stats::{Change, Estimate, Interval};
@@ -168,7 +170,7 @@ mod tests {
     /// A result with wall time, cycles, instructions, no page faults and
     /// `switches` context switches per iteration, its interval a third
     /// of it either side.
-    fn result(id: &str, switches: f64) -> BenchResult {
+    fn result(id: &str, switches: f64) -> Analysed {
         let mut r = exact_result(
             id,
             &[
@@ -179,14 +181,14 @@ mod tests {
                 ("context-switches", Unit::Count, 0.0),
             ],
         );
-        r.metrics[4].stats.slope = Estimate {
+        r.result.metrics[4].stats.slope = Estimate {
             point: switches,
             ci: Interval {
                 low: switches - switches.abs() / 3.0,
                 high: switches + switches.abs() / 3.0,
             },
         };
-        r.derived = vec![("IPC".into(), 2.0)];
+        r.result.derived = vec![("IPC".into(), 2.0)];
         r
     }
 
@@ -214,7 +216,7 @@ mod tests {
 
     #[test]
     fn the_block_leads_with_cycles_and_leaves_quiet_counts_out() {
-        let block = table().calm_block(&result("x", 7.3e-7), None);
+        let block = table().calm_block(result("x", 7.3e-7).view(), None);
         assert_eq!(
             block,
             "x  cycles 2000\n  wall-time 500.0 ns, instructions 4000, IPC 2.00"
@@ -234,7 +236,7 @@ mod tests {
             ]),
             unfair: None,
         };
-        let block = table().calm_block(&r, Some(&c));
+        let block = table().calm_block(r.view(), Some(&c));
         let lines: Vec<&str> = block.lines().collect();
         assert_eq!(lines[0], "x  cycles 2000  +5.00% [+4.00%, +6.00%] ▲");
         assert_eq!(
@@ -243,14 +245,14 @@ mod tests {
         );
         assert!(!block.contains("context-switches"), "{block}");
         c.changes.as_mut().unwrap()[3].verdict = Verdict::Improved;
-        let block = table().calm_block(&r, Some(&c));
+        let block = table().calm_block(r.view(), Some(&c));
         assert!(
             block.contains("context-switches -100.00% [-101.00%, -99.00%] ▼"),
             "{block}"
         );
         assert!(!block.contains("page-faults"), "{block}");
         c.changes.as_mut().unwrap()[3] = change("context-switches", 2.0, Verdict::Regressed);
-        let block = table().calm_block(&r, Some(&c));
+        let block = table().calm_block(r.view(), Some(&c));
         assert!(
             block.contains("context-switches +200.00% [+199.00%, +201.00%] ▲"),
             "{block}"
@@ -266,7 +268,7 @@ mod tests {
         };
         let r = result("branches::sum_large_bytes/sorted", 0.0);
         let t = Table::new(&[], &[], false, 50, false);
-        let block = t.calm_block(&r, Some(&c));
+        let block = t.calm_block(r.view(), Some(&c));
         let lines: Vec<&str> = block.lines().collect();
         assert_eq!(
             lines[0], "branches::sum_large_bytes/sorted  cycles 2000",
@@ -280,15 +282,15 @@ mod tests {
     fn the_folded_line_names_each_quiet_metric_with_its_largest_rate() {
         let mut folded = Folded::default();
         assert_eq!(folded.line(), None);
-        folded.add(&result("a", 7.3e-7));
-        folded.add(&result("b", -2e-7));
-        folded.add(&result("c", 2.3e-8));
+        folded.add(&result("a", 7.3e-7).result);
+        folded.add(&result("b", -2e-7).result);
+        folded.add(&result("c", 2.3e-8).result);
         assert_eq!(
             folded.line().unwrap(),
             "perfbench: rare or zero in every benchmark (largest per iteration): \
              page-faults 0, context-switches 7.3e-7"
         );
-        folded.add(&result("d", 0.5));
+        folded.add(&result("d", 0.5).result);
         assert_eq!(
             folded.line().unwrap(),
             "perfbench: rare or zero, so not shown (largest per iteration): page-faults 0, \
@@ -299,8 +301,8 @@ mod tests {
     #[test]
     fn a_negative_rate_folds_as_zero_never_minus_zero() {
         let mut folded = Folded::default();
-        folded.add(&result("a", -0.0));
-        folded.add(&result("b", -3e-7));
+        folded.add(&result("a", -0.0).result);
+        folded.add(&result("b", -3e-7).result);
         let line = folded.line().unwrap();
         assert!(line.ends_with("context-switches 0"), "{line}");
         assert!(!line.contains("-0"), "{line}");

@@ -83,11 +83,11 @@ impl Sink {
         match self {
             Sink::Table(t) => t.benchmark(a),
             Sink::JsonLines(environment, out) => out.line(&store::json::bench_line(
-                &a.result,
+                a.view(),
                 environment,
                 a.comparison.as_ref(),
             )),
-            Sink::BencherLines(out) => out.line(&bencher_lines::bencher_line(&a.result)),
+            Sink::BencherLines(out) => out.line(&bencher_lines::bencher_line(a.view())),
             Sink::Bmf(b) => b.benchmark(a),
             Sink::Action(s) => s.benchmark(a),
             Sink::Report(r) => r.benchmark(a),

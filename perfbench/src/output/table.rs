@@ -15,7 +15,7 @@ use crate::analysis::derived::{declared_work, has_ipc, per_unit_name, rate};
 use crate::analysis::notes::notes;
 use crate::analysis::standings::{self, Relative, Standing};
 use crate::analysis::{
-    derived_value, metric_names, Analysed, BenchResult, Metric, MetricKey, WALL_TIME,
+    derived_value, metric_names, Analysed, BenchResult, Metric, MetricKey, ResultView, WALL_TIME,
 };
 use crate::counter::event::Unit;
 use crate::counter::group as counter_group;
@@ -29,7 +29,7 @@ pub struct TableSink {
     width: usize,
     table: Option<Table>,
     /// The results so far, for the group standings at the end.
-    results: Vec<BenchResult>,
+    results: Vec<Analysed>,
     /// `--verbose`: every metric in full, and the cost of measuring.
     verbose: bool,
     /// The quiet metrics so far, named at the end unless verbose.
@@ -165,18 +165,18 @@ impl TableSink {
 
     /// Prints a benchmark's row and its change line.
     pub fn benchmark(&mut self, a: &Analysed) {
-        if a.result.membership.is_some() {
-            self.results.push(a.result.clone());
+        if a.recording.membership.is_some() {
+            self.results.push(a.clone());
         }
         let Some(table) = &self.table else { return };
         if !self.verbose {
             self.folded.add(&a.result);
-            let block = table.calm_block(&a.result, a.comparison.as_ref());
+            let block = table.calm_block(a.view(), a.comparison.as_ref());
             self.out.line(&block);
             return;
         }
-        self.out.line(&table.row(&a.result));
-        if let Some(line) = table.throughput_line(&a.result) {
+        self.out.line(&table.row(a.view()));
+        if let Some(line) = table.throughput_line(a.view()) {
             self.out.line(&line);
         }
         if let Some(line) = table.interval_line(&a.result) {
@@ -196,7 +196,7 @@ impl TableSink {
     /// Prints each group's standing: its members side by side at each
     /// argument, every metric against the best; writes a file whole.
     pub fn finish(mut self) -> Result<(), StoreError> {
-        let results: Vec<&BenchResult> = self.results.iter().collect();
+        let results: Vec<&Analysed> = self.results.iter().collect();
         for standing in standings::standings(&results) {
             self.out.line(&format!("\n{}", standing_table(&standing)));
         }
@@ -401,8 +401,8 @@ impl Table {
     /// high]` as the intervals are, and every other metric per byte or
     /// element as analysis derived it (`instructions/byte 10.38`); `None`
     /// where the benchmark declared none.
-    pub fn throughput_line(&self, r: &BenchResult) -> Option<String> {
-        let work = declared_work(r.throughput)?;
+    pub fn throughput_line(&self, r: ResultView<'_>) -> Option<String> {
+        let work = declared_work(r.recording.throughput)?;
         let mut parts = Vec::new();
         if let Some(rate) = rate(r) {
             let e = rate.per_second;
@@ -415,7 +415,7 @@ impl Table {
         }
         for m in r.metrics.iter().filter(|m| m.name != WALL_TIME) {
             let name = per_unit_name(&m.name, work);
-            if let Some(v) = derived_value(r, name.as_str()) {
+            if let Some(v) = derived_value(&r, name.as_str()) {
                 parts.push(format!("{name} {}", shown(m, v)));
             }
         }
@@ -451,19 +451,19 @@ impl Table {
     }
 
     /// The lines of one benchmark's result.
-    pub fn row(&self, r: &BenchResult) -> String {
+    pub fn row(&self, r: ResultView<'_>) -> String {
         let mut names: Vec<String> = r.metrics.iter().map(|m| m.name.clone()).collect();
         let mut values: Vec<String> = r
             .metrics
             .iter()
             .map(|m| shown(m, m.estimate().point))
             .collect();
-        let ipc = derived_value(r, MetricKey::Ipc);
+        let ipc = derived_value(&r, MetricKey::Ipc);
         if self.headers.len() > values.len() || ipc.is_some() {
             names.push(MetricKey::Ipc.to_string());
             values.push(ipc.map_or("-".into(), |v| format!("{v:.2}")));
         }
-        let printed = printable(&r.id);
+        let printed = printable(&r.recording.id);
         let id = if self.color {
             format!("\x1b[1m{printed}\x1b[0m")
         } else {
@@ -597,7 +597,10 @@ mod tests {
                 changes: None,
                 ..c.clone()
             };
-            (t.change_line(&r, &c), t.change_line(&r, &new).unwrap())
+            (
+                t.change_line(&r.result, &c),
+                t.change_line(&r.result, &new).unwrap(),
+            )
         };
         let (none, new) = line(crate::analysis::comparison::Target::Baseline(
             "latest".into(),
@@ -612,7 +615,7 @@ mod tests {
             unfair: Some("measured in per-iteration mode, this run in batch mode".into()),
         };
         assert_eq!(
-            t.change_line(&r, &unfair).unwrap(),
+            t.change_line(&r.result, &unfair).unwrap(),
             "  not compared with `main`: measured in per-iteration mode, this run in batch\n    mode"
         );
     }
@@ -627,7 +630,7 @@ mod tests {
             unfair: None,
         };
         assert_eq!(
-            t.change_line(&r, &c).unwrap(),
+            t.change_line(&r.result, &c).unwrap(),
             "  (new: not in the paired build `/b\\n::warning::X\\u{1b}[2J`)"
         );
         assert_eq!(
@@ -642,7 +645,7 @@ mod tests {
         for (id, shown) in [("a\nb", "a\\nb"), ("a\\nb", "a\\\\nb")] {
             let r = result(id, &[("page-faults", Unit::Count, 16.0)]);
             let t = Table::new(&[id], &names, false, 80, false);
-            let row = t.row(&r);
+            let row = t.row(r.view());
             assert!(row.starts_with(&format!("{shown} ")), "{row}");
         }
     }
@@ -657,25 +660,25 @@ mod tests {
         let names: Vec<String> = metrics.iter().map(|m| m.0.to_string()).collect();
         let t = Table::new(&["x"], &names, false, 80, false);
         let mut r = result("x", &metrics);
-        assert_eq!(t.throughput_line(&r), None, "no throughput declared");
-        r.throughput = Some(crate::measure::Throughput::Bytes(100));
-        r.derived = vec![
+        assert_eq!(t.throughput_line(r.view()), None, "no throughput declared");
+        r.recording.throughput = Some(crate::measure::Throughput::Bytes(100));
+        r.result.derived = vec![
             ("wall-time/byte".into(), 4.0),
             ("task-clock/byte".into(), 3.8),
             ("page-faults/byte".into(), 0.02),
         ];
         assert_eq!(
-            t.throughput_line(&r).unwrap(),
+            t.throughput_line(r.view()).unwrap(),
             "  throughput: 250.0 MB/s, task-clock/byte 3.800 ns, page-faults/byte 0.0200"
         );
-        r.metrics[0].stats.slope.ci = crate::stats::Interval {
+        r.result.metrics[0].stats.slope.ci = crate::stats::Interval {
             low: 200.0,
             high: 500.0,
         };
-        r.throughput = Some(crate::measure::Throughput::Elements(100));
-        r.derived = vec![("page-faults/element".into(), 0.02)];
+        r.recording.throughput = Some(crate::measure::Throughput::Elements(100));
+        r.result.derived = vec![("page-faults/element".into(), 0.02)];
         assert_eq!(
-            t.throughput_line(&r).unwrap(),
+            t.throughput_line(r.view()).unwrap(),
             "  throughput: [200.0 Melem/s 250.0 Melem/s 500.0 Melem/s],\n    \
              page-faults/element 0.0200"
         );
@@ -737,12 +740,12 @@ mod tests {
         ];
         let names: Vec<String> = run.iter().map(|m| m.0.to_string()).collect();
         let t = Table::new(&["same", "own"], &names, false, 80, false);
-        assert_eq!(t.row(&result("same", &run)).lines().count(), 1);
+        assert_eq!(t.row(result("same", &run).view()).lines().count(), 1);
         let own = [
             ("wall-time", Unit::Nanoseconds, 4512.0),
             ("page-faults", Unit::Count, 3.0),
         ];
-        let row = t.row(&result("own", &own));
+        let row = t.row(result("own", &own).view());
         let lines: Vec<&str> = row.lines().collect();
         assert_eq!(lines[0], "own", "{row}");
         assert!(
@@ -760,7 +763,7 @@ mod tests {
         ];
         let names: Vec<String> = few.iter().map(|m| m.0.to_string()).collect();
         let t = Table::new(&["three::touch_16"], &names, false, 80, false);
-        let row = t.row(&result("three::touch_16", &few));
+        let row = t.row(result("three::touch_16", &few).view());
         assert!(t.header().starts_with("benchmark "));
         assert!(
             row.starts_with("three::touch_16 ") && row.ends_with(" 16"),
@@ -783,8 +786,8 @@ mod tests {
         let names: Vec<String> = many.iter().map(|m| m.0.to_string()).collect();
         let t = Table::new(&["a::long::benchmark::id/65536"], &names, true, 80, false);
         let mut r = result("a::long::benchmark::id/65536", &many);
-        r.derived = vec![("IPC".into(), 2.5)];
-        let text = t.row(&r);
+        r.result.derived = vec![("IPC".into(), 2.5)];
+        let text = t.row(r.view());
         assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
         assert!(text.contains("IPC") && text.contains("2.50"), "{text}");
         assert!(text.contains("cache-references"), "{text}");
@@ -817,19 +820,18 @@ mod tests {
                 .collect(),
             throughput: None,
         };
-        let r = crate::analysis::analyze(
-            &crate::analysis::Recording::new("x", &events, &m, Default::default()),
-            &Default::default(),
-        );
+        let recording = crate::analysis::Recording::new("x", &events, &m, Default::default());
+        let result = crate::analysis::analyze(&recording, &Default::default());
+        let r = ResultView::new(&recording, &result);
         let env = crate::measure::environment::Environment::default();
         let v: serde_json::Value =
-            serde_json::from_str(&crate::store::json::bench_line(&r, &env, None)).unwrap();
+            serde_json::from_str(&crate::store::json::bench_line(r, &env, None)).unwrap();
         let metric = &v["metrics"]["power/energy-pkg/"];
         assert_eq!(metric["estimate"], 4294967296.0, "raw counts per iteration");
         assert_eq!(metric["scaled"]["unit"], "Joules");
         assert_eq!(metric["scaled"]["estimate"], 4294967296.0 * factor);
         let names = vec!["wall-time".to_string(), "power/energy-pkg/".to_string()];
-        let row = Table::new(&["x"], &names, false, 120, false).row(&r);
+        let row = Table::new(&["x"], &names, false, 120, false).row(r);
         assert!(row.contains("1.000 Joules"), "{row}");
     }
 

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use crate::analysis::comparison::{self, carry_earlier, Comparison};
 use crate::analysis::notes::count;
 use crate::analysis::standings::Membership;
-use crate::analysis::{analyze, Analysed, Recording};
+use crate::analysis::{Analysed, Recording};
 use crate::counter::event::Unit;
 use crate::counter::group::{self, Groups};
 use crate::measure::environment::Environment;
@@ -193,14 +193,8 @@ pub fn conclude(
     let mut stored = StoredRuns::load(&plan.store, &recording, Slot::from(&plan.target));
     carry_earlier(stored.earlier.as_ref(), &mut recording, &options.thresholds);
     let calibration = plan.setup(setup).calibration_for(recording.method);
-    let result = analyze(&recording, calibration);
     let mut step = Step {
-        analysed: Analysed {
-            recording,
-            result,
-            comparison: None,
-            baseline: None,
-        },
+        analysed: Analysed::of(recording, calibration),
         took,
         store_errors: stored.unreadable.iter().map(|e| e.to_string()).collect(),
         mismatch: None,
@@ -528,7 +522,7 @@ mod tests {
             "{stored:?} {measured:?}"
         );
         assert!(close(stored.ci.low, measured.ci.low) && close(stored.ci.high, measured.ci.high));
-        assert_eq!((last.samples, last.quick), (a.result.samples, true));
+        assert_eq!((last.samples, last.quick), (a.recording.samples(), true));
         std::fs::remove_dir_all(&root).unwrap();
     }
 
@@ -547,7 +541,7 @@ mod tests {
         let mut try_out = run.clone();
         try_out.settings = Some("10 samples in 2 rounds, warm-up 50 ms, measurement 1 ms".into());
         try_out.series[0].earlier = vec![1.0, 2.0];
-        let result = analyze(&try_out, &crate::analysis::Calibration::default());
+        let result = crate::analysis::analyze(&try_out, &crate::analysis::Calibration::default());
         plan.store.save(&try_out, &Slot::Latest, &result).unwrap();
         // The same samples again with the first run's settings: they learn
         // from the first run, not from the try-out.

@@ -71,7 +71,7 @@ impl RunTally {
         self.measured += 1;
         // Wall time alone reads no counter.
         let counted = a.recording.series.len() > 1;
-        if let Some(path) = a.result.read_path.filter(|_| counted) {
+        if let Some(path) = a.recording.read_path.filter(|_| counted) {
             self.read_paths.insert(path.name());
         }
         self.judged(a);
@@ -87,7 +87,7 @@ impl RunTally {
         for c in changes.iter().filter(|c| fails(c, limit)) {
             self.regressions.push(format!(
                 "  {} {}: {}",
-                printable(&a.result.id),
+                printable(&a.recording.id),
                 c.name,
                 change_text(&c.change)
             ));
@@ -135,7 +135,7 @@ impl RunTally {
         }
         let regressed = changes.iter().filter(|c| c.verdict == Verdict::Regressed);
         for c in regressed {
-            let annotation = annotation(&a.result.id, c, &comparison.against);
+            let annotation = annotation(&a.recording.id, c, &comparison.against);
             self.annotations.push(annotation);
         }
     }

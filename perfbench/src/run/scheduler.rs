@@ -128,7 +128,7 @@ fn report_step(
     if let Some(why) = step.mismatch.filter(|why| warned.insert(why.clone())) {
         stderr::warning(&mismatch_warning(&why));
     }
-    if let Some(warning) = notes::multiplexed_warning(&step.analysed.result) {
+    if let Some(warning) = notes::multiplexed_warning(&step.analysed.recording) {
         stderr::warning(&warning);
     }
     for err in &step.store_errors {

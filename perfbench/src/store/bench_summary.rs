@@ -136,10 +136,10 @@ impl BenchSummary {
         BenchSummary {
             id: a.recording.id.clone(),
             environment: a.recording.environment.clone(),
-            membership: a.result.membership.clone(),
-            threads: a.result.threads,
-            throughput: a.result.throughput,
-            read_path: a.result.read_path,
+            membership: a.recording.membership.clone(),
+            threads: a.recording.threads,
+            throughput: a.recording.throughput,
+            read_path: a.recording.read_path,
             samples: a.recording.iterations.len(),
             metrics: a
                 .result

@@ -90,7 +90,7 @@ impl HistoryRun {
             metric: m.name.clone(),
             unit: m.unit,
             estimate: *m.estimate(),
-            samples: a.result.samples,
+            samples: a.recording.samples(),
             quick,
         })
     }

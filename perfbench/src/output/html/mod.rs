@@ -236,7 +236,7 @@ fn write_pages(
         run.iter().zip(trends.iter().map(Option::as_ref)).collect();
     let written = par_map(&pages, |&(a, trend)| {
         let path = Path::new(REPORT).join(page_path(&a.recording.id));
-        let group = a.result.membership.as_ref().map(|m| m.group.as_str());
+        let group = a.recording.membership.as_ref().map(|m| m.group.as_str());
         let group = group.filter(|g| groups.iter().any(|known| known.name == *g));
         let html = bench_page::render(a, plots, group, trend);
         store.write(&path, html.as_bytes())

@@ -157,12 +157,7 @@ pub(super) fn save(store: &Store, slot: &Slot, r: Run) {
 /// `recording` analysed, as a run hands it to the report when it compared
 /// it with nothing.
 pub(super) fn uncompared(recording: Recording) -> Analysed {
-    Analysed {
-        result: analyze(&recording, &Calibration::default()),
-        recording,
-        comparison: None,
-        baseline: None,
-    }
+    Analysed::of(recording, &Calibration::default())
 }
 
 /// A benchmark of a run, as the run would have analysed and compared

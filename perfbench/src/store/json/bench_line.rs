@@ -10,7 +10,7 @@ use super::estimates::{estimates, ChangeLine, MetricEstimates};
 use super::stored_value::{method_json, GroupRecord, ThroughputRecord};
 use crate::analysis::comparison::{self, Comparison, Target};
 use crate::analysis::derived::rate;
-use crate::analysis::BenchResult;
+use crate::analysis::{BenchResult, ResultView};
 use crate::measure::environment::Environment;
 
 /// The schema tag of every JSON line (`--output-format json`).
@@ -72,46 +72,47 @@ struct BaselineLine<'a> {
 /// One benchmark as a line of JSON (schema [`SCHEMA`]); values are per
 /// iteration.
 pub fn bench_line(
-    r: &BenchResult,
+    r: ResultView<'_>,
     environment: &Environment,
     comparison: Option<&Comparison>,
 ) -> String {
-    let (method, batch_size) = method_json(r.method);
+    let (method, batch_size) = method_json(r.recording.method);
     let line = BenchLine {
         baseline: comparison.map(|c| BaselineLine {
             name: c.against.json_name(),
             new: c.changes.is_none(),
             not_compared: c.unfair.as_deref(),
             paired: matches!(c.against, Target::Paired(_)),
-            why: comparison::why(c, r).filter(|_| matches!(c.against, Target::Paired(_))),
+            why: comparison::why(c, &r).filter(|_| matches!(c.against, Target::Paired(_))),
         }),
         batch_size,
         cpu: environment.cpu,
         derived: r.derived.iter().map(|(n, v)| (n.as_str(), *v)).collect(),
         environment,
-        group: r.membership.as_ref().map(GroupRecord::from),
-        groups: &r.groups,
-        id: &r.id,
-        iterations: r.iterations,
+        group: r.recording.membership.as_ref().map(GroupRecord::from),
+        groups: &r.recording.groups,
+        id: &r.recording.id,
+        iterations: r.recording.total_iterations(),
         // How per-iteration mode read the counters and how many iterations
         // it left out, or in batch mode how many samples, where it left
         // some out.
-        left_out_iterations: r.read_path.map(|_| r.left_out),
-        left_out_samples: (r.read_path.is_none() && r.left_out > 0).then_some(r.left_out),
+        left_out_iterations: r.recording.read_path.map(|_| r.recording.left_out),
+        left_out_samples: (r.recording.read_path.is_none() && r.recording.left_out > 0)
+            .then_some(r.recording.left_out),
         method,
-        metrics: metrics(r, comparison),
-        mode: if r.read_path.is_some() {
+        metrics: metrics(r.result, comparison),
+        mode: if r.recording.read_path.is_some() {
             "per-iter"
         } else {
             "batch"
         },
-        multiplexed_samples: r.multiplexed_samples,
+        multiplexed_samples: r.recording.multiplexed_samples,
         off_cpu_ratio: r.off_cpu_ratio,
-        read_path: r.read_path.map(|p| p.name()),
-        samples: r.samples,
+        read_path: r.recording.read_path.map(|p| p.name()),
+        samples: r.recording.samples(),
         schema: SCHEMA,
-        threads: (r.threads > 1).then_some(r.threads),
-        throughput: r.throughput.map(|t| throughput(r, t.into())),
+        threads: (r.recording.threads > 1).then_some(r.recording.threads),
+        throughput: r.recording.throughput.map(|t| throughput(r, t.into())),
     };
     serde_json::to_string(&line).expect("JSON lines serialise")
 }
@@ -142,7 +143,7 @@ fn metrics<'a>(
 }
 
 /// The declared throughput `t` of `r` with its rate per second.
-fn throughput(r: &BenchResult, mut t: ThroughputRecord) -> ThroughputRecord {
+fn throughput(r: ResultView<'_>, mut t: ThroughputRecord) -> ThroughputRecord {
     if let Some(rate) = rate(r) {
         let e = rate.per_second;
         // An interval open above (wall time down to 0) has no finite end.

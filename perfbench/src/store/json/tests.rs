@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use super::*;
 use crate::analysis::comparison::{Comparison, MetricChange, Target, Verdict};
 use crate::analysis::test_support::exact_result as result;
-use crate::analysis::{Recording, Series, WALL_TIME};
+use crate::analysis::{Recording, ResultView, Series, WALL_TIME};
 use crate::counter::event::Unit;
 use crate::measure::environment::Environment;
 use crate::measure::{BatchSize, Method, Throughput};
@@ -38,7 +38,7 @@ fn json_lines_follow_the_schema() {
         ],
     );
     let env = Environment::read_from(std::path::Path::new("/nonexistent"), Some(1));
-    let line = bench_line(&r, &env, None);
+    let line = bench_line(r.view(), &env, None);
     assert!(!line.contains('\n'));
     let v: Value = serde_json::from_str(&line).unwrap();
     assert_eq!(v["schema"], "perfbench/v1");
@@ -58,8 +58,8 @@ fn json_lines_follow_the_schema() {
 #[test]
 fn json_lines_give_the_threads_of_a_threaded_benchmark() {
     let mut r = result("x/threads=4", &[("page-faults", Unit::Count, 8.0)]);
-    r.threads = 4;
-    let line = bench_line(&r, &Environment::default(), None);
+    r.recording.threads = 4;
+    let line = bench_line(r.view(), &Environment::default(), None);
     let v: Value = serde_json::from_str(&line).unwrap();
     assert_eq!(v["threads"], 4);
     assert_eq!(v["metrics"]["page-faults"]["estimate"], 8.0);
@@ -201,8 +201,12 @@ fn the_method_is_stored_decoded_and_iter_where_a_file_has_none() {
         let result = crate::analysis::analyze(&run, &Default::default());
         let text = encode_recording(&run, &result);
         assert_eq!(decode_recording(&text).unwrap().method, method);
-        let line: Value =
-            serde_json::from_str(&bench_line(&result, &Environment::default(), None)).unwrap();
+        let line: Value = serde_json::from_str(&bench_line(
+            ResultView::new(&run, &result),
+            &Environment::default(),
+            None,
+        ))
+        .unwrap();
         assert_eq!(line["method"], method.name());
     }
     let doc: Value = serde_json::from_str(&encode_recording(

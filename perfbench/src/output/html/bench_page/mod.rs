@@ -136,7 +136,7 @@ fn origin(env: &Environment) -> Option<String> {
 fn about(out: &mut String, e: &Analysed) {
     let run = &e.recording;
     let env = &run.environment;
-    let iterations = e.result.iterations;
+    let iterations = run.total_iterations();
     let _ = write!(
         out,
         "<h1>{}</h1>\n<p>{}, {} in all. {}, kernel {}, {}.</p>\n",
@@ -150,25 +150,25 @@ fn about(out: &mut String, e: &Analysed) {
     if let Some(origin) = origin(env) {
         let _ = writeln!(out, "<p id=\"origin\">{}</p>", esc(&origin));
     }
-    if let Some(path) = e.result.read_path {
+    if let Some(path) = run.read_path {
         let _ = writeln!(
             out,
             "<p>Per-iteration mode: each iteration bracketed by counter reads with {}.</p>",
             path.name()
         );
     }
-    for note in notes(&e.result) {
+    for note in notes(e.view()) {
         let _ = writeln!(out, "<p class=\"problem\">Note: {}.</p>", esc(&note));
     }
 }
 
 /// The declared throughput per second of wall time, with its interval.
 fn throughput_headline(out: &mut String, e: &Analysed) {
-    let Some(r) = rate(&e.result) else {
+    let Some(r) = rate(e.view()) else {
         return;
     };
     let s = r.per_second;
-    let per_iteration = declared_work(e.result.throughput).map_or(String::new(), |w| {
+    let per_iteration = declared_work(e.recording.throughput).map_or(String::new(), |w| {
         format!(
             " ({} per iteration over the wall-time estimate)",
             count(w.amount() as usize, w.noun())

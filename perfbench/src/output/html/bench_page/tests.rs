@@ -207,12 +207,7 @@ fn analysed_with_events() -> Analysed {
     }));
     let recording = Recording::new("hw", &events, &m, Environment::default());
     let calibration = Calibration::exact(&[("cycles", 100)], true);
-    Analysed {
-        result: analyze(&recording, &calibration),
-        recording,
-        comparison: None,
-        baseline: None,
-    }
+    Analysed::of(recording, &calibration)
 }
 
 #[test]

@@ -12,6 +12,28 @@ use crate::counter::group::{CounterGroup, ReadPath};
 use crate::kernel::sys;
 use std::hint::black_box;
 
+/// `bench` measured in batch mode in 10 samples of `step` to `10 × step`
+/// iterations, a plan fixed beforehand: a plan chosen from the warm-up is
+/// at the machine's mercy (under load, a first call stalled past the quick
+/// budget once made it 3 samples), and these tests are about what each
+/// sample counts.
+fn measure_ten(
+    group: &mut CounterGroup,
+    step: u64,
+    bench: impl FnOnce(&mut Bencher<'_>),
+) -> Measurement {
+    let plan = SamplingPlan {
+        shape: Shape::Linear,
+        step,
+        samples: 10,
+        rounds: 1,
+    };
+    let config = quick();
+    measure_pass(&config, group, Planning::Round(plan, 0), bench)
+        .map(|(m, ..)| m)
+        .unwrap()
+}
+
 /// A short measurement of 10 samples in one round.
 pub(super) fn quick() -> Config {
     Config {
@@ -28,9 +50,10 @@ fn batch_mode_counts_exact_page_faults_per_iteration() {
         let events = parse_list(spec).unwrap();
         let faults = events.iter().position(|e| e.name == "page-faults").unwrap();
         let mut group = CounterGroup::open(&events).unwrap();
-        let m = measure(&quick(), &mut group, |b| b.iter(|| touch_fresh_pages(16))).unwrap();
+        let m = measure_ten(&mut group, 7, |b| b.iter(|| touch_fresh_pages(16)));
         assert_eq!(m.samples.len(), 10);
         let d = m.samples[0].iterations;
+        assert_eq!(d, 7);
         for (i, s) in m.samples.iter().enumerate() {
             assert_eq!(s.iterations, (i as u64 + 1) * d);
             assert_eq!(s.counts.values[faults], 16 * s.iterations, "{spec}: {s:?}");
@@ -146,9 +169,13 @@ fn profiling_runs_every_form_for_about_the_time_asked() {
         made[0] >= runs[1] && made[1] >= runs[2],
         "{made:?} {runs:?}"
     );
+    // At least half the time: the warm-up runs until then. The upper
+    // bound catches a batch sized wrongly (a runaway), not a slow machine:
+    // a run on a loaded machine, whose final batch was sized from a pace
+    // measured before the load came, once took 5.2 times the time asked.
     for r in ran {
         assert!(r.iterations > 1, "{r:?}");
-        assert!(r.elapsed >= time / 2 && r.elapsed < time * 5, "{r:?}");
+        assert!(r.elapsed >= time / 2 && r.elapsed < time * 40, "{r:?}");
     }
     let e = profile(time, |_| {}).unwrap_err();
     assert!(matches!(e, MeasureError::NeverIterated));
@@ -354,7 +381,7 @@ fn timed_by_hand(n: u64) -> Duration {
 #[test]
 fn iter_custom_takes_the_routines_time_and_counts_around_it() {
     let mut group = CounterGroup::open(&parse_list("page-faults").unwrap()).unwrap();
-    let m = measure(&quick(), &mut group, |b| b.iter_custom(timed_by_hand)).unwrap();
+    let m = measure_ten(&mut group, 7, |b| b.iter_custom(timed_by_hand));
     assert_eq!(m.samples.len(), 10);
     for s in &m.samples {
         assert_eq!(s.wall_ns, 1000 * s.iterations, "{s:?}");

@@ -335,10 +335,8 @@ impl From<&Membership> for GroupRecord {
     }
 }
 
-/// A declared throughput as JSON: `{"bytes": n}` or `{"elements": n}`, and
-/// in JSON lines its rate per second with its interval (an interval open
-/// above has no finite end: `null`).
-#[derive(Clone, Debug, Default, Serialize)]
+/// A declared throughput as JSON: `{"bytes": n}` or `{"elements": n}`.
+#[derive(Clone, Debug, Serialize)]
 pub struct ThroughputRecord {
     /// Bytes an iteration handles.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -346,25 +344,19 @@ pub struct ThroughputRecord {
     /// Elements an iteration handles.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elements: Option<u64>,
-    /// The rate, per second (JSON lines only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub per_second: Option<f64>,
-    /// The rate's interval (JSON lines only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub per_second_ci: Option<(f64, Option<f64>)>,
 }
 
 impl From<Throughput> for ThroughputRecord {
     fn from(t: Throughput) -> ThroughputRecord {
-        let (bytes, elements) = match t {
-            Throughput::Bytes(n) => (Some(n), None),
-            Throughput::Elements(n) => (None, Some(n)),
-        };
-        let rate = ThroughputRecord::default();
-        ThroughputRecord {
-            bytes,
-            elements,
-            ..rate
+        match t {
+            Throughput::Bytes(n) => ThroughputRecord {
+                bytes: Some(n),
+                elements: None,
+            },
+            Throughput::Elements(n) => ThroughputRecord {
+                bytes: None,
+                elements: Some(n),
+            },
         }
     }
 }

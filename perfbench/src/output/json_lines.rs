@@ -13,9 +13,11 @@ use serde::Serialize;
 
 use crate::analysis::comparison::{self, Comparison, Target};
 use crate::analysis::derived::rate;
+use crate::analysis::standings::Membership;
 use crate::analysis::BenchResult;
 use crate::measure::environment::Environment;
-use crate::store::json::{estimates, method_json, GroupRecord, MetricEstimates, ThroughputRecord};
+use crate::measure::Throughput;
+use crate::store::json::{estimates, method_json, MetricEstimates};
 
 /// The schema tag of every JSON line (`--output-format json`).
 pub const SCHEMA: &str = "perfbench/v1";
@@ -32,7 +34,7 @@ struct BenchLine<'a> {
     derived: BTreeMap<&'a str, f64>,
     environment: &'a Environment,
     #[serde(skip_serializing_if = "Option::is_none")]
-    group: Option<GroupRecord>,
+    group: Option<&'a Membership>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     groups: &'a [Vec<String>],
     id: &'a str,
@@ -107,7 +109,7 @@ struct ChangeLine<'a> {
 #[derive(Serialize)]
 struct ThroughputLine {
     #[serde(flatten)]
-    amount: ThroughputRecord,
+    amount: Throughput,
     #[serde(skip_serializing_if = "Option::is_none")]
     per_second: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -134,7 +136,7 @@ pub fn bench_line(
         cpu: environment.cpu,
         derived: r.derived.iter().map(|(n, v)| (n.as_str(), *v)).collect(),
         environment,
-        group: r.membership.as_ref().map(GroupRecord::from),
+        group: r.membership.as_ref(),
         groups: &r.groups,
         id: &r.id,
         iterations: r.iterations,
@@ -191,10 +193,10 @@ fn metrics<'a>(
 }
 
 /// The declared throughput `t` of `r` with its rate per second.
-fn throughput(r: &BenchResult, t: crate::measure::Throughput) -> ThroughputLine {
+fn throughput(r: &BenchResult, t: Throughput) -> ThroughputLine {
     let rate = rate(r).map(|rate| rate.per_second);
     ThroughputLine {
-        amount: t.into(),
+        amount: t,
         per_second: rate.map(|e| e.point),
         // An interval open above (wall time down to 0) has no finite end.
         per_second_ci: rate.map(|e| (e.ci.low, e.ci.high.is_finite().then_some(e.ci.high))),
@@ -245,6 +247,26 @@ mod tests {
         let v: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["threads"], 4);
         assert_eq!(v["metrics"]["page-faults"]["estimate"], 8.0);
+    }
+
+    #[test]
+    fn json_lines_write_a_group_and_a_throughput_with_their_keys_in_order() {
+        let mut r = result("x/1", &[("wall-time", Unit::Nanoseconds, 8.0)]);
+        r.membership = Some(Membership {
+            group: "g".into(),
+            member: "m".into(),
+            arg: Some("1".into()),
+        });
+        r.throughput = Some(Throughput::Bytes(64));
+        let line = bench_line(&r, &Environment::default(), None);
+        assert!(
+            line.contains(r#""group":{"arg":"1","member":"m","name":"g"}"#),
+            "{line}"
+        );
+        assert!(
+            line.contains(r#""throughput":{"bytes":64,"per_second":"#),
+            "{line}"
+        );
     }
 
     #[test]

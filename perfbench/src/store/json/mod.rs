@@ -24,7 +24,7 @@ pub use decode_error::DecodeError;
 pub(crate) use estimates::{estimates, MetricEstimates};
 pub use history_line::{decode_history_run, encode_history_run};
 pub use result_file::{decode_recording, encode_recording, RESULT_SCHEMA};
-pub(crate) use stored_value::{method_json, GroupRecord, ThroughputRecord};
+pub(crate) use stored_value::method_json;
 pub use stored_value::{MAX_COUNT, MAX_SAMPLES, MAX_STATISTIC, MAX_THREADS};
 pub use summary_file::{
     decode_summary, decode_values, encode_summary, encode_values, SUMMARY_SCHEMA, VALUES_SCHEMA,

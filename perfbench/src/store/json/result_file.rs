@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::decode_error::{bad, bad_because, DecodeError};
 use super::estimates::{estimates, MetricEstimates};
-use super::stored_value::{self as checked, checks, has_duplicates, numbers, or_null, record_in};
+use super::stored_value::{self as checked, checks, named_once, numbers, or_null, record_in};
 use super::stored_value::{boolean, count_in, text_that, MAX_SAMPLES};
 use super::stored_value::{method_json, method_of, records_in, statistic, Checked, MAX_COUNT};
 use crate::analysis::recording::MAX_EARLIER_RUNS;
@@ -39,7 +39,6 @@ struct ResultFile<'a> {
     #[serde(skip_deserializing)]
     estimates: BTreeMap<String, MetricEstimates<'a>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(serialize_with = "checked::write_group")]
     #[serde(deserialize_with = "checked::group")]
     group: Option<Membership>,
     #[serde(deserialize_with = "checked::id")]
@@ -147,6 +146,8 @@ pub fn encode_recording(run: &Recording, result: &BenchResult) -> String {
         settings: run.settings.clone(),
         threads: (run.threads > 1).then_some(run.threads),
     };
+    // Keys in the order of their names, as a `Value`'s (a group's too).
+    let doc = serde_json::to_value(&doc).expect("result files serialise");
     serde_json::to_string_pretty(&doc).expect("result files serialise")
 }
 
@@ -188,10 +189,7 @@ fn recording_of(doc: ResultFile) -> Checked<Recording> {
             earlier,
         });
     }
-    let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
-    if has_duplicates(&names) {
-        return Err(bad_because("series.name", "a name twice"));
-    }
+    named_once(series.iter().map(|s| s.name.as_str()), "series.name")?;
     let mut recording = Recording::stored(doc.id, doc.environment, samples, series);
     recording.read_path = doc.read_path;
     recording.membership = doc.group;

@@ -7,7 +7,7 @@
 
 use serde::de::DeserializeOwned;
 use serde::ser::Serializer;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::decode_error::{bad, bad_because, DecodeError};
@@ -284,10 +284,7 @@ checks! {
     // A summary's threads are always there.
     threads -> usize = |v| count_in(&v, "threads");
     environment -> Environment = |v| plain_record(&v, "environment");
-    group -> Option<Membership> = |v| or_null(v, |v| {
-        let g: GroupRecord = plain_record(v, "group")?;
-        Ok(Membership { group: g.name, member: g.member, arg: g.arg })
-    });
+    group -> Option<Membership> = |v| or_null(v, |v| plain_record(v, "group"));
     throughput -> Option<Throughput> = |v| or_null(v, |v| {
         let amount = |k| v.get(k).and_then(Value::as_u64).filter(|&n| n <= MAX_COUNT);
         match (amount("bytes"), amount("elements")) {
@@ -309,56 +306,10 @@ checks! {
 }
 
 writes! {
-    write_group(m: Option<Membership>) = m.as_ref().map(GroupRecord::from);
-    write_throughput(t: Option<Throughput>) = t.map(ThroughputRecord::from);
     write_read_path(p: Option<ReadPath>) = p.map(ReadPath::name);
     write_comparison(c: Option<Comparison>) = c.as_ref().map(ComparisonFile::from);
     write_estimate(e: Estimate) = [e.point, e.ci.low, e.ci.high];
     write_unit(u: Unit) = u.symbol();
-}
-
-/// A benchmark's group as JSON: `{"arg", "member", "name"}`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct GroupRecord {
-    /// The argument, where the member takes one.
-    pub arg: Option<String>,
-    /// The member's name.
-    pub member: String,
-    /// The group's name.
-    pub name: String,
-}
-
-impl From<&Membership> for GroupRecord {
-    fn from(m: &Membership) -> GroupRecord {
-        let (arg, member, name) = (m.arg.clone(), m.member.clone(), m.group.clone());
-        GroupRecord { arg, member, name }
-    }
-}
-
-/// A declared throughput as JSON: `{"bytes": n}` or `{"elements": n}`.
-#[derive(Clone, Debug, Serialize)]
-pub struct ThroughputRecord {
-    /// Bytes an iteration handles.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bytes: Option<u64>,
-    /// Elements an iteration handles.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub elements: Option<u64>,
-}
-
-impl From<Throughput> for ThroughputRecord {
-    fn from(t: Throughput) -> ThroughputRecord {
-        match t {
-            Throughput::Bytes(n) => ThroughputRecord {
-                bytes: Some(n),
-                elements: None,
-            },
-            Throughput::Elements(n) => ThroughputRecord {
-                bytes: None,
-                elements: Some(n),
-            },
-        }
-    }
 }
 
 /// Which `Bencher` method measured a result, as JSON lines and result
@@ -390,9 +341,12 @@ pub(crate) fn method_of(
     method.ok_or_else(|| bad("method"))
 }
 
-/// Whether `names` holds one twice.
-pub(crate) fn has_duplicates(names: &[&str]) -> bool {
-    let mut sorted = names.to_vec();
+/// The names in the field `what`, refused where one is there twice.
+pub(crate) fn named_once<'a>(names: impl Iterator<Item = &'a str>, what: &str) -> Checked<()> {
+    let mut sorted: Vec<&str> = names.collect();
     sorted.sort_unstable();
-    sorted.windows(2).any(|w| w[0] == w[1])
+    match sorted.windows(2).any(|w| w[0] == w[1]) {
+        true => Err(bad_because(what, "a name twice")),
+        false => Ok(()),
+    }
 }

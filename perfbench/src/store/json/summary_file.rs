@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::decode_error::{bad, bad_because, DecodeError};
-use super::stored_value::{checks, has_duplicates, or_null, record_in, records_in};
+use super::stored_value::{checks, named_once, or_null, record_in, records_in};
 use super::stored_value::{statistic, statistics, text, whole, Checked};
 use crate::analysis::comparison::{Comparison, MetricChange, Target, Verdict};
 use crate::analysis::recording::MAX_EARLIER_RUNS;
@@ -122,10 +122,10 @@ impl TryFrom<ComparisonFile> for Comparison {
     fn try_from(c: ComparisonFile) -> Checked<Comparison> {
         let changes = c.changes.map(|cs| cs.into_iter().map(change_of).collect());
         let changes: Option<Vec<MetricChange>> = changes.transpose()?;
-        let names: Vec<&str> = changes.iter().flatten().map(|c| c.name.as_str()).collect();
-        if has_duplicates(&names) {
-            return Err(bad_because("changes.name", "a name twice"));
-        }
+        named_once(
+            changes.iter().flatten().map(|c| c.name.as_str()),
+            "changes.name",
+        )?;
         let against = match (c.against, c.paired) {
             (None, _) => Target::PreviousRun,
             (Some(name), true) => Target::Paired(name),
@@ -192,10 +192,10 @@ pub fn decode_summary(text: &str) -> Checked<BenchSummary> {
     if summary.metrics.is_empty() {
         return Err(bad("metrics"));
     }
-    let names: Vec<&str> = summary.metrics.iter().map(|m| m.name.as_str()).collect();
-    if has_duplicates(&names) {
-        return Err(bad_because("metrics.name", "a name twice"));
-    }
+    named_once(
+        summary.metrics.iter().map(|m| m.name.as_str()),
+        "metrics.name",
+    )?;
     Ok(summary)
 }
 
@@ -218,9 +218,6 @@ pub fn decode_values(text: &str) -> Checked<Vec<SampledValues>> {
         let why = format!("not one per sample, up to {MAX_VALUES}");
         return Err(bad_because("metrics.values", &why));
     }
-    let names: Vec<&str> = values.iter().map(|v| v.name.as_str()).collect();
-    if has_duplicates(&names) {
-        return Err(bad_because("metrics.name", "a name twice"));
-    }
+    named_once(values.iter().map(|v| v.name.as_str()), "metrics.name")?;
     Ok(values)
 }

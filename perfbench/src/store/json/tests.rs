@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::analysis::comparison::{Comparison, MetricChange, Target, Verdict};
+use crate::analysis::standings::Membership;
 use crate::analysis::{Recording, Series, WALL_TIME};
 use crate::counter::event::Unit;
 use crate::measure::environment::Environment;
@@ -51,6 +52,25 @@ fn stored_result() -> Value {
     let doc = serde_json::from_str(&encode_recording(&run, &result)).unwrap();
     assert_eq!(decode_recording(&encode_recording(&run, &result)), Ok(run));
     doc
+}
+
+#[test]
+fn a_group_is_stored_with_its_keys_in_order_and_reads_back() {
+    let mut run = decode_recording(&stored_result().to_string()).unwrap();
+    run.membership = Some(Membership {
+        group: "g".into(),
+        member: "m".into(),
+        arg: None,
+    });
+    let text = encode_recording(&run, &crate::analysis::analyze(&run, &Default::default()));
+    let group =
+        "\"group\": {\n    \"arg\": null,\n    \"member\": \"m\",\n    \"name\": \"g\"\n  }";
+    assert!(text.contains(group), "{text}");
+    assert_eq!(decode_recording(&text), Ok(run));
+    assert_eq!(
+        spoiled_result(|d| d["group"] = json!({"member": "m"})),
+        "malformed `group`; remove or restore it"
+    );
 }
 
 /// What decoding `stored_result()` changed by `spoil` says.

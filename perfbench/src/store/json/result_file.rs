@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::decode_error::{bad, bad_because, DecodeError};
 use super::estimates::{estimates, MetricEstimates};
 use super::stored_value::{self as checked, checks, named_once, numbers, or_null, record_in};
-use super::stored_value::{boolean, count_in, text_that, MAX_SAMPLES};
+use super::stored_value::{boolean, text_that, threads_in, MAX_SAMPLES};
 use super::stored_value::{method_json, method_of, records_in, statistic, Checked, MAX_COUNT};
 use crate::analysis::recording::MAX_EARLIER_RUNS;
 use crate::analysis::standings::Membership;
@@ -97,7 +97,7 @@ checks! {
         text_that(v, is_key, "settings", "")
     });
     // Left out for one thread (and in files from before `threads`).
-    threads -> Option<usize> = |v| or_null(v, |v| count_in(v, "threads"));
+    threads -> Option<usize> = |v| or_null(v, threads_in);
     // The method, checked against the threads after.
     method -> Option<String> = |v| or_null(v, |v| checked::text(v, "method"));
     batch_size -> Option<String> = |v| checked::text(&v, "batch_size").map(Some);

@@ -142,8 +142,8 @@ fn is_label(t: &str) -> bool {
 
 /// A unit by its symbol, in the field `what`.
 pub(crate) fn unit_in(v: &Value, what: &str) -> Checked<Unit> {
-    let unit = [Unit::Nanoseconds, Unit::Count].into_iter();
-    unit.into_iter()
+    let mut units = [Unit::Nanoseconds, Unit::Count].into_iter();
+    units
         .find(|u| Some(u.symbol()) == v.as_str())
         .ok_or_else(|| bad(what))
 }
@@ -195,18 +195,20 @@ fn estimate_in(v: &Value, what: &str) -> Checked<Estimate> {
     Ok(Estimate { point, ci })
 }
 
-/// A count of samples (from 1 to [`MAX_SAMPLES`]) or of threads (from 1
-/// to [`MAX_THREADS`]), in the field `what`.
-pub(crate) fn count_in(v: &Value, what: &str) -> Checked<usize> {
-    let n = match what {
-        "threads" => whole(
-            v,
-            (1, MAX_THREADS),
-            what,
-            "not a whole number from 1 to 2^22",
-        ),
-        _ => whole(v, (1, MAX_SAMPLES as u64), what, "not from 1 to 1000000"),
-    };
+/// A count of samples, from 1 to [`MAX_SAMPLES`], in the field `what`.
+fn samples_in(v: &Value, what: &str) -> Checked<usize> {
+    let n = whole(v, (1, MAX_SAMPLES as u64), what, "not from 1 to 1000000");
+    n.map(|n| n as usize)
+}
+
+/// A count of threads, from 1 to [`MAX_THREADS`], in the field `threads`.
+pub(crate) fn threads_in(v: &Value) -> Checked<usize> {
+    let n = whole(
+        v,
+        (1, MAX_THREADS),
+        "threads",
+        "not a whole number from 1 to 2^22",
+    );
     n.map(|n| n as usize)
 }
 
@@ -247,14 +249,14 @@ checks! {
     quick -> bool = |v| boolean(&v, "quick");
     metric -> String = |v| text_that(&v, is_label, "metric", "");
     estimate -> Estimate = |v| estimate_in(&v, "estimate");
-    samples -> usize = |v| count_in(&v, "samples");
+    samples -> usize = |v| samples_in(&v, "samples");
     unit -> Unit = |v| unit_in(&v, "unit");
 }
 
 // A metric's entry of a values file (`SampledValues`), a summary's metric
 // (`MetricSummary`) and change point (`RecentChange`).
 checks! {
-    values_samples -> usize = |v| count_in(&v, "metrics.samples");
+    values_samples -> usize = |v| samples_in(&v, "metrics.samples");
     values -> Vec<f64> = |v| sampled_values(&v, "metrics.values");
     metrics_name -> String = |v| text(&v, "metrics.name");
     metrics_unit -> Unit = |v| unit_in(&v, "metrics.unit");
@@ -282,7 +284,7 @@ checks! {
         path.ok_or_else(|| bad("read_path"))
     });
     // A summary's threads are always there.
-    threads -> usize = |v| count_in(&v, "threads");
+    threads -> usize = |v| threads_in(&v);
     environment -> Environment = |v| plain_record(&v, "environment");
     group -> Option<Membership> = |v| or_null(v, |v| plain_record(v, "group"));
     throughput -> Option<Throughput> = |v| or_null(v, |v| {

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::decode_error::{bad, bad_because, DecodeError};
+use super::stored_value::{boolean, statistic, statistics, text, whole, Checked};
 use super::stored_value::{checks, named_once, or_null, record_in, records_in};
-use super::stored_value::{statistic, statistics, text, whole, Checked};
 use crate::analysis::comparison::{Comparison, MetricChange, Target, Verdict};
 use crate::analysis::recording::MAX_EARLIER_RUNS;
 use crate::stats::{Change, Interval};
@@ -72,7 +72,7 @@ checks! {
     // What a run compared with: `null` for its previous run.
     against -> Option<String> = |v| or_null(v, |v| text(v, "comparison.against"));
     unfair -> Option<String> = |v| or_null(v, |v| text(v, "comparison.unfair"));
-    paired -> bool = |v| v.as_bool().ok_or_else(|| bad("comparison.paired"));
+    paired -> bool = |v| boolean(&v, "comparison.paired");
     // `null` for a new benchmark.
     changes -> Option<Vec<ChangeFile>> = |v| or_null(v, |v| records_in(v, "changes"));
     change_ci -> Option<[f64; 2]> = |v| or_null(v, |v| statistics(v, "changes.ci"));

@@ -189,7 +189,7 @@ fn recording_of(doc: ResultFile) -> Checked<Recording> {
             earlier,
         });
     }
-    named_once(series.iter().map(|s| s.name.as_str()), "series.name")?;
+    named_once(&series, |s| &s.name, "series.name")?;
     let mut recording = Recording::stored(doc.id, doc.environment, samples, series);
     recording.read_path = doc.read_path;
     recording.membership = doc.group;

@@ -343,9 +343,10 @@ pub(crate) fn method_of(
     method.ok_or_else(|| bad("method"))
 }
 
-/// The names in the field `what`, refused where one is there twice.
-pub(crate) fn named_once<'a>(names: impl Iterator<Item = &'a str>, what: &str) -> Checked<()> {
-    let mut sorted: Vec<&str> = names.collect();
+/// `items`, each named by `name` in the field `what`, refused where a name
+/// is there twice.
+pub(crate) fn named_once<T>(items: &[T], name: impl Fn(&T) -> &str, what: &str) -> Checked<()> {
+    let mut sorted: Vec<&str> = items.iter().map(name).collect();
     sorted.sort_unstable();
     match sorted.windows(2).any(|w| w[0] == w[1]) {
         true => Err(bad_because(what, "a name twice")),

@@ -122,10 +122,8 @@ impl TryFrom<ComparisonFile> for Comparison {
     fn try_from(c: ComparisonFile) -> Checked<Comparison> {
         let changes = c.changes.map(|cs| cs.into_iter().map(change_of).collect());
         let changes: Option<Vec<MetricChange>> = changes.transpose()?;
-        named_once(
-            changes.iter().flatten().map(|c| c.name.as_str()),
-            "changes.name",
-        )?;
+        let all = changes.as_deref().unwrap_or_default();
+        named_once(all, |c| &c.name, "changes.name")?;
         let against = match (c.against, c.paired) {
             (None, _) => Target::PreviousRun,
             (Some(name), true) => Target::Paired(name),
@@ -192,10 +190,7 @@ pub fn decode_summary(text: &str) -> Checked<BenchSummary> {
     if summary.metrics.is_empty() {
         return Err(bad("metrics"));
     }
-    named_once(
-        summary.metrics.iter().map(|m| m.name.as_str()),
-        "metrics.name",
-    )?;
+    named_once(&summary.metrics, |m| &m.name, "metrics.name")?;
     Ok(summary)
 }
 
@@ -218,6 +213,6 @@ pub fn decode_values(text: &str) -> Checked<Vec<SampledValues>> {
         let why = format!("not one per sample, up to {MAX_VALUES}");
         return Err(bad_because("metrics.values", &why));
     }
-    named_once(values.iter().map(|v| v.name.as_str()), "metrics.name")?;
+    named_once(&values, |v| &v.name, "metrics.name")?;
     Ok(values)
 }

@@ -26,11 +26,11 @@ use perfbench::measure::environment::Environment;
 use perfbench::measure::{Measurement, Sample, Throughput};
 use perfbench::output::bencher_lines::bencher_line;
 use perfbench::output::folded::Folded;
+use perfbench::output::json_lines::bench_line as json_line;
 use perfbench::output::table::Table;
 use perfbench::run::cli::RegressionGate;
 use perfbench::run::end_of_run::RunTally;
 use perfbench::stats::{analyze_metric, Bootstrap};
-use perfbench::store::json::bench_line as json_line;
 use perfbench::store::{Slot, Store};
 
 /// A fake sysfs tree with a PMU whose event has a `.scale` and `.unit`.

@@ -7,10 +7,12 @@ use std::collections::BTreeMap;
 use super::Analysed;
 use crate::stats::Estimate;
 
-/// Where a benchmark stands among the others of its group.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Where a benchmark stands among the others of its group; stored and
+/// printed as JSON `{"arg", "member", "name"}` (the group's name).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Membership {
     /// The group: `group = "…"` in the attribute, else the module.
+    #[serde(rename = "name")]
     pub group: String,
     /// The member: the function's name, with its type (`sort::<u64>`).
     pub member: String,

@@ -140,7 +140,10 @@ impl Config {
 ///     });
 /// }
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+///
+/// Stored and printed as JSON `{"bytes": n}` or `{"elements": n}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Throughput {
     /// Bytes processed per iteration.
     Bytes(u64),

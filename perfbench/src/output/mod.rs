@@ -14,13 +14,14 @@ pub mod event_list;
 pub mod folded;
 pub mod format;
 pub mod html;
+pub mod json_lines;
 pub mod table;
 mod wrap;
 
 use crate::analysis::{Analysed, Calibration};
 use crate::counter::event::Event;
 use crate::measure::environment::Environment;
-use crate::store::{self, StoreError};
+use crate::store::StoreError;
 use destination::Destination;
 
 /// Whether to colour the output.
@@ -82,7 +83,7 @@ impl Sink {
     pub fn benchmark(&mut self, a: &Analysed) {
         match self {
             Sink::Table(t) => t.benchmark(a),
-            Sink::JsonLines(environment, out) => out.line(&store::json::bench_line(
+            Sink::JsonLines(environment, out) => out.line(&json_lines::bench_line(
                 a.view(),
                 environment,
                 a.comparison.as_ref(),

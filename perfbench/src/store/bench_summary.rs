@@ -51,14 +51,14 @@ pub struct BenchSummary {
     #[serde(deserialize_with = "checked::environment")]
     pub environment: Environment,
     /// Its group, member and argument, where it has a group.
-    #[serde(rename = "group", default, serialize_with = "checked::write_group")]
+    #[serde(rename = "group", default)]
     #[serde(deserialize_with = "checked::group")]
     pub membership: Option<Membership>,
     /// The threads it ran on at once.
     #[serde(deserialize_with = "checked::threads")]
     pub threads: usize,
     /// The throughput it declared.
-    #[serde(default, serialize_with = "checked::write_throughput")]
+    #[serde(default)]
     #[serde(deserialize_with = "checked::throughput")]
     pub throughput: Option<Throughput>,
     /// In per-iteration mode, how the counters were read.

@@ -33,7 +33,7 @@ use crate::measure::environment::stable_hash;
 
 pub use crate::kernel::dir::Kind;
 pub use baseline::BaselineSave;
-pub use json::{RESULT_SCHEMA, SCHEMA};
+pub use json::RESULT_SCHEMA;
 pub use lock::{LockFailure, LockFile, StoreLock, LOCK_FILE};
 
 use folder::Folder;

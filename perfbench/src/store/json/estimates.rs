@@ -1,7 +1,8 @@
-//! The per-iteration estimates of each metric as JSON lines and stored
-//! result files write them: one object per metric, keyed by its name.
-//! Fields are declared in the order of their names, the order perfbench
-//! has always written them in.
+//! The per-iteration estimates of each metric as stored result files and
+//! JSON lines write them: one object per metric, keyed by its name (JSON
+//! lines add a metric's change and the cost of measuring it:
+//! `output/json_lines.rs`). Fields are declared in the order of their
+//! names, the order perfbench has always written them in.
 
 use std::collections::BTreeMap;
 
@@ -13,13 +14,9 @@ use crate::stats::Estimate;
 /// An interval as JSON: `[low, high]`.
 type Pair = [f64; 2];
 
-/// One metric's estimates; JSON lines add its change and the cost of
-/// measuring it.
+/// One metric's estimates.
 #[derive(Clone, Debug, Serialize)]
 pub struct MetricEstimates<'a> {
-    /// The change against the run compared with (JSON lines).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub change: Option<ChangeLine<'a>>,
     ci: Pair,
     estimate: f64,
     estimator: &'static str,
@@ -33,17 +30,11 @@ pub struct MetricEstimates<'a> {
     median_ci: Pair,
     min: f64,
     outliers: BTreeMap<&'static str, usize>,
-    /// The cost of measuring, per iteration, taken off (JSON lines).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub overhead: Option<f64>,
     p25: f64,
     p75: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     poor_fit: Option<String>,
     r_squared: f64,
-    /// The estimate before the cost of measuring was taken off (JSON lines).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub raw_estimate: Option<f64>,
     rounds: &'a [f64],
     #[serde(skip_serializing_if = "Option::is_none")]
     scaled: Option<Scaled<'a>>,
@@ -66,21 +57,6 @@ struct Scaled<'a> {
     unit: &'a str,
 }
 
-/// A metric's change in a JSON line.
-#[derive(Clone, Debug, Serialize)]
-pub struct ChangeLine<'a> {
-    /// The interval of the relative change, where there is one.
-    pub ci: Option<Pair>,
-    /// The p-value.
-    pub p: f64,
-    /// The relative change, where the baseline is not 0.
-    pub relative: Option<f64>,
-    /// The runs both sides took in.
-    pub runs: usize,
-    /// The verdict.
-    pub verdict: &'a str,
-}
-
 /// The estimates of every metric of `result`, keyed by name.
 pub fn estimates(result: &BenchResult) -> BTreeMap<String, MetricEstimates<'_>> {
     result
@@ -101,7 +77,6 @@ fn metric_record(m: &Metric) -> MetricEstimates<'_> {
     let e = m.estimate();
     let o = &s.outliers;
     MetricEstimates {
-        change: None,
         ci: ci(e),
         estimate: e.point,
         estimator: m.estimator(),
@@ -120,7 +95,6 @@ fn metric_record(m: &Metric) -> MetricEstimates<'_> {
             ("low_mild", o.low_mild),
             ("low_severe", o.low_severe),
         ]),
-        overhead: None,
         p25: s.quartiles.0,
         p75: s.quartiles.1,
         poor_fit: match &m.fit {
@@ -128,7 +102,6 @@ fn metric_record(m: &Metric) -> MetricEstimates<'_> {
             Fit::Poor { why, .. } => Some(why.describe()),
         },
         r_squared: s.r_squared,
-        raw_estimate: None,
         rounds: &m.rounds.rounds,
         scaled: m.scale.as_ref().map(|sc| Scaled {
             ci: [e.ci.low * sc.factor, e.ci.high * sc.factor],

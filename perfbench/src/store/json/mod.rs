@@ -1,8 +1,8 @@
-//! The JSON of the store's files and of `--output-format json`, typed with
-//! serde: the lines of `--output-format json` (`bench_line.rs`, with the
-//! estimates of `estimates.rs`), stored result files (`result_file.rs`),
-//! the report's summaries and sampled values (`summary_file.rs`), and the
-//! lines of a benchmark's history (`history_line.rs`). Fields are written
+//! The JSON of the store's files, typed with serde: stored result files
+//! (`result_file.rs`, with the estimates of `estimates.rs`, which the JSON
+//! lines of `output/json_lines.rs` write too), the report's summaries and
+//! sampled values (`summary_file.rs`), and the lines of a benchmark's
+//! history (`history_line.rs`). Fields are written
 //! in the order of their names. A stored file may be hostile (a restored
 //! CI cache), so every field is checked as serde reads it, with the limits
 //! of a stored file (`stored_value.rs`), its error a [`DecodeError`] of one
@@ -13,7 +13,6 @@
 //! `Series`, a summary's `Comparison`), whose fields are checked against
 //! each other in one place on the way to the domain type.
 
-mod bench_line;
 mod decode_error;
 mod estimates;
 mod history_line;
@@ -21,10 +20,11 @@ mod result_file;
 pub(crate) mod stored_value;
 mod summary_file;
 
-pub use bench_line::{bench_line, SCHEMA};
 pub use decode_error::DecodeError;
+pub(crate) use estimates::{estimates, MetricEstimates};
 pub use history_line::{decode_history_run, encode_history_run};
 pub use result_file::{decode_recording, encode_recording, RESULT_SCHEMA};
+pub(crate) use stored_value::method_json;
 pub use stored_value::{MAX_COUNT, MAX_SAMPLES, MAX_STATISTIC, MAX_THREADS};
 pub use summary_file::{
     decode_summary, decode_values, encode_summary, encode_values, SUMMARY_SCHEMA, VALUES_SCHEMA,

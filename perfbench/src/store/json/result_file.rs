@@ -14,8 +14,8 @@ use serde_json::Value;
 
 use super::decode_error::{bad, bad_because, DecodeError};
 use super::estimates::{estimates, MetricEstimates};
-use super::stored_value::{self as checked, checks, has_duplicates, numbers, or_null, record_in};
-use super::stored_value::{boolean, count_in, text_that, MAX_SAMPLES};
+use super::stored_value::{self as checked, checks, named_once, numbers, or_null, record_in};
+use super::stored_value::{boolean, text_that, threads_in, MAX_SAMPLES};
 use super::stored_value::{method_json, method_of, records_in, statistic, Checked, MAX_COUNT};
 use crate::analysis::recording::MAX_EARLIER_RUNS;
 use crate::analysis::standings::Membership;
@@ -39,7 +39,6 @@ struct ResultFile<'a> {
     #[serde(skip_deserializing)]
     estimates: BTreeMap<String, MetricEstimates<'a>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[serde(serialize_with = "checked::write_group")]
     #[serde(deserialize_with = "checked::group")]
     group: Option<Membership>,
     #[serde(deserialize_with = "checked::id")]
@@ -98,7 +97,7 @@ checks! {
         text_that(v, is_key, "settings", "")
     });
     // Left out for one thread (and in files from before `threads`).
-    threads -> Option<usize> = |v| or_null(v, |v| count_in(v, "threads"));
+    threads -> Option<usize> = |v| or_null(v, threads_in);
     // The method, checked against the threads after.
     method -> Option<String> = |v| or_null(v, |v| checked::text(v, "method"));
     batch_size -> Option<String> = |v| checked::text(&v, "batch_size").map(Some);
@@ -147,6 +146,8 @@ pub fn encode_recording(run: &Recording, result: &BenchResult) -> String {
         settings: run.settings.clone(),
         threads: (run.threads > 1).then_some(run.threads),
     };
+    // Keys in the order of their names, as a `Value`'s (a group's too).
+    let doc = serde_json::to_value(&doc).expect("result files serialise");
     serde_json::to_string_pretty(&doc).expect("result files serialise")
 }
 
@@ -188,10 +189,7 @@ fn recording_of(doc: ResultFile) -> Checked<Recording> {
             earlier,
         });
     }
-    let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
-    if has_duplicates(&names) {
-        return Err(bad_because("series.name", "a name twice"));
-    }
+    named_once(&series, |s| &s.name, "series.name")?;
     let mut recording = Recording::stored(doc.id, doc.environment, samples, series);
     recording.read_path = doc.read_path;
     recording.membership = doc.group;

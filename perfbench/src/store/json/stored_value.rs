@@ -7,7 +7,7 @@
 
 use serde::de::DeserializeOwned;
 use serde::ser::Serializer;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::decode_error::{bad, bad_because, DecodeError};
@@ -142,8 +142,8 @@ fn is_label(t: &str) -> bool {
 
 /// A unit by its symbol, in the field `what`.
 pub(crate) fn unit_in(v: &Value, what: &str) -> Checked<Unit> {
-    let unit = [Unit::Nanoseconds, Unit::Count].into_iter();
-    unit.into_iter()
+    let mut units = [Unit::Nanoseconds, Unit::Count].into_iter();
+    units
         .find(|u| Some(u.symbol()) == v.as_str())
         .ok_or_else(|| bad(what))
 }
@@ -195,18 +195,20 @@ fn estimate_in(v: &Value, what: &str) -> Checked<Estimate> {
     Ok(Estimate { point, ci })
 }
 
-/// A count of samples (from 1 to [`MAX_SAMPLES`]) or of threads (from 1
-/// to [`MAX_THREADS`]), in the field `what`.
-pub(crate) fn count_in(v: &Value, what: &str) -> Checked<usize> {
-    let n = match what {
-        "threads" => whole(
-            v,
-            (1, MAX_THREADS),
-            what,
-            "not a whole number from 1 to 2^22",
-        ),
-        _ => whole(v, (1, MAX_SAMPLES as u64), what, "not from 1 to 1000000"),
-    };
+/// A count of samples, from 1 to [`MAX_SAMPLES`], in the field `what`.
+fn samples_in(v: &Value, what: &str) -> Checked<usize> {
+    let n = whole(v, (1, MAX_SAMPLES as u64), what, "not from 1 to 1000000");
+    n.map(|n| n as usize)
+}
+
+/// A count of threads, from 1 to [`MAX_THREADS`], in the field `threads`.
+pub(crate) fn threads_in(v: &Value) -> Checked<usize> {
+    let n = whole(
+        v,
+        (1, MAX_THREADS),
+        "threads",
+        "not a whole number from 1 to 2^22",
+    );
     n.map(|n| n as usize)
 }
 
@@ -247,14 +249,14 @@ checks! {
     quick -> bool = |v| boolean(&v, "quick");
     metric -> String = |v| text_that(&v, is_label, "metric", "");
     estimate -> Estimate = |v| estimate_in(&v, "estimate");
-    samples -> usize = |v| count_in(&v, "samples");
+    samples -> usize = |v| samples_in(&v, "samples");
     unit -> Unit = |v| unit_in(&v, "unit");
 }
 
 // A metric's entry of a values file (`SampledValues`), a summary's metric
 // (`MetricSummary`) and change point (`RecentChange`).
 checks! {
-    values_samples -> usize = |v| count_in(&v, "metrics.samples");
+    values_samples -> usize = |v| samples_in(&v, "metrics.samples");
     values -> Vec<f64> = |v| sampled_values(&v, "metrics.values");
     metrics_name -> String = |v| text(&v, "metrics.name");
     metrics_unit -> Unit = |v| unit_in(&v, "metrics.unit");
@@ -282,12 +284,9 @@ checks! {
         path.ok_or_else(|| bad("read_path"))
     });
     // A summary's threads are always there.
-    threads -> usize = |v| count_in(&v, "threads");
+    threads -> usize = |v| threads_in(&v);
     environment -> Environment = |v| plain_record(&v, "environment");
-    group -> Option<Membership> = |v| or_null(v, |v| {
-        let g: GroupRecord = plain_record(v, "group")?;
-        Ok(Membership { group: g.name, member: g.member, arg: g.arg })
-    });
+    group -> Option<Membership> = |v| or_null(v, |v| plain_record(v, "group"));
     throughput -> Option<Throughput> = |v| or_null(v, |v| {
         let amount = |k| v.get(k).and_then(Value::as_u64).filter(|&n| n <= MAX_COUNT);
         match (amount("bytes"), amount("elements")) {
@@ -309,64 +308,10 @@ checks! {
 }
 
 writes! {
-    write_group(m: Option<Membership>) = m.as_ref().map(GroupRecord::from);
-    write_throughput(t: Option<Throughput>) = t.map(ThroughputRecord::from);
     write_read_path(p: Option<ReadPath>) = p.map(ReadPath::name);
     write_comparison(c: Option<Comparison>) = c.as_ref().map(ComparisonFile::from);
     write_estimate(e: Estimate) = [e.point, e.ci.low, e.ci.high];
     write_unit(u: Unit) = u.symbol();
-}
-
-/// A benchmark's group as JSON: `{"arg", "member", "name"}`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct GroupRecord {
-    /// The argument, where the member takes one.
-    pub arg: Option<String>,
-    /// The member's name.
-    pub member: String,
-    /// The group's name.
-    pub name: String,
-}
-
-impl From<&Membership> for GroupRecord {
-    fn from(m: &Membership) -> GroupRecord {
-        let (arg, member, name) = (m.arg.clone(), m.member.clone(), m.group.clone());
-        GroupRecord { arg, member, name }
-    }
-}
-
-/// A declared throughput as JSON: `{"bytes": n}` or `{"elements": n}`, and
-/// in JSON lines its rate per second with its interval (an interval open
-/// above has no finite end: `null`).
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct ThroughputRecord {
-    /// Bytes an iteration handles.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bytes: Option<u64>,
-    /// Elements an iteration handles.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub elements: Option<u64>,
-    /// The rate, per second (JSON lines only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub per_second: Option<f64>,
-    /// The rate's interval (JSON lines only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub per_second_ci: Option<(f64, Option<f64>)>,
-}
-
-impl From<Throughput> for ThroughputRecord {
-    fn from(t: Throughput) -> ThroughputRecord {
-        let (bytes, elements) = match t {
-            Throughput::Bytes(n) => (Some(n), None),
-            Throughput::Elements(n) => (None, Some(n)),
-        };
-        let rate = ThroughputRecord::default();
-        ThroughputRecord {
-            bytes,
-            elements,
-            ..rate
-        }
-    }
 }
 
 /// Which `Bencher` method measured a result, as JSON lines and result
@@ -398,9 +343,13 @@ pub(crate) fn method_of(
     method.ok_or_else(|| bad("method"))
 }
 
-/// Whether `names` holds one twice.
-pub(crate) fn has_duplicates(names: &[&str]) -> bool {
-    let mut sorted = names.to_vec();
+/// `items`, each named by `name` in the field `what`, refused where a name
+/// is there twice.
+pub(crate) fn named_once<T>(items: &[T], name: impl Fn(&T) -> &str, what: &str) -> Checked<()> {
+    let mut sorted: Vec<&str> = items.iter().map(name).collect();
     sorted.sort_unstable();
-    sorted.windows(2).any(|w| w[0] == w[1])
+    match sorted.windows(2).any(|w| w[0] == w[1]) {
+        true => Err(bad_because(what, "a name twice")),
+        false => Ok(()),
+    }
 }

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::decode_error::{bad, bad_because, DecodeError};
-use super::stored_value::{checks, has_duplicates, or_null, record_in, records_in};
-use super::stored_value::{statistic, statistics, text, whole, Checked};
+use super::stored_value::{boolean, statistic, statistics, text, whole, Checked};
+use super::stored_value::{checks, named_once, or_null, record_in, records_in};
 use crate::analysis::comparison::{Comparison, MetricChange, Target, Verdict};
 use crate::analysis::recording::MAX_EARLIER_RUNS;
 use crate::stats::{Change, Interval};
@@ -72,7 +72,7 @@ checks! {
     // What a run compared with: `null` for its previous run.
     against -> Option<String> = |v| or_null(v, |v| text(v, "comparison.against"));
     unfair -> Option<String> = |v| or_null(v, |v| text(v, "comparison.unfair"));
-    paired -> bool = |v| v.as_bool().ok_or_else(|| bad("comparison.paired"));
+    paired -> bool = |v| boolean(&v, "comparison.paired");
     // `null` for a new benchmark.
     changes -> Option<Vec<ChangeFile>> = |v| or_null(v, |v| records_in(v, "changes"));
     change_ci -> Option<[f64; 2]> = |v| or_null(v, |v| statistics(v, "changes.ci"));
@@ -122,10 +122,8 @@ impl TryFrom<ComparisonFile> for Comparison {
     fn try_from(c: ComparisonFile) -> Checked<Comparison> {
         let changes = c.changes.map(|cs| cs.into_iter().map(change_of).collect());
         let changes: Option<Vec<MetricChange>> = changes.transpose()?;
-        let names: Vec<&str> = changes.iter().flatten().map(|c| c.name.as_str()).collect();
-        if has_duplicates(&names) {
-            return Err(bad_because("changes.name", "a name twice"));
-        }
+        let all = changes.as_deref().unwrap_or_default();
+        named_once(all, |c| &c.name, "changes.name")?;
         let against = match (c.against, c.paired) {
             (None, _) => Target::PreviousRun,
             (Some(name), true) => Target::Paired(name),
@@ -192,10 +190,7 @@ pub fn decode_summary(text: &str) -> Checked<BenchSummary> {
     if summary.metrics.is_empty() {
         return Err(bad("metrics"));
     }
-    let names: Vec<&str> = summary.metrics.iter().map(|m| m.name.as_str()).collect();
-    if has_duplicates(&names) {
-        return Err(bad_because("metrics.name", "a name twice"));
-    }
+    named_once(&summary.metrics, |m| &m.name, "metrics.name")?;
     Ok(summary)
 }
 
@@ -218,9 +213,6 @@ pub fn decode_values(text: &str) -> Checked<Vec<SampledValues>> {
         let why = format!("not one per sample, up to {MAX_VALUES}");
         return Err(bad_because("metrics.values", &why));
     }
-    let names: Vec<&str> = values.iter().map(|v| v.name.as_str()).collect();
-    if has_duplicates(&names) {
-        return Err(bad_because("metrics.name", "a name twice"));
-    }
+    named_once(&values, |v| &v.name, "metrics.name")?;
     Ok(values)
 }

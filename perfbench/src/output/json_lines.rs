@@ -1,0 +1,286 @@
+//! One benchmark as a line of JSON (`--output-format json`, schema
+//! [`SCHEMA`]); values are per iteration. A metric's object is the one a
+//! stored result file holds (`store::json::estimates`) with its change and
+//! the cost of measuring it; the throughput is the stored one with its rate.
+//! Keys are written in the order of their names, the order perfbench has
+//! always written them in: the line is made a `serde_json::Value` first,
+//! whose objects keep their keys sorted, since a stored object and what a
+//! line adds to it (`#[serde(flatten)]`) are two structs.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::analysis::comparison::{self, Comparison, Target};
+use crate::analysis::derived::rate;
+use crate::analysis::standings::Membership;
+use crate::analysis::{BenchResult, ResultView};
+use crate::measure::environment::Environment;
+use crate::measure::Throughput;
+use crate::store::json::{estimates, method_json, MetricEstimates};
+
+/// The schema tag of every JSON line (`--output-format json`).
+pub const SCHEMA: &str = "perfbench/v1";
+
+/// A JSON line.
+#[derive(Serialize)]
+struct BenchLine<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline: Option<BaselineLine<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    batch_size: Option<String>,
+    cpu: Option<usize>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    derived: BTreeMap<&'a str, f64>,
+    environment: &'a Environment,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    group: Option<&'a Membership>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    groups: &'a [Vec<String>],
+    id: &'a str,
+    iterations: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    left_out_iterations: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    left_out_samples: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    method: Option<String>,
+    metrics: BTreeMap<String, MetricLine<'a>>,
+    mode: &'static str,
+    multiplexed_samples: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    off_cpu_ratio: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    read_path: Option<&'static str>,
+    samples: usize,
+    schema: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    threads: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    throughput: Option<ThroughputLine>,
+}
+
+/// What the line was compared with.
+#[derive(Serialize)]
+struct BaselineLine<'a> {
+    name: &'a str,
+    new: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    not_compared: Option<&'a str>,
+    /// A build measured in turn with this one (`--paired-with`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    paired: bool,
+    /// In a paired run, what moved ([`comparison::why`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why: Option<String>,
+}
+
+/// One metric's estimates with its change and the cost of measuring it.
+#[derive(Serialize)]
+struct MetricLine<'a> {
+    /// The change against the run compared with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    change: Option<ChangeLine<'a>>,
+    #[serde(flatten)]
+    estimates: MetricEstimates<'a>,
+    /// The cost of measuring, per iteration, taken off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    overhead: Option<f64>,
+    /// The estimate before the cost of measuring was taken off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    raw_estimate: Option<f64>,
+}
+
+/// A metric's change.
+#[derive(Serialize)]
+struct ChangeLine<'a> {
+    /// The interval of the relative change, where there is one.
+    ci: Option<[f64; 2]>,
+    p: f64,
+    /// The relative change, where the baseline is not 0.
+    relative: Option<f64>,
+    /// The runs both sides took in.
+    runs: usize,
+    verdict: &'a str,
+}
+
+/// A declared throughput with its rate per second and the rate's
+/// interval (an interval open above has no finite end: `null`).
+#[derive(Serialize)]
+struct ThroughputLine {
+    #[serde(flatten)]
+    amount: Throughput,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    per_second: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    per_second_ci: Option<(f64, Option<f64>)>,
+}
+
+/// One benchmark as a line of JSON (schema [`SCHEMA`]); values are per
+/// iteration.
+pub fn bench_line(
+    r: ResultView<'_>,
+    environment: &Environment,
+    comparison: Option<&Comparison>,
+) -> String {
+    let run = r.recording;
+    let (method, batch_size) = method_json(run.method);
+    let line = BenchLine {
+        baseline: comparison.map(|c| BaselineLine {
+            name: c.against.json_name(),
+            new: c.changes.is_none(),
+            not_compared: c.unfair.as_deref(),
+            paired: matches!(c.against, Target::Paired(_)),
+            why: comparison::why(c, &r).filter(|_| matches!(c.against, Target::Paired(_))),
+        }),
+        batch_size,
+        cpu: environment.cpu,
+        derived: r.derived.iter().map(|(n, v)| (n.as_str(), *v)).collect(),
+        environment,
+        group: run.membership.as_ref(),
+        groups: &run.groups,
+        id: &run.id,
+        iterations: run.total_iterations(),
+        // How per-iteration mode read the counters and how many iterations
+        // it left out, or in batch mode how many samples, where it left
+        // some out.
+        left_out_iterations: run.read_path.map(|_| run.left_out),
+        left_out_samples: (run.read_path.is_none() && run.left_out > 0).then_some(run.left_out),
+        method,
+        metrics: metrics(r.result, comparison),
+        mode: if run.read_path.is_some() {
+            "per-iter"
+        } else {
+            "batch"
+        },
+        multiplexed_samples: run.multiplexed_samples,
+        off_cpu_ratio: r.off_cpu_ratio,
+        read_path: run.read_path.map(|p| p.name()),
+        samples: run.samples(),
+        schema: SCHEMA,
+        threads: (run.threads > 1).then_some(run.threads),
+        throughput: run.throughput.map(|t| throughput(r, t)),
+    };
+    let line = serde_json::to_value(&line).expect("JSON lines serialise");
+    serde_json::to_string(&line).expect("JSON lines serialise")
+}
+
+/// The estimates of `r`'s metrics with the change `comparison` found and
+/// the cost of measuring each.
+fn metrics<'a>(
+    r: &'a BenchResult,
+    comparison: Option<&'a Comparison>,
+) -> BTreeMap<String, MetricLine<'a>> {
+    let line = |(name, estimates): (String, MetricEstimates<'a>)| {
+        let change = comparison
+            .and_then(|c| c.change(&name))
+            .map(|c| ChangeLine {
+                ci: c.change.ci.map(|ci| [ci.low, ci.high]),
+                p: c.change.p_value,
+                relative: c.change.relative,
+                runs: c.change.runs,
+                verdict: c.verdict.as_str(),
+            });
+        let overhead = r.overhead.iter().rfind(|o| o.metric == name);
+        let line = MetricLine {
+            change,
+            estimates,
+            overhead: overhead.map(|o| o.per_iteration),
+            raw_estimate: overhead.map(|o| o.raw_estimate),
+        };
+        (name, line)
+    };
+    estimates(r).into_iter().map(line).collect()
+}
+
+/// The declared throughput `t` of `r` with its rate per second.
+fn throughput(r: ResultView<'_>, t: Throughput) -> ThroughputLine {
+    let rate = rate(r).map(|rate| rate.per_second);
+    ThroughputLine {
+        amount: t,
+        per_second: rate.map(|e| e.point),
+        // An interval open above (wall time down to 0) has no finite end.
+        per_second_ci: rate.map(|e| (e.ci.low, e.ci.high.is_finite().then_some(e.ci.high))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+    use crate::analysis::test_support::exact_result as result;
+    use crate::analysis::Analysed;
+    use crate::counter::event::Unit;
+    use crate::measure::{BatchSize, Method};
+
+    #[test]
+    fn json_lines_follow_the_schema() {
+        let r = result(
+            "x/1",
+            &[
+                ("wall-time", Unit::Nanoseconds, 2.5),
+                ("page-faults", Unit::Count, 16.0),
+            ],
+        );
+        let env = Environment::read_from(std::path::Path::new("/nonexistent"), Some(1));
+        let line = bench_line(r.view(), &env, None);
+        assert!(!line.contains('\n'));
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["schema"], "perfbench/v1");
+        assert_eq!(v["id"], "x/1");
+        assert_eq!(v["mode"], "batch");
+        assert_eq!(v["samples"], 10);
+        assert_eq!(v["iterations"], 550);
+        assert_eq!(v["metrics"]["page-faults"]["estimate"], 16.0);
+        assert_eq!(v["metrics"]["page-faults"]["unit"], "count");
+        assert_eq!(v["metrics"]["wall-time"]["unit"], "ns");
+        assert_eq!(v["cpu"], 1);
+        assert_eq!(v["environment"]["cpu"], 1);
+        assert_eq!(v["environment"]["cpu_model"], "unknown");
+        assert_eq!(v.get("threads"), None, "one thread");
+    }
+
+    #[test]
+    fn json_lines_give_the_threads_of_a_threaded_benchmark() {
+        let mut r = result("x/threads=4", &[("page-faults", Unit::Count, 8.0)]);
+        r.recording.threads = 4;
+        let line = bench_line(r.view(), &Environment::default(), None);
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["threads"], 4);
+        assert_eq!(v["metrics"]["page-faults"]["estimate"], 8.0);
+    }
+
+    #[test]
+    fn json_lines_write_a_group_and_a_throughput_with_their_keys_in_order() {
+        let mut r = result("x/1", &[("wall-time", Unit::Nanoseconds, 8.0)]);
+        r.recording.membership = Some(Membership {
+            group: "g".into(),
+            member: "m".into(),
+            arg: Some("1".into()),
+        });
+        r.recording.throughput = Some(Throughput::Bytes(64));
+        let line = bench_line(r.view(), &Environment::default(), None);
+        assert!(
+            line.contains(r#""group":{"arg":"1","member":"m","name":"g"}"#),
+            "{line}"
+        );
+        assert!(
+            line.contains(r#""throughput":{"bytes":64,"per_second":"#),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn json_lines_name_the_method_but_iter() {
+        let mut r = result("x/1", &[("page-faults", Unit::Count, 8.0)]);
+        let line = |r: &Analysed| {
+            let line = bench_line(r.view(), &Environment::default(), None);
+            serde_json::from_str::<Value>(&line).unwrap()
+        };
+        assert_eq!(line(&r).get("method"), None, "iter, as before methods");
+        r.recording.method = Method::IterBatched(BatchSize::NumIterations(3));
+        assert_eq!(line(&r)["method"], "iter_batched");
+        assert_eq!(line(&r)["batch_size"], "inputs=3");
+    }
+}

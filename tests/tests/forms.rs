@@ -438,6 +438,37 @@ fn a_pinned_run_warns_once_and_the_table_says_what_an_iteration_is() {
     }
 }
 
+/// `own_setup` asks for per-iteration mode, so the run opens two setups of
+/// the events `--events` names: what this machine cannot count of them is
+/// one fact, said once. (Where a PMU counts `cycles` nothing is said of
+/// it; the machines CI runs on have none, and the seccomp filter refuses
+/// every event.)
+#[test]
+fn what_two_setups_cannot_count_is_said_once() {
+    let args = [
+        "--warm-up-time",
+        "0.02",
+        "--measurement-time",
+        "0.1",
+        "--sample-count",
+        "10",
+        "--events",
+        "page-faults,cycles",
+        "--output-format",
+        "json",
+        "own_setup",
+        "own_settings",
+    ];
+    let run = forms(&args, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json().len(), 2, "{}", run.stderr);
+    let about_cycles: Vec<&str> = (run.stderr.lines())
+        .filter(|l| l.contains("`cycles`") || l.contains(" cycles"))
+        .collect();
+    let distinct: std::collections::BTreeSet<&&str> = about_cycles.iter().collect();
+    assert_eq!(about_cycles.len(), distinct.len(), "{}", run.stderr);
+}
+
 #[test]
 fn per_iteration_mode_refuses_threads_naming_each_benchmark() {
     let run = short(

@@ -86,7 +86,7 @@ pub fn open_setup(
     if *per_iter {
         let (measurable, left_out) = measure::measurable_per_iteration(events);
         events = measurable;
-        left_out.into_iter().for_each(|n| say_once(&n));
+        left_out.into_iter().for_each(|n| once(&n, stderr::note));
     }
     // A group reads allocation counts after the kernel's counters, so they
     // go last (stable: the rest keep the order asked).
@@ -142,29 +142,35 @@ fn countable_events(
                 narrowed.push(e.name.clone());
                 countable.push(e);
             }
-            Err(err) if spec.is_some() => stderr::warning(&err.to_string()),
+            Err(err) if spec.is_some() => once(&err.to_string(), stderr::warning),
             Err(err) => refused.push(err),
         }
     }
     for note in refused_notes(&refused) {
-        stderr::note(&note);
+        once(&note, stderr::note);
     }
     if !narrowed.is_empty() {
-        stderr::note(&user_only_note(&narrowed));
+        once(&user_only_note(&narrowed), stderr::note);
     }
     if countable.is_empty() {
-        stderr::note("no event left to count: measuring wall time alone");
+        once(
+            "no event left to count: measuring wall time alone",
+            stderr::note,
+        );
     }
     Ok(countable)
 }
 
-/// Says `note` unless this process said it already (each setup asks).
-fn say_once(note: &str) {
+/// Says `line` (a note or a warning, through `say`) once per process: a
+/// run opens a setup for each mode and events its benchmarks ask for, and
+/// the same events refused, narrowed or left out in two of them are one
+/// fact of this machine.
+fn once(line: &str, say: fn(&str)) {
     static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
-    if !said.iter().any(|s| s == note) {
-        said.push(note.to_string());
-        stderr::note(note);
+    if !said.iter().any(|s| s == line) {
+        said.push(line.to_string());
+        say(line);
     }
 }
 

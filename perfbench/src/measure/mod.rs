@@ -29,8 +29,8 @@ pub use batched_inputs::BatchSize;
 pub use bencher::{profile, run_once, Bencher};
 pub use method::Method;
 pub use per_iter::{
-    calibrate_per_iter, measurable_per_iteration, measure_per_iter, IterationCounts,
-    PerIterMeasurement, MAX_STORED_ITERATIONS,
+    calibrate_per_iter, measurable_by_read, measurable_per_iteration, measure_per_iter,
+    IterationCounts, PerIterMeasurement, MAX_STORED_ITERATIONS,
 };
 pub use pin::{choose_core, CoreChoice, PinError, ThreadPin};
 pub use sampling::{Costs, SamplingPlan, Shape, FEWEST_SAMPLES, MAX_SAMPLES};

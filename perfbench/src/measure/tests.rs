@@ -575,3 +575,24 @@ fn per_iteration_mode_leaves_the_software_clocks_out_in_one_note() {
     let faults = crate::counter::event::parse_list("page-faults").unwrap();
     assert_eq!(super::measurable_per_iteration(faults).1, None);
 }
+
+#[test]
+fn per_iteration_mode_by_read_leaves_the_cpus_kernel_counts_out_in_one_note() {
+    let spec = "instructions:uk,instructions,page-faults,cycles:k,context-switches";
+    let events = crate::counter::event::parse_list(spec).unwrap();
+    let (kept, note) = super::measurable_by_read(events);
+    let names: Vec<&str> = kept.iter().map(|e| e.name.as_str()).collect();
+    // User-space CPU counts, and the kernel's software counts, stay.
+    assert_eq!(names, ["instructions", "page-faults", "context-switches"]);
+    assert_eq!(
+        note.as_deref(),
+        Some(
+            "per-iteration mode leaves out instructions:uk, cycles:k: counted with the kernel \
+             and read with read(), they count the system call's kernel half around each \
+             iteration, by more than a short routine takes and never the same; batch mode \
+             measures them, and `:u` counts user space alone"
+        )
+    );
+    let user = crate::counter::event::parse_list("instructions,page-faults").unwrap();
+    assert_eq!(super::measurable_by_read(user).1, None);
+}

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use crate::analysis::Calibration;
 use crate::counter::event::{self, Event, Source};
-use crate::counter::group::{self, Groups};
+use crate::counter::group::{self, Groups, ReadPath};
 use crate::kernel::{alloc, pmu, sys};
 use crate::measure::{self, Method};
 use crate::run::setup_error::SetupError;
@@ -98,7 +98,12 @@ pub fn open_setup(
         e.attr.inherit = !per_iter;
     }
     let events = for_pinned_core(events, cpu);
-    let groups = group::open_groups(&events).map_err(|e| SetupError::Groups(e.to_string()))?;
+    let groups = open_groups(&events)?;
+    let (events, groups) = if *per_iter {
+        without_kernel_reads(events, groups)?
+    } else {
+        (events, groups)
+    };
     if *per_iter && groups.len() > 1 {
         return Err(SetupError::PerIterGroups {
             count: groups.len(),
@@ -112,6 +117,33 @@ pub fn open_setup(
         calibration: Calibration::default(),
         methods: Vec::new(),
     })
+}
+
+/// `events` opened in as few groups as the PMU holds.
+fn open_groups(events: &[Event]) -> Result<Groups, SetupError> {
+    group::open_groups(events).map_err(|e| SetupError::Groups(e.to_string()))
+}
+
+/// A per-iteration setup whose counters are read with `read()` without
+/// the events that count that call's kernel half
+/// ([`measure::measurable_by_read`]), opened again, with one note naming
+/// them; as it is otherwise.
+fn without_kernel_reads(
+    events: Vec<Event>,
+    mut groups: Groups,
+) -> Result<(Vec<Event>, Groups), SetupError> {
+    let by_read = (groups.first_mut()).is_some_and(|(g, _)| g.reader().path() == ReadPath::Syscall);
+    if !by_read {
+        return Ok((events, groups));
+    }
+    let (kept, note) = measure::measurable_by_read(events.clone());
+    let Some(note) = note else {
+        return Ok((events, groups));
+    };
+    once(&note, stderr::note);
+    drop(groups);
+    let groups = open_groups(&kept)?;
+    Ok((kept, groups))
 }
 
 /// The events to measure: those asked for, or the default set, minus those

@@ -172,10 +172,21 @@ impl RunTally {
             _ if self.regressions.is_empty() => "passes",
             _ => "fails",
         };
+        // A gate says what it did not look at: benchmarks new to the
+        // target, or measured in too few rounds to compare.
+        let skipped = v.not_compared;
         if v.benchmarks == 0 {
-            let none = format!("perfbench: gate against {against}: nothing compared");
-            return (gate != RegressionGate::Off).then(|| format!("{none}; {outcome}"));
+            let none = match skipped {
+                0 => "nothing compared".to_string(),
+                n => format!("nothing compared ({} not compared)", count(n, "benchmark")),
+            };
+            let line = format!("perfbench: gate against {against}: {none}; {outcome}");
+            return (gate != RegressionGate::Off).then_some(line);
         }
+        let skipped = match skipped {
+            0 => String::new(),
+            n => format!(", {n} more not compared"),
+        };
         let threshold = match (thresholds.time, thresholds.count) {
             (t, c) if t == c => format!("threshold {}", pct(t)),
             (t, c) => format!("threshold {} for times, {} for counts", pct(t), pct(c)),
@@ -189,7 +200,7 @@ impl RunTally {
         };
         Some(format!(
             "perfbench: gate against {against}: {} regression{}{beyond}, {} improved, \
-             {} unchanged ({}, {threshold}); {outcome}",
+             {} unchanged ({}{skipped}, {threshold}); {outcome}",
             v.regressed,
             plural(v.regressed),
             v.improved,
@@ -369,6 +380,18 @@ mod tests {
         assert_eq!(
             s.gate_line(&base).unwrap(),
             "perfbench: gate against `base`: nothing compared; passes"
+        );
+        s.verdicts.not_compared = 3;
+        assert_eq!(
+            s.gate_line(&base).unwrap(),
+            "perfbench: gate against `base`: nothing compared (3 benchmarks not compared); passes"
+        );
+        s.verdicts.benchmarks = 2;
+        s.verdicts.unchanged = 8;
+        assert_eq!(
+            s.gate_line(&base).unwrap(),
+            "perfbench: gate against `base`: 0 regressions, 0 improved, 8 unchanged \
+             (2 benchmarks, 3 more not compared, threshold 3 % for times, 1 % for counts); passes"
         );
     }
 

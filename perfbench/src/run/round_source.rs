@@ -7,7 +7,7 @@
 use crate::analysis::Recording;
 use crate::run::bench::{self, Underway};
 use crate::run::bench_failure::BenchFailure;
-use crate::run::plan::Plan;
+use crate::run::preparation::Preparation;
 
 /// A source of rounds.
 pub trait RoundSource {
@@ -20,7 +20,7 @@ pub trait RoundSource {
     fn measure(
         &mut self,
         turn: u64,
-        plan: &mut Plan,
+        prep: &mut Preparation,
         bench: &mut Underway<'_>,
     ) -> Result<(), BenchFailure>;
 
@@ -45,11 +45,11 @@ impl RoundSource for Local {
     fn measure(
         &mut self,
         _turn: u64,
-        plan: &mut Plan,
+        prep: &mut Preparation,
         bench: &mut Underway<'_>,
     ) -> Result<(), BenchFailure> {
         let so_far = bench.rounds.as_mut().expect("measured while underway");
-        bench::measure_round(plan, &bench.job, so_far)
+        bench::measure_round(prep, &bench.job, so_far)
     }
 
     fn compared_with(

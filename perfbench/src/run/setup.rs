@@ -14,7 +14,7 @@ use crate::run::setup_error::SetupError;
 use crate::run::stderr;
 
 /// What a benchmark asks to be measured with, its settings merged under
-/// the run's ([`crate::run::cli::RunOptions::wanted_setup`]): the key the plan opens one
+/// the run's ([`crate::run::cli::RunOptions::wanted_setup`]): the key the preparation opens one
 /// [`Setup`] for, however many benchmarks ask for it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Want {
@@ -24,8 +24,8 @@ pub struct Want {
     pub per_iter: bool,
 }
 
-/// Which of the plan's setups a benchmark is measured with
-/// ([`crate::run::plan::Plan::setup_id`]), found once when its job is made.
+/// Which of the preparation's setups a benchmark is measured with
+/// ([`crate::run::preparation::Preparation::setup_id`]), found once when its job is made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SetupId(pub(super) usize);
 

@@ -34,7 +34,7 @@ use crate::output::format::quoted;
 use crate::run::bench::{recording_of, Job, Rounds, Underway};
 use crate::run::bench_failure::BenchFailure;
 use crate::run::cli::{Pairing, RunOptions};
-use crate::run::plan::Plan;
+use crate::run::preparation::Preparation;
 use crate::run::registry::Entry;
 use crate::run::round_source::RoundSource;
 use crate::run::stderr;
@@ -145,26 +145,26 @@ impl PairedBuilds {
 
     /// How long a round of `job` is waited for, whose rounds in this build
     /// took `so_far.took`.
-    fn wait(&self, plan: &Plan, job: &Job<'_>, so_far: &Rounds) -> Duration {
-        let passes = plan.setup(job.setup).groups.len();
+    fn wait(&self, prep: &Preparation, job: &Job<'_>, so_far: &Rounds) -> Duration {
+        let passes = prep.setup(job.setup).groups.len();
         self.waits.round(&job.config, passes, so_far.took)
     }
 
     /// A round of `bench` in this build, into its rounds.
     fn measure_candidate(
         &mut self,
-        plan: &Plan,
+        prep: &Preparation,
         bench: &mut Underway<'_>,
     ) -> Result<(), PairedError> {
         let (job, so_far) = (&bench.job, bench.rounds.as_mut().expect("underway"));
         let started = Instant::now();
-        let metrics = metrics_of(plan, job);
-        let asked = asked(plan, job, (&metrics, so_far.measured(), so_far.plan));
-        let wait = self.wait(plan, job, so_far);
+        let metrics = metrics_of(prep, job);
+        let asked = asked(prep, job, (&metrics, so_far.measured(), so_far.plan));
+        let wait = self.wait(prep, job, so_far);
         let measured = (self.candidate).measure(job.id, &asked, wait)?;
         let sampling = measured.plan;
-        let setup = plan.setup(job.setup);
-        let round = recording_of(setup, job.id, measured, plan.environment.clone());
+        let setup = prep.setup(job.setup);
+        let round = recording_of(setup, job.id, measured, prep.environment.clone());
         so_far.took += started.elapsed();
         so_far.add(round, sampling);
         Ok(())
@@ -173,9 +173,9 @@ impl PairedBuilds {
     /// A round of `bench` in the baseline build, with the sampling plan
     /// this build chose, into its partner's rounds (a failure is warned
     /// of, and the benchmark left unjudged).
-    fn measure_baseline(&mut self, plan: &Plan, bench: &mut Underway<'_>) {
+    fn measure_baseline(&mut self, prep: &Preparation, bench: &mut Underway<'_>) {
         let (job, so_far) = (&bench.job, bench.rounds.as_ref().expect("underway"));
-        let (sampling, wait) = (so_far.plan, self.wait(plan, job, so_far));
+        let (sampling, wait) = (so_far.plan, self.wait(prep, job, so_far));
         if !self.theirs.contains(job.id) {
             return;
         }
@@ -183,12 +183,12 @@ impl PairedBuilds {
             return;
         };
         let round = done.as_ref().map_or(0, Recording::round_count) as u64;
-        let metrics = metrics_of(plan, job);
-        let asked = asked(plan, job, (&metrics, round, sampling));
+        let metrics = metrics_of(prep, job);
+        let asked = asked(prep, job, (&metrics, round, sampling));
         match self.baseline.measure(job.id, &asked, wait) {
             Ok(measured) => {
-                let setup = plan.setup(job.setup);
-                let r = recording_of(setup, job.id, measured, plan.environment.clone());
+                let setup = prep.setup(job.setup);
+                let r = recording_of(setup, job.id, measured, prep.environment.clone());
                 match done {
                     Some(recording) => recording.append_round(r),
                     None => *done = Some(r),
@@ -218,7 +218,7 @@ impl RoundSource for PairedBuilds {
     fn measure(
         &mut self,
         turn: u64,
-        plan: &mut Plan,
+        prep: &mut Preparation,
         bench: &mut Underway<'_>,
     ) -> Result<(), BenchFailure> {
         if self.block.enters(turn) {
@@ -226,11 +226,11 @@ impl RoundSource for PairedBuilds {
             self.baseline.restart();
         }
         if baseline_turn(turn) {
-            self.measure_baseline(plan, bench);
+            self.measure_baseline(prep, bench);
             return Ok(());
         }
         // The scheduler prints the error after the benchmark's id.
-        (self.measure_candidate(plan, bench)).map_err(BenchFailure::Paired)
+        (self.measure_candidate(prep, bench)).map_err(BenchFailure::Paired)
     }
 
     /// The baseline build's rounds of `bench`, for a run like `like`'s
@@ -257,7 +257,7 @@ impl RoundSource for PairedBuilds {
 /// What a round `round` of `job`, measured with `metrics` and `sampling`,
 /// asks of a build.
 fn asked<'a>(
-    plan: &Plan,
+    prep: &Preparation,
     job: &Job<'_>,
     (metrics, round, sampling): (&'a [String], u64, Option<SamplingPlan>),
 ) -> Asked<'a> {
@@ -265,15 +265,15 @@ fn asked<'a>(
         metrics,
         round,
         plan: sampling,
-        per_iter: plan.setup(job.setup).per_iter,
+        per_iter: prep.setup(job.setup).per_iter,
         samples: most_samples(&job.config, round, sampling),
     }
 }
 
 /// The names of the metrics `job` is measured with here: what each build
 /// must have measured.
-fn metrics_of(plan: &Plan, job: &Job<'_>) -> Vec<String> {
-    let setup = plan.setup(job.setup);
+fn metrics_of(prep: &Preparation, job: &Job<'_>) -> Vec<String> {
+    let setup = prep.setup(job.setup);
     metric_names(&setup.events)
         .into_iter()
         .map(|(name, _)| name)

@@ -220,7 +220,7 @@ fn calibration_subtracts_nothing_from_allocation_counts() {
         .collect();
     assert_eq!(per_sample.len(), 4, "{per_sample:?}");
     assert!(per_sample.iter().all(|(_, c)| *c == 0.0), "{per_sample:?}");
-    let (group, _) = &mut setup.groups[0];
+    let (group, _) = &mut setup.counter_groups[0];
     let m = measure(&quick(), group, |b| b.iter(three_boxes)).unwrap();
     let recording = Recording::new("three", &setup.events, &m, Default::default());
     let result = analyze(&recording, &setup.calibration);

@@ -36,7 +36,8 @@ struct BenchLine<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     group: Option<&'a Membership>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    groups: &'a [Vec<String>],
+    #[serde(rename = "groups")]
+    passes: &'a [Vec<String>],
     id: &'a str,
     iterations: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -138,7 +139,7 @@ pub fn bench_line(
         derived: r.derived.iter().map(|(n, v)| (n.as_str(), *v)).collect(),
         environment,
         group: run.membership.as_ref(),
-        groups: &run.groups,
+        passes: &run.passes,
         id: &run.id,
         iterations: run.total_iterations(),
         // How per-iteration mode read the counters and how many iterations
@@ -269,6 +270,22 @@ mod tests {
             line.contains(r#""throughput":{"bytes":64,"per_second":"#),
             "{line}"
         );
+    }
+
+    #[test]
+    fn json_lines_write_the_events_of_each_pass_under_groups_after_the_group() {
+        let mut r = result("x/1", &[("wall-time", Unit::Nanoseconds, 8.0)]);
+        let line = bench_line(r.view(), &Environment::default(), None);
+        assert!(!line.contains(r#""groups""#), "one pass: {line}");
+        r.recording.membership = Some(Membership {
+            group: "g".into(),
+            member: "m".into(),
+            arg: None,
+        });
+        r.recording.passes = vec![vec!["cycles".into()], vec!["instructions".into()]];
+        let line = bench_line(r.view(), &Environment::default(), None);
+        let keys = r#""name":"g"},"groups":[["cycles"],["instructions"]],"id":"#;
+        assert!(line.contains(keys), "{line}");
     }
 
     #[test]

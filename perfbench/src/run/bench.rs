@@ -250,9 +250,9 @@ pub fn measure_raw(
     planned: Option<(SamplingPlan, u64)>,
 ) -> Result<RoundMeasured, BenchFailure> {
     let per_iter = setup.per_iter;
-    let outcome = caught(|| measure_passes(job, (&mut setup.groups, per_iter), planned));
-    // A panic may have left a group running.
-    for (group, _) in &setup.groups {
+    let outcome = caught(|| measure_passes(job, (&mut setup.counter_groups, per_iter), planned));
+    // A panic may have left a counter group running.
+    for (group, _) in &setup.counter_groups {
         let _ = group.disable();
     }
     outcome
@@ -267,7 +267,7 @@ pub fn recording_of(
 ) -> Recording {
     let mut recording = Recording::new(id, &setup.events, &measured.measurement, environment);
     recording.method = measured.method;
-    recording.groups = setup.pass_names();
+    recording.passes = setup.pass_names();
     if let Some(facts) = measured.per_iter {
         recording.read_path = Some(facts.read_path);
         recording.multiplexed_samples = facts.multiplexed;
@@ -300,20 +300,21 @@ pub struct RoundMeasured {
     pub method: measure::Method,
 }
 
-/// Measures one round of `job` in the mode asked for, one pass per group.
+/// Measures one round of `job` in the mode asked for, one pass per counter
+/// group.
 /// In batch mode the first pass of the first round chooses the plan (and
 /// warns before sampling where it takes fewer samples than asked); the
 /// others follow it, `planned` with the round to measure.
 fn measure_passes(
     job: &Job<'_>,
-    (groups, per_iter): (&mut Groups, bool),
+    (counter_groups, per_iter): (&mut Groups, bool),
     planned: Option<(SamplingPlan, u64)>,
 ) -> Result<RoundMeasured, MeasureError> {
     let config = &job.config;
     if per_iter {
         let index = planned.map_or(0, |(_, index)| index);
         let round = config.round(index);
-        let measured = measure::measure_per_iter(&round, &mut groups[0].0, job.routine)?;
+        let measured = measure::measure_per_iter(&round, &mut counter_groups[0].0, job.routine)?;
         let (pm, left_out) = measured.without_disturbed();
         let facts = PerIterFacts {
             read_path: pm.read_path,
@@ -336,7 +337,7 @@ fn measure_passes(
         Some((plan, index)) => Planning::Round(plan, index),
         None => Planning::Choose(&mut warn),
     };
-    let mut passes = groups.iter_mut();
+    let mut passes = counter_groups.iter_mut();
     let (first, _) = passes.next().expect("at least one group");
     let (mut m, plan, method) = measure::measure_pass(config, first, planning, job.routine)?;
     let index = planned.map_or(0, |(_, index)| index);
@@ -645,14 +646,14 @@ mod tests {
             panic!("{why:?}");
         };
         assert!(panic.0.contains("deliberate"), "{why}");
-        let before = prep.setup_mut(SetupId::RUN).groups[0]
+        let before = prep.setup_mut(SetupId::RUN).counter_groups[0]
             .0
             .read()
             .unwrap()
             .values[0];
         touch_fresh_pages(2);
         assert_eq!(
-            prep.setup_mut(SetupId::RUN).groups[0]
+            prep.setup_mut(SetupId::RUN).counter_groups[0]
                 .0
                 .read()
                 .unwrap()

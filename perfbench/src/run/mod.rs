@@ -352,7 +352,7 @@ fn run_benches(
     let header = RunHeader {
         ids: &ids,
         events: &prep.run_setup().events,
-        groups: prep.run_setup().pass_names(),
+        passes: prep.run_setup().pass_names(),
         per_iter: prep.run_setup().per_iter,
         sample_count: options.config.sample_count,
         rounds: options.config.rounds(),

@@ -77,7 +77,7 @@ enum Role {
     Serving,
 }
 
-/// Makes the preparation: pins the thread, opens the groups of the run's setup and
+/// Makes the preparation: pins the thread, opens the counter groups of the run's setup and
 /// of each other setup the benchmarks `want` (with the id of the first to
 /// ask for it), takes the lock of `store` (the run's output directory)
 /// and calibrates each setup. Errors are for the user (bad events, CPUs,
@@ -316,7 +316,7 @@ pub(crate) mod tests {
         let events = event::parse_list("page-faults").unwrap();
         Preparation {
             setups: vec![Setup {
-                groups: group::open_groups(&events).unwrap(),
+                counter_groups: group::open_groups(&events).unwrap(),
                 events,
                 per_iter: false,
                 calibration: Calibration::default(),

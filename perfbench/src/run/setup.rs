@@ -34,14 +34,15 @@ impl SetupId {
     pub const RUN: SetupId = SetupId(0);
 }
 
-/// How benchmarks are measured: their events, opened in groups, in one
+/// How benchmarks are measured: their events, opened in counter groups, in one
 /// mode, and the measurement's own cost that way.
 pub struct Setup {
     /// The events that open here, in the order asked (hybrid CPUs: mapped
     /// to the pinned core's PMU).
     pub events: Vec<Event>,
-    /// The events split into groups that the PMU counts at once.
-    pub groups: Groups,
+    /// The events split into counter groups, each counted at once, in a pass
+    /// of its own.
+    pub counter_groups: Groups,
     /// Per-iteration mode rather than batch mode.
     pub per_iter: bool,
     /// The measurement's own cost per iteration and metric, through
@@ -66,16 +67,16 @@ impl Setup {
     /// The events measured together in each pass, where there is more than
     /// one pass; empty otherwise.
     pub fn pass_names(&self) -> Vec<Vec<String>> {
-        match self.groups.len() {
+        match self.counter_groups.len() {
             1 => Vec::new(),
-            _ => group::names(&self.groups, &self.events),
+            _ => group::names(&self.counter_groups, &self.events),
         }
     }
 }
 
 /// Opens the setup `want`, not yet calibrated ([`crate::run::calibration::calibrate_setup`]): its
 /// events (`parsed` where the options parsed them already), minus those
-/// this machine cannot count, in as few groups as the PMU holds.
+/// this machine cannot count, in as few counter groups as the PMU holds.
 pub fn open_setup(
     want: &Want,
     parsed: Option<&[Event]>,
@@ -98,16 +99,17 @@ pub fn open_setup(
         e.attr.inherit = !per_iter;
     }
     let events = for_pinned_core(events, cpu);
-    let groups = group::open_groups(&events).map_err(|e| SetupError::Groups(e.to_string()))?;
+    let groups =
+        group::open_groups(&events).map_err(|e| SetupError::CounterGroups(e.to_string()))?;
     if *per_iter && groups.len() > 1 {
-        return Err(SetupError::PerIterGroups {
+        return Err(SetupError::PerIterCounterGroups {
             count: groups.len(),
             together: group::together(&group::names(&groups, &events)),
         });
     }
     Ok(Setup {
         events,
-        groups,
+        counter_groups: groups,
         per_iter: *per_iter,
         calibration: Calibration::default(),
         methods: Vec::new(),

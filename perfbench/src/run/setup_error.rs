@@ -27,13 +27,13 @@ pub enum SetupError {
     /// Events that do not parse.
     Spec(SpecError),
     /// Events that do not open together.
-    Groups(String),
-    /// Per-iteration mode asked of events that need more than one group:
+    CounterGroups(String),
+    /// Per-iteration mode asked of events that need more than one counter group:
     /// how many, and the events of each.
-    PerIterGroups {
-        /// The groups they need.
+    PerIterCounterGroups {
+        /// The counter groups they need.
         count: usize,
-        /// The events, group by group, as one text.
+        /// The events, counter group by counter group, as one text.
         together: String,
     },
     /// Measuring the cost of measuring failed.
@@ -77,11 +77,11 @@ impl fmt::Display for SetupError {
             }
             SetupError::Pin(e) => write!(f, "{e}"),
             SetupError::Spec(e) => write!(f, "{e}"),
-            SetupError::Groups(e) => write!(
+            SetupError::CounterGroups(e) => write!(
                 f,
                 "{e} (together with the other events: a PMU holds only so many counters at once; ask for fewer)"
             ),
-            SetupError::PerIterGroups { count, together } => write!(
+            SetupError::PerIterCounterGroups { count, together } => write!(
                 f,
                 "per-iteration mode needs events that fit one counter group; these need {count}: {together}"
             ),

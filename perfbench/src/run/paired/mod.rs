@@ -146,7 +146,7 @@ impl PairedBuilds {
     /// How long a round of `job` is waited for, whose rounds in this build
     /// took `so_far.took`.
     fn wait(&self, prep: &Preparation, job: &Job<'_>, so_far: &Rounds) -> Duration {
-        let passes = prep.setup(job.setup).groups.len();
+        let passes = prep.setup(job.setup).counter_groups.len();
         self.waits.round(&job.config, passes, so_far.took)
     }
 

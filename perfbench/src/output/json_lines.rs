@@ -26,7 +26,8 @@ pub const SCHEMA: &str = "perfbench/v1";
 #[derive(Serialize)]
 struct BenchLine<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
-    baseline: Option<BaselineLine<'a>>,
+    #[serde(rename = "baseline")]
+    compared_with: Option<ComparedWithLine<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     batch_size: Option<String>,
     cpu: Option<usize>,
@@ -63,7 +64,7 @@ struct BenchLine<'a> {
 
 /// What the line was compared with.
 #[derive(Serialize)]
-struct BaselineLine<'a> {
+struct ComparedWithLine<'a> {
     name: &'a str,
     new: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -127,7 +128,7 @@ pub fn bench_line(
     let run = r.recording;
     let (method, batch_size) = method_json(run.method);
     let line = BenchLine {
-        baseline: comparison.map(|c| BaselineLine {
+        compared_with: comparison.map(|c| ComparedWithLine {
             name: c.against.json_name(),
             new: c.changes.is_none(),
             not_compared: c.unfair.as_deref(),

@@ -86,7 +86,7 @@ pub struct Job<'a> {
 }
 
 /// One benchmark through the run: how it is measured, the rounds measured
-/// so far, and in a paired run the baseline build's. The scheduler holds
+/// so far, and in a paired run the paired build's. The scheduler holds
 /// one per benchmark, whatever made it: a registered function, or another
 /// routine with an id and settings.
 pub struct Underway<'a> {
@@ -100,7 +100,7 @@ pub struct Underway<'a> {
     pub threads: usize,
     /// Its rounds so far; `None` once it failed or was concluded.
     pub rounds: Option<Rounds>,
-    /// In a paired run, the baseline build's rounds of it so far, or why
+    /// In a paired run, the paired build's rounds of it so far, or why
     /// it has none ([`crate::run::paired::PairedBuilds`]).
     pub partner: Result<Option<Recording>, String>,
 }
@@ -181,7 +181,7 @@ pub fn fewer_samples_warning(
 
 /// The step after the last round of a benchmark measured with the setup
 /// `setup`: learn from the runs before it, analyse, compare with the stored
-/// run (or in a paired run with the baseline build's rounds, `paired`:
+/// run (or in a paired run with the paired build's rounds, `paired`:
 /// `Err` says why there are none), and store.
 pub fn conclude(
     options: &RunOptions,
@@ -208,7 +208,7 @@ pub fn conclude(
     step
 }
 
-/// Compares `step` with the baseline build's rounds (`Err`: why there
+/// Compares `step` with the paired build's rounds (`Err`: why there
 /// are none).
 fn compare_paired(
     options: &RunOptions,
@@ -224,7 +224,7 @@ fn compare_paired(
         &a.recording,
         &options.thresholds,
     ));
-    a.baseline = paired.ok();
+    a.compared_with = paired.ok();
 }
 
 /// Measures one round of the benchmark, one pass per counter group, and
@@ -367,7 +367,7 @@ fn compare(options: &RunOptions, prep: &Preparation, step: &mut Step, base: Opti
         &a.recording,
         &options.thresholds,
     ));
-    a.baseline = base;
+    a.compared_with = base;
 }
 
 /// Stores the recording as the latest run (with the earlier runs it
@@ -389,9 +389,9 @@ fn store(options: &RunOptions, prep: &Preparation, step: &mut Step, stored: &Sto
     if stored.keeps(&slot) {
         return;
     }
-    // The target's run was read already: it is the step's baseline.
+    // The target's run was read already: the step was compared with it.
     let prior = match slot == stored.target {
-        true => a.baseline.clone(),
+        true => a.compared_with.clone(),
         false => prep.store.load(&a.recording.id, &slot).ok().flatten(),
     };
     let mut recording = a.recording.clone();
@@ -508,7 +508,7 @@ mod tests {
             .unwrap();
         assert_eq!(change.change.relative, Some(1.0 / 3.0));
         assert_eq!(change.verdict, Verdict::Regressed);
-        assert_eq!(a.baseline.as_ref().unwrap().id, "touch");
+        assert_eq!(a.compared_with.as_ref().unwrap().id, "touch");
         // Each run appended its headline (wall time: no instructions here)
         // to the history, as a --quick run.
         let history = prep.store.history("touch").unwrap();

@@ -322,7 +322,7 @@ fn run_benches(
     broken: &[Broken],
 ) -> Result<i32, SetupError> {
     // Built before pinning, which would hold cargo to one CPU.
-    let baseline = paired::baseline_binary(options, target).map_err(SetupError::PairedBaseline)?;
+    let paired_build = paired::paired_build(options, target).map_err(SetupError::PairedBuild)?;
     let origin = origin::Origin::of(target);
     let early = failures(broken);
     if entries.is_empty() {
@@ -336,9 +336,9 @@ fn run_benches(
     let routines = routines(entries);
     let mut benches = underway(entries, jobs(options, entries, &routines, &prep));
     // Started once pinned, it runs on the same CPU.
-    let mut source: Box<dyn RoundSource> = match &baseline {
-        Some(path) => {
-            let started = paired::PairedBuilds::start(path, entries);
+    let mut source: Box<dyn RoundSource> = match &paired_build {
+        Some(build) => {
+            let started = paired::PairedBuilds::start(build, entries);
             Box::new(started.map_err(SetupError::Paired)?)
         }
         None => Box::new(Local),

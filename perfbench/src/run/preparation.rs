@@ -96,7 +96,7 @@ pub fn prepare(
 /// it, and stores what both measured), nor calibrates (the driving build
 /// analyses), nor says again the notes and warnings the driving build
 /// says.
-pub fn prepare_baseline_build(
+pub fn prepare_serving_build(
     options: &RunOptions,
     wants: &[(Want, &str)],
     store: Store,
@@ -105,7 +105,7 @@ pub fn prepare_baseline_build(
 }
 
 /// [`prepare`], or for a paired run's serving build
-/// [`prepare_baseline_build`].
+/// [`prepare_serving_build`].
 fn prepare_as(
     options: &RunOptions,
     wants: &[(Want, &str)],
@@ -278,7 +278,7 @@ fn core_of_type(kind: Option<&str>) -> Result<Option<usize>, SetupError> {
 
 /// What to compare with: the paired build, `--baseline NAME`, which must
 /// exist, or the previous run. (`--baseline` with a paired build was
-/// refused before the preparation, by `paired::baseline_binary`.)
+/// refused before the preparation, by `paired::paired_build`.)
 fn target(options: &RunOptions, store: &Store) -> Result<Target, SetupError> {
     if let Some(pairing) = &options.paired_with {
         return Ok(Target::Paired(match pairing {

@@ -12,7 +12,7 @@ use crate::run::preparation::Preparation;
 /// A source of rounds.
 pub trait RoundSource {
     /// The turns a round takes: one where this process measures, two in a
-    /// paired run (this build's and the baseline build's).
+    /// paired run (this build's and the paired build's).
     fn turns_per_round(&self) -> u64;
 
     /// Measures turn `turn` (from 0) of `bench` into it; `Err` says why it

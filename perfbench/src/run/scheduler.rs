@@ -22,8 +22,8 @@ use crate::run::{failed, mismatch_warning, stderr};
 /// among them rather than spoiling one; after its last round (its sample
 /// count may give it fewer than the others) a benchmark is concluded and
 /// fed to every sink. In a paired run each round is two turns, the
-/// baseline build measuring in every other pair of them
-/// ([`crate::run::paired::baseline_turn`]). Failures and stored files that
+/// paired build measuring in every other pair of them
+/// ([`crate::run::paired::paired_turn`]). Failures and stored files that
 /// could not be used are named on stderr.
 pub fn run_steps(
     options: &RunOptions,

@@ -51,7 +51,7 @@ pub enum SetupError {
     },
     /// The paired build cannot be had: found, checked out or built (its
     /// words).
-    PairedBaseline(String),
+    PairedBuild(String),
     /// The two builds of a paired run cannot start.
     Paired(PairedError),
     /// An error of the setup that benchmark `id` asked for with its
@@ -69,7 +69,7 @@ pub enum SetupError {
 impl fmt::Display for SetupError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SetupError::DuplicateId(why) | SetupError::PairedBaseline(why) => f.write_str(why),
+            SetupError::DuplicateId(why) | SetupError::PairedBuild(why) => f.write_str(why),
             SetupError::Paired(e) => write!(f, "{e}"),
             SetupError::Setting(e) => write!(f, "{e}"),
             SetupError::ConflictingPins => {

@@ -1,5 +1,5 @@
 //! A build's side of a paired run: started by the driving build with the
-//! run's own arguments (the baseline build, and this build itself), its
+//! run's own arguments (the paired build, and this build itself), its
 //! stdin a socket holding the token [`TOKEN_VARIABLE`] names, it opens the
 //! same events, greets with the benchmarks it has, and measures the rounds
 //! it is asked for, sending each back raw. It stores nothing and prints no results: the driving
@@ -61,7 +61,7 @@ pub fn serve(options: &RunOptions, entries: &[Entry], store: Store) -> i32 {
         }
     };
     let wants = wants(options, entries);
-    let mut prep = match preparation::prepare_baseline_build(options, &wants, store) {
+    let mut prep = match preparation::prepare_serving_build(options, &wants, store) {
         Ok(prep) => prep,
         Err(e) => {
             stderr::error(&e.to_string());

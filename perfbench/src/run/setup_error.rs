@@ -9,7 +9,7 @@ use crate::counter::event::SpecError;
 use crate::measure::{MeasureError, PinError};
 use crate::output::format::quoted;
 use crate::run::cli::SettingError;
-use crate::run::paired::PairedError;
+use crate::run::paired::{PairedBuildError, PairedError};
 use crate::store::StoreError;
 
 /// Why a run cannot start.
@@ -49,9 +49,9 @@ pub enum SetupError {
         /// The baselines saved there.
         saved: Vec<String>,
     },
-    /// The paired build cannot be had: found, checked out or built (its
-    /// words).
-    PairedBuild(String),
+    /// The paired build cannot be had: `--baseline` given too, or its
+    /// revision not found, checked out or built.
+    PairedBuild(PairedBuildError),
     /// The two builds of a paired run cannot start.
     Paired(PairedError),
     /// An error of the setup that benchmark `id` asked for with its
@@ -69,7 +69,8 @@ pub enum SetupError {
 impl fmt::Display for SetupError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SetupError::DuplicateId(why) | SetupError::PairedBuild(why) => f.write_str(why),
+            SetupError::DuplicateId(why) => f.write_str(why),
+            SetupError::PairedBuild(e) => write!(f, "{e}"),
             SetupError::Paired(e) => write!(f, "{e}"),
             SetupError::Setting(e) => write!(f, "{e}"),
             SetupError::ConflictingPins => {

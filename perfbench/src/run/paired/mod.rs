@@ -19,8 +19,10 @@ pub mod waits;
 mod cargo_build;
 pub(in crate::run) mod git_tree;
 mod line_reader;
+mod paired_build_error;
 mod paired_error;
 
+pub use paired_build_error::PairedBuildError;
 pub use paired_error::{PairedError, SpawnError};
 
 use std::collections::BTreeSet;
@@ -64,22 +66,16 @@ pub struct PairedBuild {
 pub fn paired_build(
     options: &RunOptions,
     target: &BenchTarget,
-) -> Result<Option<PairedBuild>, String> {
+) -> Result<Option<PairedBuild>, PairedBuildError> {
     let Some(pairing) = &options.paired_with else {
         return Ok(None);
     };
     if options.baseline.is_some() {
-        return Err(
-            "--baseline and --paired-with exclude each other: a run compares with one \
-                    of them"
-                .into(),
-        );
+        return Err(PairedBuildError::WithBaseline);
     }
     let path = match pairing {
         Pairing::Binary(path) => path.clone(),
-        Pairing::Revision(rev) => {
-            revision::bench_binary_at(rev, target).map_err(|e| e.to_string())?
-        }
+        Pairing::Revision(rev) => revision::bench_binary_at(rev, target)?,
     };
     let waits = Waits {
         given: options.paired_timeout,

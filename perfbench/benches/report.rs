@@ -150,7 +150,7 @@ fn analysed(store: &Store, ids: &[String], against: &Target) -> Vec<Analysed> {
                     changes: Some(changes),
                     unfair: None,
                 }),
-                baseline: Some(base),
+                compared_with: Some(base),
             }
         })
         .collect()
@@ -480,7 +480,7 @@ mod scale {
                 &Thresholds::default(),
             )),
             recording,
-            baseline: Some(before),
+            compared_with: Some(before),
         }
     }
 

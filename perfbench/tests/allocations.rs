@@ -1,7 +1,7 @@
 //! Allocation counts, exactly, with `perfbench::CountingAllocator`
 //! installed in this binary: in batch and per-iteration mode, through
 //! `iter_batched` and `iter_batched_ref`, for an empty routine and the
-//! plan's calibration.
+//! prep's calibration.
 //!
 //! The totals are the process's, so every case runs in one test, one after
 //! the other: a second test thread (or libtest reporting a finished one)
@@ -184,7 +184,7 @@ fn threads_the_routine_spawns_count() {
     );
 }
 
-/// The plan's calibration finds allocation counts cost nothing to measure,
+/// The preparation's calibration finds allocation counts cost nothing to measure,
 /// and subtracting it leaves exact counts exact.
 fn calibration_subtracts_nothing_from_allocation_counts() {
     use perfbench::analysis::{analyze, Recording};
@@ -200,8 +200,8 @@ fn calibration_subtracts_nothing_from_allocation_counts() {
         env!("CARGO_PKG_NAME"),
         "allocations",
     ));
-    let mut plan = perfbench::run::plan::prepare(&options, &[], store).unwrap();
-    let setup = plan.setup_mut(perfbench::run::setup::SetupId::RUN);
+    let mut prep = perfbench::run::preparation::prepare(&options, &[], store).unwrap();
+    let setup = prep.setup_mut(perfbench::run::setup::SetupId::RUN);
     let counts = ["allocs", "alloc-bytes", "deallocs", "reallocs"];
     let costs = setup.calibration.per_iteration();
     let per_iteration: Vec<_> = costs.iter().filter(|(n, _)| counts.contains(n)).collect();
@@ -220,7 +220,7 @@ fn calibration_subtracts_nothing_from_allocation_counts() {
         .collect();
     assert_eq!(per_sample.len(), 4, "{per_sample:?}");
     assert!(per_sample.iter().all(|(_, c)| *c == 0.0), "{per_sample:?}");
-    let (group, _) = &mut setup.groups[0];
+    let (group, _) = &mut setup.counter_groups[0];
     let m = measure(&quick(), group, |b| b.iter(three_boxes)).unwrap();
     let recording = Recording::new("three", &setup.events, &m, Default::default());
     let result = analyze(&recording, &setup.calibration);

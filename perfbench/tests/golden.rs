@@ -227,7 +227,7 @@ fn outputs(dir: &Path) -> String {
             recording: new.clone(),
             result: result.clone(),
             comparison: Some(comparison),
-            baseline: Some(base),
+            compared_with: Some(base),
         };
         tally.measured(&analysed, RegressionGate::Beyond(0.05));
         store.save(&new, &Slot::Latest, &result).unwrap();

@@ -103,8 +103,9 @@ pub struct Analysed {
     pub result: BenchResult,
     /// The change against the stored run, where there was one to read.
     pub comparison: Option<comparison::Comparison>,
-    /// The stored run it was compared with, where it holds this benchmark.
-    pub baseline: Option<Recording>,
+    /// The run it was compared with (the target's stored run, or in a
+    /// paired run the paired build's rounds), where it holds this benchmark.
+    pub compared_with: Option<Recording>,
 }
 
 impl Analysed {
@@ -114,7 +115,7 @@ impl Analysed {
             result: analyze(&recording, calibration),
             recording,
             comparison: None,
-            baseline: None,
+            compared_with: None,
         }
     }
 
@@ -318,7 +319,7 @@ pub(crate) mod test_support {
             recording,
             result,
             comparison: None,
-            baseline: None,
+            compared_with: None,
         }
     }
 }

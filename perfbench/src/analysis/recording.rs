@@ -87,9 +87,9 @@ pub struct Recording {
     /// In per-iteration mode, how the counters were read around each
     /// iteration; `None` in batch mode.
     pub read_path: Option<ReadPath>,
-    /// The events measured together, one pass per group, where they did not
-    /// fit one group; empty otherwise.
-    pub groups: Vec<Vec<String>>,
+    /// The events of each pass (one per counter group), where they did not
+    /// fit one counter group; empty otherwise.
+    pub passes: Vec<Vec<String>>,
     /// The benchmarks' group it belongs to, where it has one (its module or
     /// `group = "…"`), with its name and argument there.
     pub membership: Option<Membership>,
@@ -154,7 +154,7 @@ impl Recording {
             multiplexed_samples: samples.iter().filter(|s| s.multiplexed()).count(),
             left_out,
             read_path: None,
-            groups: Vec::new(),
+            passes: Vec::new(),
             membership: None,
             threads: 1,
             method: Method::Iter,
@@ -180,7 +180,7 @@ impl Recording {
             multiplexed_samples: 0,
             left_out: 0,
             read_path: None,
-            groups: Vec::new(),
+            passes: Vec::new(),
             membership: None,
             threads: 1,
             method: Method::Iter,

@@ -26,7 +26,8 @@ pub const SCHEMA: &str = "perfbench/v1";
 #[derive(Serialize)]
 struct BenchLine<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
-    baseline: Option<BaselineLine<'a>>,
+    #[serde(rename = "baseline")]
+    compared_with: Option<ComparedWithLine<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     batch_size: Option<String>,
     cpu: Option<usize>,
@@ -36,7 +37,8 @@ struct BenchLine<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     group: Option<&'a Membership>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    groups: &'a [Vec<String>],
+    #[serde(rename = "groups")]
+    passes: &'a [Vec<String>],
     id: &'a str,
     iterations: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -62,7 +64,7 @@ struct BenchLine<'a> {
 
 /// What the line was compared with.
 #[derive(Serialize)]
-struct BaselineLine<'a> {
+struct ComparedWithLine<'a> {
     name: &'a str,
     new: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -126,7 +128,7 @@ pub fn bench_line(
     let run = r.recording;
     let (method, batch_size) = method_json(run.method);
     let line = BenchLine {
-        baseline: comparison.map(|c| BaselineLine {
+        compared_with: comparison.map(|c| ComparedWithLine {
             name: c.against.json_name(),
             new: c.changes.is_none(),
             not_compared: c.unfair.as_deref(),
@@ -138,7 +140,7 @@ pub fn bench_line(
         derived: r.derived.iter().map(|(n, v)| (n.as_str(), *v)).collect(),
         environment,
         group: run.membership.as_ref(),
-        groups: &run.groups,
+        passes: &run.passes,
         id: &run.id,
         iterations: run.total_iterations(),
         // How per-iteration mode read the counters and how many iterations
@@ -269,6 +271,22 @@ mod tests {
             line.contains(r#""throughput":{"bytes":64,"per_second":"#),
             "{line}"
         );
+    }
+
+    #[test]
+    fn json_lines_write_the_events_of_each_pass_under_groups_after_the_group() {
+        let mut r = result("x/1", &[("wall-time", Unit::Nanoseconds, 8.0)]);
+        let line = bench_line(r.view(), &Environment::default(), None);
+        assert!(!line.contains(r#""groups""#), "one pass: {line}");
+        r.recording.membership = Some(Membership {
+            group: "g".into(),
+            member: "m".into(),
+            arg: None,
+        });
+        r.recording.passes = vec![vec!["cycles".into()], vec!["instructions".into()]];
+        let line = bench_line(r.view(), &Environment::default(), None);
+        let keys = r#""name":"g"},"groups":[["cycles"],["instructions"]],"id":"#;
+        assert!(line.contains(keys), "{line}");
     }
 
     #[test]

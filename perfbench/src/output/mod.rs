@@ -41,8 +41,9 @@ pub struct RunHeader<'a> {
     pub ids: &'a [&'a str],
     /// The events measured.
     pub events: &'a [Event],
-    /// The events of each counter group, where there is more than one.
-    pub groups: Vec<Vec<String>>,
+    /// The events of each pass (one per counter group), where there is more
+    /// than one.
+    pub passes: Vec<Vec<String>>,
     /// Per-iteration mode rather than batch mode.
     pub per_iter: bool,
     /// Samples per benchmark.

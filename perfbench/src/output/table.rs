@@ -109,10 +109,10 @@ impl TableSink {
     /// The header lines only `--verbose` prints: the counter groups, the
     /// cost of measuring, and the column headers.
     fn verbose_header(&mut self, h: &RunHeader, table: &Table) {
-        if !h.groups.is_empty() {
+        if !h.passes.is_empty() {
             let prefix = "perfbench: more events than the PMU holds at once, measured in one pass per group: ";
-            let groups = counter_group::together(&h.groups);
-            self.out.line(&wrap(prefix, &groups, self.width));
+            let together = counter_group::together(&h.passes);
+            self.out.line(&wrap(prefix, &together, self.width));
         }
         for line in self.costs_lines(h) {
             self.out.line(&line);

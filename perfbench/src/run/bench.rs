@@ -15,7 +15,7 @@ use crate::output::format::{format_value, printable};
 use crate::run::bench_failure::BenchFailure;
 use crate::run::cli::RunOptions;
 use crate::run::panics::caught;
-use crate::run::plan::Plan;
+use crate::run::preparation::Preparation;
 use crate::run::setup::{Setup, SetupId};
 use crate::run::stderr;
 use crate::run::stored_runs::StoredRuns;
@@ -80,13 +80,13 @@ pub struct Job<'a> {
     /// How long and how often, all rounds together
     /// ([`RunOptions::config_for`]).
     pub config: measure::Config,
-    /// The setup of the plan it is measured with, the one its settings ask
+    /// The setup of the preparation it is measured with, the one its settings ask
     /// for ([`RunOptions::wanted_setup`]).
     pub setup: SetupId,
 }
 
 /// One benchmark through the run: how it is measured, the rounds measured
-/// so far, and in a paired run the baseline build's. The scheduler holds
+/// so far, and in a paired run the paired build's. The scheduler holds
 /// one per benchmark, whatever made it: a registered function, or another
 /// routine with an id and settings.
 pub struct Underway<'a> {
@@ -100,7 +100,7 @@ pub struct Underway<'a> {
     pub threads: usize,
     /// Its rounds so far; `None` once it failed or was concluded.
     pub rounds: Option<Rounds>,
-    /// In a paired run, the baseline build's rounds of it so far, or why
+    /// In a paired run, the paired build's rounds of it so far, or why
     /// it has none ([`crate::run::paired::PairedBuilds`]).
     pub partner: Result<Option<Recording>, String>,
 }
@@ -109,7 +109,7 @@ pub struct Underway<'a> {
 /// its sampling plan, which the first round chooses) into `so_far`; `Err`
 /// says why it failed (a panic, or a measurement error).
 pub fn measure_round(
-    plan: &mut Plan,
+    prep: &mut Preparation,
     job: &Job<'_>,
     so_far: &mut Rounds,
 ) -> Result<(), BenchFailure> {
@@ -119,8 +119,8 @@ pub fn measure_round(
     // samples run the same iterations: then the slope of all samples is
     // the mean of the rounds' slopes.
     let planned = so_far.plan.map(|p| (p, index));
-    let environment = plan.environment.clone();
-    let (round, sampling) = record(plan.setup_mut(job.setup), job, planned, environment)?;
+    let environment = prep.environment.clone();
+    let (round, sampling) = record(prep.setup_mut(job.setup), job, planned, environment)?;
     so_far.took += started.elapsed();
     so_far.add(round, sampling);
     Ok(())
@@ -181,18 +181,18 @@ pub fn fewer_samples_warning(
 
 /// The step after the last round of a benchmark measured with the setup
 /// `setup`: learn from the runs before it, analyse, compare with the stored
-/// run (or in a paired run with the baseline build's rounds, `paired`:
+/// run (or in a paired run with the paired build's rounds, `paired`:
 /// `Err` says why there are none), and store.
 pub fn conclude(
     options: &RunOptions,
     setup: SetupId,
-    plan: &Plan,
+    prep: &Preparation,
     (mut recording, took): (Recording, Duration),
     paired: Option<Result<Recording, String>>,
 ) -> Step {
-    let mut stored = StoredRuns::load(&plan.store, &recording, Slot::from(&plan.target));
+    let mut stored = StoredRuns::load(&prep.store, &recording, Slot::from(&prep.target));
     carry_earlier(stored.earlier.as_ref(), &mut recording, &options.thresholds);
-    let calibration = plan.setup(setup).calibration_for(recording.method);
+    let calibration = prep.setup(setup).calibration_for(recording.method);
     let mut step = Step {
         analysed: Analysed::of(recording, calibration),
         took,
@@ -200,31 +200,31 @@ pub fn conclude(
         mismatch: None,
     };
     match (paired, &stored.unreadable) {
-        (Some(paired), _) => compare_paired(options, plan, &mut step, paired),
-        (None, None) => compare(options, plan, &mut step, stored.base.take()),
+        (Some(paired), _) => compare_paired(options, prep, &mut step, paired),
+        (None, None) => compare(options, prep, &mut step, stored.base.take()),
         (None, Some(_)) => {}
     }
-    store(options, plan, &mut step, &stored);
+    store(options, prep, &mut step, &stored);
     step
 }
 
-/// Compares `step` with the baseline build's rounds (`Err`: why there
+/// Compares `step` with the paired build's rounds (`Err`: why there
 /// are none).
 fn compare_paired(
     options: &RunOptions,
-    plan: &Plan,
+    prep: &Preparation,
     step: &mut Step,
     paired: Result<Recording, String>,
 ) {
     let a = &mut step.analysed;
     let compared = paired.as_ref().map_err(Clone::clone);
     a.comparison = Some(comparison::paired(
-        &plan.target,
+        &prep.target,
         compared,
         &a.recording,
         &options.thresholds,
     ));
-    a.baseline = paired.ok();
+    a.compared_with = paired.ok();
 }
 
 /// Measures one round of the benchmark, one pass per counter group, and
@@ -250,9 +250,9 @@ pub fn measure_raw(
     planned: Option<(SamplingPlan, u64)>,
 ) -> Result<RoundMeasured, BenchFailure> {
     let per_iter = setup.per_iter;
-    let outcome = caught(|| measure_passes(job, (&mut setup.groups, per_iter), planned));
-    // A panic may have left a group running.
-    for (group, _) in &setup.groups {
+    let outcome = caught(|| measure_passes(job, (&mut setup.counter_groups, per_iter), planned));
+    // A panic may have left a counter group running.
+    for (group, _) in &setup.counter_groups {
         let _ = group.disable();
     }
     outcome
@@ -267,7 +267,7 @@ pub fn recording_of(
 ) -> Recording {
     let mut recording = Recording::new(id, &setup.events, &measured.measurement, environment);
     recording.method = measured.method;
-    recording.groups = setup.pass_names();
+    recording.passes = setup.pass_names();
     if let Some(facts) = measured.per_iter {
         recording.read_path = Some(facts.read_path);
         recording.multiplexed_samples = facts.multiplexed;
@@ -300,20 +300,21 @@ pub struct RoundMeasured {
     pub method: measure::Method,
 }
 
-/// Measures one round of `job` in the mode asked for, one pass per group.
+/// Measures one round of `job` in the mode asked for, one pass per counter
+/// group.
 /// In batch mode the first pass of the first round chooses the plan (and
 /// warns before sampling where it takes fewer samples than asked); the
 /// others follow it, `planned` with the round to measure.
 fn measure_passes(
     job: &Job<'_>,
-    (groups, per_iter): (&mut Groups, bool),
+    (counter_groups, per_iter): (&mut Groups, bool),
     planned: Option<(SamplingPlan, u64)>,
 ) -> Result<RoundMeasured, MeasureError> {
     let config = &job.config;
     if per_iter {
         let index = planned.map_or(0, |(_, index)| index);
         let round = config.round(index);
-        let measured = measure::measure_per_iter(&round, &mut groups[0].0, job.routine)?;
+        let measured = measure::measure_per_iter(&round, &mut counter_groups[0].0, job.routine)?;
         let (pm, left_out) = measured.without_disturbed();
         let facts = PerIterFacts {
             read_path: pm.read_path,
@@ -336,7 +337,7 @@ fn measure_passes(
         Some((plan, index)) => Planning::Round(plan, index),
         None => Planning::Choose(&mut warn),
     };
-    let mut passes = groups.iter_mut();
+    let mut passes = counter_groups.iter_mut();
     let (first, _) = passes.next().expect("at least one group");
     let (mut m, plan, method) = measure::measure_pass(config, first, planning, job.routine)?;
     let index = planned.map_or(0, |(_, index)| index);
@@ -353,31 +354,31 @@ fn measure_passes(
     })
 }
 
-/// Compares the step's recording with `base`, the stored run the plan
+/// Compares the step's recording with `base`, the stored run the preparation
 /// targets, if there is one.
-fn compare(options: &RunOptions, plan: &Plan, step: &mut Step, base: Option<Recording>) {
+fn compare(options: &RunOptions, prep: &Preparation, step: &mut Step, base: Option<Recording>) {
     let a = &mut step.analysed;
     if let Some(base) = &base {
-        step.mismatch = plan.environment.mismatch(&base.environment);
+        step.mismatch = prep.environment.mismatch(&base.environment);
     }
     a.comparison = Some(Comparison::of(
-        &plan.target,
+        &prep.target,
         base.as_ref(),
         &a.recording,
         &options.thresholds,
     ));
-    a.baseline = base;
+    a.compared_with = base;
 }
 
 /// Stores the recording as the latest run (with the earlier runs it
 /// learned from) and, where asked, as a baseline (with that baseline's
 /// earlier runs, [`carry_earlier`]); a slot `stored` keeps (the target's,
 /// unreadable: [`StoredRuns::keeps`]) is left as it is.
-fn store(options: &RunOptions, plan: &Plan, step: &mut Step, stored: &StoredRuns) {
-    append_history(options, plan, step);
+fn store(options: &RunOptions, prep: &Preparation, step: &mut Step, stored: &StoredRuns) {
+    append_history(options, prep, step);
     let a = &step.analysed;
     if !stored.keeps(&Slot::Latest) {
-        if let Err(err) = plan.store.save(&a.recording, &Slot::Latest, &a.result) {
+        if let Err(err) = prep.store.save(&a.recording, &Slot::Latest, &a.result) {
             step.store_errors.push(err.to_string());
         }
     }
@@ -388,16 +389,16 @@ fn store(options: &RunOptions, plan: &Plan, step: &mut Step, stored: &StoredRuns
     if stored.keeps(&slot) {
         return;
     }
-    // The target's run was read already: it is the step's baseline.
+    // The target's run was read already: the step was compared with it.
     let prior = match slot == stored.target {
-        true => a.baseline.clone(),
-        false => plan.store.load(&a.recording.id, &slot).ok().flatten(),
+        true => a.compared_with.clone(),
+        false => prep.store.load(&a.recording.id, &slot).ok().flatten(),
     };
     let mut recording = a.recording.clone();
     carry_earlier(prior.as_ref(), &mut recording, &options.thresholds);
-    let saved = match &plan.saving {
+    let saved = match &prep.saving {
         Some(saving) => saving.save(&recording, &a.result),
-        None => plan.store.save(&recording, &slot, &a.result).map(drop),
+        None => prep.store.save(&recording, &slot, &a.result).map(drop),
     };
     if let Err(err) = saved {
         step.store_errors.push(err.to_string());
@@ -406,16 +407,16 @@ fn store(options: &RunOptions, plan: &Plan, step: &mut Step, stored: &StoredRuns
 
 /// Appends the run to the benchmark's history: every run that measured
 /// it, paired runs too (they measure this build), whatever it compared with.
-fn append_history(options: &RunOptions, plan: &Plan, step: &mut Step) {
+fn append_history(options: &RunOptions, prep: &Preparation, step: &mut Step) {
     let a = &step.analysed;
     let Some(run) = HistoryRun::of(a, options.given.quick) else {
         return;
     };
-    match plan.store.append_history(&a.recording.id, &run) {
+    match prep.store.append_history(&a.recording.id, &run) {
         Ok(0) => {}
         Ok(skipped) => stderr::warning(&format!(
             "{}: {} that {} no run of a history left out",
-            plan.store.history_path(&a.recording.id).display(),
+            prep.store.history_path(&a.recording.id).display(),
             count(skipped, "line"),
             if skipped == 1 { "was" } else { "were" }
         )),
@@ -430,8 +431,8 @@ mod tests {
     use crate::fixtures::touch_fresh_pages;
     use crate::run::cli::tests::parse_args as options;
 
-    fn plan(root: &std::path::Path) -> Plan {
-        crate::run::plan::tests::page_faults(root)
+    fn prep(root: &std::path::Path) -> Preparation {
+        crate::run::preparation::tests::page_faults(root)
     }
 
     /// A fresh output folder for one test.
@@ -444,7 +445,7 @@ mod tests {
     /// Every round of one benchmark, then its conclusion.
     fn step(
         options: &RunOptions,
-        plan: &mut Plan,
+        prep: &mut Preparation,
         id: &str,
         bench: Routine<'_>,
     ) -> Result<Step, BenchFailure> {
@@ -455,17 +456,17 @@ mod tests {
             setup: SetupId::RUN,
         };
         let mut so_far = Rounds::default();
-        measure_round(plan, &job, &mut so_far)?;
+        measure_round(prep, &job, &mut so_far)?;
         while so_far.recording.as_ref().unwrap().round_count() < so_far.count(&job.config) as usize
         {
-            measure_round(plan, &job, &mut so_far)?;
+            measure_round(prep, &job, &mut so_far)?;
         }
         let mut recording = so_far.recording.expect("rounds were measured");
         recording.settings = Some(job.config.key());
         Ok(conclude(
             options,
             job.setup,
-            plan,
+            prep,
             (recording, so_far.took),
             None,
         ))
@@ -483,9 +484,9 @@ mod tests {
     fn a_step_records_analyses_compares_with_the_previous_run_and_stores() {
         let root = temp_root("step");
         let options = options(&["--bench", "--quick", "--sample-count", "10"]);
-        let mut plan = plan(&root);
+        let mut prep = prep(&root);
 
-        let first = step(&options, &mut plan, "touch", &touch_3).unwrap();
+        let first = step(&options, &mut prep, "touch", &touch_3).unwrap();
         let a = &first.analysed;
         let faults = a.recording.series("page-faults").unwrap();
         let exact: Vec<u64> = a.recording.iterations.iter().map(|n| 3 * n).collect();
@@ -495,9 +496,9 @@ mod tests {
         assert_eq!(comparison.against, Target::PreviousRun);
         assert_eq!(comparison.changes, None, "nothing stored before");
         assert!(first.store_errors.is_empty());
-        assert!(plan.store.path("touch", &Slot::Latest).is_file());
+        assert!(prep.store.path("touch", &Slot::Latest).is_file());
 
-        let second = step(&options, &mut plan, "touch", &touch_4).unwrap();
+        let second = step(&options, &mut prep, "touch", &touch_4).unwrap();
         let a = &second.analysed;
         let change = a
             .comparison
@@ -507,10 +508,10 @@ mod tests {
             .unwrap();
         assert_eq!(change.change.relative, Some(1.0 / 3.0));
         assert_eq!(change.verdict, Verdict::Regressed);
-        assert_eq!(a.baseline.as_ref().unwrap().id, "touch");
+        assert_eq!(a.compared_with.as_ref().unwrap().id, "touch");
         // Each run appended its headline (wall time: no instructions here)
         // to the history, as a --quick run.
-        let history = plan.store.history("touch").unwrap();
+        let history = prep.store.history("touch").unwrap();
         assert_eq!(history.runs.len(), 2);
         let last = &history.runs[1];
         assert_eq!(last.metric, "wall-time");
@@ -530,11 +531,11 @@ mod tests {
     fn a_run_of_other_settings_in_between_neither_teaches_nor_breaks_the_spread() {
         let root = temp_root("settings");
         let options = options(&["--bench", "--quick", "--sample-count", "10"]);
-        let mut plan = plan(&root);
-        let first = step(&options, &mut plan, "touch", &touch_3).unwrap();
+        let mut prep = prep(&root);
+        let first = step(&options, &mut prep, "touch", &touch_3).unwrap();
         let run = first.analysed.recording;
         assert_eq!(run.settings, Some(options.config.key()));
-        let stored = plan.store.load("touch", &Slot::Latest).unwrap().unwrap();
+        let stored = prep.store.load("touch", &Slot::Latest).unwrap().unwrap();
         assert_eq!(stored.settings, run.settings, "stored with its settings");
         // A try-out of other settings is stored as the latest run, the run
         // before it kept as the previous one.
@@ -542,13 +543,13 @@ mod tests {
         try_out.settings = Some("10 samples in 2 rounds, warm-up 50 ms, measurement 1 ms".into());
         try_out.series[0].earlier = vec![1.0, 2.0];
         let result = crate::analysis::analyze(&try_out, &crate::analysis::Calibration::default());
-        plan.store.save(&try_out, &Slot::Latest, &result).unwrap();
+        prep.store.save(&try_out, &Slot::Latest, &result).unwrap();
         // The same samples again with the first run's settings: they learn
         // from the first run, not from the try-out.
         let again = conclude(
             &options,
             SetupId::RUN,
-            &plan,
+            &prep,
             (run.clone(), Duration::ZERO),
             None,
         );
@@ -614,12 +615,12 @@ mod tests {
     fn a_damaged_stored_run_is_named_and_left_as_it_is() {
         let root = temp_root("damaged");
         let options = options(&["--bench", "--quick", "--sample-count", "3"]);
-        let mut plan = plan(&root);
-        let latest = plan.store.path("touch", &Slot::Latest);
+        let mut prep = prep(&root);
+        let latest = prep.store.path("touch", &Slot::Latest);
         std::fs::create_dir_all(latest.parent().unwrap()).unwrap();
         std::fs::write(&latest, "{ not json").unwrap();
 
-        let s = step(&options, &mut plan, "touch", &touch_3).unwrap();
+        let s = step(&options, &mut prep, "touch", &touch_3).unwrap();
         assert_eq!(s.analysed.comparison, None);
         assert_eq!(s.store_errors.len(), 1);
         assert!(
@@ -635,8 +636,8 @@ mod tests {
     fn a_panicking_benchmark_is_an_error_and_leaves_no_group_running() {
         let root = temp_root("panics");
         let options = options(&["--bench", "--quick"]);
-        let mut plan = plan(&root);
-        let why = step(&options, &mut plan, "boom", &|b| {
+        let mut prep = prep(&root);
+        let why = step(&options, &mut prep, "boom", &|b| {
             b.iter(|| -> u64 { panic!("deliberate") })
         })
         .err()
@@ -645,14 +646,14 @@ mod tests {
             panic!("{why:?}");
         };
         assert!(panic.0.contains("deliberate"), "{why}");
-        let before = plan.setup_mut(SetupId::RUN).groups[0]
+        let before = prep.setup_mut(SetupId::RUN).counter_groups[0]
             .0
             .read()
             .unwrap()
             .values[0];
         touch_fresh_pages(2);
         assert_eq!(
-            plan.setup_mut(SetupId::RUN).groups[0]
+            prep.setup_mut(SetupId::RUN).counter_groups[0]
                 .0
                 .read()
                 .unwrap()

@@ -1,5 +1,5 @@
 //! The measurement's own cost: an empty routine measured with a setup's
-//! groups, in its mode, through each `Bencher` method the benchmarks use
+//! counter groups, in its mode, through each `Bencher` method the benchmarks use
 //! ([`Calibration`]), subtracted from their results where asked.
 
 use std::time::Duration;
@@ -18,7 +18,7 @@ use crate::stats::Statistics;
 /// (`calibrate`) into it.
 pub fn calibrate_setup(options: &RunOptions, setup: &mut Setup) -> Result<(), CalibrationError> {
     let per_iter = (setup.per_iter, Method::Iter);
-    setup.calibration = calibrate(options, per_iter, &mut setup.groups, &setup.events)?;
+    setup.calibration = calibrate(options, per_iter, &mut setup.counter_groups, &setup.events)?;
     Ok(())
 }
 
@@ -35,18 +35,18 @@ pub fn calibrate_method(
         return Ok(());
     }
     let how = (setup.per_iter, method);
-    let calibration = calibrate(options, how, &mut setup.groups, &setup.events)?;
+    let calibration = calibrate(options, how, &mut setup.counter_groups, &setup.events)?;
     setup.methods.push(calibration);
     Ok(())
 }
 
 /// The measurement's own cost, from an empty routine measured in the same
 /// mode (per iteration or not) through the same method, with the same
-/// groups.
+/// counter groups.
 fn calibrate(
     options: &RunOptions,
     (per_iter, method): (bool, Method),
-    groups: &mut Groups,
+    counter_groups: &mut Groups,
     events: &[Event],
 ) -> Result<Calibration, CalibrationError> {
     let config = measure::Config {
@@ -61,7 +61,7 @@ fn calibrate(
         method,
         ..Calibration::default()
     };
-    for (pass, (group, range)) in groups.iter_mut().enumerate() {
+    for (pass, (group, range)) in counter_groups.iter_mut().enumerate() {
         let events = &events[range.clone()];
         // Wall time is the first pass's, as in the measurement.
         let first = usize::from(pass > 0);

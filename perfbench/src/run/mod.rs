@@ -1,5 +1,5 @@
 //! The program `perfbench::main!()` expands to: parse options, select
-//! benchmarks, and run them — as tests, or measured as a pipeline of plan,
+//! benchmarks, and run them — as tests, or measured as a pipeline of preparation,
 //! per-benchmark steps (measure, analyse, compare, store), outputs and a
 //! summary with the exit code.
 
@@ -12,7 +12,7 @@ pub mod end_of_run;
 pub mod origin;
 pub mod paired;
 pub mod panics;
-pub mod plan;
+pub mod preparation;
 pub mod registry;
 pub mod round_source;
 pub mod scheduler;
@@ -35,7 +35,7 @@ use crate::run::bench_failure::BenchFailure;
 use crate::run::cli::{Action, Filter, OutputFormat, RunMode, RunOptions};
 use crate::run::end_of_run::{RunTally, EXIT_FAILED, EXIT_USAGE};
 use crate::run::panics::{catch, caught};
-use crate::run::plan::Plan;
+use crate::run::preparation::Preparation;
 use crate::run::registry::{Broken, Entry};
 use crate::run::round_source::{Local, RoundSource};
 use crate::run::scheduler::run_steps;
@@ -322,7 +322,7 @@ fn run_benches(
     broken: &[Broken],
 ) -> Result<i32, SetupError> {
     // Built before pinning, which would hold cargo to one CPU.
-    let baseline = paired::baseline_binary(options, target).map_err(SetupError::PairedBaseline)?;
+    let paired_build = paired::paired_build(options, target).map_err(SetupError::PairedBuild)?;
     let origin = origin::Origin::of(target);
     let early = failures(broken);
     if entries.is_empty() {
@@ -331,44 +331,44 @@ fn run_benches(
         }
         return Ok(early.exit_code());
     }
-    let mut plan = plan::prepare(options, &wants(options, entries), store_of(target))?;
-    origin.record_in(&mut plan.environment);
+    let mut prep = preparation::prepare(options, &wants(options, entries), store_of(target))?;
+    origin.record_in(&mut prep.environment);
     let routines = routines(entries);
-    let mut benches = underway(entries, jobs(options, entries, &routines, &plan));
+    let mut benches = underway(entries, jobs(options, entries, &routines, &prep));
     // Started once pinned, it runs on the same CPU.
-    let mut source: Box<dyn RoundSource> = match &baseline {
-        Some(path) => {
-            let started = paired::PairedBuilds::start(path, entries);
+    let mut source: Box<dyn RoundSource> = match &paired_build {
+        Some(build) => {
+            let started = paired::PairedBuilds::start(build, entries);
             Box::new(started.map_err(SetupError::Paired)?)
         }
         None => Box::new(Local),
     };
     let most_threads = entries.iter().map(|e| e.case.threads()).max();
-    if let Some(warning) = pinned_threads_warning(plan.cpu(), most_threads.unwrap_or(1)) {
+    if let Some(warning) = pinned_threads_warning(prep.cpu(), most_threads.unwrap_or(1)) {
         eprintln!("{warning}");
     }
     let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
-    let mut sinks = sinks::sinks(options, &plan, &ids);
+    let mut sinks = sinks::sinks(options, &prep, &ids);
     let header = RunHeader {
         ids: &ids,
-        events: &plan.run_setup().events,
-        groups: plan.run_setup().pass_names(),
-        per_iter: plan.run_setup().per_iter,
+        events: &prep.run_setup().events,
+        passes: prep.run_setup().pass_names(),
+        per_iter: prep.run_setup().per_iter,
         sample_count: options.config.sample_count,
         rounds: options.config.rounds(),
-        environment: &plan.environment,
-        calibration: &plan.run_setup().calibration,
+        environment: &prep.environment,
+        calibration: &prep.run_setup().calibration,
     };
     for sink in &mut sinks {
         sink.start(&header);
     }
-    let mut tally = run_steps(options, &mut plan, &mut benches, &mut sinks, &mut *source);
+    let mut tally = run_steps(options, &mut prep, &mut benches, &mut sinks, &mut *source);
     drop(source);
     tally.failed.splice(0..0, early.failed);
     tally.gate = Some((options.gate, options.thresholds));
     Ok(finish(
         options,
-        (plan, sinks),
+        (prep, sinks),
         tally,
         entries.len() + broken.len(),
     ))
@@ -404,12 +404,12 @@ fn wants<'a>(options: &RunOptions, entries: &'a [Entry]) -> Vec<(setup::Want, &'
 }
 
 /// Each entry as the run measures it: its routine, its own settings under
-/// the run's, and the setup of `plan` they ask for.
+/// the run's, and the setup of `prep` they ask for.
 fn jobs<'a>(
     options: &RunOptions,
     entries: &'a [Entry],
     routines: &'a [impl Fn(&mut measure::Bencher<'_>)],
-    plan: &Plan,
+    prep: &Preparation,
 ) -> Vec<bench::Job<'a>> {
     entries
         .iter()
@@ -418,7 +418,7 @@ fn jobs<'a>(
             id: &e.id,
             routine,
             config: options.config_for(&e.bench.settings),
-            setup: plan.setup_id(&options.wanted_setup(&e.bench.settings)),
+            setup: prep.setup_id(&options.wanted_setup(&e.bench.settings)),
         })
         .collect()
 }
@@ -427,17 +427,17 @@ fn jobs<'a>(
 /// output and prints the summary; returns the exit code.
 fn finish(
     options: &RunOptions,
-    (plan, sinks): (Plan, Vec<Sink>),
+    (prep, sinks): (Preparation, Vec<Sink>),
     mut tally: RunTally,
     total: usize,
 ) -> i32 {
-    let Plan {
+    let Preparation {
         pin,
         target,
         lock,
         saving,
         ..
-    } = plan;
+    } = prep;
     drop(pin);
     let committed = saving.map(|s| s.commit());
     tally.baseline_saved(committed, options.save_baseline.as_deref());
@@ -523,15 +523,15 @@ mod tests {
             "3",
         ];
         let options = cli::tests::parse_args(&args);
-        let mut plan = plan::tests::page_faults(&root);
+        let mut prep = preparation::tests::page_faults(&root);
         let entries = [&ONE, &TWO].map(|bench| Entry {
             id: bench.name.into(),
             bench,
             case: Default::default(),
         });
         let routines = routines(&entries);
-        let mut benches = underway(&entries, jobs(&options, &entries, &routines, &plan));
-        let tally = run_steps(&options, &mut plan, &mut benches, &mut [], &mut Local);
+        let mut benches = underway(&entries, jobs(&options, &entries, &routines, &prep));
+        let tally = run_steps(&options, &mut prep, &mut benches, &mut [], &mut Local);
         assert!(tally.failed.is_empty());
         assert_eq!(
             *CALLS.lock().unwrap(),
@@ -539,7 +539,7 @@ mod tests {
             "round 1 of each, then round 2 of each, then round 3"
         );
         for (id, pages) in [("one", 1), ("two", 2)] {
-            let r = plan.store.load(id, &Slot::Latest).unwrap().unwrap();
+            let r = prep.store.load(id, &Slot::Latest).unwrap().unwrap();
             // 16 samples in 3 rounds: 6, 5 and 5, all on the first step.
             let rounds: Vec<u32> = [0, 1, 2]
                 .iter()

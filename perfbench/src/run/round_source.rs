@@ -7,12 +7,12 @@
 use crate::analysis::Recording;
 use crate::run::bench::{self, Underway};
 use crate::run::bench_failure::BenchFailure;
-use crate::run::plan::Plan;
+use crate::run::preparation::Preparation;
 
 /// A source of rounds.
 pub trait RoundSource {
     /// The turns a round takes: one where this process measures, two in a
-    /// paired run (this build's and the baseline build's).
+    /// paired run (this build's and the paired build's).
     fn turns_per_round(&self) -> u64;
 
     /// Measures turn `turn` (from 0) of `bench` into it; `Err` says why it
@@ -20,7 +20,7 @@ pub trait RoundSource {
     fn measure(
         &mut self,
         turn: u64,
-        plan: &mut Plan,
+        prep: &mut Preparation,
         bench: &mut Underway<'_>,
     ) -> Result<(), BenchFailure>;
 
@@ -45,11 +45,11 @@ impl RoundSource for Local {
     fn measure(
         &mut self,
         _turn: u64,
-        plan: &mut Plan,
+        prep: &mut Preparation,
         bench: &mut Underway<'_>,
     ) -> Result<(), BenchFailure> {
         let so_far = bench.rounds.as_mut().expect("measured while underway");
-        bench::measure_round(plan, &bench.job, so_far)
+        bench::measure_round(prep, &bench.job, so_far)
     }
 
     fn compared_with(

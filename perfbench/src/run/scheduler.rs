@@ -13,7 +13,7 @@ use crate::run::bench_failure::BenchFailure;
 use crate::run::calibration;
 use crate::run::cli::RunOptions;
 use crate::run::end_of_run::RunTally;
-use crate::run::plan::Plan;
+use crate::run::preparation::Preparation;
 use crate::run::round_source::RoundSource;
 use crate::run::{failed, mismatch_warning, stderr};
 
@@ -22,12 +22,12 @@ use crate::run::{failed, mismatch_warning, stderr};
 /// among them rather than spoiling one; after its last round (its sample
 /// count may give it fewer than the others) a benchmark is concluded and
 /// fed to every sink. In a paired run each round is two turns, the
-/// baseline build measuring in every other pair of them
-/// ([`crate::run::paired::baseline_turn`]). Failures and stored files that
+/// paired build measuring in every other pair of them
+/// ([`crate::run::paired::paired_turn`]). Failures and stored files that
 /// could not be used are named on stderr.
 pub fn run_steps(
     options: &RunOptions,
-    plan: &mut Plan,
+    prep: &mut Preparation,
     benches: &mut [Underway<'_>],
     sinks: &mut [Sink],
     source: &mut dyn RoundSource,
@@ -44,7 +44,7 @@ pub fn run_steps(
                 continue;
             }
             let progress = Progress::show(turn / sides + 1, rounds, bench.index, n, bench.job.id);
-            let measured = source.measure(turn, plan, bench);
+            let measured = source.measure(turn, prep, bench);
             drop(progress);
             if let Err(why) = measured {
                 failed(bench.job.id, &why, &mut tally);
@@ -53,7 +53,7 @@ pub fn run_steps(
             }
             let so_far = bench.rounds.as_ref().expect("measured above");
             if turn + 1 == so_far.count(&bench.job.config) * sides {
-                match conclude(options, plan, bench, source) {
+                match conclude(options, prep, bench, source) {
                     Ok(step) => report_step(options, step, (&mut warned, &mut tally), sinks),
                     Err(why) => failed(bench.job.id, &why, &mut tally),
                 }
@@ -68,7 +68,7 @@ pub fn run_steps(
 /// benchmark before it did, and takes its step ([`bench::conclude`]).
 fn conclude(
     options: &RunOptions,
-    plan: &mut Plan,
+    prep: &mut Preparation,
     bench: &mut Underway<'_>,
     source: &mut dyn RoundSource,
 ) -> Result<bench::Step, BenchFailure> {
@@ -77,14 +77,14 @@ fn conclude(
     recording.membership = bench.membership.clone();
     recording.threads = bench.threads;
     recording.settings = Some(bench.job.config.key());
-    let setup = plan.setup_mut(bench.job.setup);
+    let setup = prep.setup_mut(bench.job.setup);
     calibration::calibrate_method(options, setup, recording.method)?;
     let base = source.compared_with(bench, &recording);
     let measured = (recording, so_far.took);
     Ok(bench::conclude(
         options,
         bench.job.setup,
-        plan,
+        prep,
         measured,
         base,
     ))

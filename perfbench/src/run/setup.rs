@@ -14,7 +14,7 @@ use crate::run::setup_error::SetupError;
 use crate::run::stderr;
 
 /// What a benchmark asks to be measured with, its settings merged under
-/// the run's ([`crate::run::cli::RunOptions::wanted_setup`]): the key the plan opens one
+/// the run's ([`crate::run::cli::RunOptions::wanted_setup`]): the key the preparation opens one
 /// [`Setup`] for, however many benchmarks ask for it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Want {
@@ -24,8 +24,8 @@ pub struct Want {
     pub per_iter: bool,
 }
 
-/// Which of the plan's setups a benchmark is measured with
-/// ([`crate::run::plan::Plan::setup_id`]), found once when its job is made.
+/// Which of the preparation's setups a benchmark is measured with
+/// ([`crate::run::preparation::Preparation::setup_id`]), found once when its job is made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SetupId(pub(super) usize);
 
@@ -34,14 +34,15 @@ impl SetupId {
     pub const RUN: SetupId = SetupId(0);
 }
 
-/// How benchmarks are measured: their events, opened in groups, in one
+/// How benchmarks are measured: their events, opened in counter groups, in one
 /// mode, and the measurement's own cost that way.
 pub struct Setup {
     /// The events that open here, in the order asked (hybrid CPUs: mapped
     /// to the pinned core's PMU).
     pub events: Vec<Event>,
-    /// The events split into groups that the PMU counts at once.
-    pub groups: Groups,
+    /// The events split into counter groups, each counted at once, in a pass
+    /// of its own.
+    pub counter_groups: Groups,
     /// Per-iteration mode rather than batch mode.
     pub per_iter: bool,
     /// The measurement's own cost per iteration and metric, through
@@ -66,16 +67,16 @@ impl Setup {
     /// The events measured together in each pass, where there is more than
     /// one pass; empty otherwise.
     pub fn pass_names(&self) -> Vec<Vec<String>> {
-        match self.groups.len() {
+        match self.counter_groups.len() {
             1 => Vec::new(),
-            _ => group::names(&self.groups, &self.events),
+            _ => group::names(&self.counter_groups, &self.events),
         }
     }
 }
 
 /// Opens the setup `want`, not yet calibrated ([`crate::run::calibration::calibrate_setup`]): its
 /// events (`parsed` where the options parsed them already), minus those
-/// this machine cannot count, in as few groups as the PMU holds.
+/// this machine cannot count, in as few counter groups as the PMU holds.
 pub fn open_setup(
     want: &Want,
     parsed: Option<&[Event]>,
@@ -105,14 +106,14 @@ pub fn open_setup(
         (events, groups)
     };
     if *per_iter && groups.len() > 1 {
-        return Err(SetupError::PerIterGroups {
+        return Err(SetupError::PerIterCounterGroups {
             count: groups.len(),
             together: group::together(&group::names(&groups, &events)),
         });
     }
     Ok(Setup {
         events,
-        groups,
+        counter_groups: groups,
         per_iter: *per_iter,
         calibration: Calibration::default(),
         methods: Vec::new(),
@@ -121,7 +122,7 @@ pub fn open_setup(
 
 /// `events` opened in as few groups as the PMU holds.
 fn open_groups(events: &[Event]) -> Result<Groups, SetupError> {
-    group::open_groups(events).map_err(|e| SetupError::Groups(e.to_string()))
+    group::open_groups(events).map_err(|e| SetupError::CounterGroups(e.to_string()))
 }
 
 /// A per-iteration setup whose counters are read with `read()` without

@@ -9,7 +9,7 @@ use crate::counter::event::SpecError;
 use crate::measure::{MeasureError, PinError};
 use crate::output::format::quoted;
 use crate::run::cli::SettingError;
-use crate::run::paired::PairedError;
+use crate::run::paired::{PairedBuildError, PairedError};
 use crate::store::StoreError;
 
 /// Why a run cannot start.
@@ -27,13 +27,13 @@ pub enum SetupError {
     /// Events that do not parse.
     Spec(SpecError),
     /// Events that do not open together.
-    Groups(String),
-    /// Per-iteration mode asked of events that need more than one group:
+    CounterGroups(String),
+    /// Per-iteration mode asked of events that need more than one counter group:
     /// how many, and the events of each.
-    PerIterGroups {
-        /// The groups they need.
+    PerIterCounterGroups {
+        /// The counter groups they need.
         count: usize,
-        /// The events, group by group, as one text.
+        /// The events, counter group by counter group, as one text.
         together: String,
     },
     /// Measuring the cost of measuring failed.
@@ -49,9 +49,9 @@ pub enum SetupError {
         /// The baselines saved there.
         saved: Vec<String>,
     },
-    /// The paired build cannot be had: found, checked out or built (its
-    /// words).
-    PairedBaseline(String),
+    /// The paired build cannot be had: `--baseline` given too, or its
+    /// revision not found, checked out or built.
+    PairedBuild(PairedBuildError),
     /// The two builds of a paired run cannot start.
     Paired(PairedError),
     /// An error of the setup that benchmark `id` asked for with its
@@ -69,7 +69,8 @@ pub enum SetupError {
 impl fmt::Display for SetupError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SetupError::DuplicateId(why) | SetupError::PairedBaseline(why) => f.write_str(why),
+            SetupError::DuplicateId(why) => f.write_str(why),
+            SetupError::PairedBuild(e) => write!(f, "{e}"),
             SetupError::Paired(e) => write!(f, "{e}"),
             SetupError::Setting(e) => write!(f, "{e}"),
             SetupError::ConflictingPins => {
@@ -77,11 +78,11 @@ impl fmt::Display for SetupError {
             }
             SetupError::Pin(e) => write!(f, "{e}"),
             SetupError::Spec(e) => write!(f, "{e}"),
-            SetupError::Groups(e) => write!(
+            SetupError::CounterGroups(e) => write!(
                 f,
                 "{e} (together with the other events: a PMU holds only so many counters at once; ask for fewer)"
             ),
-            SetupError::PerIterGroups { count, together } => write!(
+            SetupError::PerIterCounterGroups { count, together } => write!(
                 f,
                 "per-iteration mode needs events that fit one counter group; these need {count}: {together}"
             ),

@@ -9,18 +9,18 @@ use crate::output::html::{ReportOptions, ReportSink};
 use crate::output::table::TableSink;
 use crate::output::Sink;
 use crate::run::cli::{OutputFormat, RunOptions};
-use crate::run::plan::Plan;
+use crate::run::preparation::Preparation;
 use crate::run::stderr;
 
 /// The outputs of a run: the format asked for on stdout, each of
 /// `--output-file`, and the report. Where bencher lines are among them,
 /// ids with white space are warned of once.
-pub fn sinks(options: &RunOptions, plan: &Plan, ids: &[&str]) -> Vec<Sink> {
+pub fn sinks(options: &RunOptions, prep: &Preparation, ids: &[&str]) -> Vec<Sink> {
     let files =
         (options.output_files.iter()).map(|(f, path)| (*f, Destination::file(path.clone())));
     let mut sinks: Vec<Sink> = std::iter::once((options.output_format, Destination::Stdout))
         .chain(files)
-        .map(|(format, out)| sink(format, out, options, plan))
+        .map(|(format, out)| sink(format, out, options, prep))
         .collect();
     let bencher = sinks.iter().any(|s| matches!(s, Sink::BencherLines(_)));
     if let Some(warning) = spaced_ids_warning(ids).filter(|_| bencher) {
@@ -28,16 +28,16 @@ pub fn sinks(options: &RunOptions, plan: &Plan, ids: &[&str]) -> Vec<Sink> {
     }
     let report = ReportOptions {
         plots: !options.noplot,
-        against: plan.target.clone(),
+        against: prep.target.clone(),
         thresholds: options.thresholds,
     };
-    sinks.push(Sink::Report(ReportSink::new(plan.store.clone(), report)));
+    sinks.push(Sink::Report(ReportSink::new(prep.store.clone(), report)));
     sinks
 }
 
 /// The sink writing `format` to `out`.
-fn sink(format: OutputFormat, out: Destination, options: &RunOptions, plan: &Plan) -> Sink {
-    let env = plan.environment.clone();
+fn sink(format: OutputFormat, out: Destination, options: &RunOptions, prep: &Preparation) -> Sink {
+    let env = prep.environment.clone();
     match format {
         OutputFormat::Pretty => Sink::Table(TableSink::new(options.color, options.verbose, out)),
         OutputFormat::Json => Sink::JsonLines(env, out),

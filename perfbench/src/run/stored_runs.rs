@@ -1,5 +1,5 @@
 //! The stored runs a concluded benchmark needs, each file read once: the
-//! run it is compared with (the plan's target), and the run whose spread
+//! run it is compared with (the preparation's target), and the run whose spread
 //! widens its intervals (the latest of the same settings). Which files
 //! that takes is decided here, and only here.
 

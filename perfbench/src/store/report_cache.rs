@@ -126,7 +126,7 @@ fn analysed_stored(store: &Store, recording: Recording) -> Result<Analysed, Stor
         recording,
         result,
         comparison: Some(comparison),
-        baseline: None,
+        compared_with: None,
     })
 }
 

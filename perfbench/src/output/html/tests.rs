@@ -175,7 +175,7 @@ pub(super) fn analysed(store: &Store, id: &str, against: &Target) -> Option<Anal
         result: analyze(&recording, &Calibration::default()),
         recording,
         comparison: Some(comparison),
-        baseline: base,
+        compared_with: base,
     })
 }
 
@@ -494,7 +494,7 @@ fn stored(store: &Store, id: &str, faults: u64) -> Analysed {
         recording,
         result,
         comparison: Some(comparison),
-        baseline: None,
+        compared_with: None,
     }
 }
 

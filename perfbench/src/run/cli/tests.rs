@@ -8,7 +8,7 @@ use std::path::Path;
 use super::*;
 
 /// The options `args` give with no `PERFBENCH_*` variable set: the
-/// fixture of the run's tests (plan, step, selection).
+/// fixture of the run's tests (preparation, step, selection).
 pub(crate) fn parse_args(args: &[&str]) -> RunOptions {
     parse(args.iter().map(OsString::from), |_| None).unwrap()
 }

@@ -1,5 +1,5 @@
 //! A build's side of a paired run: started by the driving build with the
-//! run's own arguments (the baseline build, and this build itself), its
+//! run's own arguments (the paired build, and this build itself), its
 //! stdin a socket holding the token [`TOKEN_VARIABLE`] names, it opens the
 //! same events, greets with the benchmarks it has, and measures the rounds
 //! it is asked for, sending each back raw. It stores nothing and prints no results: the driving
@@ -21,7 +21,7 @@ use crate::kernel::sys::take_stdout;
 use crate::run::bench::{measure_raw, Job};
 use crate::run::cli::RunOptions;
 use crate::run::end_of_run::EXIT_USAGE;
-use crate::run::plan::{self, Plan};
+use crate::run::preparation::{self, Preparation};
 use crate::run::registry::Entry;
 use crate::run::{jobs, routines, stderr, wants};
 use crate::store::Store;
@@ -61,15 +61,15 @@ pub fn serve(options: &RunOptions, entries: &[Entry], store: Store) -> i32 {
         }
     };
     let wants = wants(options, entries);
-    let mut plan = match plan::prepare_baseline_build(options, &wants, store) {
-        Ok(plan) => plan,
+    let mut prep = match preparation::prepare_serving_build(options, &wants, store) {
+        Ok(prep) => prep,
         Err(e) => {
             stderr::error(&e.to_string());
             return EXIT_USAGE;
         }
     };
     let routines = routines(entries);
-    let jobs = jobs(options, entries, &routines, &plan);
+    let jobs = jobs(options, entries, &routines, &prep);
     let hello = Hello::new(jobs.iter().map(|j| j.id.to_string()).collect());
     if send(&mut answers, &line(&hello)).is_err() {
         return EXIT_USAGE;
@@ -94,7 +94,7 @@ pub fn serve(options: &RunOptions, entries: &[Entry], store: Store) -> i32 {
                 id,
                 round,
                 plan: sampling,
-            }) => measure(&mut plan, &jobs, (&id, round, sampling)),
+            }) => measure(&mut prep, &jobs, (&id, round, sampling)),
             Err(e) => Reply::Failed {
                 why: Failure::UnreadableRequest(e.to_string()),
             },
@@ -108,7 +108,7 @@ pub fn serve(options: &RunOptions, entries: &[Entry], store: Store) -> i32 {
 
 /// One round of the benchmark `id`, as the reply that carries it.
 fn measure(
-    plan: &mut Plan,
+    prep: &mut Preparation,
     jobs: &[Job<'_>],
     (id, round, sampling): (&str, u64, Option<crate::measure::SamplingPlan>),
 ) -> Reply {
@@ -117,7 +117,7 @@ fn measure(
             why: Failure::NotInThisBuild,
         };
     };
-    let setup = plan.setup_mut(job.setup);
+    let setup = prep.setup_mut(job.setup);
     match measure_raw(setup, job, sampling.map(|p| (p, round))) {
         Ok(measured) => {
             let metrics = metric_names(&setup.events)

@@ -1,5 +1,5 @@
 //! The driving build's handle on a build serving a paired run (the
-//! baseline build, or this one): it starts the bench binary with this
+//! paired build, or this one): it starts the bench binary with this
 //! run's arguments and environment, checks that it speaks this perfbench's
 //! protocol, and asks it for one round at a time. The driving build ends
 //! it between blocks of rounds, so that each block is measured by fresh
@@ -54,7 +54,7 @@ pub struct ServingBuild {
     pub ids: Vec<String>,
 }
 
-/// A baseline build's process, the socket of its requests and the pipe of
+/// A serving build's process, the socket of its requests and the pipe of
 /// its replies.
 struct Serving {
     process: Child,
@@ -297,7 +297,7 @@ fn greeting(
             Some(why) => Err(PairedError::Incompatible(named.into(), why)),
             None => Ok((replies, hello)),
         },
-        None => Err(not_a_baseline(
+        None => Err(not_a_serving_build(
             named,
             &String::from_utf8_lossy(&first),
             process,
@@ -330,8 +330,8 @@ fn spawn(program: &Path) -> Result<(Child, UnixStream), SpawnError> {
 }
 
 /// Why the process that printed `first` instead of a greeting is no
-/// baseline build of this perfbench.
-fn not_a_baseline(named: &str, first: &str, process: &mut Child) -> PairedError {
+/// paired build of this perfbench.
+fn not_a_serving_build(named: &str, first: &str, process: &mut Child) -> PairedError {
     let first = first.trim_end();
     if first.is_empty() {
         let status = stop(process);

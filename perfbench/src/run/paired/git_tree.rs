@@ -2,7 +2,7 @@
 //! target's source, a revision resolved to one commit, and that commit's
 //! tree written into a folder of our own. Only objects are read from the
 //! user's repository: its index, working tree, worktree list and refs stay
-//! as they were, so a dirty working tree never leaks into the baseline.
+//! as they were, so a dirty working tree never leaks into the paired build.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

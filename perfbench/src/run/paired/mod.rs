@@ -1,11 +1,11 @@
 //! A paired run (`--paired-with PATH`, `--paired-with-rev REV`): this
-//! bench binary (the candidate) and a baseline build of the same bench
-//! target measure each benchmark in alternating rounds, in one run on one
+//! bench binary (the candidate) and the paired build (the same bench target
+//! built from other code) measure each benchmark in alternating rounds, in one run on one
 //! machine, so that what the machine does to both in the same seconds
 //! cancels in their differences. Both are served by processes of their
 //! own, fresh for every block of four rounds, while the process the user
-//! started drives the run. Rounds go candidate, baseline, baseline,
-//! candidate ([`baseline_turn`]), so that drift linear over a block of four
+//! started drives the run. Rounds go candidate, paired, paired,
+//! candidate ([`paired_turn`]), so that drift linear over a block of four
 //! cancels too; each metric is judged from the blocks
 //! ([`crate::analysis::comparison::paired`]).
 
@@ -19,8 +19,10 @@ pub mod waits;
 mod cargo_build;
 pub(in crate::run) mod git_tree;
 mod line_reader;
+mod paired_build_error;
 mod paired_error;
 
+pub use paired_build_error::PairedBuildError;
 pub use paired_error::{PairedError, SpawnError};
 
 use std::collections::BTreeSet;
@@ -34,7 +36,7 @@ use crate::output::format::quoted;
 use crate::run::bench::{recording_of, Job, Rounds, Underway};
 use crate::run::bench_failure::BenchFailure;
 use crate::run::cli::{Pairing, RunOptions};
-use crate::run::plan::Plan;
+use crate::run::preparation::Preparation;
 use crate::run::registry::Entry;
 use crate::run::round_source::RoundSource;
 use crate::run::stderr;
@@ -43,66 +45,60 @@ use reply::{most_samples, Asked};
 use revision::BenchTarget;
 use waits::Waits;
 
-/// Whether turn `turn` (from 0) of a paired run is the baseline build's:
+/// Whether turn `turn` (from 0) of a paired run is the paired build's:
 /// the middle two of every four.
-pub fn baseline_turn(turn: u64) -> bool {
+pub fn paired_turn(turn: u64) -> bool {
     matches!(turn % 4, 1 | 2)
 }
 
-/// The baseline build a paired run asks for: its bench binary, and how
+/// The paired build a paired run asks for: its bench binary, and how
 /// long the run waits for the builds.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Baseline {
+pub struct PairedBuild {
     /// The bench binary.
     pub path: PathBuf,
     /// `--paired-timeout`'s waits.
     pub waits: Waits,
 }
 
-/// The baseline build a paired run asks for, its binary built first where
+/// The paired build a paired run asks for, its binary built first where
 /// it names a revision; `None` for a run that is not paired.
-pub fn baseline_binary(
+pub fn paired_build(
     options: &RunOptions,
     target: &BenchTarget,
-) -> Result<Option<Baseline>, String> {
+) -> Result<Option<PairedBuild>, PairedBuildError> {
     let Some(pairing) = &options.paired_with else {
         return Ok(None);
     };
     if options.baseline.is_some() {
-        return Err(
-            "--baseline and --paired-with exclude each other: a run compares with one \
-                    of them"
-                .into(),
-        );
+        return Err(PairedBuildError::WithBaseline);
     }
     let path = match pairing {
         Pairing::Binary(path) => path.clone(),
-        Pairing::Revision(rev) => {
-            revision::bench_binary_at(rev, target).map_err(|e| e.to_string())?
-        }
+        Pairing::Revision(rev) => revision::bench_binary_at(rev, target)?,
     };
     let waits = Waits {
         given: options.paired_timeout,
     };
-    Ok(Some(Baseline { path, waits }))
+    Ok(Some(PairedBuild { path, waits }))
 }
 
 /// The two builds of a paired run, each served by a process of its own
 /// (this build's too, so that neither side is measured in the process
-/// that drives the run), and the rounds the baseline build measured of
+/// that drives the run), and the rounds the paired build measured of
 /// each benchmark.
 pub struct PairedBuilds {
     candidate: ServingBuild,
-    baseline: ServingBuild,
+    paired: ServingBuild,
     /// How long the builds are waited for.
     waits: Waits,
-    /// The benchmarks the baseline build has.
+    /// The benchmarks the paired build has.
     theirs: BTreeSet<String>,
     /// The block of turns the serving processes were started for.
     block: Block,
 }
 
-/// The block of four turns ([`baseline_turn`]) the serving processes of a
+/// The block of four turns ([`paired_turn`]) the serving processes of a
 /// paired run were started for: each block is measured by fresh ones.
 #[derive(Debug, Default)]
 struct Block(u64);
@@ -120,24 +116,24 @@ impl Block {
 }
 
 impl PairedBuilds {
-    /// Starts this build and the `baseline` build for the run of
+    /// Starts this build and the `paired` build for the run of
     /// `entries`, and names the benchmarks only one of the builds has,
     /// which are not judged.
-    pub fn start(baseline: &Baseline, entries: &[Entry]) -> Result<PairedBuilds, PairedError> {
-        let waits = baseline.waits;
+    pub fn start(paired: &PairedBuild, entries: &[Entry]) -> Result<PairedBuilds, PairedError> {
+        let waits = paired.waits;
         let own = std::env::current_exe().map_err(PairedError::OwnPath)?;
         let this = ("this build", "this build".to_string());
         let candidate = ServingBuild::start(&own, this, waits)?;
-        let path: &Path = &baseline.path;
+        let path: &Path = &paired.path;
         let named = format!("--paired-with `{}`", quoted(&path.display().to_string()));
-        let baseline = ServingBuild::start(path, ("the baseline build", named), waits)?;
-        let theirs: BTreeSet<String> = baseline.ids.iter().cloned().collect();
+        let paired = ServingBuild::start(path, ("the baseline build", named), waits)?;
+        let theirs: BTreeSet<String> = paired.ids.iter().cloned().collect();
         let ours: BTreeSet<&str> = entries.iter().map(|e| e.id.as_str()).collect();
         say_one_sided(&ours, &theirs.iter().map(String::as_str).collect());
         Ok(PairedBuilds {
             waits,
             candidate,
-            baseline,
+            paired,
             theirs,
             block: Block::default(),
         })
@@ -145,37 +141,37 @@ impl PairedBuilds {
 
     /// How long a round of `job` is waited for, whose rounds in this build
     /// took `so_far.took`.
-    fn wait(&self, plan: &Plan, job: &Job<'_>, so_far: &Rounds) -> Duration {
-        let passes = plan.setup(job.setup).groups.len();
+    fn wait(&self, prep: &Preparation, job: &Job<'_>, so_far: &Rounds) -> Duration {
+        let passes = prep.setup(job.setup).counter_groups.len();
         self.waits.round(&job.config, passes, so_far.took)
     }
 
     /// A round of `bench` in this build, into its rounds.
     fn measure_candidate(
         &mut self,
-        plan: &Plan,
+        prep: &Preparation,
         bench: &mut Underway<'_>,
     ) -> Result<(), PairedError> {
         let (job, so_far) = (&bench.job, bench.rounds.as_mut().expect("underway"));
         let started = Instant::now();
-        let metrics = metrics_of(plan, job);
-        let asked = asked(plan, job, (&metrics, so_far.measured(), so_far.plan));
-        let wait = self.wait(plan, job, so_far);
+        let metrics = metrics_of(prep, job);
+        let asked = asked(prep, job, (&metrics, so_far.measured(), so_far.plan));
+        let wait = self.wait(prep, job, so_far);
         let measured = (self.candidate).measure(job.id, &asked, wait)?;
         let sampling = measured.plan;
-        let setup = plan.setup(job.setup);
-        let round = recording_of(setup, job.id, measured, plan.environment.clone());
+        let setup = prep.setup(job.setup);
+        let round = recording_of(setup, job.id, measured, prep.environment.clone());
         so_far.took += started.elapsed();
         so_far.add(round, sampling);
         Ok(())
     }
 
-    /// A round of `bench` in the baseline build, with the sampling plan
+    /// A round of `bench` in the paired build, with the sampling plan
     /// this build chose, into its partner's rounds (a failure is warned
     /// of, and the benchmark left unjudged).
-    fn measure_baseline(&mut self, plan: &Plan, bench: &mut Underway<'_>) {
+    fn measure_paired(&mut self, prep: &Preparation, bench: &mut Underway<'_>) {
         let (job, so_far) = (&bench.job, bench.rounds.as_ref().expect("underway"));
-        let (sampling, wait) = (so_far.plan, self.wait(plan, job, so_far));
+        let (sampling, wait) = (so_far.plan, self.wait(prep, job, so_far));
         if !self.theirs.contains(job.id) {
             return;
         }
@@ -183,12 +179,12 @@ impl PairedBuilds {
             return;
         };
         let round = done.as_ref().map_or(0, Recording::round_count) as u64;
-        let metrics = metrics_of(plan, job);
-        let asked = asked(plan, job, (&metrics, round, sampling));
-        match self.baseline.measure(job.id, &asked, wait) {
+        let metrics = metrics_of(prep, job);
+        let asked = asked(prep, job, (&metrics, round, sampling));
+        match self.paired.measure(job.id, &asked, wait) {
             Ok(measured) => {
-                let setup = plan.setup(job.setup);
-                let r = recording_of(setup, job.id, measured, plan.environment.clone());
+                let setup = prep.setup(job.setup);
+                let r = recording_of(setup, job.id, measured, prep.environment.clone());
                 match done {
                     Some(recording) => recording.append_round(r),
                     None => *done = Some(r),
@@ -212,28 +208,28 @@ impl RoundSource for PairedBuilds {
     }
 
     /// A round of this build into `bench`'s rounds (`Err`: why it failed),
-    /// or of the baseline build into its partner's, with the sampling plan
+    /// or of the paired build into its partner's, with the sampling plan
     /// this build's first round chose. Each block of four turns is
     /// measured by fresh processes.
     fn measure(
         &mut self,
         turn: u64,
-        plan: &mut Plan,
+        prep: &mut Preparation,
         bench: &mut Underway<'_>,
     ) -> Result<(), BenchFailure> {
         if self.block.enters(turn) {
             self.candidate.restart();
-            self.baseline.restart();
+            self.paired.restart();
         }
-        if baseline_turn(turn) {
-            self.measure_baseline(plan, bench);
+        if paired_turn(turn) {
+            self.measure_paired(prep, bench);
             return Ok(());
         }
         // The scheduler prints the error after the benchmark's id.
-        (self.measure_candidate(plan, bench)).map_err(BenchFailure::Paired)
+        (self.measure_candidate(prep, bench)).map_err(BenchFailure::Paired)
     }
 
-    /// The baseline build's rounds of `bench`, for a run like `like`'s
+    /// The paired build's rounds of `bench`, for a run like `like`'s
     /// (threads and group), or why there are none.
     fn compared_with(
         &mut self,
@@ -257,7 +253,7 @@ impl RoundSource for PairedBuilds {
 /// What a round `round` of `job`, measured with `metrics` and `sampling`,
 /// asks of a build.
 fn asked<'a>(
-    plan: &Plan,
+    prep: &Preparation,
     job: &Job<'_>,
     (metrics, round, sampling): (&'a [String], u64, Option<SamplingPlan>),
 ) -> Asked<'a> {
@@ -265,15 +261,15 @@ fn asked<'a>(
         metrics,
         round,
         plan: sampling,
-        per_iter: plan.setup(job.setup).per_iter,
+        per_iter: prep.setup(job.setup).per_iter,
         samples: most_samples(&job.config, round, sampling),
     }
 }
 
 /// The names of the metrics `job` is measured with here: what each build
 /// must have measured.
-fn metrics_of(plan: &Plan, job: &Job<'_>) -> Vec<String> {
-    let setup = plan.setup(job.setup);
+fn metrics_of(prep: &Preparation, job: &Job<'_>) -> Vec<String> {
+    let setup = prep.setup(job.setup);
     metric_names(&setup.events)
         .into_iter()
         .map(|(name, _)| name)

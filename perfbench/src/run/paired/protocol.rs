@@ -1,7 +1,7 @@
 //! What the two builds of a paired run say to each other: one JSON object
-//! a line. The driving build starts the baseline build with its requests
+//! a line. The driving build starts the paired build with its requests
 //! on a socket (its stdin) holding a one-time token, which
-//! [`TOKEN_VARIABLE`] names; the baseline build greets it ([`Hello`]) on
+//! [`TOKEN_VARIABLE`] names; the paired build greets it ([`Hello`]) on
 //! its stdout, then answers each [`Request`] with a [`Reply`] until its
 //! input ends.
 
@@ -20,7 +20,7 @@ pub const TOKEN_VARIABLE: &str = "PERFBENCH_PAIRED_TOKEN";
 
 /// Set to `1` beside [`TOKEN_VARIABLE`], and read by no build of this
 /// protocol: builds of protocol 1 served on it alone, so that one given as
-/// the baseline (`--paired-with-rev` of an older commit) greets, and is
+/// the paired build (`--paired-with-rev` of an older commit) greets, and is
 /// refused in one line by its protocol, instead of running as a bench
 /// binary until the greeting's wait ends. Set by anyone else, it is
 /// ignored.
@@ -48,7 +48,7 @@ pub fn longest_request<'a>(ids: impl IntoIterator<Item = &'a str>) -> usize {
     longest.saturating_mul(6).saturating_add(1024)
 }
 
-/// The first line of the baseline build.
+/// The first line of the paired build.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Hello {
     /// `perfbench-paired`: what tells it from a bench binary that does not
@@ -105,7 +105,7 @@ pub enum Request {
     },
 }
 
-/// What the baseline build answers.
+/// What the paired build answers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "is", rename_all = "snake_case")]
 pub enum Reply {

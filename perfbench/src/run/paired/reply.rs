@@ -1,5 +1,5 @@
 //! A serving build's reply, read: decoded and checked against what was
-//! asked before any of it is used, since the baseline build is any binary
+//! asked before any of it is used, since the paired build is any binary
 //! the user named. A round whose samples the driving build could not
 //! record as its own (fewer values than metrics, a sample of no
 //! iterations, other samples than the plan sent, numbers a stored run

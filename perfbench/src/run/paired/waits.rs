@@ -1,7 +1,7 @@
 //! How long the driving build of a paired run waits for a serving build:
 //! for its greeting, for each round, and for it to end once its requests
 //! have. A build that does not answer in time is given up, named, and
-//! killed, so that a hung or silent baseline build cannot hang the run.
+//! killed, so that a hung or silent paired build cannot hang the run.
 //! `--paired-timeout S` sets every wait (at most [`END`] for the end);
 //! unset, each allows far more than a working build takes.
 
@@ -23,7 +23,7 @@ pub const END: Duration = Duration::from_secs(10);
 
 /// How many times a round's expected time a round may take, unasked: a
 /// benchmark whose iterations outlast its budget runs at least a few of
-/// them, and the baseline build may be slower than this one.
+/// them, and the paired build may be slower than this one.
 const ROUND_MARGIN: u32 = 4;
 
 /// The waits of one paired run.
@@ -44,7 +44,7 @@ impl Waits {
     /// build's rounds took `took` so far: [`ROUND_FLOOR`] plus
     /// [`ROUND_MARGIN`] times both the benchmark's warm-up and measurement
     /// time a pass (a round takes a share of them) and `took` (a round of
-    /// the baseline build takes about what one of this build does).
+    /// the paired build takes about what one of this build does).
     pub fn round(&self, config: &Config, passes: usize, took: Duration) -> Duration {
         if let Some(given) = self.given {
             return given;

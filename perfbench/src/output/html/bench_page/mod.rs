@@ -201,7 +201,7 @@ fn comparison_note(out: &mut String, e: &Analysed) {
         );
         return;
     }
-    let Some(base) = &e.baseline else {
+    let Some(base) = &e.compared_with else {
         let _ = writeln!(
             out,
             "<p class=\"note\">New: {target} does not hold this benchmark.</p>"
@@ -267,7 +267,7 @@ fn metric_plots(out: &mut String, e: &Analysed, m: &Metric) {
     };
     let values = per_iteration(&run.iterations, &series.totals);
     let base_values = e
-        .baseline
+        .compared_with
         .as_ref()
         .and_then(|b| Some((b, b.series(&m.name)?)))
         .map(|(b, bs)| per_iteration(&b.iterations, &bs.totals));

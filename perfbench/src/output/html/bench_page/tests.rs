@@ -170,7 +170,7 @@ fn a_paired_page_names_the_paired_build_and_what_moved() {
         result: analyze(&recording, &Calibration::default()),
         recording,
         comparison: Some(comparison),
-        baseline: Some(base),
+        compared_with: Some(base),
     };
     write(&store, &[run], &options(true, target));
     let a = page(&store, "a");

@@ -1,4 +1,4 @@
-//! The plan of a run, made once before the first benchmark: which events
+//! The preparation of a run, made once before the first benchmark: which events
 //! in which counter groups, the pinned CPU, where results are stored and
 //! what they are compared with, the environment, and the measurement's own
 //! cost.
@@ -18,14 +18,14 @@ use crate::run::stderr;
 use crate::store::{BaselineSave, Store, StoreLock};
 
 /// Everything a run decides before measuring.
-pub struct Plan {
+pub struct Preparation {
     /// The setups benchmarks are measured with: first the run's own
     /// ([`SetupId::RUN`]), then one for each other `events` or `mode` a
     /// benchmark asks for.
     pub setups: Vec<Setup>,
-    /// Where each asked-for setup is among [`Plan::setups`].
+    /// Where each asked-for setup is among [`Preparation::setups`].
     pub ids: HashMap<Want, SetupId>,
-    /// The pin of the measuring thread, released when the plan is dropped.
+    /// The pin of the measuring thread, released when the preparation is dropped.
     pub pin: Option<ThreadPin>,
     /// Where results are stored.
     pub store: Store,
@@ -40,7 +40,7 @@ pub struct Plan {
     pub environment: Environment,
 }
 
-impl Plan {
+impl Preparation {
     /// Which setup a benchmark asking for `want` is measured with: the one
     /// opened for it, else the run's.
     pub fn setup_id(&self, want: &Want) -> SetupId {
@@ -68,7 +68,7 @@ impl Plan {
     }
 }
 
-/// Which build a plan is for.
+/// Which build a preparation is for.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Role {
     /// The build that measures, analyses and stores.
@@ -77,7 +77,7 @@ enum Role {
     Serving,
 }
 
-/// Makes the plan: pins the thread, opens the groups of the run's setup and
+/// Makes the preparation: pins the thread, opens the counter groups of the run's setup and
 /// of each other setup the benchmarks `want` (with the id of the first to
 /// ask for it), takes the lock of `store` (the run's output directory)
 /// and calibrates each setup. Errors are for the user (bad events, CPUs,
@@ -87,31 +87,31 @@ pub fn prepare(
     options: &RunOptions,
     wants: &[(Want, &str)],
     store: Store,
-) -> Result<Plan, SetupError> {
+) -> Result<Preparation, SetupError> {
     prepare_as(options, wants, store, Role::Driving)
 }
 
-/// The plan of a build serving a paired run ([`crate::run::paired`]): as
+/// The preparation of a build serving a paired run ([`crate::run::paired`]): as
 /// [`prepare`], but it neither takes the store (the driving build holds
 /// it, and stores what both measured), nor calibrates (the driving build
 /// analyses), nor says again the notes and warnings the driving build
 /// says.
-pub fn prepare_baseline_build(
+pub fn prepare_serving_build(
     options: &RunOptions,
     wants: &[(Want, &str)],
     store: Store,
-) -> Result<Plan, SetupError> {
+) -> Result<Preparation, SetupError> {
     prepare_as(options, wants, store, Role::Serving)
 }
 
 /// [`prepare`], or for a paired run's serving build
-/// [`prepare_baseline_build`].
+/// [`prepare_serving_build`].
 fn prepare_as(
     options: &RunOptions,
     wants: &[(Want, &str)],
     store: Store,
     role: Role,
-) -> Result<Plan, SetupError> {
+) -> Result<Preparation, SetupError> {
     let pin = pin(options)?;
     let cpu = pin.as_ref().map(ThreadPin::cpu);
     let own = Want {
@@ -149,7 +149,7 @@ fn prepare_as(
             stderr::warning(&warning);
         }
     }
-    Ok(Plan {
+    Ok(Preparation {
         setups,
         ids,
         pin,
@@ -278,7 +278,7 @@ fn core_of_type(kind: Option<&str>) -> Result<Option<usize>, SetupError> {
 
 /// What to compare with: the paired build, `--baseline NAME`, which must
 /// exist, or the previous run. (`--baseline` with a paired build was
-/// refused before the plan, by `paired::baseline_binary`.)
+/// refused before the preparation, by `paired::paired_build`.)
 fn target(options: &RunOptions, store: &Store) -> Result<Target, SetupError> {
     if let Some(pairing) = &options.paired_with {
         return Ok(Target::Paired(match pairing {
@@ -310,13 +310,13 @@ pub(crate) mod tests {
     use crate::run::calibration::calibrate_method;
     use crate::run::cli::tests::parse_args;
 
-    /// A plan counting page faults in batch mode, storing under `root`,
+    /// A preparation counting page faults in batch mode, storing under `root`,
     /// without calibration: what the step and run tests measure with.
-    pub(crate) fn page_faults(root: &std::path::Path) -> Plan {
+    pub(crate) fn page_faults(root: &std::path::Path) -> Preparation {
         let events = event::parse_list("page-faults").unwrap();
-        Plan {
+        Preparation {
             setups: vec![Setup {
-                groups: group::open_groups(&events).unwrap(),
+                counter_groups: group::open_groups(&events).unwrap(),
                 events,
                 per_iter: false,
                 calibration: Calibration::default(),

@@ -40,7 +40,7 @@ pub enum BlockCentre {
     /// the ranks, and where one block far out is a real change.
     Mean,
     /// Their Hodges–Lehmann centre, with the signed-rank interval
-    /// ([`signed_rank`]): for times, where a block the machine disturbed
+    /// ([`signed_rank`](fn@super::signed_rank)): for times, where a block the machine disturbed
     /// (a preempted round) is one difference far out, which widens
     /// Student's interval on every side but moves neither end of this one
     /// among 20 blocks. The mean where the blocks are too few for the

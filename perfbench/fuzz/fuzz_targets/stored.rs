@@ -56,12 +56,7 @@ fn small_run(id: &str, membership: Option<Membership>) -> Analysed {
     let mut recording =
         Recording::stored(id.into(), Environment::default(), iterations, vec![series]);
     recording.membership = membership;
-    Analysed {
-        result: analyze(&recording, &Calibration::default()),
-        recording,
-        comparison: None,
-        baseline: None,
-    }
+    Analysed::of(recording, &Calibration::default())
 }
 
 /// A stored result, analysed and compared with itself as a run and the
@@ -81,7 +76,7 @@ fn run_with(recording: Recording) -> Analysed {
             &thresholds,
         )),
         result,
-        baseline: Some(recording.clone()),
+        compared_with: Some(recording.clone()),
         recording: next,
     };
     let summary = encode_summary(&BenchSummary::of(&a));

@@ -50,8 +50,8 @@ pub struct SignedRank {
 /// ```
 pub fn signed_rank(differences: &[f64], confidence: f64) -> Option<SignedRank> {
     check_confidence(confidence);
-    let n = differences.len();
-    let k = interval_rank(n, confidence)?;
+    let null = NullDistribution::of(differences.len());
+    let k = null.interval_rank(confidence)?;
     let walsh = walsh_averages(differences);
     let m = walsh.len();
     let above = walsh.iter().filter(|&&w| w > 0.0).count() as f64;
@@ -64,7 +64,7 @@ pub fn signed_rank(differences: &[f64], confidence: f64) -> Option<SignedRank> {
             low: walsh[k - 1],
             high: walsh[m - k],
         },
-        p_value: (2.0 * lower_tail(n, tail)).min(1.0),
+        p_value: (2.0 * null.lower_tail(tail)).min(1.0),
     })
 }
 
@@ -81,47 +81,73 @@ fn walsh_averages(d: &[f64]) -> Vec<f64> {
     walsh
 }
 
-/// The 1-based rank `k` of the interval's lower end among the Walsh
-/// averages: the largest with `P(T ≤ k - 1) ≤ (1 - confidence) / 2` for the
-/// signed-rank statistic `T` of `n` differences. `None` where even `k = 1`
-/// is too likely.
-fn interval_rank(n: usize, confidence: f64) -> Option<usize> {
-    let half_alpha = (1.0 - confidence) / 2.0;
-    if n == 0 || lower_tail(n, 0) > half_alpha {
-        return None;
-    }
-    let m = n * (n + 1) / 2;
-    let below = (0..m)
-        .take_while(|&c| lower_tail(n, c) <= half_alpha)
-        .count();
-    Some(below.max(1))
+/// The signed-rank statistic `T` of `n` differences with no centre shift:
+/// counted exactly, as the subsets of the ranks `1..=n` summing to each
+/// total, up to [`EXACT_UP_TO`] differences; else its normal
+/// approximation with continuity correction.
+struct NullDistribution {
+    n: usize,
+    /// `P(T ≤ t)` for each total `t`, where counted exactly.
+    cdf: Option<Vec<f64>>,
 }
 
-/// `P(T ≤ c)` for the signed-rank statistic `T` of `n` differences with no
-/// centre shift: exactly, by counting the subsets of the ranks `1..=n`
-/// that sum to each total, up to [`EXACT_UP_TO`] differences; else by the
-/// normal approximation with continuity correction.
-fn lower_tail(n: usize, c: usize) -> f64 {
-    let m = n * (n + 1) / 2;
-    if c >= m {
-        return 1.0;
+impl NullDistribution {
+    /// The distribution for `n` differences.
+    fn of(n: usize) -> NullDistribution {
+        let m = n * (n + 1) / 2;
+        let cdf = (n <= EXACT_UP_TO).then(|| {
+            // ways[t]: the subsets of the ranks so far summing to t, over
+            // 2^ranks.
+            let mut ways = vec![0.0; m + 1];
+            ways[0] = 1.0;
+            for rank in 1..=n {
+                for t in (0..=m).rev() {
+                    let with = if t >= rank { ways[t - rank] } else { 0.0 };
+                    ways[t] = (ways[t] + with) / 2.0;
+                }
+            }
+            let mut sum = 0.0;
+            ways.iter()
+                .map(|w| {
+                    sum += w;
+                    sum
+                })
+                .collect()
+        });
+        NullDistribution { n, cdf }
     }
-    if n > EXACT_UP_TO {
-        let n = n as f64;
-        let mean = n * (n + 1.0) / 4.0;
-        let sd = (n * (n + 1.0) * (2.0 * n + 1.0) / 24.0).sqrt();
-        return Normal::standard().cdf((c as f64 + 0.5 - mean) / sd);
-    }
-    // ways[t]: the subsets of the ranks so far summing to t, over 2^ranks.
-    let mut ways = vec![0.0; m + 1];
-    ways[0] = 1.0;
-    for rank in 1..=n {
-        for t in (0..=m).rev() {
-            let with = if t >= rank { ways[t - rank] } else { 0.0 };
-            ways[t] = (ways[t] + with) / 2.0;
+
+    /// `P(T ≤ c)`.
+    fn lower_tail(&self, c: usize) -> f64 {
+        let n = self.n as f64;
+        if c >= self.n * (self.n + 1) / 2 {
+            return 1.0;
+        }
+        match &self.cdf {
+            Some(cdf) => cdf[c],
+            None => {
+                let mean = n * (n + 1.0) / 4.0;
+                let sd = (n * (n + 1.0) * (2.0 * n + 1.0) / 24.0).sqrt();
+                Normal::standard().cdf((c as f64 + 0.5 - mean) / sd)
+            }
         }
     }
-    ways[..=c].iter().sum()
+
+    /// The 1-based rank `k` of the interval's lower end among the Walsh
+    /// averages: the largest with `P(T ≤ k - 1) ≤ (1 - confidence) / 2`.
+    /// `None` where even `k = 1` is too likely.
+    fn interval_rank(&self, confidence: f64) -> Option<usize> {
+        let half_alpha = (1.0 - confidence) / 2.0;
+        if self.n == 0 || self.lower_tail(0) > half_alpha {
+            return None;
+        }
+        let m = self.n * (self.n + 1) / 2;
+        Some(
+            (0..m)
+                .take_while(|&c| self.lower_tail(c) <= half_alpha)
+                .count(),
+        )
+    }
 }
 
 #[cfg(test)]
@@ -132,16 +158,16 @@ mod tests {
     fn the_exact_null_distribution_matches_the_published_table() {
         // n = 10: P(T ≤ 8) = 25/1024, P(T ≤ 9) = 33/1024 (Hollander and
         // Wolfe, table A.4); n = 3: T takes 0..=6 with 1,1,1,2,1,1,1 of 8.
-        assert_eq!(lower_tail(10, 8), 25.0 / 1024.0);
-        assert_eq!(lower_tail(10, 9), 33.0 / 1024.0);
-        assert_eq!(lower_tail(3, 3), 5.0 / 8.0);
-        assert_eq!(lower_tail(3, 6), 1.0);
+        assert_eq!(NullDistribution::of(10).lower_tail(8), 25.0 / 1024.0);
+        assert_eq!(NullDistribution::of(10).lower_tail(9), 33.0 / 1024.0);
+        assert_eq!(NullDistribution::of(3).lower_tail(3), 5.0 / 8.0);
+        assert_eq!(NullDistribution::of(3).lower_tail(6), 1.0);
         // So at 95 % with 10 differences the interval runs from the 9th
         // Walsh average to the 47th of 55.
-        assert_eq!(interval_rank(10, 0.95), Some(9));
-        assert_eq!(interval_rank(20, 0.95), Some(53));
-        assert_eq!(interval_rank(6, 0.95), Some(1));
-        assert_eq!(interval_rank(5, 0.95), None);
+        assert_eq!(NullDistribution::of(10).interval_rank(0.95), Some(9));
+        assert_eq!(NullDistribution::of(20).interval_rank(0.95), Some(53));
+        assert_eq!(NullDistribution::of(6).interval_rank(0.95), Some(1));
+        assert_eq!(NullDistribution::of(5).interval_rank(0.95), None);
     }
 
     #[test]
@@ -161,7 +187,7 @@ mod tests {
                 .count()
         };
         for n in [51, 60, 80] {
-            let approx = interval_rank(n, 0.95).unwrap();
+            let approx = NullDistribution::of(n).interval_rank(0.95).unwrap();
             assert!(approx.abs_diff(exact(n)) <= 1, "{n}: {approx} {}", exact(n));
         }
     }

@@ -21,6 +21,7 @@ pub mod handoff;
 pub mod pmu;
 pub mod process_group;
 pub mod rdpmc;
+pub mod sampling;
 #[cfg(test)]
 pub(crate) mod scratch_dir;
 pub mod signals;

@@ -73,33 +73,53 @@ pub fn open_counter(
     leader: Option<BorrowedFd<'_>>,
     disabled: bool,
 ) -> io::Result<OwnedFd> {
+    let mut raw = event_attr(attr);
+    raw.read_format = u64::from(
+        bindings::PERF_FORMAT_GROUP
+            | bindings::PERF_FORMAT_ID
+            | bindings::PERF_FORMAT_TOTAL_TIME_ENABLED
+            | bindings::PERF_FORMAT_TOTAL_TIME_RUNNING,
+    );
+    raw.set_disabled(u64::from(disabled));
+    open_raw(&mut raw, leader)
+}
+
+/// The `perf_event_attr` that names the event of `attr` and its privilege
+/// levels, with nothing else asked for: counting and sampling both start
+/// from it (`kernel::sampling` adds the sampling fields).
+pub(crate) fn event_attr(attr: &CounterAttr) -> bindings::perf_event_attr {
     let mut raw = bindings::perf_event_attr {
         size: std::mem::size_of::<bindings::perf_event_attr>() as u32,
         type_: attr.kind,
         config: attr.config,
-        read_format: u64::from(
-            bindings::PERF_FORMAT_GROUP
-                | bindings::PERF_FORMAT_ID
-                | bindings::PERF_FORMAT_TOTAL_TIME_ENABLED
-                | bindings::PERF_FORMAT_TOTAL_TIME_RUNNING,
-        ),
         ..Default::default()
     };
     raw.__bindgen_anon_3.config1 = config1_of(attr);
     raw.__bindgen_anon_4.config2 = attr.config2;
-    raw.set_disabled(u64::from(disabled));
     raw.set_exclude_user(u64::from(attr.exclude_user));
     raw.set_exclude_kernel(u64::from(attr.exclude_kernel));
     raw.set_exclude_hv(u64::from(attr.exclude_hv));
     raw.set_inherit(u64::from(attr.inherit));
+    raw
+}
+
+/// `perf_event_open(2)` of `raw` for the calling thread on any CPU, in the
+/// group of `leader` (`None`: a new leader), closed on exec.
+pub(crate) fn open_raw(
+    raw: &mut bindings::perf_event_attr,
+    leader: Option<BorrowedFd<'_>>,
+) -> io::Result<OwnedFd> {
+    raw.size = std::mem::size_of::<bindings::perf_event_attr>() as u32;
     let group_fd = leader.map_or(-1, |fd| fd.as_raw_fd());
     // SAFETY: `raw` is a fully initialised perf_event_attr whose `size` is its
-    // own size; it asks only for counting (no sampling, no mmap output), so the
-    // kernel writes nothing into our memory. pid 0 / cpu -1 means "this
-    // thread, any CPU"; group_fd is -1 or a descriptor borrowed for the call.
+    // own size; the call reads it and at most writes its `size` back (E2BIG).
+    // A sampling event writes its records only into a ring buffer that is
+    // mapped later, by `mmap` of the descriptor, never into our memory here.
+    // pid 0 / cpu -1 means "this thread, any CPU"; group_fd is -1 or a
+    // descriptor borrowed for the call.
     let fd = unsafe {
         kernel::perf_event_open(
-            &mut raw,
+            raw,
             0,
             -1,
             group_fd,

@@ -5,6 +5,7 @@
 use std::fmt;
 use std::io;
 
+use super::RecordError;
 use crate::kernel::sys;
 
 /// Why a [`Sampler`](super::Sampler) could not be made.
@@ -28,6 +29,8 @@ pub enum SamplingError {
     Mmap(io::Error),
     /// Another error of `perf_event_open` or an `ioctl`.
     Kernel(io::Error),
+    /// The ring held bytes that are not records as the kernel writes them.
+    RingRecord(RecordError),
 }
 
 impl SamplingError {
@@ -73,6 +76,7 @@ impl fmt::Display for SamplingError {
             }
             SamplingError::Mmap(e) => write!(f, "sampling's ring buffer could not be mapped: {e}"),
             SamplingError::Kernel(e) => write!(f, "sampling failed: {e}"),
+            SamplingError::RingRecord(e) => write!(f, "sampling's ring buffer is malformed: {e}"),
         }
     }
 }
@@ -84,6 +88,7 @@ impl std::error::Error for SamplingError {
             | SamplingError::NoPmu(e)
             | SamplingError::Mmap(e)
             | SamplingError::Kernel(e) => Some(e),
+            SamplingError::RingRecord(e) => Some(e),
             _ => None,
         }
     }

@@ -1,0 +1,109 @@
+//! A sampler of the calling thread: its sampling event and the ring buffer
+//! its samples arrive in, drained by the caller as it goes (the ring is
+//! small where `perf_event_mlock_kb` bounds it: 512 KiB by default).
+
+use std::os::fd::AsFd;
+
+use super::record::{records, RingRecord, SampleLayout, ThreadSample};
+use super::ring::RingMapping;
+use super::unread::copy_unread;
+use super::{first_log2, mlock_kb, next_log2, SamplingError, SamplingEvent, SamplingSpec};
+use crate::kernel::sys;
+
+/// A sampling event of the calling thread with its ring buffer; stopped
+/// until [`enable`](Sampler::enable)d. Not `Send`: it samples the thread
+/// that opened it, and only that thread should toggle and drain it.
+#[derive(Debug)]
+pub struct Sampler {
+    // Declared before `event` so that it is unmapped before the descriptor
+    // closes (either order is sound; this one is the kernel's own).
+    ring: RingMapping,
+    event: SamplingEvent,
+    layout: SampleLayout,
+    lost: u64,
+    scratch: Vec<u8>,
+}
+
+impl Sampler {
+    /// Opens `spec` for the calling thread, disabled, and maps its ring:
+    /// as many data pages as `perf_event_mlock_kb` allows, fewer if the
+    /// kernel refuses that many.
+    pub fn open(spec: &SamplingSpec) -> Result<Sampler, SamplingError> {
+        let event = SamplingEvent::open(spec)?;
+        let page = sys::page_size();
+        let mut log2 = first_log2(mlock_kb(), page);
+        let ring = loop {
+            match RingMapping::map(event.as_fd(), log2, page) {
+                Ok(ring) => break ring,
+                Err(e) => match e.raw_os_error().and_then(|errno| next_log2(log2, errno)) {
+                    Some(fewer) => log2 = fewer,
+                    None => return Err(SamplingError::Mmap(e)),
+                },
+            }
+        };
+        Ok(Sampler {
+            ring,
+            event,
+            layout: SampleLayout {
+                sample_type: spec.sample_type(),
+                regs_user: spec.regs_user,
+            },
+            lost: 0,
+            scratch: Vec::new(),
+        })
+    }
+
+    /// Starts sampling.
+    pub fn enable(&self) -> Result<(), SamplingError> {
+        self.event.enable()
+    }
+
+    /// Stops sampling.
+    pub fn disable(&self) -> Result<(), SamplingError> {
+        self.event.disable()
+    }
+
+    /// Bytes of the ring's data area.
+    pub fn ring_size(&self) -> usize {
+        self.ring.data_size()
+    }
+
+    /// RingRecords the kernel dropped because the ring was full, over every
+    /// drain so far.
+    pub fn lost(&self) -> u64 {
+        self.lost
+    }
+
+    /// Moves the samples written since the last drain into `out`, counts
+    /// the lost ones, and frees their space in the ring. A malformed ring
+    /// is an error; its unread bytes are given back to the kernel all the
+    /// same, and the samples parsed before the bad record stay in `out`.
+    pub fn drain(&mut self, out: &mut Vec<ThreadSample>) -> Result<(), SamplingError> {
+        let head = self.ring.head();
+        let tail = self.ring.tail();
+        let ring = &self.ring;
+        let copied = copy_unread(
+            ring.data_size(),
+            tail,
+            head,
+            &mut self.scratch,
+            |at, into| {
+                // In bounds by construction of `copy_unread`; a `false` would
+                // leave zeros, which parse as a record below its header.
+                let _ = ring.copy_out(at, into);
+            },
+        );
+        let parsed = copied.and_then(|()| {
+            for record in records(&self.scratch, self.layout) {
+                match record? {
+                    RingRecord::Sample(s) => out.push(s),
+                    RingRecord::Lost(n) => self.lost = self.lost.saturating_add(n),
+                    RingRecord::Other(_) => {}
+                }
+            }
+            Ok(())
+        });
+        self.ring.set_tail(head);
+        parsed.map_err(SamplingError::RingRecord)
+    }
+}

@@ -7,7 +7,10 @@ use std::os::fd::AsFd;
 use super::record::{records, RingRecord, SampleLayout, ThreadSample};
 use super::ring::RingMapping;
 use super::unread::copy_unread;
-use super::{first_log2, mlock_kb, next_log2, SamplingError, SamplingEvent, SamplingSpec};
+use super::{
+    first_log2, mlock_kb, next_log2, SamplingError, SamplingEvent, SamplingSpec,
+    MAX_DATA_PAGES_LOG2,
+};
 use crate::kernel::sys;
 
 /// A sampling event of the calling thread with its ring buffer; stopped
@@ -29,9 +32,16 @@ impl Sampler {
     /// as many data pages as `perf_event_mlock_kb` allows, fewer if the
     /// kernel refuses that many.
     pub fn open(spec: &SamplingSpec) -> Result<Sampler, SamplingError> {
+        Self::open_capped(spec, MAX_DATA_PAGES_LOG2)
+    }
+
+    /// As [`open`](Sampler::open), with at most `2^max_log2` data pages:
+    /// for samplers that share the user's `perf_event_mlock_kb` with
+    /// others, and for tests of a small ring.
+    pub fn open_capped(spec: &SamplingSpec, max_log2: u32) -> Result<Sampler, SamplingError> {
         let event = SamplingEvent::open(spec)?;
         let page = sys::page_size();
-        let mut log2 = first_log2(mlock_kb(), page);
+        let mut log2 = first_log2(mlock_kb(), page).min(max_log2);
         let ring = loop {
             match RingMapping::map(event.as_fd(), log2, page) {
                 Ok(ring) => break ring,
@@ -68,7 +78,12 @@ impl Sampler {
         self.ring.data_size()
     }
 
-    /// RingRecords the kernel dropped because the ring was full, over every
+    /// Bytes written to the ring and not drained yet.
+    pub fn pending(&self) -> u64 {
+        self.ring.head().wrapping_sub(self.ring.tail())
+    }
+
+    /// Records the kernel dropped because the ring was full, over every
     /// drain so far.
     pub fn lost(&self) -> u64 {
         self.lost

@@ -323,7 +323,12 @@ fn cpu_clock() -> CounterAttr {
 /// events: then the refusal must name its cause (a seccomp filter, or a
 /// closed kernel for a user without privilege).
 fn open_here(spec: &SamplingSpec) -> Option<Sampler> {
-    match Sampler::open(spec) {
+    open_here_capped(spec, MAX_DATA_PAGES_LOG2)
+}
+
+/// As `open_here`, with at most `2^max_log2` data pages.
+fn open_here_capped(spec: &SamplingSpec, max_log2: u32) -> Option<Sampler> {
+    match Sampler::open_capped(spec, max_log2) {
         Ok(s) => Some(s),
         Err(SamplingError::Seccomp) if sys::seccomp_filtered() => None,
         Err(SamplingError::Paranoid(p)) if !is_root() && sys::perf_event_paranoid() == Some(p) => {
@@ -488,4 +493,50 @@ fn cycles_sample_where_a_pmu_exists_and_say_so_where_none_does() {
         Err(SamplingError::Paranoid(_)) if !is_root() => {}
         Err(e) => panic!("cycles: {e} (PMU in sysfs: {pmu})"),
     }
+}
+
+/// Spins with `sampler` enabled until its ring holds `bytes` or 5 s have
+/// passed; whether it got there.
+fn spin_until_pending(sampler: &Sampler, bytes: u64) -> bool {
+    let start = Instant::now();
+    while sampler.pending() < bytes && start.elapsed() < Duration::from_secs(5) {
+        sampler.enable().unwrap();
+        spin(50_000);
+        sampler.disable().unwrap();
+    }
+    sampler.pending() >= bytes
+}
+
+#[test]
+fn a_one_page_ring_wraps_and_counts_what_it_could_not_hold() {
+    let spec = SamplingSpec::new(cpu_clock(), SampleRate::Period(100_000));
+    let Some(mut sampler) = open_here_capped(&spec, 0) else {
+        return;
+    };
+    let size = sampler.ring_size();
+    assert_eq!(size, sys::page_size());
+    // A sample of IP | TID | TIME is 32 bytes; drained as it goes, the ring
+    // takes three rings' worth and wraps past its end.
+    let record = 32;
+    let want = 3 * size / record;
+    let samples = sample_spinning(&mut sampler, want);
+    assert!(samples.len() >= want, "{} samples", samples.len());
+    // Records across the ring's end came out whole: every one parsed, and
+    // parsed right.
+    assert!(samples.iter().all(|s| s.tid == this_thread()));
+    // Not drained, it fills up (the kernel keeps the last free byte, so
+    // full is one record short of the size); the samples it then cannot
+    // hold are told in a LOST record, written once there is room again.
+    let start = Instant::now();
+    while sampler.lost() == 0 && start.elapsed() < Duration::from_secs(5) {
+        assert!(spin_until_pending(&sampler, (size - record) as u64));
+        sampler.enable().unwrap();
+        spin(500_000);
+        sampler.disable().unwrap();
+        let mut more = Vec::new();
+        sampler.drain(&mut more).unwrap();
+        spin_until_pending(&sampler, 1);
+        sampler.drain(&mut more).unwrap();
+    }
+    assert!(sampler.lost() > 0);
 }

@@ -1,6 +1,7 @@
 //! The kernel's interface, and the only `unsafe` code of the crate: the
 //! `perf_event_open(2)` syscall, its attribute, ioctls and read format, the
-//! mmap'd counter page and user-space counter reads, thread affinity, the
+//! mmap'd counter page and user-space counter reads, a sampler of the
+//! calling thread with its ring buffer (`sampling/`), thread affinity, the
 //! PMUs that sysfs describes, and the global allocator that counts
 //! allocations (`alloc.rs`), folders walked by descriptor without
 //! following a link (`dir.rs`), `flock(2)` (`flock.rs`), SIGINT/SIGTERM

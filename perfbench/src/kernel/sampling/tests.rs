@@ -540,3 +540,35 @@ fn a_one_page_ring_wraps_and_counts_what_it_could_not_hold() {
     }
     assert!(sampler.lost() > 0);
 }
+
+#[test]
+fn the_attribute_samples_user_space_of_this_thread_disabled() {
+    let spec = SamplingSpec::new(cpu_clock(), SampleRate::Frequency(4000));
+    let raw = spec.raw();
+    assert_eq!(raw.type_, TYPE_SOFTWARE);
+    assert_eq!(raw.config, u64::from(bindings::PERF_COUNT_SW_CPU_CLOCK));
+    assert_eq!((raw.disabled(), raw.inherit(), raw.freq()), (1, 0, 1));
+    assert_eq!((raw.exclude_kernel(), raw.exclude_user()), (1, 0));
+    assert_eq!(raw.exclude_callchain_kernel(), 1);
+    // SAFETY: reading the union's `sample_freq`, which `raw()` wrote; both
+    // members are plain u64s.
+    assert_eq!(unsafe { raw.__bindgen_anon_1.sample_freq }, 4000);
+    assert_eq!(raw.sample_type, SIMPLE.sample_type);
+    assert_eq!((raw.sample_regs_user, raw.sample_stack_user), (0, 0));
+    let spec = SamplingSpec {
+        rate: SampleRate::Period(250_000),
+        callchain: true,
+        regs_user: UNWIND_REGS,
+        stack_user: 4096,
+        ..spec
+    };
+    let raw = spec.raw();
+    assert_eq!(raw.freq(), 0);
+    // SAFETY: as above, `sample_period` this time.
+    assert_eq!(unsafe { raw.__bindgen_anon_1.sample_period }, 250_000);
+    assert_eq!(raw.sample_type, FULL.sample_type);
+    assert_eq!(
+        (raw.sample_regs_user, raw.sample_stack_user),
+        (UNWIND_REGS, 4096)
+    );
+}

@@ -16,6 +16,11 @@ use crate::kernel::sys;
 /// A sampling event of the calling thread with its ring buffer; stopped
 /// until [`enable`](Sampler::enable)d. Not `Send`: it samples the thread
 /// that opened it, and only that thread should toggle and drain it.
+///
+/// ```compile_fail
+/// fn to_another_thread<T: Send>() {}
+/// to_another_thread::<perfbench::kernel::sampling::Sampler>();
+/// ```
 #[derive(Debug)]
 pub struct Sampler {
     // Declared before `event` so that it is unmapped before the descriptor

@@ -54,9 +54,7 @@ impl MmapPage {
     /// Maps the first page of the counter `fd`, read-only and shared. A
     /// counting event needs no data pages, so this is the whole mapping.
     pub fn map(fd: BorrowedFd<'_>) -> io::Result<MmapPage> {
-        // SAFETY: sysconf has no memory effects.
-        let len = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-        let len = usize::try_from(len).unwrap_or(4096);
+        let len = super::page_size();
         if len < std::mem::size_of::<bindings::perf_event_mmap_page>() {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,

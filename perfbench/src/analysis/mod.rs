@@ -3,6 +3,7 @@
 
 pub mod comparison;
 pub mod derived;
+pub mod estimates;
 pub mod fit;
 pub mod metric_key;
 pub mod notes;

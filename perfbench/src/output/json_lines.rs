@@ -13,11 +13,12 @@ use serde::Serialize;
 
 use crate::analysis::comparison::{self, Comparison, Target};
 use crate::analysis::derived::rate;
+use crate::analysis::estimates::{estimates, MetricEstimates};
 use crate::analysis::standings::Membership;
 use crate::analysis::{BenchResult, ResultView};
 use crate::measure::environment::Environment;
 use crate::measure::Throughput;
-use crate::store::json::{estimates, method_json, MetricEstimates};
+use crate::store::json::method_json;
 
 /// The schema tag of every JSON line (`--output-format json`).
 pub const SCHEMA: &str = "perfbench/v1";

@@ -1,6 +1,6 @@
 //! The JSON of the store's files, typed with serde: stored result files
-//! (`result_file.rs`, with the estimates of `estimates.rs`, which the JSON
-//! lines of `output/json_lines.rs` write too), the report's summaries and
+//! (`result_file.rs`, with the estimates `analysis::estimates` makes of the
+//! result for every JSON writer), the report's summaries and
 //! sampled values (`summary_file.rs`), and the lines of a benchmark's
 //! history (`history_line.rs`). Fields are written
 //! in the order of their names. A stored file may be hostile (a restored
@@ -14,14 +14,12 @@
 //! each other in one place on the way to the domain type.
 
 mod decode_error;
-mod estimates;
 mod history_line;
 mod result_file;
 pub(crate) mod stored_value;
 mod summary_file;
 
 pub use decode_error::DecodeError;
-pub(crate) use estimates::{estimates, MetricEstimates};
 pub use history_line::{decode_history_run, encode_history_run};
 pub use result_file::{decode_recording, encode_recording, RESULT_SCHEMA};
 pub(crate) use stored_value::method_json;

@@ -13,10 +13,10 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use super::decode_error::{bad, bad_because, DecodeError};
-use super::estimates::{estimates, MetricEstimates};
 use super::stored_value::{self as checked, checks, named_once, numbers, or_null, record_in};
 use super::stored_value::{boolean, text_that, threads_in, MAX_SAMPLES};
 use super::stored_value::{method_json, method_of, records_in, statistic, Checked, MAX_COUNT};
+use crate::analysis::estimates::{estimates, MetricEstimates};
 use crate::analysis::recording::MAX_EARLIER_RUNS;
 use crate::analysis::standings::Membership;
 use crate::analysis::{BenchResult, Recording, Series};
@@ -209,11 +209,8 @@ fn samples_of(iterations: Value, rounds: Option<Value>) -> Checked<(Vec<u64>, Ve
     if iterations.contains(&0) {
         return Err(bad_because("iterations", "a sample of 0"));
     }
-    if iterations
-        .iter()
-        .try_fold(0u64, |a, &n| a.checked_add(n))
-        .is_none()
-    {
+    let total = iterations.iter().try_fold(0u64, |a, &n| a.checked_add(n));
+    if total.is_none() {
         return Err(bad_because("iterations", "their total overflows"));
     }
     let rounds = match rounds {

@@ -1,14 +1,16 @@
-//! The per-iteration estimates of each metric as stored result files and
-//! JSON lines write them: one object per metric, keyed by its name (JSON
-//! lines add a metric's change and the cost of measuring it:
-//! `output/json_lines.rs`). Fields are declared in the order of their
-//! names, the order perfbench has always written them in.
+//! The per-iteration estimates of each metric as every JSON writer writes
+//! them, stored result files (`store/json/result_file.rs`) and JSON lines
+//! (`output/json_lines.rs`, which add a metric's change and the cost of
+//! measuring it): one object per metric, keyed by its name, a view of the
+//! result borrowed from it. Written, never read back. Fields are declared
+//! in the order of their names, the order perfbench has always written
+//! them in.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::analysis::{BenchResult, Fit, Metric};
+use super::{BenchResult, Fit, Metric};
 use crate::stats::Estimate;
 
 /// An interval as JSON: `[low, high]`.

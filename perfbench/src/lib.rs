@@ -59,6 +59,8 @@ pub mod measure;
 #[doc(hidden)]
 pub mod output;
 #[doc(hidden)]
+pub mod profile;
+#[doc(hidden)]
 pub mod run;
 #[doc(hidden)]
 pub mod stats;

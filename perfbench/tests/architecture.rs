@@ -15,6 +15,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("stats", 0),
     ("counter", 1),
     ("fixtures", 1),
+    ("profile", 1),
     ("measure", 2),
     ("analysis", 3),
     ("store", 4),

@@ -1,0 +1,8 @@
+//! A sampling profile of a benchmark's own code: the stacks sampled while
+//! its routine ran, unwound from each sample's user registers and stack
+//! with the binary's `.eh_frame`, symbolized from its symbol table, cut to
+//! start at the routine, and counted ([`Profile`]).
+
+mod stacks;
+
+pub use stacks::{Profile, MAX_FRAME_CHARS};

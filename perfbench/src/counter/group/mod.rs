@@ -26,6 +26,7 @@ use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 
 use crate::counter::event::{Event, Source};
+use crate::kernel::sampling::{Sampler, SamplingError, SamplingSpec};
 use crate::kernel::sys::{self, MmapPage};
 use crate::kernel::{alloc, pmu};
 
@@ -140,6 +141,20 @@ impl CounterGroup {
         self.disable()?;
         let probe = self.read()?.since(&before)?;
         Ok(probe.time_running >= probe.time_enabled)
+    }
+
+    /// Opens `spec` as a member of the group's kernel counters, sampling
+    /// exactly in the windows the group counts (a profiling pass): the
+    /// group's own toggles switch it, and its reads leave it out. `None`
+    /// where the group has no kernel counter to follow.
+    pub fn open_sampler(&mut self, spec: &SamplingSpec) -> Option<Result<Sampler, SamplingError>> {
+        let k = self.kernel.as_mut()?;
+        let sampler = Sampler::open_member(spec, k.leader.as_fd());
+        if sampler.is_ok() {
+            // A group read holds every member's value and id.
+            k.words.extend([0, 0]);
+        }
+        Some(sampler)
     }
 
     /// The events of the group, in the order of [`Counts::values`].

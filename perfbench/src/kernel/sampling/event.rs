@@ -17,11 +17,22 @@ pub struct SamplingEvent {
 impl SamplingEvent {
     /// Opens `spec` for the calling thread on any CPU, disabled.
     pub fn open(spec: &SamplingSpec) -> Result<SamplingEvent, SamplingError> {
+        Self::open_in(spec, None)
+    }
+
+    /// Opens `spec` for the calling thread, disabled on its own, or as an
+    /// enabled member of the group of `leader`: then it samples exactly
+    /// while its leader counts, toggled with it.
+    pub fn open_in(
+        spec: &SamplingSpec,
+        leader: Option<BorrowedFd<'_>>,
+    ) -> Result<SamplingEvent, SamplingError> {
         if let Some(what) = spec.invalid() {
             return Err(SamplingError::Invalid(what));
         }
         let mut raw = spec.raw();
-        let fd = sys::open_raw(&mut raw, None).map_err(SamplingError::of_open)?;
+        raw.set_disabled(u64::from(leader.is_none()));
+        let fd = sys::open_raw(&mut raw, leader).map_err(SamplingError::of_open)?;
         Ok(SamplingEvent { fd, spec: *spec })
     }
 

@@ -2,7 +2,7 @@
 //! its samples arrive in, drained by the caller as it goes (the ring is
 //! small where `perf_event_mlock_kb` bounds it: 512 KiB by default).
 
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, BorrowedFd};
 
 use super::record::{records, RingRecord, SampleLayout, ThreadSample};
 use super::ring::RingMapping;
@@ -44,7 +44,25 @@ impl Sampler {
     /// for samplers that share the user's `perf_event_mlock_kb` with
     /// others, and for tests of a small ring.
     pub fn open_capped(spec: &SamplingSpec, max_log2: u32) -> Result<Sampler, SamplingError> {
-        let event = SamplingEvent::open(spec)?;
+        Self::open_with(SamplingEvent::open(spec)?, max_log2)
+    }
+
+    /// Opens `spec` as a member of the group of `leader`, sampling exactly
+    /// while the leader counts: [`enable`](Sampler::enable) and
+    /// [`disable`](Sampler::disable) are the leader's to call then.
+    pub fn open_member(
+        spec: &SamplingSpec,
+        leader: BorrowedFd<'_>,
+    ) -> Result<Sampler, SamplingError> {
+        Self::open_with(
+            SamplingEvent::open_in(spec, Some(leader))?,
+            MAX_DATA_PAGES_LOG2,
+        )
+    }
+
+    /// `event` with its ring of at most `2^max_log2` data pages.
+    fn open_with(event: SamplingEvent, max_log2: u32) -> Result<Sampler, SamplingError> {
+        let spec = *event.spec();
         let page = sys::page_size();
         let mut log2 = first_log2(mlock_kb(), page).min(max_log2);
         let ring = loop {

@@ -44,10 +44,11 @@ pub(super) struct Windows<'g> {
 }
 
 impl<'g> Windows<'g> {
-    /// Starts a sample: enables `group`, if any, for all of it.
+    /// Starts a sample: enables `group`, if any, for all of it; a sampled
+    /// group is toggled around each window instead ([`Windows::count`]).
     pub(super) fn start(group: Option<&'g mut CounterGroup>) -> io::Result<Self> {
         let events = group.as_ref().map_or(0, |g| g.events().len());
-        if let Some(g) = &group {
+        if let Some(g) = group.as_ref().filter(|g| !g.is_sampled()) {
             g.enable()?;
         }
         let clock = Ticks::new();
@@ -70,11 +71,18 @@ impl<'g> Windows<'g> {
     /// clock just around the body. Nothing allocates between the reads.
     #[inline]
     pub(super) fn count(&mut self, body: impl FnOnce()) -> io::Result<()> {
-        let Some(group) = self.group.as_deref_mut() else {
-            let start = self.clock.now();
-            body();
-            self.ticks += self.clock.now().wrapping_sub(start);
-            return Ok(());
+        let group = match self.group.as_deref_mut() {
+            Some(group) if !group.is_sampled() => group,
+            sampled => {
+                // A profiling pass: the group on in the window alone, its
+                // counts unread (only the samples are wanted).
+                let sampled = sampled.map(|g| &*g);
+                sampled.map_or(Ok(()), CounterGroup::enable)?;
+                let start = self.clock.now();
+                body();
+                self.ticks += self.clock.now().wrapping_sub(start);
+                return sampled.map_or(Ok(()), CounterGroup::disable);
+            }
         };
         // A read just before, outside the window, warms the very path the
         // window's first read then takes (after a long setup the kernel's

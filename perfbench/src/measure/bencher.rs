@@ -9,6 +9,7 @@ use super::batch_mode::{
 };
 use super::method::Method;
 use super::per_iter::{sample_per_iter, Bracket, PerIterMeasurement};
+use super::sampled_pass::{run_windows, SampledWindows};
 use super::sampling::SamplingPlan;
 use super::{Config, MeasureError, Sample, Throughput};
 use crate::counter::group::CounterGroup;
@@ -48,6 +49,8 @@ pub(super) enum Task<'a> {
     Counters(&'a Config, &'a mut CounterGroup, Planning<'a>),
     /// Measure each iteration on its own with these counters.
     PerIter(&'a Config, &'a mut CounterGroup),
+    /// Run the routine in windows a sampler samples in (`--profile`).
+    Sampled(SampledWindows<'a>),
 }
 
 /// Runs `body` `n` times: not inlined and not generic, so the loop is the
@@ -220,6 +223,7 @@ impl Bencher<'_> {
                 sample_planned(config, group, planning, &mut run)
                     .map(|(samples, plan)| Outcome::Batch(samples, plan))
             }
+            Task::Sampled(windows) => run_windows(windows, &mut run).map(Outcome::Ran),
             Task::PerIter(..) => unreachable!("per-iteration tasks use drive_per_iter"),
         };
         self.outcome = Some(outcome.map_err(MeasureError::Counters));

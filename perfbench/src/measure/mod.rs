@@ -16,6 +16,7 @@ pub mod environment;
 mod method;
 mod per_iter;
 mod pin;
+mod sampled_pass;
 mod sampling;
 mod threads;
 
@@ -33,6 +34,7 @@ pub use per_iter::{
     IterationCounts, PerIterMeasurement, MAX_STORED_ITERATIONS,
 };
 pub use pin::{choose_core, CoreChoice, PinError, ThreadPin};
+pub use sampled_pass::{pass_spec, sample_routine, ProfilingError, MAX_FREQUENCY, STACK_BYTES};
 pub use sampling::{Costs, SamplingPlan, Shape, FEWEST_SAMPLES, MAX_SAMPLES};
 
 /// How long and how often to measure.

@@ -54,6 +54,8 @@ pub struct CounterGroup {
     /// The group holds one of Intel's topdown events ([`holds_topdown`]),
     /// so it is never read from user space.
     topdown: bool,
+    /// A sampler is a member ([`CounterGroup::open_sampler`]).
+    sampled: bool,
 }
 
 /// The kernel's part of a group: its leader and members.
@@ -121,6 +123,7 @@ impl CounterGroup {
             kernel,
             allocation: allocation.iter().map(|e| e.attr.config as usize).collect(),
             topdown: holds_topdown(events, pmu::live_root()),
+            sampled: false,
         })
     }
 
@@ -153,8 +156,16 @@ impl CounterGroup {
         if sampler.is_ok() {
             // A group read holds every member's value and id.
             k.words.extend([0, 0]);
+            self.sampled = true;
         }
         Some(sampler)
+    }
+
+    /// Whether a sampler is a member: then the group must be toggled around
+    /// every window it samples, since reads around a window keep what runs
+    /// between windows out of the counts but not out of the samples.
+    pub fn is_sampled(&self) -> bool {
+        self.sampled
     }
 
     /// The events of the group, in the order of [`Counts::values`].

@@ -7,8 +7,8 @@
 use std::io;
 use std::time::{Duration, Instant};
 
-use super::batch_mode::{warm_up, Measured, Ran};
-use super::bencher::{Bencher, Outcome, Task};
+use super::batch_mode::{warm_up, Ran};
+use super::bencher::{Bencher, Outcome, RunSample, Task};
 use super::MeasureError;
 use crate::counter::event::Event;
 use crate::counter::group::CounterGroup;
@@ -138,7 +138,7 @@ pub fn sample_routine(
 /// `time` is spent, the sampler drained after each.
 pub(super) fn run_windows(
     w: &mut SampledWindows<'_>,
-    run: &mut dyn FnMut(u64, u64, Option<&mut CounterGroup>) -> io::Result<Measured>,
+    run: &mut RunSample<'_>,
 ) -> io::Result<Ran> {
     let pace = warm_up(WINDOW * 10, |n| run(n, n, None).map(drop))?;
     let n = ((WINDOW.as_nanos() as f64 / pace.ns_per_iter(pace.elapsed)) as u64).max(1);

@@ -259,7 +259,8 @@ impl Bencher<'_> {
 
 /// Runs `n` iterations with the group counting, `largest` the most any
 /// sample of the round asks for, and returns their wall time.
-pub(super) type RunSample<'r> = dyn FnMut(u64, u64, Option<&mut CounterGroup>) -> io::Result<Measured> + 'r;
+pub(super) type RunSample<'r> =
+    dyn FnMut(u64, u64, Option<&mut CounterGroup>) -> io::Result<Measured> + 'r;
 
 /// Runs one iteration inside its bracket (per-iteration mode).
 type RunIteration<'r> = dyn FnMut(&mut Bracket<'_>) -> io::Result<()> + 'r;

@@ -136,10 +136,7 @@ pub fn sample_routine(
 /// The windows of a profiling pass: a short warm-up outside them gives the
 /// pace, then windows of about [`WINDOW`] (one iteration at least) until
 /// `time` is spent, the sampler drained after each.
-pub(super) fn run_windows(
-    w: &mut SampledWindows<'_>,
-    run: &mut RunSample<'_>,
-) -> io::Result<Ran> {
+pub(super) fn run_windows(w: &mut SampledWindows<'_>, run: &mut RunSample<'_>) -> io::Result<Ran> {
     let pace = warm_up(WINDOW * 10, |n| run(n, n, None).map(drop))?;
     let n = ((WINDOW.as_nanos() as f64 / pace.ns_per_iter(pace.elapsed)) as u64).max(1);
     let start = Instant::now();

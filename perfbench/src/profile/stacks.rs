@@ -1,5 +1,6 @@
 //! [`Profile`]: the distinct stacks a profiling pass sampled, each with
-//! its count, as flame graphs and folded-stacks files hold them.
+//! the events its samples stand for, as flame graphs and folded-stacks
+//! files hold them.
 
 use std::collections::BTreeMap;
 
@@ -12,13 +13,16 @@ pub const MAX_FRAME_CHARS: usize = 1000;
 pub struct Profile {
     /// The sampling event as the user wrote it (`cpu-clock`, `cycles`).
     pub event: String,
-    /// Iterations of the routine run while sampling: samples per
+    /// Iterations of the routine run while sampling: events per
     /// iteration compare two profiles of different lengths.
     pub iterations: u64,
+    /// Samples taken.
+    pub samples: u64,
     /// Each distinct stack, outermost frame first (the benchmark's
-    /// routine), innermost last, with its samples. A frame is a
-    /// demangled function name, without `;` or control characters (the
-    /// folded format's separators).
+    /// routine), innermost last, with the events its samples stand for
+    /// (each sample weighs its period: nanoseconds for `cpu-clock`, the
+    /// event's count for another). A frame is a demangled function name,
+    /// without `;` or control characters (the folded format's separators).
     pub stacks: BTreeMap<Vec<String>, u64>,
     /// Samples the kernel dropped because the ring was full.
     pub lost: u64,
@@ -33,14 +37,15 @@ impl Profile {
         }
     }
 
-    /// All samples kept.
-    pub fn samples(&self) -> u64 {
+    /// The events of every stack together.
+    pub fn events(&self) -> u64 {
         self.stacks.values().fold(0, |a, &n| a.saturating_add(n))
     }
 
-    /// Counts `n` samples of `stack` (outermost first).
-    pub fn add(&mut self, stack: Vec<String>, n: u64) {
+    /// Counts a sample of `stack` (outermost first) standing for `events`.
+    pub fn add(&mut self, stack: Vec<String>, events: u64) {
         let count = self.stacks.entry(stack).or_insert(0);
-        *count = count.saturating_add(n);
+        *count = count.saturating_add(events);
+        self.samples = self.samples.saturating_add(1);
     }
 }

@@ -27,6 +27,10 @@ pub struct ThreadSample {
     pub tid: u32,
     /// The perf clock's time in nanoseconds (`PERF_SAMPLE_TIME`).
     pub time: u64,
+    /// The events this sample stands for: the period since the last one
+    /// (`PERF_SAMPLE_PERIOD`), which the kernel varies where it keeps a
+    /// frequency.
+    pub period: u64,
     /// The user-space return addresses, innermost first, without the
     /// kernel's context markers (`PERF_SAMPLE_CALLCHAIN`).
     pub callchain: Vec<u64>,
@@ -168,7 +172,7 @@ fn has(layout: SampleLayout, bit: u32) -> bool {
 }
 
 /// A `PERF_RECORD_SAMPLE`'s body, in the kernel's order of the fields this
-/// crate asks for: IP, TID, TIME, CALLCHAIN, REGS_USER, STACK_USER.
+/// crate asks for: IP, TID, TIME, PERIOD, CALLCHAIN, REGS_USER, STACK_USER.
 fn parse_sample(body: &[u8], layout: SampleLayout) -> Result<ThreadSample, RecordError> {
     let mut f = Fields {
         bytes: body,
@@ -184,6 +188,9 @@ fn parse_sample(body: &[u8], layout: SampleLayout) -> Result<ThreadSample, Recor
     }
     if has(layout, bindings::PERF_SAMPLE_TIME) {
         s.time = f.u64("time")?;
+    }
+    if has(layout, bindings::PERF_SAMPLE_PERIOD) {
+        s.period = f.u64("period")?;
     }
     if has(layout, bindings::PERF_SAMPLE_CALLCHAIN) {
         let nr = f.u64("callchain")?;

@@ -73,11 +73,15 @@ impl SamplingSpec {
         }
     }
 
-    /// The `sample_type` bits: IP, TID and TIME always, and the optional
-    /// parts asked for.
+    /// The `sample_type` bits: IP, TID, TIME and PERIOD always (a sample
+    /// weighs its period: at a frequency the kernel varies it), and the
+    /// optional parts asked for.
     pub fn sample_type(&self) -> u64 {
         let mut t = u64::from(
-            bindings::PERF_SAMPLE_IP | bindings::PERF_SAMPLE_TID | bindings::PERF_SAMPLE_TIME,
+            bindings::PERF_SAMPLE_IP
+                | bindings::PERF_SAMPLE_TID
+                | bindings::PERF_SAMPLE_TIME
+                | bindings::PERF_SAMPLE_PERIOD,
         );
         if self.callchain {
             t |= u64::from(bindings::PERF_SAMPLE_CALLCHAIN);

@@ -58,17 +58,23 @@ fn parse_all(bytes: &[u8], layout: SampleLayout) -> Vec<Result<RingRecord, Recor
 fn a_full_sample_is_parsed_field_by_field() {
     let user = (-512i64) as u64; // PERF_CONTEXT_USER
     let mut body = ip_tid_time(0x1234, 7, 8, 99);
+    body.extend(words(&[250_000])); // period
     body.extend(words(&[3, user, 0x1234, 0x5678])); // callchain
     body.extend(words(&[2, 10, 20, 30])); // regs: ABI 64, three registers
     body.extend(words(&[16])); // stack size
     body.extend([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]);
     body.extend(words(&[12])); // dyn_size
-    let got = parse_all(&record(bindings::PERF_RECORD_SAMPLE, &body, None), FULL);
+    let layout = SampleLayout {
+        sample_type: FULL.sample_type | u64::from(bindings::PERF_SAMPLE_PERIOD),
+        ..FULL
+    };
+    let got = parse_all(&record(bindings::PERF_RECORD_SAMPLE, &body, None), layout);
     let want = ThreadSample {
         ip: 0x1234,
         pid: 7,
         tid: 8,
         time: 99,
+        period: 250_000,
         callchain: vec![0x1234, 0x5678],
         regs: vec![10, 20, 30],
         stack: vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
@@ -412,6 +418,8 @@ fn cpu_clock_samples_this_thread_inside_this_binary() {
     for s in &samples {
         assert_eq!((s.pid, s.tid), (pid, this_thread()));
         assert!(s.callchain.is_empty() && s.regs.is_empty() && s.stack.is_empty());
+        // A fixed period: every sample stands for 100 µs.
+        assert_eq!(s.period, 100_000);
     }
     // Nearly all the time is spent in `spin`, in this binary's text; a few
     // samples may land in the vDSO or libc around it.
@@ -556,7 +564,8 @@ fn the_attribute_samples_user_space_of_this_thread_disabled() {
     // SAFETY: reading the union's `sample_freq`, which `raw()` wrote; both
     // members are plain u64s.
     assert_eq!(unsafe { raw.__bindgen_anon_1.sample_freq }, 4000);
-    assert_eq!(raw.sample_type, SIMPLE.sample_type);
+    let period = u64::from(bindings::PERF_SAMPLE_PERIOD);
+    assert_eq!(raw.sample_type, SIMPLE.sample_type | period);
     assert_eq!((raw.sample_regs_user, raw.sample_stack_user), (0, 0));
     let spec = SamplingSpec {
         rate: SampleRate::Period(250_000),
@@ -569,7 +578,7 @@ fn the_attribute_samples_user_space_of_this_thread_disabled() {
     assert_eq!(raw.freq(), 0);
     // SAFETY: as above, `sample_period` this time.
     assert_eq!(unsafe { raw.__bindgen_anon_1.sample_period }, 250_000);
-    assert_eq!(raw.sample_type, FULL.sample_type);
+    assert_eq!(raw.sample_type, FULL.sample_type | period);
     assert_eq!(
         (raw.sample_regs_user, raw.sample_stack_user),
         (UNWIND_REGS, 4096)

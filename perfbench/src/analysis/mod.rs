@@ -9,6 +9,7 @@ pub mod metric_key;
 pub mod notes;
 pub mod overhead;
 pub mod printable;
+pub mod profile_shares;
 pub mod quiet;
 pub mod recording;
 pub mod standings;

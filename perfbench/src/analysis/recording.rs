@@ -7,6 +7,7 @@ use crate::counter::event::{Event, Scale, Unit};
 use crate::counter::group::ReadPath;
 use crate::measure::environment::Environment;
 use crate::measure::{self, Measurement, Method, Sample, Throughput};
+use crate::profile::Profile;
 use crate::stats;
 
 /// The metrics of a run that counts `events`, with their units: wall time
@@ -107,6 +108,9 @@ pub struct Recording {
     /// `--quick` try-out never widens a default run's intervals. `None`
     /// for results stored before settings were recorded.
     pub settings: Option<String>,
+    /// The sampling profile of its routine (`--profile`), taken after its
+    /// last round; for a stored run, the one stored beside it.
+    pub profile: Option<Profile>,
 }
 
 impl Recording {
@@ -159,6 +163,7 @@ impl Recording {
             threads: 1,
             method: Method::Iter,
             settings: None,
+            profile: None,
         }
     }
 
@@ -185,6 +190,7 @@ impl Recording {
             threads: 1,
             method: Method::Iter,
             settings: None,
+            profile: None,
         }
     }
 

@@ -13,8 +13,8 @@ use super::parse::Parsed;
 use super::usage_error::UsageError;
 use super::values::{
     baseline_name, events, given_twice, number, one_of, output_files, output_format, paired_path,
-    percent, percent_text, positive_seconds, revision, same_file, seconds, seconds_text, whole,
-    MAX_ROUNDS, MAX_SAMPLE_COUNT,
+    percent, percent_text, positive_seconds, profile_event, revision, same_file, seconds,
+    seconds_text, whole, MAX_ROUNDS, MAX_SAMPLE_COUNT,
 };
 use super::{quick_config, Pairing, RegressionGate};
 
@@ -285,6 +285,18 @@ pub(super) const FLAGS: &[Flag] = &[
         },
     )
     .showing(Shown::Default(|| Config::default().rounds.to_string())),
+    Flag::new(
+        "profile",
+        Takes::Optional("[=EVENT]", |p, v, what| {
+            p.profile = Some(profile_event(v, what)?);
+            Ok(())
+        }),
+        Some(
+            "after measuring each benchmark, sample its routine for about 0.5 s and store \
+             where EVENT happens: a flame graph, folded stacks, top functions",
+        ),
+    )
+    .showing(Shown::DefaultWords("cycles, or cpu-clock without a PMU")),
     Flag::value(
         "profile-time",
         "S",

@@ -165,6 +165,16 @@ pub struct EventsAsked {
     pub events: Vec<Event>,
 }
 
+/// `--profile[=EVENT]`: the event a profiling pass samples after each
+/// benchmark is measured.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ProfileEvent {
+    /// `cycles` where a CPU PMU counts them, else `cpu-clock`.
+    Default,
+    /// The event given: one.
+    Given(EventsAsked),
+}
+
 /// Everything the command line and environment asked for, settled.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunOptions {
@@ -209,6 +219,9 @@ pub struct RunOptions {
     /// `--verbose`: the table's full block (every metric, its interval and
     /// per-unit figures) and the cost of measuring in its header.
     pub verbose: bool,
+    /// `--profile[=EVENT]`: a sampling profile of each benchmark's routine
+    /// after its last round.
+    pub profile: Option<ProfileEvent>,
     /// `--mode per-iter`: each iteration bracketed by counter reads.
     pub per_iter: bool,
     /// `--subtract-overhead`: report values less the calibrated overhead.

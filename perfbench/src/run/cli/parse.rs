@@ -16,8 +16,8 @@ use super::hints::{unknown_option, unknown_short};
 use super::usage_error::UsageError;
 use super::values::{boolean, string};
 use super::{
-    Action, EventsAsked, Filter, Given, OutputFormat, Pairing, Pinning, RegressionGate, RunMode,
-    RunOptions,
+    Action, EventsAsked, Filter, Given, OutputFormat, Pairing, Pinning, ProfileEvent,
+    RegressionGate, RunMode, RunOptions,
 };
 
 /// What the flags wrote, before it is settled into [`RunOptions`]: one
@@ -58,6 +58,7 @@ pub(super) struct Parsed {
     pub(super) thresholds: Thresholds,
     pub(super) noplot: bool,
     pub(super) verbose: bool,
+    pub(super) profile: Option<ProfileEvent>,
     pub(super) subtract_overhead: bool,
 }
 
@@ -220,6 +221,7 @@ fn settle(p: Parsed) -> RunOptions {
         thresholds: p.thresholds,
         noplot: p.noplot,
         verbose: p.verbose,
+        profile: p.profile,
         per_iter: p.per_iter.unwrap_or(false),
         subtract_overhead: p.subtract_overhead,
         warnings: Vec::new(),

@@ -758,3 +758,41 @@ fn a_value_not_utf8_names_its_flag_as_written() {
         "FILTER: `1\u{fffd}` is not valid UTF-8"
     );
 }
+
+#[test]
+fn profile_samples_the_default_event_or_the_one_given() {
+    let given = |o: RunOptions| match o.profile {
+        Some(ProfileEvent::Given(asked)) => Some(asked.spec),
+        Some(ProfileEvent::Default) => Some(String::new()),
+        None => None,
+    };
+    assert_eq!(given(parse_with(&[], &[]).unwrap()), None);
+    assert_eq!(
+        given(parse_with(&["--profile"], &[]).unwrap()),
+        Some(String::new())
+    );
+    let o = parse_with(&["--profile=cache-misses"], &[]).unwrap();
+    assert_eq!(given(o), Some("cache-misses".to_string()));
+    // The value is optional: a following word is a filter, not an event.
+    let o = parse_with(&["--profile", "cycles"], &[]).unwrap();
+    assert_eq!(o.filter.patterns, vec!["cycles".to_string()]);
+    assert_eq!(given(o), Some(String::new()));
+    let o = parse_with(&[], &[("PERFBENCH_PROFILE", "1")]).unwrap();
+    assert_eq!(given(o), Some(String::new()));
+    assert_eq!(
+        given(parse_with(&[], &[("PERFBENCH_PROFILE", "0")]).unwrap()),
+        None
+    );
+    let o = parse_with(&[], &[("PERFBENCH_PROFILE", "instructions:u")]).unwrap();
+    assert_eq!(given(o), Some("instructions:u".to_string()));
+    assert_eq!(
+        parse_with(&["--profile=cycles,instructions"], &[]).unwrap_err(),
+        "--profile takes one event (e.g. cycles, cache-misses or cpu-clock), not \
+         `cycles,instructions`"
+    );
+    let e = parse_with(&["--profile=bogus-event"], &[]).unwrap_err();
+    assert!(
+        e.starts_with("--profile: ") && e.contains("bogus-event"),
+        "{e}"
+    );
+}

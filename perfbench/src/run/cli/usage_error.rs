@@ -52,6 +52,8 @@ pub enum UsageError {
     },
     /// An `--events` list that does not parse.
     Events(SpecError),
+    /// A `--profile=EVENT` that does not parse.
+    ProfileEvent(SpecError),
     /// A baseline name the store refuses.
     BaselineName(BadBaselineName),
     /// A switch's variable that is neither 1 nor 0 (nor their words).
@@ -112,6 +114,7 @@ impl fmt::Display for UsageError {
                 write!(f, "{what}: `{}` is not valid UTF-8", quoted(value))
             }
             UsageError::Events(e) => write!(f, "--events: {e}"),
+            UsageError::ProfileEvent(e) => write!(f, "--profile: {e}"),
             UsageError::BaselineName(why) => write!(f, "{why}"),
             UsageError::Switch(value) => {
                 write!(f, "a switch takes 1 or 0, not `{}`", quoted(value))
@@ -153,6 +156,8 @@ pub enum Expected {
     Revision,
     /// `FORMAT=PATH`.
     FormatAndPath,
+    /// One event in perf's spelling.
+    OneEvent,
 }
 
 impl fmt::Display for Expected {
@@ -175,6 +180,7 @@ impl fmt::Display for Expected {
             Expected::BinaryPath => f.write_str("the path of a bench binary"),
             Expected::Revision => f.write_str("a git revision (a branch, tag or commit)"),
             Expected::FormatAndPath => f.write_str("FORMAT=PATH"),
+            Expected::OneEvent => f.write_str("one event (e.g. cycles, cache-misses or cpu-clock)"),
         }
     }
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::usage_error::{Expected, SettingError, Unwritable, UsageError};
-use super::{EventsAsked, OutputFormat};
+use super::{EventsAsked, OutputFormat, ProfileEvent};
 
 use crate::counter::event::parse_list;
 use crate::output::destination;
@@ -120,6 +120,21 @@ pub(super) fn events(v: &str) -> Result<EventsAsked, UsageError> {
         spec: v.into(),
         events,
     })
+}
+
+/// The one event `--profile=EVENT` samples.
+pub(super) fn profile_event(v: &str, what: &str) -> Result<ProfileEvent, UsageError> {
+    if v.is_empty() {
+        return Ok(ProfileEvent::Default);
+    }
+    let events = parse_list(v).map_err(UsageError::ProfileEvent)?;
+    match events.len() {
+        1 => Ok(ProfileEvent::Given(EventsAsked {
+            spec: v.into(),
+            events,
+        })),
+        _ => Err(wrong(what, Expected::OneEvent, v)),
+    }
 }
 
 /// The position of `v` among `choices`.

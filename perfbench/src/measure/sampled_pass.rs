@@ -11,7 +11,7 @@ use super::batch_mode::{warm_up, Ran};
 use super::bencher::{Bencher, Outcome, RunSample, Task};
 use super::MeasureError;
 use crate::counter::event::Event;
-use crate::counter::group::CounterGroup;
+use crate::counter::group::{CounterGroup, OpenError};
 use crate::kernel::sampling::UNWIND_REGS;
 use crate::kernel::sampling::{SampleRate, Sampler, SamplingError, SamplingSpec, ThreadSample};
 
@@ -45,8 +45,8 @@ pub(super) struct SampledWindows<'a> {
 pub enum ProfilingError {
     /// The sampling event could not be opened or read.
     Sampling(SamplingError),
-    /// The event's counter group could not be opened.
-    Group(io::Error),
+    /// The counter that opens and closes the windows could not be opened.
+    Group(OpenError),
     /// The routine failed as it would measuring.
     Measure(MeasureError),
 }
@@ -55,7 +55,7 @@ impl std::fmt::Display for ProfilingError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ProfilingError::Sampling(e) => write!(f, "{e}"),
-            ProfilingError::Group(e) => write!(f, "its counter could not be opened: {e}"),
+            ProfilingError::Group(e) => write!(f, "{e}"),
             ProfilingError::Measure(e) => write!(f, "{e}"),
         }
     }
@@ -98,8 +98,12 @@ pub fn sample_routine(
     take: &mut dyn FnMut(&ThreadSample),
     bench: impl FnOnce(&mut Bencher<'_>),
 ) -> Result<(Ran, u64), ProfilingError> {
-    let mut group = CounterGroup::open(std::slice::from_ref(event))
-        .map_err(|e| ProfilingError::Group(io::Error::other(e.to_string())))?;
+    // The leader only opens and closes the windows: user space alone, as
+    // the sampler, so that `perf_event_paranoid` 2 allows it too.
+    let mut leader = event.clone();
+    leader.attr.exclude_kernel = true;
+    let mut group =
+        CounterGroup::open(std::slice::from_ref(&leader)).map_err(ProfilingError::Group)?;
     let sampler = group.open_sampler(spec);
     let mut sampler: Sampler = sampler
         .expect("a kernel event opens a kernel counter")

@@ -14,10 +14,12 @@ use serde::Serialize;
 use crate::analysis::comparison::{self, Comparison, Target};
 use crate::analysis::derived::rate;
 use crate::analysis::estimates::{estimates, MetricEstimates};
+use crate::analysis::profile_shares::{function_moves, function_shares, FunctionMove};
 use crate::analysis::standings::Membership;
 use crate::analysis::{BenchResult, ResultView};
 use crate::measure::environment::Environment;
 use crate::measure::Throughput;
+use crate::profile::Profile;
 use crate::store::json::method_json;
 
 /// The schema tag of every JSON line (`--output-format json`).
@@ -53,6 +55,10 @@ struct BenchLine<'a> {
     multiplexed_samples: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     off_cpu_ratio: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    profile: Option<ProfileLine<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    profile_change: Option<Vec<MoveLine<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     read_path: Option<&'static str>,
     samples: usize,
@@ -119,13 +125,57 @@ struct ThroughputLine {
     per_second_ci: Option<(f64, Option<f64>)>,
 }
 
+/// The sampling profile of the routine (`--profile`).
+#[derive(Serialize)]
+struct ProfileLine<'a> {
+    event: &'a str,
+    /// The functions with the largest self share, at most
+    /// [`PROFILE_FUNCTIONS`].
+    functions: Vec<FunctionLine>,
+    iterations: u64,
+    lost: u64,
+    samples: u64,
+}
+
+/// A function's shares of the events sampled.
+#[derive(Serialize)]
+struct FunctionLine {
+    name: String,
+    #[serde(rename = "self")]
+    own: f64,
+    total: f64,
+}
+
+/// A function whose self events per iteration moved from the profile of
+/// the run compared with.
+#[derive(Serialize)]
+struct MoveLine<'a> {
+    after: f64,
+    after_per_iteration: f64,
+    before: f64,
+    before_per_iteration: f64,
+    name: &'a str,
+}
+
+/// Most functions a line's profile lists.
+pub const PROFILE_FUNCTIONS: usize = 50;
+
+/// Most functions a line's `profile_change` lists.
+pub const PROFILE_MOVES: usize = 10;
+
 /// One benchmark as a line of JSON (schema [`SCHEMA`]); values are per
-/// iteration.
+/// iteration. `was` is the profile of the run compared with, where it has
+/// one.
 pub fn bench_line(
     r: ResultView<'_>,
     environment: &Environment,
     comparison: Option<&Comparison>,
+    was: Option<&Profile>,
 ) -> String {
+    let moves = match (was, &r.recording.profile) {
+        (Some(was), Some(is)) => function_moves(was, is, PROFILE_MOVES),
+        _ => Vec::new(),
+    };
     let run = r.recording;
     let (method, batch_size) = method_json(run.method);
     let line = BenchLine {
@@ -158,6 +208,8 @@ pub fn bench_line(
         },
         multiplexed_samples: run.multiplexed_samples,
         off_cpu_ratio: r.off_cpu_ratio,
+        profile: run.profile.as_ref().map(profile_line),
+        profile_change: (!moves.is_empty()).then(|| moves.iter().map(move_line).collect()),
         read_path: run.read_path.map(|p| p.name()),
         samples: run.samples(),
         schema: SCHEMA,
@@ -196,6 +248,37 @@ fn metrics<'a>(
     estimates(r).into_iter().map(line).collect()
 }
 
+/// The profile `p` with its top functions.
+fn profile_line(p: &Profile) -> ProfileLine<'_> {
+    let mut shares = function_shares(p);
+    shares.truncate(PROFILE_FUNCTIONS);
+    ProfileLine {
+        event: &p.event,
+        functions: shares
+            .into_iter()
+            .map(|s| FunctionLine {
+                name: s.name,
+                own: s.self_share,
+                total: s.total_share,
+            })
+            .collect(),
+        iterations: p.iterations,
+        lost: p.lost,
+        samples: p.samples,
+    }
+}
+
+/// A function that moved.
+fn move_line(m: &FunctionMove) -> MoveLine<'_> {
+    MoveLine {
+        after: m.after,
+        after_per_iteration: m.after_per_iteration,
+        before: m.before,
+        before_per_iteration: m.before_per_iteration,
+        name: &m.name,
+    }
+}
+
 /// The declared throughput `t` of `r` with its rate per second.
 fn throughput(r: ResultView<'_>, t: Throughput) -> ThroughputLine {
     let rate = rate(r).map(|rate| rate.per_second);
@@ -227,7 +310,7 @@ mod tests {
             ],
         );
         let env = Environment::read_from(std::path::Path::new("/nonexistent"), Some(1));
-        let line = bench_line(r.view(), &env, None);
+        let line = bench_line(r.view(), &env, None, None);
         assert!(!line.contains('\n'));
         let v: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["schema"], "perfbench/v1");
@@ -248,7 +331,7 @@ mod tests {
     fn json_lines_give_the_threads_of_a_threaded_benchmark() {
         let mut r = result("x/threads=4", &[("page-faults", Unit::Count, 8.0)]);
         r.recording.threads = 4;
-        let line = bench_line(r.view(), &Environment::default(), None);
+        let line = bench_line(r.view(), &Environment::default(), None, None);
         let v: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["threads"], 4);
         assert_eq!(v["metrics"]["page-faults"]["estimate"], 8.0);
@@ -263,7 +346,7 @@ mod tests {
             arg: Some("1".into()),
         });
         r.recording.throughput = Some(Throughput::Bytes(64));
-        let line = bench_line(r.view(), &Environment::default(), None);
+        let line = bench_line(r.view(), &Environment::default(), None, None);
         assert!(
             line.contains(r#""group":{"arg":"1","member":"m","name":"g"}"#),
             "{line}"
@@ -277,7 +360,7 @@ mod tests {
     #[test]
     fn json_lines_write_the_events_of_each_pass_under_groups_after_the_group() {
         let mut r = result("x/1", &[("wall-time", Unit::Nanoseconds, 8.0)]);
-        let line = bench_line(r.view(), &Environment::default(), None);
+        let line = bench_line(r.view(), &Environment::default(), None, None);
         assert!(!line.contains(r#""groups""#), "one pass: {line}");
         r.recording.membership = Some(Membership {
             group: "g".into(),
@@ -285,7 +368,7 @@ mod tests {
             arg: None,
         });
         r.recording.passes = vec![vec!["cycles".into()], vec!["instructions".into()]];
-        let line = bench_line(r.view(), &Environment::default(), None);
+        let line = bench_line(r.view(), &Environment::default(), None, None);
         let keys = r#""name":"g"},"groups":[["cycles"],["instructions"]],"id":"#;
         assert!(line.contains(keys), "{line}");
     }
@@ -294,12 +377,48 @@ mod tests {
     fn json_lines_name_the_method_but_iter() {
         let mut r = result("x/1", &[("page-faults", Unit::Count, 8.0)]);
         let line = |r: &Analysed| {
-            let line = bench_line(r.view(), &Environment::default(), None);
+            let line = bench_line(r.view(), &Environment::default(), None, None);
             serde_json::from_str::<Value>(&line).unwrap()
         };
         assert_eq!(line(&r).get("method"), None, "iter, as before methods");
         r.recording.method = Method::IterBatched(BatchSize::NumIterations(3));
         assert_eq!(line(&r)["method"], "iter_batched");
         assert_eq!(line(&r)["batch_size"], "inputs=3");
+    }
+
+    #[test]
+    fn json_lines_carry_the_profile_and_what_moved_since_the_one_compared_with() {
+        let profile = |iterations, stacks: &[(&str, u64)]| {
+            let mut p = Profile::new("cpu-clock");
+            p.iterations = iterations;
+            for (stack, n) in stacks {
+                p.add(stack.split(';').map(str::to_string).collect(), *n);
+            }
+            p
+        };
+        let mut r = result("x/1", &[("wall-time", Unit::Nanoseconds, 8.0)]);
+        let line = bench_line(r.view(), &Environment::default(), None, None);
+        assert!(!line.contains("profile"), "{line}");
+        r.recording.profile = Some(profile(10, &[("x/1;parse;light", 300), ("x/1;parse", 100)]));
+        let was = profile(10, &[("x/1;parse;light", 100), ("x/1;parse", 100)]);
+        let line = bench_line(r.view(), &Environment::default(), None, Some(&was));
+        let v: Value = serde_json::from_str(&line).unwrap();
+        let want = serde_json::json!({
+            "event": "cpu-clock",
+            "functions": [
+                {"name": "light", "self": 0.75, "total": 0.75},
+                {"name": "parse", "self": 0.25, "total": 1.0},
+                {"name": "x/1", "self": 0.0, "total": 1.0},
+            ],
+            "iterations": 10,
+            "lost": 0,
+            "samples": 2,
+        });
+        assert_eq!(v["profile"], want);
+        let moved = serde_json::json!([{
+            "after": 0.75, "after_per_iteration": 30.0,
+            "before": 0.5, "before_per_iteration": 10.0, "name": "light",
+        }]);
+        assert_eq!(v["profile_change"], moved);
     }
 }

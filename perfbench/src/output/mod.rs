@@ -88,6 +88,7 @@ impl Sink {
                 a.view(),
                 environment,
                 a.comparison.as_ref(),
+                a.compared_with.as_ref().and_then(|w| w.profile.as_ref()),
             )),
             Sink::BencherLines(out) => out.line(&bencher_lines::bencher_line(a.view())),
             Sink::Bmf(b) => b.benchmark(a),

@@ -825,7 +825,8 @@ mod tests {
         let r = ResultView::new(&recording, &result);
         let env = crate::measure::environment::Environment::default();
         let v: serde_json::Value =
-            serde_json::from_str(&crate::output::json_lines::bench_line(r, &env, None)).unwrap();
+            serde_json::from_str(&crate::output::json_lines::bench_line(r, &env, None, None))
+                .unwrap();
         let metric = &v["metrics"]["power/energy-pkg/"];
         assert_eq!(metric["estimate"], 4294967296.0, "raw counts per iteration");
         assert_eq!(metric["scaled"]["unit"], "Joules");

@@ -13,6 +13,7 @@ pub mod origin;
 pub mod paired;
 pub mod panics;
 pub mod preparation;
+pub mod profiling;
 pub mod registry;
 pub mod round_source;
 pub mod scheduler;

@@ -14,6 +14,7 @@ use crate::run::calibration;
 use crate::run::cli::RunOptions;
 use crate::run::end_of_run::RunTally;
 use crate::run::preparation::Preparation;
+use crate::run::profiling::Profiler;
 use crate::run::round_source::RoundSource;
 use crate::run::{failed, mismatch_warning, stderr};
 
@@ -38,6 +39,7 @@ pub fn run_steps(
     let n = benches.len();
     let mut tally = RunTally::default();
     let mut warned = BTreeSet::new();
+    let mut profiler = options.profile.as_ref().map(Profiler::new);
     for turn in 0..rounds * sides {
         for bench in benches.iter_mut() {
             if bench.rounds.is_none() {
@@ -53,7 +55,7 @@ pub fn run_steps(
             }
             let so_far = bench.rounds.as_ref().expect("measured above");
             if turn + 1 == so_far.count(&bench.job.config) * sides {
-                match conclude(options, prep, bench, source) {
+                match conclude(options, prep, bench, source, profiler.as_mut()) {
                     Ok(step) => report_step(options, step, (&mut warned, &mut tally), sinks),
                     Err(why) => failed(bench.job.id, &why, &mut tally),
                 }
@@ -65,12 +67,14 @@ pub fn run_steps(
 
 /// Concludes `bench` after its last round: stamps its recording with what
 /// the rounds do not know, calibrates the `Bencher` method it used if no
-/// benchmark before it did, and takes its step ([`bench::conclude`]).
+/// benchmark before it did, profiles its routine where `--profile` asks,
+/// and takes its step ([`bench::conclude`]).
 fn conclude(
     options: &RunOptions,
     prep: &mut Preparation,
     bench: &mut Underway<'_>,
     source: &mut dyn RoundSource,
+    profiler: Option<&mut Profiler>,
 ) -> Result<bench::Step, BenchFailure> {
     let so_far = bench.rounds.take().expect("measured above");
     let mut recording = so_far.recording.expect("a round was recorded");
@@ -79,6 +83,7 @@ fn conclude(
     recording.settings = Some(bench.job.config.key());
     let setup = prep.setup_mut(bench.job.setup);
     calibration::calibrate_method(options, setup, recording.method)?;
+    recording.profile = profiler.and_then(|p| p.profile(&bench.job, &recording));
     let base = source.compared_with(bench, &recording);
     let measured = (recording, so_far.took);
     Ok(bench::conclude(

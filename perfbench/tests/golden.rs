@@ -187,7 +187,7 @@ fn outputs(dir: &Path) -> String {
             changes: Some(compare_runs(&base, &new, &Thresholds::default())),
             unfair: None,
         };
-        out.push_str(&json_line(view, &env, None));
+        out.push_str(&json_line(view, &env, None, None));
         out.push('\n');
         out.push_str(&json_line(view, &env, Some(&comparison)));
         out.push('\n');

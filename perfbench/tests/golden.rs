@@ -189,7 +189,7 @@ fn outputs(dir: &Path) -> String {
         };
         out.push_str(&json_line(view, &env, None, None));
         out.push('\n');
-        out.push_str(&json_line(view, &env, Some(&comparison)));
+        out.push_str(&json_line(view, &env, Some(&comparison), None));
         out.push('\n');
         let previous = Comparison {
             against: Target::PreviousRun,

@@ -196,7 +196,7 @@ fn outputs(dir: &Path) -> String {
             changes: comparison.changes.clone(),
             unfair: None,
         };
-        out.push_str(&json_line(view, &env, Some(&previous)));
+        out.push_str(&json_line(view, &env, Some(&previous), None));
         out.push('\n');
         let table = Table::new(&[case.id], &[], false, 80, false);
         out.push_str(&table.change_line(&result, &previous).unwrap_or_default());

@@ -14,7 +14,9 @@ use serde::Serialize;
 use crate::analysis::comparison::{self, Comparison, Target};
 use crate::analysis::derived::rate;
 use crate::analysis::estimates::{estimates, MetricEstimates};
-use crate::analysis::profile_shares::{function_moves, function_shares, FunctionMove};
+use crate::analysis::profile_shares::{
+    function_moves, function_shares, where_changed, FunctionMove,
+};
 use crate::analysis::standings::Membership;
 use crate::analysis::{BenchResult, ResultView};
 use crate::measure::environment::Environment;
@@ -184,7 +186,14 @@ pub fn bench_line(
             new: c.changes.is_none(),
             not_compared: c.unfair.as_deref(),
             paired: matches!(c.against, Target::Paired(_)),
-            why: comparison::why(c, &r).filter(|_| matches!(c.against, Target::Paired(_))),
+            why: comparison::why(c, &r)
+                .filter(|_| matches!(c.against, Target::Paired(_)))
+                .map(
+                    |why| match where_changed(c, was, r.recording.profile.as_ref()) {
+                        Some(moved) => format!("{why}; where: {moved}"),
+                        None => why,
+                    },
+                ),
         }),
         batch_size,
         cpu: environment.cpu,

@@ -15,6 +15,7 @@ pub mod folded;
 pub mod format;
 pub mod html;
 pub mod json_lines;
+pub mod profile_lines;
 pub mod table;
 mod wrap;
 

@@ -173,6 +173,7 @@ impl TableSink {
             self.folded.add(&a.result);
             let block = table.calm_block(a.view(), a.comparison.as_ref());
             self.out.line(&block);
+            self.where_line(a);
             return;
         }
         self.out.line(&table.row(a.view()));
@@ -182,6 +183,9 @@ impl TableSink {
         if let Some(line) = table.interval_line(&a.result) {
             self.out.line(&line);
         }
+        if let Some(p) = &a.recording.profile {
+            self.out.line(&table.top_functions_line(p));
+        }
         let Some(comparison) = &a.comparison else {
             return;
         };
@@ -189,6 +193,18 @@ impl TableSink {
             self.out.line(&line);
         }
         if let Some(line) = table.paired_line(&a.result, comparison) {
+            self.out.line(&line);
+        }
+        self.where_line(a);
+    }
+
+    /// Where `a` changed, from the profile of the run it was compared with.
+    fn where_line(&mut self, a: &Analysed) {
+        let (Some(table), Some(comparison)) = (&self.table, &a.comparison) else {
+            return;
+        };
+        let was = a.compared_with.as_ref().and_then(|w| w.profile.as_ref());
+        if let Some(line) = table.where_line(comparison, was, a.recording.profile.as_ref()) {
             self.out.line(&line);
         }
     }

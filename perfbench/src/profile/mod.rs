@@ -5,4 +5,4 @@
 
 mod stacks;
 
-pub use stacks::{Profile, MAX_FRAME_CHARS};
+pub use stacks::{frame_refused, Profile, MAX_DEPTH, MAX_EVENTS, MAX_FRAME_CHARS, MAX_STACKS};

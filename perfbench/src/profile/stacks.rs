@@ -8,6 +8,33 @@ use std::collections::BTreeMap;
 /// names can run to thousands, and a flame graph shows a few dozen.
 pub const MAX_FRAME_CHARS: usize = 1000;
 
+/// The most frames of a stack a profile read from elsewhere (another
+/// build, a stored file) may hold.
+pub const MAX_DEPTH: usize = 256;
+
+/// The most distinct stacks a profile read from elsewhere may hold.
+pub const MAX_STACKS: usize = 20_000;
+
+/// The most events a stack, or a profile, may weigh: a stored count's
+/// limit (`store::json::MAX_COUNT`, 10^15), so that sums stay exact.
+pub const MAX_EVENTS: u64 = 1_000_000_000_000_000;
+
+/// Why `name` cannot be a frame of a profile: empty, too long, or holding
+/// the folded format's separator `;` or a control character (a line
+/// break would start another stack).
+pub fn frame_refused(name: &str) -> Option<&'static str> {
+    if name.is_empty() {
+        return Some("an empty frame");
+    }
+    if name.chars().count() > MAX_FRAME_CHARS {
+        return Some("a frame longer than 1000 characters");
+    }
+    if name.contains(';') || name.chars().any(char::is_control) {
+        return Some("a frame with `;` or a control character");
+    }
+    None
+}
+
 /// The stacks a profiling pass sampled in one benchmark's routine.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Profile {
@@ -40,6 +67,36 @@ impl Profile {
     /// The events of every stack together.
     pub fn events(&self) -> u64 {
         self.stacks.values().fold(0, |a, &n| a.saturating_add(n))
+    }
+
+    /// Why this profile, read from elsewhere, cannot be taken: a frame
+    /// [`frame_refused`], a stack empty or deeper than [`MAX_DEPTH`], more
+    /// than [`MAX_STACKS`] stacks, or events beyond [`MAX_EVENTS`]; `None`
+    /// where it can.
+    pub fn refused(&self) -> Option<&'static str> {
+        if self.stacks.len() > MAX_STACKS {
+            return Some("more than 20,000 stacks");
+        }
+        for (stack, &n) in &self.stacks {
+            if stack.is_empty() || stack.len() > MAX_DEPTH {
+                return Some("a stack of no frame or more than 256");
+            }
+            if let Some(why) = stack.iter().find_map(|f| frame_refused(f)) {
+                return Some(why);
+            }
+            if n > MAX_EVENTS {
+                return Some("a stack of more than 10^15 events");
+            }
+        }
+        let total = self
+            .stacks
+            .values()
+            .try_fold(0u64, |a, &n| a.checked_add(n));
+        if !total.is_some_and(|t| t <= MAX_EVENTS) {
+            return Some("more than 10^15 events");
+        }
+        (self.event.is_empty() || frame_refused(&self.event).is_some())
+            .then_some("a bad event name")
     }
 
     /// Counts a sample of `stack` (outermost first) standing for `events`.

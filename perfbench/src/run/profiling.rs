@@ -6,15 +6,18 @@
 //! `cpu-clock` where no PMU counts cycles. Where sampling cannot open, one
 //! note says why and the run goes on without profiles.
 
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use crate::analysis::Recording;
 use crate::counter::event::{parse_list, Event};
 use crate::kernel::sampling::ThreadSample;
 use crate::measure::{self, pass_spec, ProfilingError};
+use crate::output::format::printable;
 use crate::profile::Profile;
 use crate::run::bench::Job;
 use crate::run::cli::ProfileEvent;
+use crate::run::paired::PairedError;
 use crate::run::panics::catch;
 use crate::run::stderr;
 
@@ -34,6 +37,8 @@ pub struct Profiler {
     resolve: Option<ResolveStack>,
     /// Sampling was refused: no more passes.
     off: bool,
+    /// The reasons for no profile a serving build sent, each said once.
+    said: BTreeSet<String>,
 }
 
 impl Profiler {
@@ -47,17 +52,62 @@ impl Profiler {
             events,
             resolve: None,
             off: false,
+            said: BTreeSet::new(),
         }
     }
 
-    /// The profile of `job`'s routine, measured as `recording`; `None`
-    /// where the pass could not run (a note says why).
-    pub fn profile(&mut self, job: &Job<'_>, recording: &Recording) -> Option<Profile> {
+    /// The profile of `job`'s routine, measured as `recording`, taken in
+    /// this process; `None` where the pass could not run (a note says why,
+    /// once where sampling is refused).
+    pub fn profile_here(&mut self, job: &Job<'_>, recording: &Recording) -> Option<Profile> {
+        let profiled = self.profile(job, wall_ns_per_iteration(recording));
+        profiled.map_err(|why| self.say(job.id, &why)).ok()
+    }
+
+    /// The profile a serving build of a paired run sent for `id`, or
+    /// `None` where it sent why it has none: said once per reason.
+    pub fn heard(&mut self, id: &str, sent: Result<Profile, PairedError>) -> Option<Profile> {
+        let e = match sent {
+            Ok(profile) => return Some(profile),
+            Err(e) => e,
+        };
+        if self.said.insert(e.to_string()) {
+            stderr::note(&format!(
+                "no profile of `{}`{}{e}",
+                printable(id),
+                e.after_id()
+            ));
+        }
+        None
+    }
+
+    /// Says why `id` has no profile: a failed routine each time, a refusal
+    /// once, after which no benchmark is profiled.
+    pub fn say(&mut self, id: &str, why: &Unprofiled) {
+        match why {
+            Unprofiled::Off => {}
+            Unprofiled::Failed(why) => stderr::note(&format!(
+                "no profile of {}: {}",
+                printable(id),
+                printable(why)
+            )),
+            Unprofiled::Refused(why) => {
+                stderr::note(&format!(
+                    "--profile: {}; no benchmark is profiled",
+                    printable(why)
+                ));
+                self.off = true;
+            }
+        }
+    }
+
+    /// The profile of `job`'s routine, about `ns_per_iter` an iteration,
+    /// taken in this process, or why not.
+    pub fn profile(&mut self, job: &Job<'_>, ns_per_iter: f64) -> Result<Profile, Unprofiled> {
         if self.off {
-            return None;
+            return Err(Unprofiled::Off);
         }
         let resolve = self.resolve.get_or_insert_with(stack_resolver);
-        let ns_per_iter = wall_ns_per_iteration(recording);
         while let Some(event) = self.events.first() {
             let mut profile = Profile::new(&event.name);
             let spec = pass_spec(event, ns_per_iter);
@@ -69,27 +119,46 @@ impl Profiler {
                 Ok(Ok((ran, lost))) => {
                     profile.iterations = ran.iterations;
                     profile.lost = lost;
-                    return Some(profile);
+                    return Ok(profile);
                 }
                 Ok(Err(e)) if self.events.len() > 1 && no_pmu(&e) => {
                     self.events.remove(0);
                 }
-                Ok(Err(ProfilingError::Measure(_))) | Err(_) => {
-                    // The measured rounds failed the same way, or passed:
-                    // the benchmark is reported as measured, unprofiled.
-                    stderr::note(&format!("no profile of {}: its routine failed", job.id));
-                    return None;
+                Ok(Err(ProfilingError::Measure(e))) => {
+                    return Err(Unprofiled::Failed(e.to_string()));
                 }
+                Err(panic) => return Err(Unprofiled::Failed(panic.to_string())),
                 Ok(Err(e)) => {
-                    stderr::note(&format!("--profile: {e}; no benchmark is profiled"));
                     self.off = true;
-                    return None;
+                    return Err(Unprofiled::Refused(e.to_string()));
                 }
             }
         }
-        None
+        Err(Unprofiled::Off)
     }
 }
+
+/// Why a benchmark has no profile.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Unprofiled {
+    /// Profiling stopped at an earlier refusal.
+    Off,
+    /// The routine failed in the pass: why.
+    Failed(String),
+    /// Sampling was refused here: why. No more passes are tried.
+    Refused(String),
+}
+
+impl std::fmt::Display for Unprofiled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unprofiled::Off => write!(f, "sampling was refused for an earlier benchmark"),
+            Unprofiled::Failed(why) | Unprofiled::Refused(why) => write!(f, "{why}"),
+        }
+    }
+}
+
+impl std::error::Error for Unprofiled {}
 
 /// Whether the pass failed for want of a PMU counting its event.
 fn no_pmu(e: &ProfilingError) -> bool {
@@ -103,7 +172,7 @@ fn no_pmu(e: &ProfilingError) -> bool {
 }
 
 /// Wall time per iteration of `recording`'s samples, in nanoseconds.
-fn wall_ns_per_iteration(recording: &Recording) -> f64 {
+pub fn wall_ns_per_iteration(recording: &Recording) -> f64 {
     let wall = recording
         .series
         .iter()

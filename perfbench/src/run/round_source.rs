@@ -8,6 +8,7 @@ use crate::analysis::Recording;
 use crate::run::bench::{self, Underway};
 use crate::run::bench_failure::BenchFailure;
 use crate::run::preparation::Preparation;
+use crate::run::profiling::Profiler;
 
 /// A source of rounds.
 pub trait RoundSource {
@@ -32,6 +33,17 @@ pub trait RoundSource {
         bench: &mut Underway<'_>,
         recording: &Recording,
     ) -> Option<Result<Recording, String>>;
+
+    /// Profiles `bench`'s routine, concluded as `recording` (`--profile`),
+    /// where its rounds were measured; and the routine of what it is
+    /// compared with (`partner`), where the source measured that too.
+    fn profile(
+        &mut self,
+        profiler: &mut Profiler,
+        bench: &Underway<'_>,
+        recording: &mut Recording,
+        partner: Option<&mut Recording>,
+    );
 }
 
 /// Rounds this process measures itself, compared with the stored run.
@@ -58,5 +70,17 @@ impl RoundSource for Local {
         _recording: &Recording,
     ) -> Option<Result<Recording, String>> {
         None
+    }
+
+    /// Profiles the routine in this process; the stored run compared with
+    /// brings its own profile.
+    fn profile(
+        &mut self,
+        profiler: &mut Profiler,
+        bench: &Underway<'_>,
+        recording: &mut Recording,
+        _partner: Option<&mut Recording>,
+    ) {
+        recording.profile = profiler.profile_here(&bench.job, recording);
     }
 }

@@ -83,8 +83,11 @@ fn conclude(
     recording.settings = Some(bench.job.config.key());
     let setup = prep.setup_mut(bench.job.setup);
     calibration::calibrate_method(options, setup, recording.method)?;
-    recording.profile = profiler.and_then(|p| p.profile(&bench.job, &recording));
-    let base = source.compared_with(bench, &recording);
+    let mut base = source.compared_with(bench, &recording);
+    if let Some(profiler) = profiler {
+        let partner = base.as_mut().and_then(|b| b.as_mut().ok());
+        source.profile(profiler, bench, &mut recording, partner);
+    }
     let measured = (recording, so_far.took);
     Ok(bench::conclude(
         options,

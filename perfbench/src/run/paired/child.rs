@@ -15,6 +15,7 @@ use super::protocol::{
     TOKEN_VARIABLE,
 };
 use super::reply::MAX_WHY;
+use super::wire_profile::WireProfile;
 use crate::analysis::metric_names;
 use crate::kernel::handoff;
 use crate::kernel::sys::take_stdout;
@@ -22,6 +23,7 @@ use crate::run::bench::{measure_raw, Job};
 use crate::run::cli::RunOptions;
 use crate::run::end_of_run::EXIT_USAGE;
 use crate::run::preparation::{self, Preparation};
+use crate::run::profiling::Profiler;
 use crate::run::registry::Entry;
 use crate::run::{jobs, routines, stderr, wants};
 use crate::store::Store;
@@ -75,6 +77,7 @@ pub fn serve(options: &RunOptions, entries: &[Entry], store: Store) -> i32 {
         return EXIT_USAGE;
     }
     let limit = longest_request(jobs.iter().map(|j| j.id));
+    let mut profiler = options.profile.as_ref().map(Profiler::new);
     let mut requests = std::io::stdin().lock();
     loop {
         let request = match read_line(&mut requests, limit) {
@@ -95,6 +98,9 @@ pub fn serve(options: &RunOptions, entries: &[Entry], store: Store) -> i32 {
                 round,
                 plan: sampling,
             }) => measure(&mut prep, &jobs, (&id, round, sampling)),
+            Ok(Request::Profile { id, ns_per_iter }) => {
+                profile(profiler.as_mut(), &jobs, &id, ns_per_iter)
+            }
             Err(e) => Reply::Failed {
                 why: Failure::UnreadableRequest(e.to_string()),
             },
@@ -132,6 +138,29 @@ fn measure(
         // of a bounded length.
         Err(why) => Reply::Failed {
             why: Failure::of_benchmark(&why).bounded(MAX_WHY),
+        },
+    }
+}
+
+/// The profile of the benchmark `id`, about `ns_per_iter` an iteration,
+/// as the reply that carries it; a build not given `--profile` refuses.
+fn profile(profiler: Option<&mut Profiler>, jobs: &[Job<'_>], id: &str, ns_per_iter: f64) -> Reply {
+    let Some(job) = jobs.iter().find(|j| j.id == id) else {
+        return Reply::Failed {
+            why: Failure::NotInThisBuild,
+        };
+    };
+    let Some(profiler) = profiler else {
+        return Reply::Failed {
+            why: Failure::Errored("this build was not given --profile".into()),
+        };
+    };
+    match profiler.profile(job, ns_per_iter) {
+        Ok(profile) => Reply::Profiled {
+            profile: WireProfile::of(&profile),
+        },
+        Err(why) => Reply::Failed {
+            why: Failure::Errored(why.to_string()).bounded(MAX_WHY),
         },
     }
 }

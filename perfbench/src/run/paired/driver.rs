@@ -29,10 +29,12 @@ use super::paired_error::{PairedError, SpawnError};
 use super::protocol::{
     line, Hello, Request, CHILD_VARIABLE, GREETING, GREETING_BYTES, TOKEN_VARIABLE,
 };
-use super::reply::{answer, longest_reply, Answer, Asked, ReplyError};
+use super::reply::{answer, longest_reply, profiled, Answer, Asked, ReplyError};
 use super::waits::{seconds, Waits};
+use super::wire_profile::PROFILE_REPLY_BYTES;
 use crate::kernel::{group_guard, handoff, process_group};
 use crate::output::format::quoted;
+use crate::profile::Profile;
 use crate::run::bench::RoundMeasured;
 use crate::run::stderr;
 
@@ -113,6 +115,49 @@ impl ServingBuild {
         asked: &Asked<'_>,
         wait: Duration,
     ) -> Result<RoundMeasured, PairedError> {
+        let request = line(&Request::Measure {
+            id: id.into(),
+            round: asked.round,
+            plan: asked.plan,
+        });
+        let what = self.what;
+        let reply = self.ask(&request, longest_reply(asked), wait)?;
+        match answer(&reply, asked) {
+            Ok(Answer::Round(measured)) => Ok(measured),
+            Ok(Answer::OtherMetrics(theirs)) => Err(PairedError::OtherMetrics(
+                what,
+                theirs,
+                asked.metrics.to_vec(),
+            )),
+            Ok(Answer::Failed(why)) => Err(PairedError::Failed(what, why)),
+            Err(why) => Err(self.give_up(why)),
+        }
+    }
+
+    /// The build's profile of benchmark `id` (`--profile`), whose
+    /// iterations take about `ns_per_iter`, waiting `wait` for it; `Err`
+    /// says why not, as [`ServingBuild::measure`] does.
+    pub fn profile(
+        &mut self,
+        id: &str,
+        ns_per_iter: f64,
+        wait: Duration,
+    ) -> Result<Profile, PairedError> {
+        let request = line(&Request::Profile {
+            id: id.into(),
+            ns_per_iter,
+        });
+        let reply = self.ask(&request, PROFILE_REPLY_BYTES, wait)?;
+        match profiled(&reply) {
+            Ok(Ok(profile)) => Ok(profile),
+            Ok(Err(why)) => Err(PairedError::Failed(self.what, why)),
+            Err(why) => Err(self.give_up(why)),
+        }
+    }
+
+    /// Sends `request` to the build, started again if it was ended, and
+    /// reads its reply line of at most `limit` bytes within `wait`.
+    fn ask(&mut self, request: &str, limit: usize, wait: Duration) -> Result<Vec<u8>, PairedError> {
         if let Some(gone) = &self.gone {
             return Err(self.error_of(gone));
         }
@@ -128,28 +173,14 @@ impl ServingBuild {
             }
         }
         let running = self.running.as_mut().expect("started above");
-        let request = line(&Request::Measure {
-            id: id.into(),
-            round: asked.round,
-            plan: asked.plan,
-        });
-        let what = self.what;
-        let reply = exchange(running, &request, longest_reply(asked), wait);
-        match reply.map(|line| answer(&line, asked)) {
-            Ok(Ok(Answer::Round(measured))) => Ok(measured),
-            Ok(Ok(Answer::OtherMetrics(theirs))) => Err(PairedError::OtherMetrics(
-                what,
-                theirs,
-                asked.metrics.to_vec(),
-            )),
-            Ok(Ok(Answer::Failed(why))) => Err(PairedError::Failed(what, why)),
-            Ok(Err(why)) => Err(self.give_up(why)),
-            Err(Unread::TooLong) => Err(self.give_up(ReplyError::TooLong(longest_reply(asked)))),
+        match exchange(running, request, limit, wait) {
+            Ok(reply) => Ok(reply),
+            Err(Unread::TooLong) => Err(self.give_up(ReplyError::TooLong(limit))),
             Err(Unread::TimedOut) => Err(self.give_up(ReplyError::TimedOut(wait))),
             Err(Unread::Ended(_) | Unread::Failed(_)) => {
                 let mut dead = self.running.take().expect("running");
                 let status = stop(&mut dead.process);
-                Err(PairedError::Died(what, status))
+                Err(PairedError::Died(self.what, status))
             }
         }
     }

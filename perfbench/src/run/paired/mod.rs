@@ -15,6 +15,7 @@ pub mod protocol;
 pub mod reply;
 pub mod revision;
 pub mod waits;
+pub mod wire_profile;
 
 mod cargo_build;
 pub(in crate::run) mod git_tree;
@@ -37,6 +38,7 @@ use crate::run::bench::{recording_of, Job, Rounds, Underway};
 use crate::run::bench_failure::BenchFailure;
 use crate::run::cli::{Pairing, RunOptions};
 use crate::run::preparation::Preparation;
+use crate::run::profiling::{wall_ns_per_iteration, Profiler, PASS_TIME};
 use crate::run::registry::Entry;
 use crate::run::round_source::RoundSource;
 use crate::run::stderr;
@@ -247,6 +249,27 @@ impl RoundSource for PairedBuilds {
             recording.membership = like.membership.clone();
             recording
         }))
+    }
+
+    /// Each build profiles its own routine, in its own process, the way
+    /// this one would ([`Profiler::profile`]).
+    fn profile(
+        &mut self,
+        profiler: &mut Profiler,
+        bench: &Underway<'_>,
+        recording: &mut Recording,
+        partner: Option<&mut Recording>,
+    ) {
+        let (id, wait) = (
+            bench.job.id,
+            self.waits.round(&bench.job.config, 1, PASS_TIME),
+        );
+        let ns = wall_ns_per_iteration(recording);
+        recording.profile = profiler.heard(id, self.candidate.profile(id, ns, wait));
+        if let Some(partner) = partner {
+            let ns = wall_ns_per_iteration(partner);
+            partner.profile = profiler.heard(id, self.paired.profile(id, ns, wait));
+        }
     }
 }
 

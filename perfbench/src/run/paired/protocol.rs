@@ -11,6 +11,7 @@ use crate::counter::group::{Counts, ReadPath};
 use crate::measure::{BatchSize, Measurement, Method, Sample, SamplingPlan, Throughput};
 use crate::run::bench::{PerIterFacts, RoundMeasured};
 use crate::run::bench_failure::BenchFailure;
+use crate::run::paired::wire_profile::WireProfile;
 
 /// Set, to a one-time token, in the environment of a paired run's serving
 /// processes: one whose stdin is a socket holding that token serves its
@@ -29,7 +30,8 @@ pub const CHILD_VARIABLE: &str = "PERFBENCH_PAIRED_CHILD";
 /// The version of this protocol; builds that speak another are refused.
 /// 2: serving is entered through [`TOKEN_VARIABLE`]'s token. 3: a failed
 /// round says why as a [`Failure`], not as text worded to follow an id.
-pub const PROTOCOL: u32 = 3;
+/// 4: a build is asked for a profile of a benchmark ([`Request::Profile`]).
+pub const PROTOCOL: u32 = 4;
 
 /// This perfbench's version: builds of two versions measure differently,
 /// and are refused as a pair.
@@ -103,6 +105,14 @@ pub enum Request {
         /// The sampling plan this build's first round chose.
         plan: Option<SamplingPlan>,
     },
+    /// Profile benchmark `id` (`--profile`, which both builds are given),
+    /// whose iterations took about `ns_per_iter` in this build's rounds.
+    Profile {
+        /// The benchmark.
+        id: String,
+        /// Nanoseconds an iteration, which sets the sampling rate.
+        ns_per_iter: f64,
+    },
 }
 
 /// What the paired build answers.
@@ -113,6 +123,11 @@ pub enum Reply {
     Round {
         /// What it measured, raw: the driving build records it as its own.
         round: WireRound,
+    },
+    /// The profile asked for.
+    Profiled {
+        /// The stacks sampled, as sent.
+        profile: WireProfile,
     },
     /// The round failed: the benchmark panicked or returned an error, or
     /// is not in this build.

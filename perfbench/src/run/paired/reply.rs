@@ -12,6 +12,7 @@ use super::protocol::{Failure, Reply, Unknown, WireRound};
 use super::waits::seconds;
 use crate::measure::{Config, SamplingPlan, MAX_SAMPLES, MAX_STORED_ITERATIONS};
 use crate::output::format::{quoted, thousands};
+use crate::profile::Profile;
 use crate::run::bench::RoundMeasured;
 use crate::run::cli::{MAX_ROUNDS, MAX_SAMPLE_COUNT};
 use crate::store::json::{MAX_COUNT, MAX_THREADS};
@@ -96,6 +97,7 @@ pub fn answer(line: &[u8], asked: &Asked<'_>) -> Result<Answer, ReplyError> {
         serde_json::from_slice::<Reply>(line).map_err(|e| ReplyError::NoReply(e.to_string()))?;
     let round = match reply {
         Reply::Failed { why } => return Ok(Answer::Failed(why.bounded(MAX_WHY))),
+        Reply::Profiled { .. } => return Err(ReplyError::NotAsked("a profile")),
         Reply::Round { round } if round.metrics != asked.metrics => {
             return Ok(Answer::OtherMetrics(round.metrics))
         }
@@ -106,6 +108,19 @@ pub fn answer(line: &[u8], asked: &Asked<'_>) -> Result<Answer, ReplyError> {
     check_facts(&round)?;
     let measured = round.measured().map_err(ReplyError::Unknown)?;
     Ok(Answer::Round(measured))
+}
+
+/// The reply `line` to a request for a profile, decoded and checked: the
+/// profile, or why the build could not take it; `Err` says how the reply
+/// breaks the protocol.
+pub fn profiled(line: &[u8]) -> Result<Result<Profile, Failure>, ReplyError> {
+    let reply =
+        serde_json::from_slice::<Reply>(line).map_err(|e| ReplyError::NoReply(e.to_string()))?;
+    match reply {
+        Reply::Profiled { profile } => profile.profile().map(Ok).map_err(ReplyError::BadProfile),
+        Reply::Failed { why } => Ok(Err(why.bounded(MAX_WHY))),
+        Reply::Round { .. } => Err(ReplyError::NotAsked("a round")),
+    }
 }
 
 /// Checks that the round is measured in the mode asked, and in batch mode
@@ -232,6 +247,10 @@ pub enum ReplyError {
     TooLong(usize),
     /// It did not answer within this wait.
     TimedOut(Duration),
+    /// It sent this, which was not asked.
+    NotAsked(&'static str),
+    /// It sent a profile that cannot be taken: why.
+    BadProfile(&'static str),
 }
 
 impl fmt::Display for ReplyError {
@@ -308,6 +327,8 @@ impl ReplyError {
                 "did not answer within {} (--paired-timeout sets the wait)",
                 seconds(*wait)
             ),
+            ReplyError::NotAsked(what) => write!(f, "sent {what}, which was not asked"),
+            ReplyError::BadProfile(why) => write!(f, "sent a profile with {why}"),
             // Written by `fmt`.
             _ => Ok(()),
         }

@@ -1,0 +1,47 @@
+//! Routines of a known call structure, run by tests/tests/profile.rs only:
+//! `nested` spends about three quarters of its time in `hot` and a
+//! quarter in `cold`, both called from `work`; `batched` runs `work` after
+//! a setup (`setup_spin`) that must never be sampled.
+
+use std::hint::black_box;
+
+use perfbench::{perfbench, BatchSize, Bencher};
+
+/// `rounds` rounds of a xorshift-multiply: each waits for the last.
+fn mix(x: u64, rounds: u64) -> u64 {
+    (0..black_box(rounds)).fold(x, |a, _| {
+        (a ^ (a >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9)
+    })
+}
+
+#[inline(never)]
+fn hot(x: u64) -> u64 {
+    mix(x, 3_000)
+}
+
+#[inline(never)]
+fn cold(x: u64) -> u64 {
+    mix(x, 1_000)
+}
+
+#[inline(never)]
+fn work(x: u64) -> u64 {
+    hot(x) ^ cold(x)
+}
+
+#[inline(never)]
+fn setup_spin(x: u64) -> u64 {
+    mix(x, 8_000)
+}
+
+#[perfbench]
+fn nested() -> u64 {
+    work(black_box(7))
+}
+
+#[perfbench]
+fn batched(b: &mut Bencher) {
+    b.iter_batched(|| setup_spin(black_box(3)), work, BatchSize::SmallInput);
+}
+
+perfbench::main!();

@@ -1,0 +1,89 @@
+//! End to end: the sampling profile (`--profile`) of tests/benches/profiled.rs,
+//! whose routines have a known call structure. Where sampling opens, each
+//! benchmark's JSON line carries its profile, whose stacks start at the
+//! benchmark and are right on a default release build (no frame
+//! pointers, no debug info: unwound with `.eh_frame`); where it cannot
+//! (a seccomp filter, a closed kernel), one note says so and nothing else
+//! changes.
+
+mod common;
+
+use common::json::Fields;
+use common::{bench_target_with_env, fresh_dir, under, Run, Under, QUICK};
+use serde_json::Value;
+
+/// `cargo bench --bench profiled -- QUICK --output-format json ARGS`,
+/// storing under a fresh home.
+fn profiled(name: &str, args: &[&str]) -> (Run, std::path::PathBuf) {
+    let home = fresh_dir("profile", name);
+    let args: Vec<&str> = QUICK
+        .iter()
+        .copied()
+        .chain(["--output-format", "json"])
+        .chain(args.iter().copied())
+        .collect();
+    let home_text = home.display().to_string();
+    let run = bench_target_with_env("profiled", &args, &[("PERFBENCH_HOME", &home_text)]);
+    (run, home)
+}
+
+/// The JSON line of benchmark `id`.
+fn line<'a>(lines: &'a [Value], id: &str) -> &'a Value {
+    lines
+        .iter()
+        .find(|l| l["id"] == id)
+        .unwrap_or_else(|| panic!("no line of {id}"))
+}
+
+/// A function's self and total shares in a line's profile (0 where it is
+/// not listed).
+fn shares(line: &Value, name: &str) -> (f64, f64) {
+    let functions = line["profile"].array_at("functions");
+    let f = functions.iter().find(|f| f.str_at("name") == name);
+    f.map_or((0.0, 0.0), |f| (f.f64_at("self"), f.f64_at("total")))
+}
+
+/// The notes saying that sampling was refused.
+fn refusals(run: &Run) -> Vec<&str> {
+    run.stderr_lines(|l| l.starts_with("perfbench: note: --profile: "))
+}
+
+#[test]
+fn a_profile_names_the_routine_s_functions_from_the_benchmark_down() {
+    let (run, _home) = profiled("cpu-clock", &["--profile=cpu-clock"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines = run.json();
+    let nested = line(&lines, "nested");
+    if nested.get("profile").is_none() {
+        // Refused here: said once, and the run is as without --profile.
+        assert_ne!(under(), Under::AsIs, "no profile as root: {}", run.stderr);
+        assert_eq!(refusals(&run).len(), 1, "{}", run.stderr);
+        assert!(lines.iter().all(|l| l.get("profile").is_none()));
+        return;
+    }
+    assert!(refusals(&run).is_empty(), "{}", run.stderr);
+    let p = &nested["profile"];
+    assert_eq!(p.str_at("event"), "cpu-clock");
+    assert_eq!(p.u64_at("lost"), 0);
+    assert!(p.u64_at("samples") >= 200, "{p}");
+    // Every stack starts at the benchmark: its root holds all.
+    assert_eq!(shares(nested, "nested").1, 1.0, "{p}");
+    // `work` calls `hot` (3,000 rounds) and `cold` (1,000): about 75 % and
+    // 25 % of the samples, in those functions themselves.
+    let (hot, cold, work) = (
+        shares(nested, "profiled::hot"),
+        shares(nested, "profiled::cold"),
+        shares(nested, "profiled::work"),
+    );
+    assert!(hot.0 > 0.5 && hot.0 < 0.9, "hot {hot:?}: {p}");
+    assert!(cold.0 > 0.1 && cold.0 < 0.4, "cold {cold:?}: {p}");
+    assert!(work.1 > 0.95, "work {work:?}: {p}");
+    // No frame of the harness.
+    let functions = p.array_at("functions");
+    let harness = |f: &&Value| f.str_at("name").contains("perfbench::measure");
+    assert!(!functions.iter().any(|f| harness(&f)), "{p}");
+    // The setup of `batched` runs outside the windows: never sampled.
+    let batched = line(&lines, "batched");
+    assert_eq!(shares(batched, "profiled::setup_spin"), (0.0, 0.0), "{}", batched["profile"]);
+    assert!(shares(batched, "profiled::hot").0 > 0.5, "{}", batched["profile"]);
+}

@@ -117,20 +117,39 @@ impl Symbolizer {
 /// DWARF's frames at an address as [`Frame`]s; the outermost, the
 /// function whose machine code it is, named by its `symbol` where the
 /// table has one, as the stacks of a build without DWARF name it.
-fn dwarf_frames(inlined: Vec<DwarfFrame>, symbol: Option<String>) -> Vec<Frame> {
+///
+/// Inlined frames are kept only where DWARF names each by its linkage
+/// name (mangled, so its whole path): `debug = "limited"` or more does,
+/// while `debug = "line-tables-only"` gives bare names (`{closure#0}`,
+/// `next<u64>`) that neither read as paths nor let the cut find the
+/// harness's inlined closures. There the address is its function alone,
+/// with the line of the innermost frame.
+pub(super) fn dwarf_frames(inlined: Vec<DwarfFrame>, symbol: Option<String>) -> Vec<Frame> {
     let last = inlined.len() - 1;
+    let linkage = |f: &DwarfFrame| f.name.as_deref().is_some_and(is_mangled);
+    if !inlined[..last].iter().all(linkage) {
+        let innermost = &inlined[0];
+        let function = match symbol {
+            Some(symbol) => symbol,
+            None => inlined[last]
+                .name
+                .as_deref()
+                .map_or_else(|| UNKNOWN_FRAME.to_string(), frame_of_symbol),
+        };
+        return vec![Frame {
+            function,
+            file: innermost.file.clone(),
+            line: innermost.line,
+        }];
+    }
     inlined
         .into_iter()
         .enumerate()
         .map(|(i, f)| {
-            let from_dwarf = || {
-                f.name
-                    .as_deref()
-                    .map_or_else(|| UNKNOWN_FRAME.to_string(), frame_of_symbol)
-            };
-            let function = match (&symbol, i == last) {
-                (Some(symbol), true) => symbol.clone(),
-                _ => from_dwarf(),
+            let function = match (&symbol, &f.name) {
+                (Some(symbol), _) if i == last => symbol.clone(),
+                (_, Some(name)) => frame_of_symbol(name),
+                (_, None) => UNKNOWN_FRAME.to_string(),
             };
             Frame {
                 function,
@@ -139,4 +158,10 @@ fn dwarf_frames(inlined: Vec<DwarfFrame>, symbol: Option<String>) -> Vec<Frame> 
             }
         })
         .collect()
+}
+
+/// Whether `name` is a mangled (linkage) name: Rust's, legacy or v0, or
+/// C++'s.
+fn is_mangled(name: &str) -> bool {
+    name.starts_with("_Z") || rustc_demangle::try_demangle(name).is_ok()
 }

@@ -12,10 +12,12 @@ use std::time::{Duration, Instant};
 
 use perf_event_open_sys::bindings;
 
+use super::dwarf_frames::DwarfFrame;
 use super::maps::{executable_mappings, Mapping};
 use super::module::this_process;
 use super::routine_cut::cut_below;
 use super::symbol_table::SymbolTable;
+use super::symbolizer::dwarf_frames;
 use super::*;
 use crate::kernel::sampling::{
     SampleRate, Sampler, SamplingError, SamplingSpec, ThreadSample, UNWIND_REGS,
@@ -189,6 +191,61 @@ fn a_symbol_holds_the_addresses_of_its_size() {
     assert_eq!(table.name_at(0x2010), None);
     assert_eq!(table.name_at(0x3000), Some("asm_no_size"));
     assert_eq!(table.name_at(0x9999), Some("asm_no_size"));
+}
+
+fn dwarf(name: Option<&str>, line: u32) -> DwarfFrame {
+    DwarfFrame {
+        name: name.map(str::to_string),
+        file: Some("src/lib.rs".to_string()),
+        line: Some(line),
+    }
+}
+
+fn frame(function: &str, line: Option<u32>) -> Frame {
+    Frame {
+        function: function.to_string(),
+        file: line.map(|_| "src/lib.rs".to_string()),
+        line,
+    }
+}
+
+#[test]
+fn inlined_frames_are_kept_where_dwarf_gives_their_paths() {
+    // `debug = "limited"`: linkage names; the outermost named as the
+    // symbol table names it.
+    let inlined = vec![
+        dwarf(Some("_ZN4core4hint9black_box17h0000000000000000E"), 3),
+        dwarf(Some("_ZN5bench5inner17h1111111111111111E"), 7),
+        dwarf(Some("_ZN5bench5outer17h2222222222222222E"), 9),
+    ];
+    assert_eq!(
+        dwarf_frames(inlined.clone(), Some("bench::outer".to_string())),
+        vec![
+            frame("core::hint::black_box", Some(3)),
+            frame("bench::inner", Some(7)),
+            frame("bench::outer", Some(9)),
+        ]
+    );
+    assert_eq!(
+        dwarf_frames(inlined, None)[2],
+        frame("bench::outer", Some(9))
+    );
+    // `debug = "line-tables-only"`: bare names; the function alone, with
+    // the innermost line.
+    let bare = vec![
+        dwarf(Some("black_box<u64>"), 3),
+        dwarf(Some("{closure#0}"), 7),
+        dwarf(None, 9),
+    ];
+    assert_eq!(
+        dwarf_frames(bare, Some("bench::outer".to_string())),
+        vec![frame("bench::outer", Some(3))]
+    );
+    let alone = vec![dwarf(Some("plain_c_function"), 4)];
+    assert_eq!(
+        dwarf_frames(alone, None),
+        vec![frame("plain_c_function", Some(4))]
+    );
 }
 
 /// Spins in arithmetic only: the callee every live sample should land in.

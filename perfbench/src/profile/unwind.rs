@@ -6,12 +6,20 @@
 use std::ops::{Deref, Range};
 use std::sync::Arc;
 
-use framehop::{
-    CacheNative, ExplicitModuleSectionInfo, MayAllocateDuringUnwind, Unwinder, UnwinderNative,
+// This machine's unwinder; elsewhere (no `StackResolver` is made there)
+// x86_64's, so that perfbench still builds.
+#[cfg(target_arch = "aarch64")]
+use framehop::aarch64::{
+    CacheAarch64 as Cache, UnwindRegsAarch64 as Regs, UnwinderAarch64 as NativeUnwinder,
 };
+#[cfg(not(target_arch = "aarch64"))]
+use framehop::x86_64::{
+    CacheX86_64 as Cache, UnwindRegsX86_64 as Regs, UnwinderX86_64 as NativeUnwinder,
+};
+use framehop::{ExplicitModuleSectionInfo, MayAllocateDuringUnwind, Unwinder};
 
 use super::module::{section_place, Module};
-use crate::kernel::sampling::{ThreadSample, UNWIND_REGS};
+use crate::kernel::sampling::ThreadSample;
 
 /// The most frames a stack is unwound to: a bound on a corrupt stack's
 /// loop, far above any real depth at a benchmark's routine.
@@ -45,21 +53,21 @@ impl Deref for SectionBytes {
 
 /// Unwinds samples of this process, with the modules it was made with.
 pub(super) struct SelfUnwinder {
-    unwinder: UnwinderNative<SectionBytes, MayAllocateDuringUnwind>,
-    cache: CacheNative<MayAllocateDuringUnwind>,
+    unwinder: NativeUnwinder<SectionBytes, MayAllocateDuringUnwind>,
+    cache: Cache<MayAllocateDuringUnwind>,
 }
 
 impl SelfUnwinder {
     /// An unwinder of `modules`; one without unwind information is
     /// unwound through frame pointers where it keeps them.
     pub(super) fn new(modules: &[Module]) -> SelfUnwinder {
-        let mut unwinder = UnwinderNative::new();
+        let mut unwinder = NativeUnwinder::new();
         for module in modules.iter().filter_map(framehop_module) {
             unwinder.add_module(module);
         }
         SelfUnwinder {
             unwinder,
-            cache: CacheNative::new(),
+            cache: Cache::new(),
         }
     }
 
@@ -69,7 +77,7 @@ impl SelfUnwinder {
     /// ends its function is not taken for the next function). Unwinding
     /// stops where the copied stack ends, where no rule is found, or at
     /// [`MAX_FRAMES`]; a sample without the registers of
-    /// [`UNWIND_REGS`] gives its instruction pointer alone.
+    /// [`UNWIND_REGS`](crate::kernel::sampling::UNWIND_REGS) gives its instruction pointer alone.
     pub(super) fn unwind(&mut self, sample: &ThreadSample) -> Vec<u64> {
         let Some((regs, sp)) = self.registers(&sample.regs) else {
             return vec![sample.ip];
@@ -92,31 +100,34 @@ impl SelfUnwinder {
     }
 
     /// framehop's registers and the stack pointer, from a sample's
-    /// `sample_regs_user` of [`UNWIND_REGS`] (lowest bit first: BP, SP,
+    /// `sample_regs_user` of [`UNWIND_REGS`](crate::kernel::sampling::UNWIND_REGS) (lowest bit first: BP, SP,
     /// IP).
     #[cfg(target_arch = "x86_64")]
-    fn registers(&self, regs: &[u64]) -> Option<(framehop::UnwindRegsNative, u64)> {
+    fn registers(&self, regs: &[u64]) -> Option<(Regs, u64)> {
         let &[bp, sp, ip] = regs else { return None };
-        debug_assert_eq!(UNWIND_REGS.count_ones(), 3);
-        Some((framehop::UnwindRegsNative::new(ip, sp, bp), sp))
+        debug_assert_eq!(crate::kernel::sampling::UNWIND_REGS.count_ones(), 3);
+        Some((Regs::new(ip, sp, bp), sp))
     }
 
     /// framehop's registers and the stack pointer, from a sample's
-    /// `sample_regs_user` of [`UNWIND_REGS`] (lowest bit first: X29, LR,
+    /// `sample_regs_user` of [`UNWIND_REGS`](crate::kernel::sampling::UNWIND_REGS) (lowest bit first: X29, LR,
     /// SP, PC). A pointer-authenticated link register is stripped to the
     /// bits the highest known code address uses.
     #[cfg(target_arch = "aarch64")]
-    fn registers(&self, regs: &[u64]) -> Option<(framehop::UnwindRegsNative, u64)> {
+    fn registers(&self, regs: &[u64]) -> Option<(Regs, u64)> {
         use framehop::aarch64::PtrAuthMask;
         let &[fp, lr, sp, _pc] = regs else {
             return None;
         };
-        debug_assert_eq!(UNWIND_REGS.count_ones(), 4);
+        debug_assert_eq!(crate::kernel::sampling::UNWIND_REGS.count_ones(), 4);
         let mask = PtrAuthMask::from_max_known_address(self.unwinder.max_known_code_address());
-        Some((
-            framehop::UnwindRegsNative::new_with_ptr_auth_mask(mask, lr, sp, fp),
-            sp,
-        ))
+        Some((Regs::new_with_ptr_auth_mask(mask, lr, sp, fp), sp))
+    }
+
+    /// No registers to unwind from on other architectures.
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    fn registers(&self, _regs: &[u64]) -> Option<(Regs, u64)> {
+        None
     }
 }
 

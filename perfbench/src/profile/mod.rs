@@ -13,6 +13,12 @@
 //! `symbol_table.rs`, inlined frames and lines from DWARF in
 //! `dwarf_frames.rs`), names demangled and fit for the folded format
 //! (`frame_name.rs`), and the cut at the routine (`routine_cut.rs`).
+//!
+//! A default release build (`cargo bench`: no frame pointers, no debug
+//! information) gives each frame's function from the symbol table.
+//! `[profile.bench] debug = "limited"` adds the inlined frames and their
+//! source lines (`"line-tables-only"` adds the lines alone: its DWARF
+//! names inlined functions without their paths).
 
 mod dwarf_frames;
 mod frame_name;

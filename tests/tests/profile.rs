@@ -84,6 +84,15 @@ fn a_profile_names_the_routine_s_functions_from_the_benchmark_down() {
     assert!(!functions.iter().any(|f| harness(&f)), "{p}");
     // The setup of `batched` runs outside the windows: never sampled.
     let batched = line(&lines, "batched");
-    assert_eq!(shares(batched, "profiled::setup_spin"), (0.0, 0.0), "{}", batched["profile"]);
-    assert!(shares(batched, "profiled::hot").0 > 0.5, "{}", batched["profile"]);
+    assert_eq!(
+        shares(batched, "profiled::setup_spin"),
+        (0.0, 0.0),
+        "{}",
+        batched["profile"]
+    );
+    assert!(
+        shares(batched, "profiled::hot").0 > 0.5,
+        "{}",
+        batched["profile"]
+    );
 }

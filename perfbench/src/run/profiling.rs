@@ -14,7 +14,7 @@ use crate::counter::event::{parse_list, Event};
 use crate::kernel::sampling::ThreadSample;
 use crate::measure::{self, pass_spec, ProfilingError};
 use crate::output::format::printable;
-use crate::profile::Profile;
+use crate::profile::{Profile, StackResolver};
 use crate::run::bench::Job;
 use crate::run::cli::ProfileEvent;
 use crate::run::paired::PairedError;
@@ -24,9 +24,10 @@ use crate::run::stderr;
 /// How long a profiling pass samples a routine.
 pub const PASS_TIME: Duration = Duration::from_millis(500);
 
-/// Resolves a sample to its stack, outermost first, from the frame named
-/// by the benchmark's id.
-type ResolveStack = Box<dyn FnMut(&ThreadSample, &str) -> Vec<String>>;
+/// The frame a sample stands under whose stack could not be placed in
+/// the routine (deeper than the stack a sample copies, or taken as a
+/// window opened or closed): counted, so that the shares hold.
+pub const UNPLACED: &str = "[not placed in the routine]";
 
 /// The profiling passes of a run.
 pub struct Profiler {
@@ -34,7 +35,7 @@ pub struct Profiler {
     /// `cycles` then `cpu-clock`.
     events: Vec<Event>,
     /// Made at the first pass.
-    resolve: Option<ResolveStack>,
+    resolver: Option<StackResolver>,
     /// Sampling was refused: no more passes.
     off: bool,
     /// The reasons for no profile a serving build sent, each said once.
@@ -50,7 +51,7 @@ impl Profiler {
         };
         Profiler {
             events,
-            resolve: None,
+            resolver: None,
             off: false,
             said: BTreeSet::new(),
         }
@@ -107,11 +108,19 @@ impl Profiler {
         if self.off {
             return Err(Unprofiled::Off);
         }
-        let resolve = self.resolve.get_or_insert_with(stack_resolver);
+        if self.resolver.is_none() {
+            let made = StackResolver::new().map_err(|e| Unprofiled::Refused(e.to_string()));
+            self.resolver = Some(made.inspect_err(|_| self.off = true)?);
+        }
+        let resolver = self.resolver.as_mut().expect("made above");
         while let Some(event) = self.events.first() {
             let mut profile = Profile::new(&event.name);
             let spec = pass_spec(event, ns_per_iter);
-            let mut take = |s: &ThreadSample| profile.add(resolve(s, job.id), s.period.max(1));
+            let mut take = |s: &ThreadSample| {
+                let stack = resolver.stack(s, job.id);
+                let unplaced = || vec![job.id.to_string(), UNPLACED.to_string()];
+                profile.add(stack.unwrap_or_else(unplaced), s.period.max(1));
+            };
             let pass = catch(|| {
                 measure::sample_routine(event, &spec, PASS_TIME, &mut take, |b| (job.routine)(b))
             });
@@ -179,9 +188,4 @@ pub fn wall_ns_per_iteration(recording: &Recording) -> f64 {
         .find(|s| s.name == crate::analysis::WALL_TIME);
     let total: u64 = wall.map_or(0, |s| s.totals.iter().sum());
     total as f64 / recording.total_iterations().max(1) as f64
-}
-
-/// The resolver of this process's stacks.
-fn stack_resolver() -> ResolveStack {
-    Box::new(|s: &ThreadSample, root: &str| vec![root.to_string(), format!("{:#x}", s.ip)])
 }

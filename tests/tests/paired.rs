@@ -494,3 +494,48 @@ fn driver_pid(pid: u32, binary: &Path) -> u32 {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn both_builds_profile_their_own_routine_and_the_line_says_what_moved() {
+    let (a, _) = builds();
+    let home = fresh_dir("paired", "profiles");
+    let args = [
+        "--output-format",
+        "json",
+        "--profile=cpu-clock",
+        "--exact",
+        "grows",
+    ];
+    let run = paired_run(a, &home, &[&args[..], &COUNTS_ONLY].concat(), &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines = run.json();
+    let grows = line(&lines, "grows");
+    let notes = run.stderr_lines(|l| l.starts_with("perfbench: note: no profile of `grows`"));
+    if grows.get("profile").is_none() {
+        // Sampling refused in the serving builds: said once, for each build
+        // that could not, and the run is as without --profile.
+        assert_ne!(common::under(), common::Under::AsIs, "{}", run.stderr);
+        assert!(!notes.is_empty() && notes.len() <= 2, "{}", run.stderr);
+        assert!(grows.get("profile_change").is_none(), "{grows}");
+        return;
+    }
+    assert!(notes.is_empty(), "{}", run.stderr);
+    let p = &grows["profile"];
+    assert_eq!(p.str_at("event"), "cpu-clock");
+    assert!(p.u64_at("samples") >= 50, "{p}");
+    // Each build sampled its own routine, from the benchmark down; two
+    // samplings never give every function the same events per iteration.
+    let root = p
+        .array_at("functions")
+        .iter()
+        .find(|f| f.str_at("name") == "grows");
+    assert_eq!(root.map(|f| f.f64_at("total")), Some(1.0), "{p}");
+    let moved = grows.array_at("profile_change");
+    assert!(!moved.is_empty() && moved.len() <= 10, "{grows}");
+    for m in moved {
+        assert!(
+            m.f64_at("before_per_iteration") >= 0.0 && m.f64_at("after") <= 1.0,
+            "{m}"
+        );
+    }
+}

@@ -131,6 +131,8 @@ struct ThroughputLine {
 #[derive(Serialize)]
 struct ProfileLine<'a> {
     event: &'a str,
+    /// The events the samples stand for (each weighs its period).
+    events: u64,
     /// The functions with the largest self share, at most
     /// [`PROFILE_FUNCTIONS`].
     functions: Vec<FunctionLine>,
@@ -263,6 +265,7 @@ fn profile_line(p: &Profile) -> ProfileLine<'_> {
     shares.truncate(PROFILE_FUNCTIONS);
     ProfileLine {
         event: &p.event,
+        events: p.events(),
         functions: shares
             .into_iter()
             .map(|s| FunctionLine {
@@ -414,6 +417,7 @@ mod tests {
         let v: Value = serde_json::from_str(&line).unwrap();
         let want = serde_json::json!({
             "event": "cpu-clock",
+            "events": 400,
             "functions": [
                 {"name": "light", "self": 0.75, "total": 0.75},
                 {"name": "parse", "self": 0.25, "total": 1.0},

@@ -318,6 +318,45 @@ fn kernel_counts_left_out_per_iteration_by_read(bench: &str) -> Result<String, S
     ))
 }
 
+/// `--profile` on the PMU: `cycles` by default, and any hardware event
+/// given, each sample weighing its period: `instructions:u` sampled in the
+/// windows of `spin_loop/1000` stands for its 2,010 instructions an
+/// iteration (with the windows' own few: a window holds few iterations
+/// of the slow emulated loop), nearly all of them in `spin` itself.
+fn profile_samples_hardware_events(bench: &str) -> Result<String, String> {
+    let profiled = |extra: &[&str]| -> Result<Value, String> {
+        let (lines, stderr) = run(&mut bench_command(bench, ONE, "instructions", extra))?;
+        let p = line(&lines, "spin_loop/1000")?["profile"].clone();
+        if !p.is_object() {
+            return Err(format!("no profile with {extra:?}: {stderr}"));
+        }
+        Ok(p)
+    };
+    let default = profiled(&["--profile"])?;
+    let p = profiled(&["--profile=instructions:u"])?;
+    let number = |p: &Value, key: &str| p[key].as_f64().unwrap_or(0.0);
+    let per_iteration = number(&p, "events") / number(&p, "iterations");
+    let spin = p["functions"].as_array().and_then(|f| f.first()).cloned();
+    let spin = spin.unwrap_or_default();
+    let spin_self = spin["self"].as_f64().unwrap_or(0.0);
+    if default["event"] != "cycles"
+        || p["event"] != "instructions:u"
+        || number(&p, "samples") < 20.0
+        || !(2010.0..2200.0).contains(&per_iteration)
+        || spin["name"] != "exact::spin"
+        || spin_self < 0.9
+    {
+        return Err(format!("default {default}; instructions:u {p}"));
+    }
+    Ok(format!(
+        "default event {}; instructions:u: {} samples standing for {per_iteration:.1} an \
+         iteration, exact::spin {:.1} % self",
+        default["event"],
+        p["samples"],
+        100.0 * spin_self
+    ))
+}
+
 /// `spin_batched/*`: one exact instruction count per iteration, the same for
 /// every batch size (one batch per iteration adds at most 5), and the
 /// setup's 10,000 instructions outside it.
@@ -841,6 +880,10 @@ fn main() {
     check("environment_record", environment_record(&bench));
     check("list_events_aliases", list_events(&bench));
     check("paired_exact", paired_exact(&bench));
+    check(
+        "profile_samples_hardware_events",
+        profile_samples_hardware_events(&bench),
+    );
     let mut failed = 0;
     for c in &checks {
         println!(

@@ -211,7 +211,7 @@ impl Recording {
             later.leave_out_all();
         }
         self.rounds
-            .extend(std::iter::repeat(round).take(later.iterations.len()));
+            .extend(std::iter::repeat_n(round, later.iterations.len()));
         self.iterations.extend(later.iterations);
         for (s, t) in self.series.iter_mut().zip(later.series) {
             debug_assert_eq!(s.name, t.name, "rounds measure the same metrics");

@@ -94,7 +94,7 @@ impl Ticks {
                 instant,
                 ticks: before.wrapping_add(gap / 2),
             };
-            if best.map_or(true, |(g, _)| gap < g) {
+            if best.is_none_or(|(g, _)| gap < g) {
                 best = Some((gap, mark));
             }
         }
@@ -160,7 +160,7 @@ pub fn tsc_is_invariant(cpuinfo: &str, clocksource: Option<&str>) -> bool {
         })
         .unwrap_or("");
     let has = |flag: &str| flags.split_whitespace().any(|f| f == flag);
-    has("constant_tsc") && has("nonstop_tsc") && clocksource.map_or(true, |c| c.trim() == "tsc")
+    has("constant_tsc") && has("nonstop_tsc") && clocksource.is_none_or(|c| c.trim() == "tsc")
 }
 
 /// `CNTFRQ_EL0`, the virtual counter's frequency in Hz; `None` if zero

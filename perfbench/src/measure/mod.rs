@@ -34,7 +34,9 @@ pub use per_iter::{
     IterationCounts, PerIterMeasurement, MAX_STORED_ITERATIONS,
 };
 pub use pin::{choose_core, CoreChoice, PinError, ThreadPin};
-pub use sampled_pass::{pass_spec, sample_routine, ProfilingError, MAX_FREQUENCY, STACK_BYTES};
+pub use sampled_pass::{
+    pass_spec, sample_routine, sample_routine_as, ProfilingError, MAX_FREQUENCY, STACK_BYTES,
+};
 pub use sampling::{Costs, SamplingPlan, Shape, FEWEST_SAMPLES, MAX_SAMPLES};
 
 /// How long and how often to measure.

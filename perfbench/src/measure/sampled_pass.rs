@@ -63,18 +63,27 @@ impl std::fmt::Display for ProfilingError {
 
 impl std::error::Error for ProfilingError {}
 
-/// The sampling spec of a pass over `event` for a routine taking about
-/// `ns_per_iter` an iteration: user registers and stack for an unwinder,
-/// at a rate that keeps a window's samples within the ring.
-pub fn pass_spec(event: &Event, ns_per_iter: f64) -> SamplingSpec {
-    let window = (ns_per_iter.max(WINDOW.as_nanos() as f64)) / 1e9;
-    let fits = (SAMPLES_PER_WINDOW as f64 / window) as u64;
-    let rate = SampleRate::Frequency(fits.clamp(1, MAX_FREQUENCY.min(max_sample_rate())));
+/// The sampling spec of a pass over `event` at `rate`: user registers and
+/// stack for an unwinder.
+pub fn pass_spec(event: &Event, rate: SampleRate) -> SamplingSpec {
     SamplingSpec {
         regs_user: UNWIND_REGS,
         stack_user: STACK_BYTES,
         ..SamplingSpec::new(event.attr, rate)
     }
+}
+
+/// How long the windows run that measure the event's rate before the
+/// sampled ones.
+const RATE_TIME: Duration = Duration::from_millis(20);
+
+/// The samples a second a pass over a routine of about `ns_per_iter` an
+/// iteration asks for: [`MAX_FREQUENCY`], fewer where one iteration is
+/// longer than a window, so that a window's samples fit the ring.
+fn frequency(ns_per_iter: f64) -> u64 {
+    let window = (ns_per_iter.max(WINDOW.as_nanos() as f64)) / 1e9;
+    let fits = (SAMPLES_PER_WINDOW as f64 / window) as u64;
+    fits.clamp(1, MAX_FREQUENCY.min(max_sample_rate()))
 }
 
 /// `perf_event_max_sample_rate`: the most samples a second the kernel
@@ -87,23 +96,91 @@ fn max_sample_rate() -> u64 {
         .unwrap_or(100_000)
 }
 
-/// Runs `bench`'s routine for about `time` in windows with `event`
-/// counting and sampled as `spec` says, handing each sample to `take`
-/// between windows; returns what ran in the windows and the samples the
-/// kernel dropped.
+/// Runs `bench`'s routine for about `time` in windows, sampling `event` in
+/// them, and hands each sample to `take` between windows; returns what ran
+/// in the windows and the samples the kernel dropped. The event is sampled
+/// every so many of it (a fixed period, so that each sample stands for as
+/// many events, whatever the event): the period is set from the rate the
+/// event counts at in the routine's windows, measured first, for
+/// [`frequency`] samples a second. (A frequency the kernel keeps instead
+/// starts at a period of 1, and on the emulated arm64 PMU stayed there.)
 pub fn sample_routine(
+    event: &Event,
+    ns_per_iter: f64,
+    time: Duration,
+    take: &mut dyn FnMut(&ThreadSample),
+    bench: &dyn Fn(&mut Bencher<'_>),
+) -> Result<(Ran, u64), ProfilingError> {
+    let mut group = leader_group(event)?;
+    let per_second = event_rate(&mut group, bench)?;
+    let period = (per_second / frequency(ns_per_iter) as f64)
+        .round()
+        .max(1.0) as u64;
+    let spec = pass_spec(event, SampleRate::Period(period));
+    sample_in(&mut group, &spec, time, take, bench)
+}
+
+/// As [`sample_routine`], sampling as `spec` says.
+pub fn sample_routine_as(
     event: &Event,
     spec: &SamplingSpec,
     time: Duration,
     take: &mut dyn FnMut(&ThreadSample),
-    bench: impl FnOnce(&mut Bencher<'_>),
+    bench: &dyn Fn(&mut Bencher<'_>),
 ) -> Result<(Ran, u64), ProfilingError> {
-    // The leader only opens and closes the windows: user space alone, as
-    // the sampler, so that `perf_event_paranoid` 2 allows it too.
+    sample_in(&mut leader_group(event)?, spec, time, take, bench)
+}
+
+/// The group that opens and closes the windows: `event` in user space
+/// alone, as the sampler counts, so that `perf_event_paranoid` 2 allows it
+/// too.
+fn leader_group(event: &Event) -> Result<CounterGroup, ProfilingError> {
     let mut leader = event.clone();
     leader.attr.exclude_kernel = true;
-    let mut group =
-        CounterGroup::open(std::slice::from_ref(&leader)).map_err(ProfilingError::Group)?;
+    CounterGroup::open(std::slice::from_ref(&leader)).map_err(ProfilingError::Group)
+}
+
+/// The events a second `group`'s event counts in `bench`'s windows.
+fn event_rate(
+    group: &mut CounterGroup,
+    bench: &dyn Fn(&mut Bencher<'_>),
+) -> Result<f64, ProfilingError> {
+    let read = |g: &mut CounterGroup| {
+        g.read()
+            .map_err(|e| ProfilingError::Measure(MeasureError::Counters(e)))
+    };
+    let before = read(group)?;
+    let mut between = || Ok(());
+    let windows = SampledWindows {
+        group,
+        time: RATE_TIME,
+        between: &mut between,
+    };
+    let ran = run_task(Task::Sampled(windows), bench)?;
+    let counted = read(group)?.since(&before);
+    let counted = counted.map_err(|e| ProfilingError::Measure(MeasureError::Counters(e)))?;
+    Ok(counted.values[0] as f64 / ran.elapsed.as_secs_f64().max(1e-9))
+}
+
+/// What `bench` ran as `task`, which only runs the routine.
+fn run_task(task: Task<'_>, bench: &dyn Fn(&mut Bencher<'_>)) -> Result<Ran, ProfilingError> {
+    let mut b = Bencher::new(task);
+    bench(&mut b);
+    match b.outcome.unwrap_or(Err(MeasureError::NeverIterated)) {
+        Ok(Outcome::Ran(ran)) => Ok(ran),
+        Ok(_) => unreachable!("a sampled task only runs"),
+        Err(e) => Err(ProfilingError::Measure(e)),
+    }
+}
+
+/// The sampled windows of a pass, in `group`, with a sampler of `spec`.
+fn sample_in(
+    group: &mut CounterGroup,
+    spec: &SamplingSpec,
+    time: Duration,
+    take: &mut dyn FnMut(&ThreadSample),
+    bench: &dyn Fn(&mut Bencher<'_>),
+) -> Result<(Ran, u64), ProfilingError> {
     let sampler = group.open_sampler(spec);
     let mut sampler: Sampler = sampler
         .expect("a kernel event opens a kernel counter")
@@ -121,19 +198,15 @@ pub fn sample_routine(
         })
     };
     let windows = SampledWindows {
-        group: &mut group,
+        group,
         time,
         between: &mut between,
     };
-    let mut b = Bencher::new(Task::Sampled(windows));
-    bench(&mut b);
-    let outcome = b.outcome.unwrap_or(Err(MeasureError::NeverIterated));
+    let ran = run_task(Task::Sampled(windows), bench);
     let lost = sampler.lost();
-    match (outcome, failed) {
+    match (ran, failed) {
         (_, Some(e)) => Err(ProfilingError::Sampling(e)),
-        (Ok(Outcome::Ran(ran)), None) => Ok((ran, lost)),
-        (Ok(_), None) => unreachable!("a sampled task only runs"),
-        (Err(e), None) => Err(ProfilingError::Measure(e)),
+        (ran, None) => ran.map(|ran| (ran, lost)),
     }
 }
 

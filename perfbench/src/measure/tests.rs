@@ -612,13 +612,13 @@ fn busy_for(us: u64) -> u64 {
 
 /// The samples a 200 ms profiling pass of `bench` takes at one per 100 µs
 /// of CPU time (cpu-clock), and the iterations it ran.
-fn sampled(bench: impl FnOnce(&mut Bencher<'_>)) -> (usize, u64) {
+fn sampled(bench: &dyn Fn(&mut Bencher<'_>)) -> (usize, u64) {
     use crate::kernel::sampling::{SampleRate, SamplingSpec};
     let event = parse_list("cpu-clock").unwrap().remove(0);
     let spec = SamplingSpec::new(event.attr, SampleRate::Period(100_000));
     let mut n = 0;
     let time = Duration::from_millis(200);
-    let (ran, lost) = sample_routine(&event, &spec, time, &mut |_| n += 1, bench).unwrap();
+    let (ran, lost) = sample_routine_as(&event, &spec, time, &mut |_| n += 1, bench).unwrap();
     assert_eq!(lost, 0);
     (n, ran.iterations)
 }
@@ -627,14 +627,14 @@ fn sampled(bench: impl FnOnce(&mut Bencher<'_>)) -> (usize, u64) {
 fn a_profiling_pass_samples_inside_the_routine_s_windows_only() {
     // The routine busy: one sample per 100 µs of its CPU time, about 2,000
     // (1,000 to 1,950 measured; less CPU time on a busy machine).
-    let (inside, iterations) = sampled(|b| b.iter(|| busy_for(50)));
+    let (inside, iterations) = sampled(&|b| b.iter(|| busy_for(50)));
     assert!(inside >= 100, "{inside} samples of a busy routine");
     assert!(iterations >= 1_000, "{iterations} iterations");
     // Its setup busy, the routine idle: the setup runs outside the
     // windows, so it is never sampled (a few samples land on the windows'
     // own toggles).
     let (outside, _) =
-        sampled(|b| b.iter_batched(|| busy_for(500), |x| x, crate::BatchSize::PerIteration));
+        sampled(&|b| b.iter_batched(|| busy_for(500), |x| x, crate::BatchSize::PerIteration));
     // Measured: 3 to 9 in 15 runs, where the setup's 200 ms of CPU time
     // would give up to 2,000.
     assert!(outside <= 40, "{outside} samples while the setup ran");

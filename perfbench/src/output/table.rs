@@ -43,7 +43,7 @@ fn colored(color: Color, terminal: bool, no_color: Option<std::ffi::OsString>) -
     match color {
         Color::Always => true,
         Color::Never => false,
-        Color::Auto => terminal && !no_color.is_some_and(|v| !v.is_empty()),
+        Color::Auto => terminal && no_color.is_none_or(|v| v.is_empty()),
     }
 }
 

@@ -92,7 +92,7 @@ impl Profile {
             .stacks
             .values()
             .try_fold(0u64, |a, &n| a.checked_add(n));
-        if !total.is_some_and(|t| t <= MAX_EVENTS) {
+        if total.is_none_or(|t| t > MAX_EVENTS) {
             return Some("more than 10^15 events");
         }
         (self.event.is_empty() || frame_refused(&self.event).is_some())

@@ -544,7 +544,7 @@ mod tests {
             // 16 samples in 3 rounds: 6, 5 and 5, all on the first step.
             let rounds: Vec<u32> = [0, 1, 2]
                 .iter()
-                .flat_map(|&r| std::iter::repeat(r).take(if r == 0 { 6 } else { 5 }))
+                .flat_map(|&r| std::iter::repeat_n(r, if r == 0 { 6 } else { 5 }))
                 .collect();
             assert_eq!(r.rounds, rounds);
             let d = r.iterations[0];

@@ -12,7 +12,7 @@ use std::time::Duration;
 use crate::analysis::Recording;
 use crate::counter::event::{parse_list, Event};
 use crate::kernel::sampling::ThreadSample;
-use crate::measure::{self, pass_spec, ProfilingError};
+use crate::measure::{self, ProfilingError};
 use crate::output::format::printable;
 use crate::profile::{Profile, StackResolver};
 use crate::run::bench::Job;
@@ -115,14 +115,13 @@ impl Profiler {
         let resolver = self.resolver.as_mut().expect("made above");
         while let Some(event) = self.events.first() {
             let mut profile = Profile::new(&event.name);
-            let spec = pass_spec(event, ns_per_iter);
             let mut take = |s: &ThreadSample| {
                 let stack = resolver.stack(s, job.id);
                 let unplaced = || vec![job.id.to_string(), UNPLACED.to_string()];
                 profile.add(stack.unwrap_or_else(unplaced), s.period.max(1));
             };
             let pass = catch(|| {
-                measure::sample_routine(event, &spec, PASS_TIME, &mut take, |b| (job.routine)(b))
+                measure::sample_routine(event, ns_per_iter, PASS_TIME, &mut take, job.routine)
             });
             match pass {
                 Ok(Ok((ran, lost))) => {

@@ -205,7 +205,7 @@ fn step(before: &[f64], after: &[f64], settings: &ChangeSettings) -> Option<(f64
     ];
     let p = TwoSided::of(ma - mb, &parts).p_value();
     let exact = vb == 0.0 && va == 0.0;
-    let large = relative_change(mb, ma).map_or(true, |r| r.abs() >= settings.min_relative);
+    let large = relative_change(mb, ma).is_none_or(|r| r.abs() >= settings.min_relative);
     (p < settings.max_p && (exact || large)).then_some((p, mb, ma))
 }
 

@@ -11,7 +11,7 @@
 //! whatever the profile.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
 /// Most frames a flame graph draws (merged boxes aside).
 pub const MAX_DRAWN: usize = 2000;
@@ -52,6 +52,64 @@ impl Frame {
     pub(super) fn path<'a>(&self, stacks: &Stacks<'a>) -> &'a [String] {
         &stacks[self.lo].0[..=self.depth]
     }
+}
+
+/// The parent of the frames at the top, for [`samples_in`].
+const TOP: usize = usize::MAX;
+
+/// The samples of `other` (another profile's stacks) in each of `frames`
+/// (laid out from `stacks`): those of its stacks that pass through the
+/// same frames; for a merged box, through a sibling between its first
+/// and last that is not drawn. One walk down the drawn frames per stack
+/// of `other`, so hostile stacks cost what their text does.
+pub(super) fn samples_in(
+    frames: &[Frame],
+    stacks: &Stacks<'_>,
+    other: &BTreeMap<Vec<String>, u64>,
+) -> Vec<u128> {
+    let mut by_path: HashMap<&[String], usize> = HashMap::new();
+    let mut drawn: HashMap<(usize, &str), usize> = HashMap::new();
+    let mut merged: HashMap<usize, Vec<(&str, &str, usize)>> = HashMap::new();
+    for (i, f) in frames.iter().enumerate() {
+        let path = f.path(stacks);
+        let parent = match f.depth {
+            0 => TOP,
+            d => *by_path
+                .get(&path[..d])
+                .expect("frames come after their parents"),
+        };
+        match f.merged {
+            None => {
+                by_path.insert(path, i);
+                drawn.insert((parent, path[f.depth].as_str()), i);
+            }
+            Some(_) => {
+                let last = stacks[f.hi - 1].0[f.depth].as_str();
+                let run = (path[f.depth].as_str(), last, i);
+                merged.entry(parent).or_default().push(run);
+            }
+        }
+    }
+    let mut found = vec![0; frames.len()];
+    for (stack, &n) in other {
+        let mut at = TOP;
+        for frame in stack {
+            if let Some(&i) = drawn.get(&(at, frame.as_str())) {
+                found[i] += u128::from(n);
+                at = i;
+                continue;
+            }
+            let runs = merged.get(&at).map(Vec::as_slice).unwrap_or_default();
+            let run = runs
+                .iter()
+                .find(|r| r.0 <= frame.as_str() && frame.as_str() <= r.1);
+            if let Some(&(_, _, i)) = run {
+                found[i] += u128::from(n);
+            }
+            break;
+        }
+    }
+    found
 }
 
 /// A frame that may be drawn, with the candidates below it once drawn.

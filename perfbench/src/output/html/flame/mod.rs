@@ -21,7 +21,7 @@ use crate::analysis::notes::{count, four_digits};
 use crate::measure::environment::stable_hash;
 use crate::output::format::percent;
 use crate::profile::Profile;
-use layout::{layout, stacks_of, Frame, Stacks};
+use layout::{layout, samples_in, stacks_of, Frame, Stacks};
 
 pub use layout::{MAX_DRAWN, MIN_SHARE_OF};
 
@@ -90,12 +90,11 @@ pub fn differential_flame_graph(before: &Profile, after: &Profile) -> String {
         return out;
     }
     let per = |n: u128, p: &Profile| n as f64 / p.iterations as f64;
+    let was = samples_in(&frames, &stacks, &before.stacks);
     let moved: Vec<(f64, f64)> = frames
         .iter()
-        .map(|f| {
-            let was = samples_in(before, f, &stacks);
-            (per(was, before), per(f.samples, after))
-        })
+        .zip(was)
+        .map(|(f, was)| (per(was, before), per(f.samples, after)))
         .collect();
     let largest = moved.iter().map(|(b, a)| (a - b).abs()).fold(0.0, f64::max);
     let mut at = 0;
@@ -180,40 +179,6 @@ fn name_of(f: &Frame, stacks: &Stacks<'_>) -> String {
         None => f.path(stacks).last().expect("a frame").clone(),
         Some(n) => format!("{} merged", count(n, "narrow frame")),
     }
-}
-
-/// The samples of `profile` in the frame `f` of the other profile's
-/// `stacks`: in the stacks that pass through the same frames (for a
-/// merged box, through its siblings).
-fn samples_in(profile: &Profile, f: &Frame, stacks: &Stacks<'_>) -> u128 {
-    match f.merged {
-        None => prefix_samples(profile, f.path(stacks)),
-        Some(_) => {
-            // Stacks from the first merged sibling to the last.
-            let first = &stacks[f.lo].0[..=f.depth];
-            let last = &stacks[f.hi - 1].0[..=f.depth];
-            let upto = |p: &[String]| {
-                let from: Vec<String> = first.to_vec();
-                let through = profile.stacks.range(from..);
-                through
-                    .take_while(|(s, _)| s.len() > f.depth && s[..=f.depth] <= *p)
-                    .map(|(_, &n)| u128::from(n))
-                    .sum::<u128>()
-            };
-            upto(last)
-        }
-    }
-}
-
-/// The samples of the stacks of `profile` that begin with `path`.
-fn prefix_samples(profile: &Profile, path: &[String]) -> u128 {
-    let from: Vec<String> = path.to_vec();
-    profile
-        .stacks
-        .range(from..)
-        .take_while(|(s, _)| s.starts_with(path))
-        .map(|(_, &n)| u128::from(n))
-        .sum()
 }
 
 /// `n` of `total` as a percentage of the width, exact to 4 decimals.

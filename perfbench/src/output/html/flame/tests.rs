@@ -251,3 +251,28 @@ fn a_benchmarks_page_carries_its_flame_graphs_where_it_has_a_profile() {
     assert!(!html.contains(HOSTILE) && !html.contains(GENERIC));
     assert!(!page(&store, "plain").contains("class=\"flame\""));
 }
+
+#[test]
+fn a_merged_box_compares_the_siblings_it_merges() {
+    let mut after = profile(1, &[(&["bench", "wide"], 5000)]);
+    let mut before = profile(2, &[(&["bench", "wide"], 5000), (&["bench", "zzz"], 7)]);
+    for i in 0..5000 {
+        after.add(vec!["bench".into(), format!("narrow{i:04}")], 1);
+        if i < 1000 {
+            let mut deeper = vec!["bench".to_string(), format!("narrow{i:04}")];
+            deeper.push("inner".into());
+            before.add(deeper, 2);
+        }
+    }
+    let html = differential_flame_graph(&before, &after);
+    let title = format!(
+        "<title>5000 narrow frames merged\nbefore {} samples per iteration, after {} (+400.00%)</title>",
+        four_digits(1000.0),
+        four_digits(5000.0)
+    );
+    assert!(html.contains(&title), "{html}");
+    // bench: 5000 + 7 + 2000 before, over 2 iterations; `zzz` is gone.
+    let bench = format!("<title>bench\nbefore {} samples", four_digits(7007.0 / 2.0));
+    assert!(html.contains(&bench));
+    assert!(!html.contains("zzz"));
+}

@@ -3,7 +3,8 @@
 //! one-line error, never a panic or a long loop; stacks that decode must
 //! encode to the same stacks again (perfbench reads what it writes), and
 //! be read back through the store as a benchmark's profile with the facts
-//! that describe them.
+//! that describe them, and drawn as a report page draws them (a flame
+//! graph, a differential one against itself less its first stack).
 
 #![no_main]
 
@@ -11,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
+use perfbench::output::html::{differential_flame_graph, flame_graph};
 use perfbench::profile::Profile;
 use perfbench::store::json::{
     decode_profile_facts, encode_profile_facts, folded_hash, ProfileFacts,
@@ -53,4 +55,8 @@ fuzz_target!(|data: &[u8]| {
     let profile = Store::at(root()).load_profile("b", &Slot::Latest).unwrap();
     let profile: Profile = profile.expect("stored");
     assert_eq!(profile.stacks, stacks);
+    assert!(flame_graph(&profile).ends_with("</section>\n"));
+    let mut before = profile.clone();
+    before.stacks.pop_first();
+    assert!(differential_flame_graph(&before, &profile).ends_with("</section>\n"));
 });

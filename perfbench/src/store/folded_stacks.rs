@@ -5,7 +5,7 @@
 //! bytes.
 //!
 //! A stored file may be hostile (a restored CI cache): [`decode_folded`]
-//! reads any text into a [`Profile`]'s stacks or a one-line
+//! reads any text into a [`Profile`](crate::profile::Profile)'s stacks or a one-line
 //! [`FoldedError`], within the limits below, in one pass over the text.
 
 use std::collections::BTreeMap;

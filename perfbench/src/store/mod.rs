@@ -8,6 +8,9 @@
 //!   <folder of the id>/latest.json          the last run, compared with by the next
 //!   <folder of the id>/previous.json        the run before it, for the report
 //!   <folder of the id>/history.jsonl        a line per run, the last 1,000 (history.rs)
+//!   <folder of the id>/profile.folded       the last run's profile: folded stacks
+//!   <folder of the id>/profile.json         and its facts (profile_files.rs)
+//!   <folder of the id>/previous-profile.*   the profile before it
 //!   baselines/NAME/<folder of the id>.json  --save-baseline NAME (baseline.rs)
 //!   report/                                 the HTML report
 //! ```
@@ -33,6 +36,7 @@ use crate::measure::environment::stable_hash;
 
 pub use crate::kernel::dir::Kind;
 pub use baseline::BaselineSave;
+pub use folded_stacks::{decode_folded, encode_folded, FoldedError, MAX_FRAMES, MAX_STACKS};
 pub use json::RESULT_SCHEMA;
 pub use lock::{LockFailure, LockFile, StoreLock, LOCK_FILE};
 
@@ -41,11 +45,13 @@ use folder::Folder;
 mod baseline;
 pub mod bench_summary;
 mod files;
+mod folded_stacks;
 mod folder;
 pub mod history;
 pub mod json;
 mod lock;
 pub mod par_map;
+mod profile_files;
 pub mod report_cache;
 
 /// The largest stored file perfbench reads: 64 MiB. A long per-iteration

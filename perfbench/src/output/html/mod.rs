@@ -4,8 +4,9 @@
 //! a page per benchmark of the run (`report/bench/<folder>.html`) and a
 //! page per group of two members or more (`report/group/<folder>.html`).
 //!
-//! The report is self-contained: the style sheet (`style.css`) and the
-//! sorting script (`sort.js`) are inline, the plots are inline SVG, and
+//! The report is self-contained: the style sheet (`style.css`), the
+//! sorting script (`sort.js`) and the flame graphs' (`flame/flame.js`) are
+//! inline, the plots and flame graphs are inline SVG, and
 //! every link is relative, so it opens from `file://` without any network.
 //! Every string that comes from user code (ids, arguments, event names,
 //! baseline names, the CPU model) is HTML-escaped; the script reads its data
@@ -21,12 +22,13 @@
 
 mod argument_families;
 mod bench_page;
+mod flame;
 mod group_page;
 mod index;
 mod plots;
 mod text;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -34,6 +36,7 @@ use crate::analysis::comparison::{Comparison, MetricChange, Target, Thresholds};
 use crate::analysis::quiet::is_quiet;
 use crate::analysis::Analysed;
 use crate::counter::event::Unit;
+use crate::profile::Profile;
 use crate::store::bench_summary::{
     values_of, BenchSummary as Summary, MetricSummary, SampledValues as Values,
 };
@@ -41,6 +44,8 @@ use crate::store::history::{recent_changes, Trend};
 use crate::store::par_map::par_map;
 use crate::store::report_cache::{stored_summaries, stored_values, write_summary};
 use crate::store::{folder_name, Kind, Store, StoreError};
+
+pub use flame::{differential_flame_graph, flame_graph, MAX_DRAWN, MIN_SHARE_OF};
 
 /// Options of the report.
 #[derive(Clone, Debug, PartialEq)]
@@ -55,12 +60,27 @@ pub struct ReportOptions {
     pub thresholds: Thresholds,
 }
 
+/// A benchmark's profile for its page: this run's, and the one it is
+/// compared with (the previous run's, or the paired build's) where there
+/// is one, for the differential flame graph.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BenchProfile {
+    /// This run's profile.
+    pub after: Profile,
+    /// The profile compared with.
+    pub before: Option<Profile>,
+}
+
+/// The profiles of the run's benchmarks, by id.
+pub type Profiles = BTreeMap<String, BenchProfile>;
+
 /// The report as an output of a run: keeps the run's analysed benchmarks
 /// and writes the report when the run ends.
 pub struct ReportSink {
     store: Store,
     options: ReportOptions,
     run: Vec<Analysed>,
+    profiles: Profiles,
 }
 
 impl ReportSink {
@@ -70,6 +90,7 @@ impl ReportSink {
             store,
             options,
             run: Vec::new(),
+            profiles: Profiles::new(),
         }
     }
 
@@ -78,9 +99,16 @@ impl ReportSink {
         self.run.push(a.clone());
     }
 
+    /// Adds the profile of the benchmark `id` of the run, `after`, with
+    /// the one it is compared with, `before`, for its page's flame graphs.
+    pub fn profile(&mut self, id: &str, after: Profile, before: Option<Profile>) {
+        self.profiles
+            .insert(id.to_string(), BenchProfile { after, before });
+    }
+
     /// Writes the report.
     pub fn finish(self) -> Result<Written, StoreError> {
-        write_report(&self.store, &self.run, &self.options)
+        write_report_with(&self.store, &self.run, &self.options, &self.profiles)
     }
 }
 
@@ -101,6 +129,18 @@ pub fn write_report(
     store: &Store,
     run: &[Analysed],
     options: &ReportOptions,
+) -> Result<Written, StoreError> {
+    write_report_with(store, run, options, &Profiles::new())
+}
+
+/// [`write_report`], with a flame graph on the page of each benchmark of
+/// `run` that has a profile in `profiles`, and a differential one where
+/// it has the one compared with too.
+pub fn write_report_with(
+    store: &Store,
+    run: &[Analysed],
+    options: &ReportOptions,
+    profiles: &Profiles,
 ) -> Result<Written, StoreError> {
     let dir = Path::new(REPORT);
     let data = dir.join("data");
@@ -131,7 +171,7 @@ pub fn write_report(
         .filter(|g| g.benchmarks.iter().any(|&i| in_run[i]))
         .collect();
     let values = group_values(store, &data, &entries, &touched, &fresh);
-    write_pages(store, run, &trends, &groups, options.plots)?;
+    write_pages(store, run, &trends, &groups, profiles, options.plots)?;
     let has_page = pages_of(store, &entries);
     let ix = index::Index {
         entries: &entries,
@@ -230,6 +270,7 @@ fn write_pages(
     run: &[Analysed],
     trends: &[Option<Trend>],
     groups: &[group_page::Group],
+    profiles: &Profiles,
     plots: bool,
 ) -> Result<(), StoreError> {
     let pages: Vec<(&Analysed, Option<&Trend>)> =
@@ -238,7 +279,13 @@ fn write_pages(
         let path = Path::new(REPORT).join(page_path(&a.recording.id));
         let group = a.recording.membership.as_ref().map(|m| m.group.as_str());
         let group = group.filter(|g| groups.iter().any(|known| known.name == *g));
-        let html = bench_page::render(a, plots, group, trend);
+        let profile = profiles.get(&a.recording.id);
+        let change = profile.and_then(|p| Some((p.before.as_ref()?, &p.after)));
+        let profile = bench_page::PageProfiles {
+            profile: profile.map(|p| &p.after),
+            change,
+        };
+        let html = bench_page::render(a, plots, group, trend, profile);
         store.write(&path, html.as_bytes())
     });
     written.into_iter().collect()

@@ -175,7 +175,7 @@ pub fn encode_summary(s: &BenchSummary) -> String {
 }
 
 /// The document in `text` of the schema `schema`, a file of `what`.
-fn document(text: &str, what: &'static str, schema: &'static str) -> Checked<Value> {
+pub(super) fn document(text: &str, what: &'static str, schema: &'static str) -> Checked<Value> {
     let doc: Value = serde_json::from_str(text).map_err(|e| DecodeError::NotJson(e.to_string()))?;
     if doc.get("schema").and_then(Value::as_str) != Some(schema) {
         return Err(DecodeError::NotOf(what, schema));

@@ -1,10 +1,12 @@
 //! The page of one benchmark of the run: per metric the distribution of
 //! per-iteration values and the batch regression (with the stored run it
 //! was compared with as an overlay), the statistics, the PMU scale, the
-//! measurement's own cost and the change; then the derived metrics.
+//! measurement's own cost and the change; then the derived metrics, and
+//! the flame graphs of its profile where it has one (`flame/`).
 
 use std::fmt::Write as _;
 
+use super::flame::{differential_flame_graph, flame_graph};
 use super::plots;
 use super::text::{
     change_cells, esc, figure, head, interval, pinned, target_html, target_name_html, value,
@@ -16,16 +18,28 @@ use crate::analysis::notes::notes;
 use crate::analysis::{Analysed, Fit, Metric};
 use crate::measure::environment::Environment;
 use crate::output::format::{count, format_rate, four_digits, printable, relative_text};
+use crate::profile::Profile;
 use crate::stats::{per_iteration, Estimate, Interval};
 use crate::store::history::Trend;
 
-/// The page of `e`; `group` names its group where that has a page, and
-/// `trend` is its history where it has one.
+/// A benchmark's profiles for its page.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct PageProfiles<'a> {
+    /// This run's profile, for its flame graph.
+    pub profile: Option<&'a Profile>,
+    /// The one compared with and this run's, `(before, after)`, for the
+    /// differential flame graph.
+    pub change: Option<(&'a Profile, &'a Profile)>,
+}
+
+/// The page of `e`; `group` names its group where that has a page,
+/// `trend` is its history where it has one, and `profiles` its profiles.
 pub(super) fn render(
     e: &Analysed,
     plots: bool,
     group: Option<&str>,
     trend: Option<&Trend>,
+    profiles: PageProfiles<'_>,
 ) -> String {
     let mut out = String::with_capacity(256 * 1024);
     head(&mut out, &format!("{} — perfbench", e.recording.id));
@@ -50,6 +64,12 @@ pub(super) fn render(
         metric_section(&mut out, e, i, m, plots);
     }
     derived_section(&mut out, e);
+    if let Some(p) = profiles.profile {
+        out.push_str(&flame_graph(p));
+    }
+    if let Some((before, after)) = profiles.change {
+        out.push_str(&differential_flame_graph(before, after));
+    }
     out.push_str("</body>\n</html>\n");
     out
 }

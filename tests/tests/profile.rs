@@ -8,14 +8,21 @@
 
 mod common;
 
+use std::path::{Path, PathBuf};
+
 use common::json::Fields;
 use common::{bench_target_with_env, fresh_dir, under, Run, Under, QUICK};
 use serde_json::Value;
 
 /// `cargo bench --bench profiled -- QUICK --output-format json ARGS`,
 /// storing under a fresh home.
-fn profiled(name: &str, args: &[&str]) -> (Run, std::path::PathBuf) {
-    let home = fresh_dir("profile", name);
+fn profiled(name: &str, args: &[&str]) -> (Run, PathBuf) {
+    profiled_in(&fresh_dir("profile", name), args)
+}
+
+/// As [`profiled`], storing under `home`.
+fn profiled_in(home: &Path, args: &[&str]) -> (Run, PathBuf) {
+    let home = home.to_path_buf();
     let args: Vec<&str> = QUICK
         .iter()
         .copied()
@@ -50,7 +57,7 @@ fn refusals(run: &Run) -> Vec<&str> {
 
 #[test]
 fn a_profile_names_the_routine_s_functions_from_the_benchmark_down() {
-    let (run, _home) = profiled("cpu-clock", &["--profile=cpu-clock"]);
+    let (run, home) = profiled("cpu-clock", &["--profile=cpu-clock"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines = run.json();
     let nested = line(&lines, "nested");
@@ -95,4 +102,38 @@ fn a_profile_names_the_routine_s_functions_from_the_benchmark_down() {
         "{}",
         batched["profile"]
     );
+
+    // The folded stacks are stored beside the result, each line from the
+    // benchmark down, and named in the line.
+    let folded = std::path::PathBuf::from(p.str_at("folded"));
+    assert!(folded.starts_with(&home), "{}", folded.display());
+    let text = std::fs::read_to_string(&folded).unwrap();
+    assert!(text.lines().count() >= 2, "{text}");
+    let from_the_benchmark = |l: &str| l.starts_with("nested;") || l.starts_with("nested ");
+    assert!(text.lines().all(from_the_benchmark), "{text}");
+    assert!(
+        text.contains("nested;profiled::work;profiled::hot "),
+        "{text}"
+    );
+    let count = |l: &str| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap();
+    assert_eq!(text.lines().map(count).sum::<u64>(), p.u64_at("events"));
+    // The benchmark's page draws it.
+    let flame = "<section id=\"profile\" class=\"flame\">";
+    assert_eq!(page(&home, "nested").matches(flame).count(), 1);
+
+    // The next run compares with this one's profile: what moved, per
+    // iteration, and a differential flame graph.
+    let (again, _) = profiled_in(&home, &["--profile=cpu-clock"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let lines = again.json();
+    let moved = line(&lines, "nested").array_at("profile_change");
+    assert!(!moved.is_empty() && moved.len() <= 10, "{moved:?}");
+    let change = "<section id=\"profile-change\" class=\"flame\">";
+    assert_eq!(page(&home, "nested").matches(change).count(), 1);
+}
+
+/// The report page of benchmark `id` under `home`.
+fn page(home: &Path, id: &str) -> String {
+    let path = home.join("report/bench").join(format!("{id}.html"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

@@ -50,6 +50,7 @@ fuzz_target!(|data: &[u8]| {
         folded: folded_hash(text),
         iterations: 10,
         lost: 0,
+        samples: 1,
     };
     std::fs::write(folder.join("profile.json"), encode_profile_facts(&facts)).unwrap();
     let profile = Store::at(root()).load_profile("b", &Slot::Latest).unwrap();

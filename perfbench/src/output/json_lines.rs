@@ -8,9 +8,11 @@
 //! line adds to it (`#[serde(flatten)]`) are two structs.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde::Serialize;
 
+use super::destination::Destination;
 use crate::analysis::comparison::{self, Comparison, Target};
 use crate::analysis::derived::rate;
 use crate::analysis::estimates::{estimates, MetricEstimates};
@@ -18,11 +20,13 @@ use crate::analysis::profile_shares::{
     function_moves, function_shares, where_changed, FunctionMove,
 };
 use crate::analysis::standings::Membership;
+use crate::analysis::Analysed;
 use crate::analysis::{BenchResult, ResultView};
 use crate::measure::environment::Environment;
 use crate::measure::Throughput;
 use crate::profile::Profile;
 use crate::store::json::method_json;
+use crate::store::{Store, StoreError};
 
 /// The schema tag of every JSON line (`--output-format json`).
 pub const SCHEMA: &str = "perfbench/v1";
@@ -159,6 +163,47 @@ struct MoveLine<'a> {
     before: f64,
     before_per_iteration: f64,
     name: &'a str,
+}
+
+/// JSON lines as an output: a line per benchmark, the path of its folded
+/// stacks from the store they were saved in.
+pub struct JsonLinesSink {
+    environment: Environment,
+    out: Destination,
+    store: Store,
+}
+
+impl JsonLinesSink {
+    /// Lines of a run in `environment`, to `out`, stored in `store`.
+    pub fn new(environment: Environment, out: Destination, store: Store) -> JsonLinesSink {
+        JsonLinesSink {
+            environment,
+            out,
+            store,
+        }
+    }
+
+    /// Writes the line of `a`.
+    pub fn benchmark(&mut self, a: &Analysed) {
+        let was = a.compared_with.as_ref().and_then(|w| w.profile.as_ref());
+        let mut line = bench_line(a.view(), &self.environment, a.comparison.as_ref(), was);
+        if a.recording.profile.is_some() {
+            line = with_folded(&line, &self.store.profile_path(&a.recording.id));
+        }
+        self.out.line(&line);
+    }
+
+    /// Ends the lines, writing a file whole.
+    pub fn finish(self) -> Result<(), StoreError> {
+        self.out.finish()
+    }
+}
+
+/// `line` with its profile's `folded`, the path of its folded stacks.
+fn with_folded(line: &str, folded: &Path) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(line).expect("a line just written");
+    v["profile"]["folded"] = folded.display().to_string().into();
+    v.to_string()
 }
 
 /// Most functions a line's profile lists.

@@ -62,7 +62,7 @@ pub enum Sink {
     /// The table.
     Table(table::TableSink),
     /// One JSON object per benchmark per line.
-    JsonLines(Environment, Destination),
+    JsonLines(json_lines::JsonLinesSink),
     /// libtest's bench lines.
     BencherLines(Destination),
     /// Bencher Metric Format, when the run ends.
@@ -85,12 +85,7 @@ impl Sink {
     pub fn benchmark(&mut self, a: &Analysed) {
         match self {
             Sink::Table(t) => t.benchmark(a),
-            Sink::JsonLines(environment, out) => out.line(&json_lines::bench_line(
-                a.view(),
-                environment,
-                a.comparison.as_ref(),
-                a.compared_with.as_ref().and_then(|w| w.profile.as_ref()),
-            )),
+            Sink::JsonLines(s) => s.benchmark(a),
             Sink::BencherLines(out) => out.line(&bencher_lines::bencher_line(a.view())),
             Sink::Bmf(b) => b.benchmark(a),
             Sink::Action(s) => s.benchmark(a),
@@ -104,7 +99,8 @@ impl Sink {
         match self {
             Sink::Report(r) => return r.finish().map(Some),
             Sink::Table(t) => t.finish(),
-            Sink::JsonLines(_, out) | Sink::BencherLines(out) => out.finish(),
+            Sink::JsonLines(s) => s.finish(),
+            Sink::BencherLines(out) => out.finish(),
             Sink::Bmf(b) => b.finish(),
             Sink::Action(s) => s.finish(),
         }?;

@@ -42,5 +42,7 @@ pub use frame_name::{
 pub use profile_error::ProfileError;
 pub use routine_cut::{is_measuring_code, routine_stack};
 pub use stack_resolver::StackResolver;
-pub use stacks::{frame_refused, Profile, MAX_DEPTH, MAX_EVENTS, MAX_FRAME_CHARS, MAX_STACKS};
+pub use stacks::{
+    frame_refused, Profile, DEEPER, MAX_DEPTH, MAX_EVENTS, MAX_FRAME_CHARS, MAX_STACKS,
+};
 pub use symbolizer::Frame;

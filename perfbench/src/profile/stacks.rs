@@ -8,12 +8,19 @@ use std::collections::BTreeMap;
 /// names can run to thousands, and a flame graph shows a few dozen.
 pub const MAX_FRAME_CHARS: usize = 1000;
 
-/// The most frames of a stack a profile read from elsewhere (another
-/// build, a stored file) may hold.
-pub const MAX_DEPTH: usize = 256;
+/// The most frames of a stack a profile holds: deeper than any routine's
+/// call chain a flame graph can show (a deeper one keeps its root and its
+/// innermost frames: [`Profile::add`]).
+pub const MAX_DEPTH: usize = 1024;
 
-/// The most distinct stacks a profile read from elsewhere may hold.
-pub const MAX_STACKS: usize = 20_000;
+/// The most distinct stacks a profile read from elsewhere (another build,
+/// a stored file) may hold: a profiling pass of about a second at a few
+/// kHz samples far fewer.
+pub const MAX_STACKS: usize = 100_000;
+
+/// The frame that stands for the frames left out of a stack deeper than
+/// [`MAX_DEPTH`].
+pub const DEEPER: &str = "[deeper frames]";
 
 /// The most events a stack, or a profile, may weigh: a stored count's
 /// limit (`store::json::MAX_COUNT`, 10^15), so that sums stay exact.
@@ -75,11 +82,11 @@ impl Profile {
     /// where it can.
     pub fn refused(&self) -> Option<&'static str> {
         if self.stacks.len() > MAX_STACKS {
-            return Some("more than 20,000 stacks");
+            return Some("more than 100,000 stacks");
         }
         for (stack, &n) in &self.stacks {
             if stack.is_empty() || stack.len() > MAX_DEPTH {
-                return Some("a stack of no frame or more than 256");
+                return Some("a stack of no frame or more than 1,024");
             }
             if let Some(why) = stack.iter().find_map(|f| frame_refused(f)) {
                 return Some(why);
@@ -99,8 +106,16 @@ impl Profile {
             .then_some("a bad event name")
     }
 
-    /// Counts a sample of `stack` (outermost first) standing for `events`.
-    pub fn add(&mut self, stack: Vec<String>, events: u64) {
+    /// Counts a sample of `stack` (outermost first) standing for `events`;
+    /// a stack deeper than [`MAX_DEPTH`] keeps its root, then [`DEEPER`],
+    /// then its innermost frames.
+    pub fn add(&mut self, mut stack: Vec<String>, events: u64) {
+        if stack.len() > MAX_DEPTH {
+            let inner = stack.split_off(stack.len() - (MAX_DEPTH - 2));
+            stack.truncate(1);
+            stack.push(DEEPER.to_string());
+            stack.extend(inner);
+        }
         let count = self.stacks.entry(stack).or_insert(0);
         *count = count.saturating_add(events);
         self.samples = self.samples.saturating_add(1);

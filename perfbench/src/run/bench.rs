@@ -196,7 +196,9 @@ pub fn conclude(
     let mut step = Step {
         analysed: Analysed::of(recording, calibration),
         took,
-        store_errors: stored.unreadable.iter().map(|e| e.to_string()).collect(),
+        store_errors: (stored.unreadable.iter().chain(&stored.unreadable_profile))
+            .map(|e| e.to_string())
+            .collect(),
         mismatch: None,
     };
     match (paired, &stored.unreadable) {
@@ -379,6 +381,11 @@ fn store(options: &RunOptions, prep: &Preparation, step: &mut Step, stored: &Sto
     let a = &step.analysed;
     if !stored.keeps(&Slot::Latest) {
         if let Err(err) = prep.store.save(&a.recording, &Slot::Latest, &a.result) {
+            step.store_errors.push(err.to_string());
+        }
+        let profile = a.recording.profile.as_ref();
+        let saved = profile.map(|p| prep.store.save_profile(&a.recording.id, p));
+        if let Some(Err(err)) = saved {
             step.store_errors.push(err.to_string());
         }
     }

@@ -6,6 +6,7 @@ use crate::output::bencher_lines::spaced_ids_warning;
 use crate::output::bmf::BmfSink;
 use crate::output::destination::Destination;
 use crate::output::html::{ReportOptions, ReportSink};
+use crate::output::json_lines::JsonLinesSink;
 use crate::output::table::TableSink;
 use crate::output::Sink;
 use crate::run::cli::{OutputFormat, RunOptions};
@@ -40,7 +41,7 @@ fn sink(format: OutputFormat, out: Destination, options: &RunOptions, prep: &Pre
     let env = prep.environment.clone();
     match format {
         OutputFormat::Pretty => Sink::Table(TableSink::new(options.color, options.verbose, out)),
-        OutputFormat::Json => Sink::JsonLines(env, out),
+        OutputFormat::Json => Sink::JsonLines(JsonLinesSink::new(env, out, prep.store.clone())),
         OutputFormat::Bencher => Sink::BencherLines(out),
         OutputFormat::Bmf => Sink::Bmf(BmfSink::new(out)),
         OutputFormat::ActionSmaller => Sink::Action(ActionSink::new(out, Better::Smaller, env)),

@@ -1,7 +1,8 @@
 //! The stored runs a concluded benchmark needs, each file read once: the
 //! run it is compared with (the preparation's target), and the run whose spread
-//! widens its intervals (the latest of the same settings). Which files
-//! that takes is decided here, and only here.
+//! widens its intervals (the latest of the same settings), and the
+//! target's profile where this run has one. Which files that takes is
+//! decided here, and only here.
 
 use crate::analysis::Recording;
 use crate::store::{Slot, Store, StoreError};
@@ -19,6 +20,9 @@ pub struct StoredRuns {
     /// learns the spread between runs from: the latest run, or where that
     /// had other settings (a `--quick` try-out) the run before it.
     pub earlier: Option<Recording>,
+    /// Why the target's profile could not be read, where this run has a
+    /// profile to compare with it: the run is then compared without it.
+    pub unreadable_profile: Option<StoreError>,
 }
 
 impl StoredRuns {
@@ -27,10 +31,19 @@ impl StoredRuns {
     /// run where the target's is not the one to learn from.
     pub fn load(store: &Store, new: &Recording, target: Slot) -> StoredRuns {
         let id = &new.id;
-        let (base, unreadable) = match store.load(id, &target) {
+        let (mut base, unreadable) = match store.load(id, &target) {
             Ok(base) => (base, None),
             Err(err) => (None, Some(err)),
         };
+        // The profile stored beside the target's run, where this run has
+        // one to compare with it.
+        let mut unreadable_profile = None;
+        if let (Some(base), Some(_)) = (&mut base, &new.profile) {
+            match store.load_profile(id, &target) {
+                Ok(profile) => base.profile = profile,
+                Err(err) => unreadable_profile = Some(err),
+            }
+        }
         let latest = match (&target, &unreadable) {
             (Slot::Latest, None) => base.clone(),
             _ => store.load(id, &Slot::Latest).ok().flatten(),
@@ -44,6 +57,7 @@ impl StoredRuns {
             base,
             unreadable,
             earlier,
+            unreadable_profile,
         }
     }
 

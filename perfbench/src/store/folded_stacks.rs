@@ -12,15 +12,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use super::json::MAX_COUNT;
-use crate::profile::MAX_FRAME_CHARS;
-
-/// Most distinct stacks a folded file may hold: a profiling pass of
-/// about a second at a few kHz samples far fewer.
-pub const MAX_STACKS: usize = 100_000;
-
-/// Most frames a stack may have: deeper than any routine's call chain a
-/// flame graph can show.
-pub const MAX_FRAMES: usize = 1024;
+use crate::profile::{MAX_DEPTH as MAX_FRAMES, MAX_FRAME_CHARS, MAX_STACKS};
 
 /// What is wrong with a folded file's line (its number, from 1).
 #[derive(Clone, Debug, PartialEq, Eq)]

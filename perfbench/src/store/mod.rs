@@ -36,7 +36,7 @@ use crate::measure::environment::stable_hash;
 
 pub use crate::kernel::dir::Kind;
 pub use baseline::BaselineSave;
-pub use folded_stacks::{decode_folded, encode_folded, FoldedError, MAX_FRAMES, MAX_STACKS};
+pub use folded_stacks::{decode_folded, encode_folded, FoldedError};
 pub use json::RESULT_SCHEMA;
 pub use lock::{LockFailure, LockFile, StoreLock, LOCK_FILE};
 

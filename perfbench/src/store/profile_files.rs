@@ -11,7 +11,7 @@
 //! naming `profile.json`, never a profile made of both. Named baselines
 //! keep no profile: a baseline saves each benchmark's result file alone.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::folded_stacks::{decode_folded, encode_folded};
 use super::folder::Folder;
@@ -29,6 +29,12 @@ fn names(slot: &Slot) -> Option<(&'static str, &'static str)> {
 }
 
 impl Store {
+    /// The folded-stacks file of benchmark `id`'s latest profile.
+    pub fn profile_path(&self, id: &str) -> PathBuf {
+        let (stacks, _) = names(&Slot::Latest).expect("a folder's");
+        self.root().join(folder_name(id)).join(stacks)
+    }
+
     /// Stores `profile` as the latest profile of benchmark `id`, the one it
     /// replaces kept as the previous. Only files perfbench wrote are
     /// replaced (reading them refuses any other), and a profile that would
@@ -53,6 +59,7 @@ impl Store {
             folded: folded_hash(&folded),
             iterations: profile.iterations,
             lost: profile.lost,
+            samples: profile.samples,
         });
         if decode_profile_facts(&facts_text).is_err() {
             let why = "cannot store this profile: its event is not a short line of text";
@@ -99,6 +106,7 @@ fn read_profile(folder: &Folder, slot: &Slot) -> Result<Option<(Profile, Texts)>
     let profile = Profile {
         event: decoded.event,
         iterations: decoded.iterations,
+        samples: decoded.samples,
         stacks,
         lost: decoded.lost,
     };

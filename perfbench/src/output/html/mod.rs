@@ -28,7 +28,7 @@ mod index;
 mod plots;
 mod text;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -36,7 +36,6 @@ use crate::analysis::comparison::{Comparison, MetricChange, Target, Thresholds};
 use crate::analysis::quiet::is_quiet;
 use crate::analysis::Analysed;
 use crate::counter::event::Unit;
-use crate::profile::Profile;
 use crate::store::bench_summary::{
     values_of, BenchSummary as Summary, MetricSummary, SampledValues as Values,
 };
@@ -60,27 +59,12 @@ pub struct ReportOptions {
     pub thresholds: Thresholds,
 }
 
-/// A benchmark's profile for its page: this run's, and the one it is
-/// compared with (the previous run's, or the paired build's) where there
-/// is one, for the differential flame graph.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct BenchProfile {
-    /// This run's profile.
-    pub after: Profile,
-    /// The profile compared with.
-    pub before: Option<Profile>,
-}
-
-/// The profiles of the run's benchmarks, by id.
-pub type Profiles = BTreeMap<String, BenchProfile>;
-
 /// The report as an output of a run: keeps the run's analysed benchmarks
 /// and writes the report when the run ends.
 pub struct ReportSink {
     store: Store,
     options: ReportOptions,
     run: Vec<Analysed>,
-    profiles: Profiles,
 }
 
 impl ReportSink {
@@ -90,7 +74,6 @@ impl ReportSink {
             store,
             options,
             run: Vec::new(),
-            profiles: Profiles::new(),
         }
     }
 
@@ -99,16 +82,9 @@ impl ReportSink {
         self.run.push(a.clone());
     }
 
-    /// Adds the profile of the benchmark `id` of the run, `after`, with
-    /// the one it is compared with, `before`, for its page's flame graphs.
-    pub fn profile(&mut self, id: &str, after: Profile, before: Option<Profile>) {
-        self.profiles
-            .insert(id.to_string(), BenchProfile { after, before });
-    }
-
     /// Writes the report.
     pub fn finish(self) -> Result<Written, StoreError> {
-        write_report_with(&self.store, &self.run, &self.options, &self.profiles)
+        write_report(&self.store, &self.run, &self.options)
     }
 }
 
@@ -129,18 +105,6 @@ pub fn write_report(
     store: &Store,
     run: &[Analysed],
     options: &ReportOptions,
-) -> Result<Written, StoreError> {
-    write_report_with(store, run, options, &Profiles::new())
-}
-
-/// [`write_report`], with a flame graph on the page of each benchmark of
-/// `run` that has a profile in `profiles`, and a differential one where
-/// it has the one compared with too.
-pub fn write_report_with(
-    store: &Store,
-    run: &[Analysed],
-    options: &ReportOptions,
-    profiles: &Profiles,
 ) -> Result<Written, StoreError> {
     let dir = Path::new(REPORT);
     let data = dir.join("data");
@@ -171,7 +135,7 @@ pub fn write_report_with(
         .filter(|g| g.benchmarks.iter().any(|&i| in_run[i]))
         .collect();
     let values = group_values(store, &data, &entries, &touched, &fresh);
-    write_pages(store, run, &trends, &groups, profiles, options.plots)?;
+    write_pages(store, run, &trends, &groups, options.plots)?;
     let has_page = pages_of(store, &entries);
     let ix = index::Index {
         entries: &entries,
@@ -270,7 +234,6 @@ fn write_pages(
     run: &[Analysed],
     trends: &[Option<Trend>],
     groups: &[group_page::Group],
-    profiles: &Profiles,
     plots: bool,
 ) -> Result<(), StoreError> {
     let pages: Vec<(&Analysed, Option<&Trend>)> =
@@ -279,11 +242,13 @@ fn write_pages(
         let path = Path::new(REPORT).join(page_path(&a.recording.id));
         let group = a.recording.membership.as_ref().map(|m| m.group.as_str());
         let group = group.filter(|g| groups.iter().any(|known| known.name == *g));
-        let profile = profiles.get(&a.recording.id);
-        let change = profile.and_then(|p| Some((p.before.as_ref()?, &p.after)));
+        // A flame graph where the run has a profile, and a differential one
+        // where the run it was compared with has one too.
+        let after = a.recording.profile.as_ref();
+        let before = a.compared_with.as_ref().and_then(|c| c.profile.as_ref());
         let profile = bench_page::PageProfiles {
-            profile: profile.map(|p| &p.after),
-            change,
+            profile: after,
+            change: before.zip(after),
         };
         let html = bench_page::render(a, plots, group, trend, profile);
         store.write(&path, html.as_bytes())

@@ -68,7 +68,7 @@ impl WireProfile {
     /// anything [`Profile::refused`] refuses.
     pub fn profile(self) -> Result<Profile, &'static str> {
         if self.stacks.len() > MAX_STACKS {
-            return Err("more than 20,000 stacks");
+            return Err("more than 100,000 stacks");
         }
         let mut p = Profile::new(&self.event);
         (p.iterations, p.lost, p.samples) = (self.iterations, self.lost, self.samples);
@@ -155,11 +155,11 @@ mod tests {
         assert_eq!(refused(wire(vec![(s(&["b", ""]), 1)])), "an empty frame");
         assert_eq!(
             refused(wire(vec![(s(&[]), 1)])),
-            "a stack of no frame or more than 256"
+            "a stack of no frame or more than 1,024"
         );
         assert_eq!(
-            refused(wire(vec![(vec!["f".to_string(); 257], 1)])),
-            "a stack of no frame or more than 256"
+            refused(wire(vec![(vec!["f".to_string(); 1025], 1)])),
+            "a stack of no frame or more than 1,024"
         );
         assert_eq!(
             refused(wire(vec![(s(&["b"]), 1), (s(&["b"]), 2)])),

@@ -1,18 +1,18 @@
 //! A stored profile's facts (schema [`PROFILE_SCHEMA`]), in the JSON file
 //! beside its folded stacks: the sampling event, the routine's iterations
-//! while sampling, the samples lost, and a hash of the folded file they
+//! while sampling, the samples taken and lost, and a hash of the folded file they
 //! describe (the two files are written one after the other, so a reader
 //! checks they belong together). Derived on [`ProfileFacts`], each field
 //! checked as serde reads it (`stored_value.rs`).
 //!
 //! ```text
 //! {"event":"cpu-clock","folded":"9a3c51e0b2d4f687","iterations":120000,"lost":0,
-//!  "schema":"perfbench/profile/v1"}
+//!  "samples":1940,"schema":"perfbench/profile/v1"}
 //! ```
 
 use serde::{Deserialize, Serialize};
 
-use super::stored_value::{checks, record_in, text_that, whole, Checked, MAX_COUNT};
+use super::stored_value::{checks, is_label, record_in, text_that, whole, Checked, MAX_COUNT};
 use super::summary_file::document;
 use crate::measure::environment::stable_hash;
 
@@ -34,6 +34,9 @@ pub struct ProfileFacts {
     /// Samples the kernel dropped.
     #[serde(deserialize_with = "lost")]
     pub lost: u64,
+    /// Samples taken (their stacks weigh the events they stand for).
+    #[serde(deserialize_with = "samples")]
+    pub samples: u64,
 }
 
 /// The hash of a folded file's text that its facts carry: 16 hex digits.
@@ -41,16 +44,11 @@ pub fn folded_hash(folded: &str) -> String {
     format!("{:016x}", stable_hash(folded.as_bytes()))
 }
 
-/// An event's spec: 1 to 200 characters, none a control character.
-fn is_event(t: &str) -> bool {
-    !t.is_empty() && t.chars().count() <= 200 && !t.chars().any(char::is_control)
-}
-
 /// Why a count is refused.
 const COUNT: &str = "not a whole number from 0 to 10^15";
 
 checks! {
-    event -> String = |v| text_that(&v, is_event, "event", "not a short line of text");
+    event -> String = |v| text_that(&v, is_label, "event", "not a short line of text");
     folded -> String = |v| text_that(
         &v,
         |t| t.len() == 16 && t.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()),
@@ -59,6 +57,7 @@ checks! {
     );
     iterations -> u64 = |v| whole(&v, (0, MAX_COUNT), "iterations", COUNT);
     lost -> u64 = |v| whole(&v, (0, MAX_COUNT), "lost", COUNT);
+    samples -> u64 = |v| whole(&v, (0, MAX_COUNT), "samples", COUNT);
 }
 
 /// The facts' text: keys in the order of their names, with the schema.
@@ -83,6 +82,7 @@ mod tests {
             folded: folded_hash("a;b 1\n"),
             iterations: 120_000,
             lost: 3,
+            samples: 1_940,
         }
     }
 

@@ -136,7 +136,7 @@ pub(crate) fn text_that(
 
 /// A short text a person reads (a branch, a time, a host id, a metric):
 /// at most 200 characters, none a control character (a line stays one).
-fn is_label(t: &str) -> bool {
+pub(crate) fn is_label(t: &str) -> bool {
     !t.is_empty() && t.chars().count() <= 200 && !t.chars().any(char::is_control)
 }
 

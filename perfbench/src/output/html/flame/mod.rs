@@ -39,7 +39,7 @@ pub fn flame_graph(profile: &Profile) -> String {
     let _ = writeln!(
         out,
         "<p>{} of <code>{}</code> in {}{}. Hover a frame for its figures, click to zoom.</p>",
-        count_u128(profile.samples().into(), "sample"),
+        count_u128(profile.samples.into(), "sample"),
         esc(&profile.event),
         count_u128(profile.iterations.into(), "iteration"),
         lost(profile.lost)
@@ -69,10 +69,10 @@ pub fn differential_flame_graph(before: &Profile, after: &Profile) -> String {
         "<p>Per iteration, this profile ({} of <code>{}</code> in {}) against the one \
          before ({} of <code>{}</code> in {}): red grew, blue shrank. Hover a frame for \
          its figures, click to zoom.</p>",
-        count_u128(after.samples().into(), "sample"),
+        count_u128(after.samples.into(), "sample"),
         esc(&after.event),
         count_u128(after.iterations.into(), "iteration"),
-        count_u128(before.samples().into(), "sample"),
+        count_u128(before.samples.into(), "sample"),
         esc(&before.event),
         count_u128(before.iterations.into(), "iteration"),
     );

@@ -214,27 +214,26 @@ fn a_huge_profile_is_bounded_and_narrow_frames_merged() {
 fn a_benchmarks_page_carries_its_flame_graphs_where_it_has_a_profile() {
     use crate::analysis::comparison::Target;
     use crate::output::html::tests::{analysed, options, page, save, Run, TempStore};
-    use crate::output::html::{write_report_with, BenchProfile, Profiles};
+    use crate::output::html::write_report;
     use crate::store::Slot;
 
     let store = TempStore::new("flame");
     save(&store, &Slot::Latest, Run::of("plain"));
     save(&store, &Slot::Latest, Run::of("profiled"));
-    let run: Vec<_> = ["plain", "profiled"]
+    let mut run: Vec<_> = ["plain", "profiled"]
         .iter()
         .map(|id| analysed(&store, id, &Target::PreviousRun).unwrap())
         .collect();
     let mut after = hand_made();
     after.add(vec!["bench".into(), "parse".into(), "light".into()], 6);
-    let profiles = Profiles::from([(
-        "profiled".to_string(),
-        BenchProfile {
-            after: after.clone(),
-            before: Some(hand_made()),
-        },
-    )]);
+    // The profile rides on the recording, the one compared with on the
+    // run it was compared with.
+    run[1].recording.profile = Some(after.clone());
+    let mut before = run[1].recording.clone();
+    before.profile = Some(hand_made());
+    run[1].compared_with = Some(before);
     let options = options(true, Target::PreviousRun);
-    write_report_with(&store, &run, &options, &profiles).unwrap();
+    write_report(&store, &run, &options).unwrap();
     let html = page(&store, "profiled");
     assert_eq!(
         html.matches("<section id=\"profile\" class=\"flame\">")

@@ -549,3 +549,56 @@ fn absurd_stored_numbers_are_named_never_a_panic_a_hang_or_a_loop() {
         );
     }
 }
+
+#[test]
+fn a_hostile_stored_profile_is_refused_in_one_line_and_never_read_whole() {
+    fn rel(case: &Case) -> String {
+        format!("{}/profile.folded", case.folder_of("pages_times/1"))
+    }
+    fn facts(case: &Case) -> String {
+        format!("{}/profile.json", case.folder_of("pages_times/1"))
+    }
+    let cases: [(&str, fn(&Case) -> String); 4] = [
+        ("fifo", |c| {
+            make_fifo(&c.at(&rel(c)));
+            "is not a regular file; remove it".into()
+        }),
+        ("huge", |c| {
+            make_sparse(&c.at(&rel(c)), 1 << 30);
+            "past the".into()
+        }),
+        ("link", |c| {
+            c.link(&rel(c), Path::new("/dev/zero"));
+            LINK.into()
+        }),
+        ("escape", |c| {
+            std::fs::write(c.at(&rel(c)), "pages_times/1;\u{1b}[31mred 5\n").unwrap();
+            std::fs::write(c.at(&facts(c)), "{}").unwrap();
+            "control character".into()
+        }),
+    ];
+    for (name, make) in cases {
+        let case = Case::new(&format!("profile-{name}"));
+        let reason = make(&case);
+        let r = case.run(&["--profile=cpu-clock", "pages_times/1"]);
+        case.assert_outside_untouched();
+        if r.stderr.contains("perfbench: note: --profile: ") {
+            // Sampling refused here: no profile to compare, nothing read.
+            assert_eq!(r.code, 0, "{name}: {}", r.stderr);
+            continue;
+        }
+        assert!(!r.stderr.contains("panicked"), "{name}: {}", r.stderr);
+        assert!(!r.stderr.contains('\u{1b}'), "{name}: {}", r.stderr);
+        let culprit = case.at(&rel(&case)).display().to_string();
+        let said = errors(&r);
+        // Said once: read for the comparison, and then left as it is.
+        assert_eq!(r.code, 2, "{name}: {}", r.stderr);
+        let named = said.iter().filter(|l| l.contains(&culprit)).count();
+        assert_eq!(named, 1, "{name}: errors naming {culprit}:\n{}", r.stderr);
+        assert!(
+            said.iter().any(|l| l.contains(&reason)),
+            "{name}: no error says `{reason}`:\n{}",
+            r.stderr
+        );
+    }
+}

@@ -383,7 +383,9 @@ fn store(options: &RunOptions, prep: &Preparation, step: &mut Step, stored: &Sto
         if let Err(err) = prep.store.save(&a.recording, &Slot::Latest, &a.result) {
             step.store_errors.push(err.to_string());
         }
+        // A stored profile that could not be read is left as it is.
         let profile = a.recording.profile.as_ref();
+        let profile = profile.filter(|_| stored.unreadable_profile.is_none());
         let saved = profile.map(|p| prep.store.save_profile(&a.recording.id, p));
         if let Some(Err(err)) = saved {
             step.store_errors.push(err.to_string());

@@ -558,7 +558,9 @@ fn a_hostile_stored_profile_is_refused_in_one_line_and_never_read_whole() {
     fn facts(case: &Case) -> String {
         format!("{}/profile.json", case.folder_of("pages_times/1"))
     }
-    let cases: [(&str, fn(&Case) -> String); 4] = [
+    /// Makes a case's stored profile hostile; why it is refused.
+    type Spoil = fn(&Case) -> String;
+    let cases: [(&str, Spoil); 4] = [
         ("fifo", |c| {
             make_fifo(&c.at(&rel(c)));
             "is not a regular file; remove it".into()

@@ -174,14 +174,7 @@ impl<'a> SelfEvents<'a> {
 mod tests {
     use super::*;
 
-    fn profile(iterations: u64, stacks: &[(&str, u64)]) -> Profile {
-        let mut p = Profile::new("cpu-clock");
-        p.iterations = iterations;
-        for (stack, n) in stacks {
-            p.add(stack.split(';').map(str::to_string).collect(), *n);
-        }
-        p
-    }
+    use crate::profile::folded_profile as profile;
 
     #[test]
     fn shares_count_self_innermost_and_total_once_a_stack() {

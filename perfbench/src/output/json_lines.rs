@@ -445,14 +445,7 @@ mod tests {
 
     #[test]
     fn json_lines_carry_the_profile_and_what_moved_since_the_one_compared_with() {
-        let profile = |iterations, stacks: &[(&str, u64)]| {
-            let mut p = Profile::new("cpu-clock");
-            p.iterations = iterations;
-            for (stack, n) in stacks {
-                p.add(stack.split(';').map(str::to_string).collect(), *n);
-            }
-            p
-        };
+        use crate::profile::folded_profile as profile;
         let mut r = result("x/1", &[("wall-time", Unit::Nanoseconds, 8.0)]);
         let line = bench_line(r.view(), &Environment::default(), None, None);
         assert!(!line.contains("profile"), "{line}");

@@ -65,14 +65,7 @@ mod tests {
     use crate::analysis::comparison::{MetricChange, Target, Verdict};
     use crate::stats::Change;
 
-    fn profile(iterations: u64, stacks: &[(&str, u64)]) -> Profile {
-        let mut p = Profile::new("cpu-clock");
-        p.iterations = iterations;
-        for (stack, n) in stacks {
-            p.add(stack.split(';').map(str::to_string).collect(), *n);
-        }
-        p
-    }
+    use crate::profile::folded_profile as profile;
 
     fn table() -> Table {
         Table::new(&["x"], &["wall-time".to_string()], false, 200, false)

@@ -42,6 +42,8 @@ pub use frame_name::{
 pub use profile_error::ProfileError;
 pub use routine_cut::{is_measuring_code, routine_stack};
 pub use stack_resolver::StackResolver;
+#[cfg(test)]
+pub(crate) use stacks::folded_profile;
 pub use stacks::{
     frame_refused, Profile, DEEPER, MAX_DEPTH, MAX_EVENTS, MAX_FRAME_CHARS, MAX_STACKS,
 };

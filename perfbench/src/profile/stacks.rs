@@ -121,3 +121,15 @@ impl Profile {
         self.samples = self.samples.saturating_add(1);
     }
 }
+
+/// A `cpu-clock` profile of `iterations` iterations, of `stacks` written
+/// as folded lines (`"b;f;g"`) with their events: the tests' fixture.
+#[cfg(test)]
+pub(crate) fn folded_profile(iterations: u64, stacks: &[(&str, u64)]) -> Profile {
+    let mut p = Profile::new("cpu-clock");
+    p.iterations = iterations;
+    for (stack, n) in stacks {
+        p.add(stack.split(';').map(str::to_string).collect(), *n);
+    }
+    p
+}

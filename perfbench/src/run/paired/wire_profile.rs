@@ -89,12 +89,7 @@ mod tests {
     use super::*;
 
     fn profile(stacks: &[(&str, u64)]) -> Profile {
-        let mut p = Profile::new("cpu-clock");
-        p.iterations = 100;
-        for (stack, n) in stacks {
-            p.add(stack.split(';').map(str::to_string).collect(), *n);
-        }
-        p
+        crate::profile::folded_profile(100, stacks)
     }
 
     #[test]

@@ -92,7 +92,7 @@ mod tests {
         assert_eq!(
             text,
             format!(
-                r#"{{"event":"cache-misses:u","folded":"{}","iterations":120000,"lost":3,"schema":"perfbench/profile/v1"}}"#,
+                r#"{{"event":"cache-misses:u","folded":"{}","iterations":120000,"lost":3,"samples":1940,"schema":"perfbench/profile/v1"}}"#,
                 folded_hash("a;b 1\n")
             )
         );

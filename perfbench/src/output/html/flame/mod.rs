@@ -38,9 +38,11 @@ pub fn flame_graph(profile: &Profile) -> String {
     let stacks = stacks_of(&profile.stacks);
     let _ = writeln!(
         out,
-        "<p>{} of <code>{}</code> in {}{}. Hover a frame for its figures, click to zoom.</p>",
+        "<p>{} of <code>{}</code> standing for {} in {}{}. Hover a frame for its figures, click \
+         to zoom.</p>",
         count_u128(profile.samples.into(), "sample"),
         esc(&profile.event),
+        count_u128(profile.events().into(), "event"),
         count_u128(profile.iterations.into(), "iteration"),
         lost(profile.lost)
     );
@@ -51,7 +53,7 @@ pub fn flame_graph(profile: &Profile) -> String {
     }
     graph(&mut out, &frames, total, |f| {
         let share = percent_of(f.samples, total);
-        let figures = format!("{} ({share})", count_u128(f.samples, "sample"));
+        let figures = format!("{} ({share})", count_u128(f.samples, "event"));
         (name_of(f, &stacks), figures, colour(f, &stacks), "")
     });
     section_end(&mut out);
@@ -79,7 +81,7 @@ pub fn differential_flame_graph(before: &Profile, after: &Profile) -> String {
     let why_not = if before.event != after.event {
         Some("the two profiles sample different events")
     } else if before.iterations == 0 || after.iterations == 0 {
-        Some("a profile of no iterations has no samples per iteration")
+        Some("a profile of no iterations has no events per iteration")
     } else {
         None
     };
@@ -106,7 +108,7 @@ pub fn differential_flame_graph(before: &Profile, after: &Profile) -> String {
             b => percent(a / b - 1.0),
         };
         let figures = format!(
-            "before {} samples per iteration, after {} ({change})",
+            "before {} events per iteration, after {} ({change})",
             four_digits(b),
             four_digits(a)
         );
@@ -225,7 +227,7 @@ fn colour(f: &Frame, stacks: &Stacks<'_>) -> String {
     format!("#{r:02x}{g:02x}{b:02x}")
 }
 
-/// The fill and class of a change `d` of samples per iteration, as deep as
+/// The fill and class of a change `d` of events per iteration, as deep as
 /// its share of the `largest`: red where it grew, blue where it shrank,
 /// white where it did not move.
 fn change_colour(d: f64, largest: f64) -> (String, &'static str) {

@@ -16,7 +16,7 @@ fn profile(iterations: u64, stacks: &[(&[&str], u64)]) -> Profile {
     p
 }
 
-/// 8 samples: bench (1 self) → parse (4: 1 self, light 2, GENERIC 1),
+/// 5 samples of 8 events: bench (1 self) → parse (4: 1 self, light 2, GENERIC 1),
 /// bench → HOSTILE 3.
 fn hand_made() -> Profile {
     profile(
@@ -85,9 +85,11 @@ fn each_frame_is_drawn_once_at_its_exact_place() {
         let title = format!("<title>{name}\n");
         assert_eq!(html.matches(&title).count(), 1, "{name}");
     }
-    assert!(html.contains("<title>parse\n4 samples (50.00 %)</title>"));
+    assert!(html.contains("<title>parse\n4 events (50.00 %)</title>"));
     assert!(html.contains("data-total=\"8\""));
-    assert!(html.contains("8 samples of <code>cpu-clock</code> in 4 iterations."));
+    assert!(
+        html.contains("5 samples of <code>cpu-clock</code> standing for 8 events in 4 iterations.")
+    );
 }
 
 #[test]
@@ -161,7 +163,7 @@ fn the_differential_colours_growth_red_and_shrinkage_blue_per_iteration() {
     );
     assert_eq!(class_of("parse").1, "grew");
     assert!(html.contains(
-        "<title>light\nbefore 0.5000 samples per iteration, after 1.000 (+100.00%)</title>"
+        "<title>light\nbefore 0.5000 events per iteration, after 1.000 (+100.00%)</title>"
     ));
     assert!(html.contains("<svg class=\"f grew\" x=\"50%\""));
 }
@@ -174,7 +176,7 @@ fn a_differential_of_other_events_or_no_iterations_is_not_drawn() {
     assert!(html.contains("Not drawn: the two profiles sample different events."));
     assert!(!html.contains("<svg"));
     let html = differential_flame_graph(&profile(0, &[]), &hand_made());
-    assert!(html.contains("Not drawn: a profile of no iterations has no samples per iteration."));
+    assert!(html.contains("Not drawn: a profile of no iterations has no events per iteration."));
     let html = flame_graph(&profile(3, &[]));
     assert!(html.contains("No samples: no flame graph."));
 }
@@ -265,13 +267,13 @@ fn a_merged_box_compares_the_siblings_it_merges() {
     }
     let html = differential_flame_graph(&before, &after);
     let title = format!(
-        "<title>5000 narrow frames merged\nbefore {} samples per iteration, after {} (+400.00%)</title>",
+        "<title>5000 narrow frames merged\nbefore {} events per iteration, after {} (+400.00%)</title>",
         four_digits(1000.0),
         four_digits(5000.0)
     );
     assert!(html.contains(&title), "{html}");
     // bench: 5000 + 7 + 2000 before, over 2 iterations; `zzz` is gone.
-    let bench = format!("<title>bench\nbefore {} samples", four_digits(7007.0 / 2.0));
+    let bench = format!("<title>bench\nbefore {} events", four_digits(7007.0 / 2.0));
     assert!(html.contains(&bench));
     assert!(!html.contains("zzz"));
 }

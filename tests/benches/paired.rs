@@ -2,8 +2,8 @@
 //! (tests/tests/paired.rs): built as it is, it is build A, the baseline;
 //! built with `PAIRED_FIXTURE_BUILD=b` in the compiler's environment, it is
 //! build B, the candidate, which does more work in `grows`, has a benchmark
-//! A lacks, is spared the panic and the abort A has, and aborts where A
-//! does not.
+//! A lacks, is spared the panic and the abort A has, aborts where A does
+//! not, and spends four times as long in `one_k` under `split`.
 
 use perfbench::fixtures::touch_fresh_pages;
 use perfbench::{black_box, perfbench, Bencher, CountingAllocator};
@@ -72,6 +72,31 @@ fn aborts_in_b(b: &mut Bencher) {
 #[perfbench(args = if build_b() { vec![1, 2] } else { vec![1] })]
 fn cases(b: &mut Bencher, n: usize) {
     b.iter(|| touch_fresh_pages(n));
+}
+
+/// `rounds` rounds of a xorshift-multiply: each waits for the last.
+fn mix(x: u64, rounds: u64) -> u64 {
+    (0..black_box(rounds)).fold(x, |a, _| {
+        (a ^ (a >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9)
+    })
+}
+
+#[inline(never)]
+fn three_k(x: u64) -> u64 {
+    mix(x, 3_000)
+}
+
+/// 1,000 rounds in build A, 4,000 in build B: four times dearer.
+#[inline(never)]
+fn one_k(x: u64) -> u64 {
+    mix(x, if build_b() { 4_000 } else { 1_000 })
+}
+
+/// Where the time goes: `three_k` and `one_k`, the second four times
+/// dearer in build B (the profile's differential names it first).
+#[perfbench]
+fn split() -> u64 {
+    three_k(black_box(7)) ^ one_k(black_box(7))
 }
 
 perfbench::main!();

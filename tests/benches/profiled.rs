@@ -1,6 +1,6 @@
 //! Routines of a known call structure, run by tests/tests/profile.rs only:
-//! `nested` spends about three quarters of its time in `hot` and a
-//! quarter in `cold`, both called from `work`; `batched` runs `work` after
+//! `nested` spends about three quarters of its time in `three_k` and a
+//! quarter in `one_k`, both called from `work`; `batched` runs `work` after
 //! a setup (`setup_spin`) that must never be sampled.
 
 use std::hint::black_box;
@@ -15,18 +15,18 @@ fn mix(x: u64, rounds: u64) -> u64 {
 }
 
 #[inline(never)]
-fn hot(x: u64) -> u64 {
+fn three_k(x: u64) -> u64 {
     mix(x, 3_000)
 }
 
 #[inline(never)]
-fn cold(x: u64) -> u64 {
+fn one_k(x: u64) -> u64 {
     mix(x, 1_000)
 }
 
 #[inline(never)]
 fn work(x: u64) -> u64 {
-    hot(x) ^ cold(x)
+    three_k(x) ^ one_k(x)
 }
 
 #[inline(never)]

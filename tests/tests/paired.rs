@@ -149,7 +149,8 @@ fn a_build_doing_more_is_caught_exactly_and_fails_the_gate() {
             "panics_in_a",
             "aborts_in_a",
             "cases/1",
-            "cases/2"
+            "cases/2",
+            "split"
         ]
     );
 
@@ -504,34 +505,37 @@ fn both_builds_profile_their_own_routine_and_the_line_says_what_moved() {
         "json",
         "--profile=cpu-clock",
         "--exact",
-        "grows",
+        "split",
     ];
     let run = paired_run(a, &home, &[&args[..], &COUNTS_ONLY].concat(), &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines = run.json();
-    let grows = line(&lines, "grows");
-    let notes = run.stderr_lines(|l| l.starts_with("perfbench: note: no profile of `grows`"));
-    if grows.get("profile").is_none() {
+    let split = line(&lines, "split");
+    let notes = run.stderr_lines(|l| l.starts_with("perfbench: note: no profile of `split`"));
+    if split.get("profile").is_none() {
         // Sampling refused in the serving builds: said once, for each build
         // that could not, and the run is as without --profile.
         assert_ne!(common::under(), common::Under::AsIs, "{}", run.stderr);
         assert!(!notes.is_empty() && notes.len() <= 2, "{}", run.stderr);
-        assert!(grows.get("profile_change").is_none(), "{grows}");
+        assert!(split.get("profile_change").is_none(), "{split}");
         return;
     }
     assert!(notes.is_empty(), "{}", run.stderr);
-    let p = &grows["profile"];
+    let p = &split["profile"];
     assert_eq!(p.str_at("event"), "cpu-clock");
     assert!(p.u64_at("samples") >= 50, "{p}");
-    // Each build sampled its own routine, from the benchmark down; two
-    // samplings never give every function the same events per iteration.
+    // Each build sampled its own routine, from the benchmark down; `one_k`,
+    // four times dearer in this build, moved most.
     let root = p
         .array_at("functions")
         .iter()
-        .find(|f| f.str_at("name") == "grows");
+        .find(|f| f.str_at("name") == "split");
     assert_eq!(root.map(|f| f.f64_at("total")), Some(1.0), "{p}");
-    let moved = grows.array_at("profile_change");
-    assert!(!moved.is_empty() && moved.len() <= 10, "{grows}");
+    let moved = split.array_at("profile_change");
+    assert!(!moved.is_empty() && moved.len() <= 10, "{split}");
+    assert_eq!(moved[0].str_at("name"), "paired::one_k", "{split}");
+    let (before, after) = (moved[0].f64_at("before"), moved[0].f64_at("after"));
+    assert!(before < 0.4 && after > 0.45, "{before} → {after}");
     for m in moved {
         assert!(
             m.f64_at("before_per_iteration") >= 0.0 && m.f64_at("after") <= 1.0,

@@ -5,7 +5,10 @@
 
 use std::hint::black_box;
 
-use perfbench::{perfbench, BatchSize, Bencher};
+use perfbench::{perfbench, BatchSize, Bencher, CountingAllocator};
+
+#[global_allocator]
+static ALLOC: CountingAllocator = CountingAllocator::system();
 
 /// `rounds` rounds of a xorshift-multiply: each waits for the last.
 fn mix(x: u64, rounds: u64) -> u64 {
@@ -19,8 +22,21 @@ fn three_k(x: u64) -> u64 {
     mix(x, 3_000)
 }
 
+/// Whether `PROFILED_ONE_K_DEARER` is set (read once): then `one_k` runs
+/// 4,000 rounds and allocates once, so that a run regresses, in its time
+/// and, exactly, in its allocations.
+fn dearer() -> bool {
+    static DEARER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *DEARER.get_or_init(|| std::env::var_os("PROFILED_ONE_K_DEARER").is_some())
+}
+
+/// 1,000 rounds, or as [`dearer`] says.
 #[inline(never)]
 fn one_k(x: u64) -> u64 {
+    if dearer() {
+        black_box(Vec::<u8>::with_capacity(64));
+        return mix(x, 4_000);
+    }
     mix(x, 1_000)
 }
 

@@ -22,6 +22,11 @@ fn profiled(name: &str, args: &[&str]) -> (Run, PathBuf) {
 
 /// As [`profiled`], storing under `home`.
 fn profiled_in(home: &Path, args: &[&str]) -> (Run, PathBuf) {
+    profiled_with(home, args, &[])
+}
+
+/// As [`profiled_in`], with `env` set.
+fn profiled_with(home: &Path, args: &[&str], env: &[(&str, &str)]) -> (Run, PathBuf) {
     let home = home.to_path_buf();
     let args: Vec<&str> = QUICK
         .iter()
@@ -30,7 +35,11 @@ fn profiled_in(home: &Path, args: &[&str]) -> (Run, PathBuf) {
         .chain(args.iter().copied())
         .collect();
     let home_text = home.display().to_string();
-    let run = bench_target_with_env("profiled", &args, &[("PERFBENCH_HOME", &home_text)]);
+    let env: Vec<(&str, &str)> = [("PERFBENCH_HOME", home_text.as_str())]
+        .into_iter()
+        .chain(env.iter().copied())
+        .collect();
+    let run = bench_target_with_env("profiled", &args, &env);
     (run, home)
 }
 
@@ -136,4 +145,35 @@ fn a_profile_names_the_routine_s_functions_from_the_benchmark_down() {
 fn page(home: &Path, id: &str) -> String {
     let path = home.join("report/bench").join(format!("{id}.html"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn regressed_profiles_only_what_the_gate_judged_regressed_and_says_where() {
+    let home = fresh_dir("profile", "regressed");
+    let nested = |run: &Run| line(&run.json(), "nested").clone();
+    // Nothing to judge against: nothing regressed, nothing profiled.
+    let (first, _) = profiled_in(&home, &["--exact", "nested", "--profile=regressed"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(nested(&first).get("profile").is_none(), "{}", first.stdout);
+    // A profile of the routine as it was, then `one_k` four times dearer:
+    // regressed, profiled, and `one_k` moved most.
+    let (plain, _) = profiled_in(&home, &["--exact", "nested", "--profile=cpu-clock"]);
+    assert_eq!(plain.code, 0, "{}", plain.stderr);
+    if nested(&plain).get("profile").is_none() {
+        assert_ne!(under(), Under::AsIs, "no profile as root: {}", plain.stderr);
+        return;
+    }
+    let dearer = [("PROFILED_ONE_K_DEARER", "1")];
+    let args = ["--exact", "nested", "--profile=regressed"];
+    let (regressed, _) = profiled_with(&home, &args, &dearer);
+    assert_eq!(regressed.code, 0, "{}", regressed.stderr);
+    let line = nested(&regressed);
+    // An allocation an iteration where there was none: exactly regressed.
+    let allocs = &line["metrics"]["allocs"]["change"];
+    assert_eq!(allocs.str_at("verdict"), "regressed", "{line}");
+    let moved = line.array_at("profile_change");
+    assert_eq!(moved[0].str_at("name"), "profiled::one_k", "{line}");
+    // The same code again: not regressed, not profiled.
+    let (same, _) = profiled_with(&home, &args, &dearer);
+    assert!(nested(&same).get("profile").is_none(), "{}", same.stdout);
 }

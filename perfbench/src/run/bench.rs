@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::analysis::comparison::{self, carry_earlier, Comparison};
+use crate::analysis::comparison::{self, carry_earlier, Comparison, Target, Verdict};
 use crate::analysis::notes::count;
 use crate::analysis::standings::Membership;
 use crate::analysis::{Analysed, Recording};
@@ -32,6 +32,50 @@ pub struct Step {
     pub store_errors: Vec<String>,
     /// Why the stored run it was compared with may not be comparable.
     pub mismatch: Option<String>,
+}
+
+impl Step {
+    /// Whether a metric of it was judged a regression.
+    pub fn regressed(&self) -> bool {
+        let changes = self
+            .analysed
+            .comparison
+            .as_ref()
+            .and_then(|c| c.changes.as_ref());
+        changes.is_some_and(|c| c.iter().any(|c| c.verdict == Verdict::Regressed))
+    }
+}
+
+/// Stores the profile `step` took after its conclusion
+/// (`--profile=regressed`), with the stored profile of the run it was
+/// compared with, where it has one and the comparison did not bring it.
+pub fn keep_profile(prep: &Preparation, step: &mut Step) {
+    let a = &mut step.analysed;
+    let Some(profile) = &a.recording.profile else {
+        return;
+    };
+    let id = &a.recording.id;
+    let from_store = !matches!(
+        a.comparison.as_ref().map(|c| &c.against),
+        Some(Target::Paired(_))
+    );
+    let mut errors = Vec::new();
+    if let Some(base) = a
+        .compared_with
+        .as_mut()
+        .filter(|b| from_store && b.profile.is_none())
+    {
+        match prep.store.load_profile(id, &Slot::from(&prep.target)) {
+            Ok(stored) => base.profile = stored,
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    if errors.is_empty() {
+        if let Err(e) = prep.store.save_profile(id, profile) {
+            errors.push(e.to_string());
+        }
+    }
+    step.store_errors.extend(errors);
 }
 
 /// A benchmark being measured round by round.

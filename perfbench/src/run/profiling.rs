@@ -38,6 +38,8 @@ pub struct Profiler {
     resolver: Option<StackResolver>,
     /// Sampling was refused: no more passes.
     off: bool,
+    /// Only benchmarks judged regressed are profiled, once they are.
+    pub regressed_only: bool,
     /// The reasons for no profile a serving build sent, each said once.
     said: BTreeSet<String>,
 }
@@ -47,9 +49,12 @@ impl Profiler {
     pub fn new(asked: &ProfileEvent) -> Profiler {
         let events = match asked {
             ProfileEvent::Given(asked) => asked.events.clone(),
-            ProfileEvent::Default => parse_list("cycles,cpu-clock").expect("known events"),
+            ProfileEvent::Default | ProfileEvent::Regressed => {
+                parse_list("cycles,cpu-clock").expect("known events")
+            }
         };
         Profiler {
+            regressed_only: *asked == ProfileEvent::Regressed,
             events,
             resolver: None,
             off: false,

@@ -84,18 +84,20 @@ fn conclude(
     let setup = prep.setup_mut(bench.job.setup);
     calibration::calibrate_method(options, setup, recording.method)?;
     let mut base = source.compared_with(bench, &recording);
-    if let Some(profiler) = profiler {
+    let mut profiler = profiler;
+    if let Some(profiler) = profiler.as_deref_mut().filter(|p| !p.regressed_only) {
         let partner = base.as_mut().and_then(|b| b.as_mut().ok());
         source.profile(profiler, bench, &mut recording, partner);
     }
     let measured = (recording, so_far.took);
-    Ok(bench::conclude(
-        options,
-        bench.job.setup,
-        prep,
-        measured,
-        base,
-    ))
+    let mut step = bench::conclude(options, bench.job.setup, prep, measured, base);
+    if let Some(profiler) = profiler.filter(|p| p.regressed_only && step.regressed()) {
+        let a = &mut step.analysed;
+        let partner = a.compared_with.as_mut();
+        source.profile(profiler, bench, &mut a.recording, partner);
+        bench::keep_profile(prep, &mut step);
+    }
+    Ok(step)
 }
 
 /// The `[round r/R] [i/n] id ...` line on a terminal, cleared when dropped.

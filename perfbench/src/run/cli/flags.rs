@@ -293,7 +293,8 @@ pub(super) const FLAGS: &[Flag] = &[
         }),
         Some(
             "after measuring each benchmark, sample its routine for about 0.5 s and store \
-             where EVENT happens: a flame graph, folded stacks, top functions",
+             where EVENT happens: a flame graph, folded stacks, top functions; \
+             --profile=regressed: only the benchmarks judged regressed",
         ),
     )
     .showing(Shown::DefaultWords("cycles, or cpu-clock without a PMU")),

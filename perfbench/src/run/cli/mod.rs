@@ -173,6 +173,9 @@ pub enum ProfileEvent {
     Default,
     /// The event given: one.
     Given(EventsAsked),
+    /// `--profile=regressed`: the default event, only for the benchmarks
+    /// judged regressed, after they are.
+    Regressed,
 }
 
 /// Everything the command line and environment asked for, settled.

@@ -124,8 +124,10 @@ pub(super) fn events(v: &str) -> Result<EventsAsked, UsageError> {
 
 /// The one event `--profile=EVENT` samples.
 pub(super) fn profile_event(v: &str, what: &str) -> Result<ProfileEvent, UsageError> {
-    if v.is_empty() {
-        return Ok(ProfileEvent::Default);
+    match v {
+        "" => return Ok(ProfileEvent::Default),
+        "regressed" => return Ok(ProfileEvent::Regressed),
+        _ => {}
     }
     let events = parse_list(v).map_err(UsageError::ProfileEvent)?;
     match events.len() {

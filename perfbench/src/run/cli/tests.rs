@@ -764,6 +764,7 @@ fn profile_samples_the_default_event_or_the_one_given() {
     let given = |o: RunOptions| match o.profile {
         Some(ProfileEvent::Given(asked)) => Some(asked.spec),
         Some(ProfileEvent::Default) => Some(String::new()),
+        Some(ProfileEvent::Regressed) => Some("regressed".to_string()),
         None => None,
     };
     assert_eq!(given(parse_with(&[], &[]).unwrap()), None);
@@ -771,6 +772,8 @@ fn profile_samples_the_default_event_or_the_one_given() {
         given(parse_with(&["--profile"], &[]).unwrap()),
         Some(String::new())
     );
+    let o = parse_with(&["--profile=regressed"], &[]).unwrap();
+    assert_eq!(o.profile, Some(ProfileEvent::Regressed));
     let o = parse_with(&["--profile=cache-misses"], &[]).unwrap();
     assert_eq!(given(o), Some("cache-misses".to_string()));
     // The value is optional: a following word is a filter, not an event.

@@ -60,4 +60,24 @@ fn batched(b: &mut Bencher) {
     b.iter_batched(|| setup_spin(black_box(3)), work, BatchSize::SmallInput);
 }
 
+/// Lines of a text, worked through a reference: the function's name is
+/// `<&profiled::Lines as profiled::Work>::work`, generic and with `&`.
+struct Lines(u64);
+
+trait Work {
+    fn work(self) -> u64;
+}
+
+impl Work for &Lines {
+    #[inline(never)]
+    fn work(self) -> u64 {
+        mix(self.0, 2_000)
+    }
+}
+
+#[perfbench]
+fn generic() -> u64 {
+    (&Lines(black_box(5))).work()
+}
+
 perfbench::main!();

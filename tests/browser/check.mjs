@@ -180,6 +180,32 @@ async function idWrapping(page, width) {
   }));
 }
 
+// On a page with a flame graph (`#profile`): the frame named `name` (its
+// <title>'s first line), hovered, then clicked: the hover line it wrote,
+// its width before and after the zoom, and how many frames the zoom hid;
+// then the reset's widths. `null` where the page has no flame graph.
+async function flameOf(page, name) {
+  const has = await page.$("#profile svg.flame-graph");
+  if (!has) return null;
+  const frame = await page.evaluateHandle((name) => [...document.querySelectorAll("#profile svg.f")]
+    .find((f) => f.querySelector("title").textContent.split("\n")[0] === name) || null, name);
+  const found = await frame.evaluate((f) => !!f);
+  const names = await page.evaluate(() => [...document.querySelectorAll("#profile svg.f title")]
+    .map((t) => t.textContent.split("\n")[0]));
+  if (!found) return { names, found: false };
+  const width = () => frame.evaluate((f) => f.getBoundingClientRect().width);
+  const graphWidth = await page.evaluate(() => document.querySelector("#profile svg.flame-graph").getBoundingClientRect().width);
+  const before = await width();
+  await frame.evaluate((f) => f.querySelector("rect, text").dispatchEvent(new MouseEvent("mouseover", { bubbles: true })));
+  const hover = await page.evaluate(() => document.querySelector("#profile .flame-hover").textContent);
+  await frame.evaluate((f) => f.querySelector("rect, text").dispatchEvent(new MouseEvent("click", { bubbles: true })));
+  const zoomed = await width();
+  const hidden = await page.evaluate(() => [...document.querySelectorAll("#profile svg.f")].filter((f) => f.style.display === "none").length);
+  await page.click("#profile .flame-reset");
+  const reset = await width();
+  return { names, found: true, hover, graph_width: graphWidth, before, zoomed, hidden, reset };
+}
+
 let failed = false;
 for (const file of files) {
   const page = await browser.newPage();
@@ -217,6 +243,8 @@ for (const file of files) {
     const rowsAfter = await page.evaluate(() => document.querySelectorAll("tbody tr").length);
     if (rowsAfter !== report.rows) problems.push(`sorting changed the row count ${report.rows} -> ${rowsAfter}`);
   }
+  // A flame graph's frame (named by FLAME_FRAME) hovered, zoomed, reset.
+  const flame = await flameOf(page, process.env.FLAME_FRAME || "");
   for (const b of report.broken) problems.push(`broken image: ${b}`);
   for (const t of report.missing_text) problems.push(`text not shown: ${t}`);
   if (report.scripts_with_alert > 0) problems.push("a user-supplied script became a <script> element");
@@ -227,7 +255,7 @@ for (const file of files) {
     layout.summary.ids_by_id = await sortById(page);
     layout.id_wrapping = await idWrapping(page, 360);
   }
-  console.log(JSON.stringify({ file, ok, problems, ...report, ...layout }));
+  console.log(JSON.stringify({ file, ok, problems, flame, ...report, ...layout }));
   await page.close();
 }
 await browser.close();

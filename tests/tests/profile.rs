@@ -10,6 +10,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use common::browser::check_in_browser_with;
 use common::json::Fields;
 use common::{bench_target_with_env, fresh_dir, under, Run, Under, QUICK};
 use serde_json::Value;
@@ -176,4 +177,48 @@ fn regressed_profiles_only_what_the_gate_judged_regressed_and_says_where() {
     // The same code again: not regressed, not profiled.
     let (same, _) = profiled_with(&home, &args, &dearer);
     assert!(nested(&same).get("profile").is_none(), "{}", same.stdout);
+}
+
+/// The name of `generic`'s function: `<`, `&` and `>`.
+const GENERIC: &str = "<&profiled::Lines as profiled::Work>::work";
+
+#[test]
+fn the_flame_graph_hovers_zooms_and_shows_a_generic_name_as_text() {
+    let args = ["--exact", "generic", "nested", "--profile=cpu-clock"];
+    let (run, home) = profiled("browser", &args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    if line(&run.json(), "generic").get("profile").is_none() {
+        assert_ne!(under(), Under::AsIs, "no profile as root: {}", run.stderr);
+        return;
+    }
+    let page_of = |id: &str| home.join(format!("report/bench/{id}.html"));
+    let html = std::fs::read_to_string(page_of("generic")).unwrap();
+    assert!(!html.contains(GENERIC), "unescaped: {html}");
+    assert!(html.contains("&lt;&amp;profiled::Lines as profiled::Work&gt;::work"));
+    // The generic name, hovered, shows as text.
+    let env = [("FLAME_FRAME", GENERIC)];
+    let Some(results) = check_in_browser_with(&[page_of("generic")], &[], &env) else {
+        return;
+    };
+    let flame = &results[0]["flame"];
+    assert_eq!(flame["found"], true, "{flame}");
+    let hover = flame.str_at("hover");
+    assert!(hover.starts_with(&format!("{GENERIC} — ")), "{hover}");
+    assert!(hover.contains(" events ("), "{hover}");
+    // `one_k`, a quarter of `nested`, clicked: it takes the graph's whole
+    // width; reset: its own again.
+    let env = [("FLAME_FRAME", "profiled::one_k")];
+    let results = check_in_browser_with(&[page_of("nested")], &[], &env).expect("checked above");
+    let flame = &results[0]["flame"];
+    assert_eq!(flame["found"], true, "{flame}");
+    let whole = flame.f64_at("graph_width");
+    let (before, zoomed, reset) = (
+        flame.f64_at("before"),
+        flame.f64_at("zoomed"),
+        flame.f64_at("reset"),
+    );
+    assert!(before > 0.1 * whole && before < 0.4 * whole, "{flame}");
+    assert!((zoomed - whole).abs() <= 1.0, "{flame}");
+    assert!((reset - before).abs() <= 0.5, "{flame}");
+    assert!(flame.u64_at("hidden") >= 1, "{flame}");
 }

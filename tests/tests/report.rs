@@ -5,10 +5,10 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use common::browser::check_in_browser;
 use common::json::Fields;
-use common::{bench_target_with_env, bench_with_env, counted, workspace, Run, QUICK};
+use common::{bench_target_with_env, bench_with_env, counted, Run, QUICK};
 use serde_json::Value;
 
 const HOSTILE: &str = "<script>alert(1)</script>";
@@ -49,39 +49,6 @@ fn html_files(dir: &Path) -> Vec<PathBuf> {
     }
     out.sort();
     out
-}
-
-/// Runs the browser checker on `pages`; `None` where the browser is not
-/// installed (outside CI).
-fn check_in_browser(pages: &[PathBuf], expect: &[&str]) -> Option<Vec<Value>> {
-    let browser = workspace().join("tests/browser");
-    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    if !Path::new(&chromium).exists() || !browser.join("node_modules/playwright-core").exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must install chromium and tests/browser's node modules (see .ci/run)"
-        );
-        eprintln!("skipped the browser check: no {chromium} or no tests/browser/node_modules (npm ci there)");
-        return None;
-    }
-    let mut cmd = Command::new("node");
-    cmd.arg(browser.join("check.mjs"));
-    for text in expect {
-        cmd.args(["--expect-text", text]);
-    }
-    let out = cmd.args(pages).output().expect("node runs");
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        out.status.success(),
-        "browser check failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(
-        stdout
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect(),
-    )
 }
 
 #[test]

@@ -12,6 +12,7 @@ use std::sync::{Mutex, OnceLock};
 use serde_json::Value;
 
 pub mod bench_run;
+pub mod browser;
 pub mod json;
 
 /// Runs are serialised: they share a target directory, and measurements are

@@ -365,6 +365,69 @@ fn profile_samples_hardware_events(bench: &str) -> Result<String, String> {
     ))
 }
 
+/// Why samples of `instructions:u` are not placed in the routine here:
+/// the frames (outermost first) and registers of the first few a pass over
+/// a spin loop of this binary could not place, and how many of how many.
+/// Reported, never failed: the facts for the next step.
+fn unplaced_samples() -> Result<String, String> {
+    use perfbench::kernel::sampling::{SampleRate, ThreadSample};
+    use perfbench::profile::StackResolver;
+    let event = parse_list("instructions:u").map_err(|e| e.to_string())?.remove(0);
+    let spec = perfbench::measure::pass_spec(&event, SampleRate::Period(100_000));
+    let mut resolver = StackResolver::new().map_err(|e| e.to_string())?;
+    let (mut all, mut unplaced, mut shown) = (0, 0, Vec::new());
+    let mut take = |s: &ThreadSample| {
+        all += 1;
+        if resolver.stack(s, "root").is_some() {
+            return;
+        }
+        unplaced += 1;
+        if shown.len() < 4 {
+            let frames: Vec<String> = resolver.frames(s).into_iter().map(|f| f.function).collect();
+            let regs: Vec<String> = s.regs.iter().map(|r| format!("{r:#x}")).collect();
+            shown.push(format!(
+                "ip {:#x} regs [{}] stack {} bytes: {}",
+                s.ip,
+                regs.join(" "),
+                s.stack.len(),
+                frames.join(";")
+            ));
+        }
+    };
+    let time = std::time::Duration::from_millis(200);
+    let bench = |b: &mut perfbench::Bencher<'_>| b.iter(|| spin_here(std::hint::black_box(1000)));
+    perfbench::measure::sample_routine_as(&event, &spec, time, &mut take, &bench)
+        .map_err(|e| e.to_string())?;
+    Ok(format!("{unplaced} of {all} unplaced; {}", shown.join(" | ")))
+}
+
+/// The exact bench's loop, here: `trips` rounds of two instructions.
+#[cfg(target_arch = "aarch64")]
+#[inline(never)]
+fn spin_here(trips: u64) {
+    // SAFETY: the loop only counts a register down to zero; it reads and
+    // writes no memory and leaves the stack alone.
+    unsafe {
+        std::arch::asm!(
+            "1:",
+            "subs {n}, {n}, #1",
+            "b.ne 1b",
+            n = inout(reg) trips => _,
+            options(nomem, nostack),
+        );
+    }
+}
+
+/// Elsewhere the same shape in plain Rust.
+#[cfg(not(target_arch = "aarch64"))]
+#[inline(never)]
+fn spin_here(trips: u64) {
+    let mut n = trips;
+    while std::hint::black_box(n) > 1 {
+        n -= 1;
+    }
+}
+
 /// `spin_batched/*`: one exact instruction count per iteration, the same for
 /// every batch size (one batch per iteration adds at most 5), and the
 /// setup's 10,000 instructions outside it.
@@ -891,6 +954,11 @@ fn main() {
     check(
         "profile_samples_hardware_events",
         profile_samples_hardware_events(&bench),
+    );
+    // Facts, not a claim: reported as a check that passes with its details.
+    check(
+        "profile_unplaced_samples_report",
+        Ok(unplaced_samples().unwrap_or_else(|e| format!("could not sample: {e}"))),
     );
     let mut failed = 0;
     for c in &checks {

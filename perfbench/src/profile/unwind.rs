@@ -72,21 +72,24 @@ impl SelfUnwinder {
     }
 
     /// The frames of `sample`, innermost first, as addresses to look up:
-    /// the sampled instruction pointer as it is, then each return address
+    /// the user instruction pointer as it is (the one of the sampled user
+    /// registers: the sample's own `ip` is the kernel's where the overflow
+    /// interrupt came after user space entered the kernel, as the emulated
+    /// arm64 PMU's did for 192 of 236 samples), then each return address
     /// less one byte (inside the call instruction, so that a call that
     /// ends its function is not taken for the next function). Unwinding
     /// stops where the copied stack ends, where no rule is found, or at
     /// [`MAX_FRAMES`]; a sample without the registers of
     /// [`UNWIND_REGS`](crate::kernel::sampling::UNWIND_REGS) gives its instruction pointer alone.
     pub(super) fn unwind(&mut self, sample: &ThreadSample) -> Vec<u64> {
-        let Some((regs, sp)) = self.registers(&sample.regs) else {
+        let Some((regs, sp, pc)) = self.registers(&sample.regs) else {
             return vec![sample.ip];
         };
         let stack = &sample.stack;
         let mut read_stack = |address: u64| read_word(stack, sp, address);
         let mut iter = self
             .unwinder
-            .iter_frames(sample.ip, regs, &mut self.cache, &mut read_stack);
+            .iter_frames(pc, regs, &mut self.cache, &mut read_stack);
         let mut frames = Vec::new();
         while frames.len() < MAX_FRAMES {
             match iter.next() {
@@ -99,34 +102,36 @@ impl SelfUnwinder {
         frames
     }
 
-    /// framehop's registers and the stack pointer, from a sample's
-    /// `sample_regs_user` of [`UNWIND_REGS`](crate::kernel::sampling::UNWIND_REGS) (lowest bit first: BP, SP,
-    /// IP).
+    /// framehop's registers, the stack pointer and the instruction
+    /// pointer, from a sample's `sample_regs_user` of
+    /// [`UNWIND_REGS`](crate::kernel::sampling::UNWIND_REGS) (lowest bit
+    /// first: BP, SP, IP).
     #[cfg(target_arch = "x86_64")]
-    fn registers(&self, regs: &[u64]) -> Option<(Regs, u64)> {
+    fn registers(&self, regs: &[u64]) -> Option<(Regs, u64, u64)> {
         let &[bp, sp, ip] = regs else { return None };
         debug_assert_eq!(crate::kernel::sampling::UNWIND_REGS.count_ones(), 3);
-        Some((Regs::new(ip, sp, bp), sp))
+        Some((Regs::new(ip, sp, bp), sp, ip))
     }
 
-    /// framehop's registers and the stack pointer, from a sample's
-    /// `sample_regs_user` of [`UNWIND_REGS`](crate::kernel::sampling::UNWIND_REGS) (lowest bit first: X29, LR,
-    /// SP, PC). A pointer-authenticated link register is stripped to the
-    /// bits the highest known code address uses.
+    /// framehop's registers, the stack pointer and the program counter,
+    /// from a sample's `sample_regs_user` of
+    /// [`UNWIND_REGS`](crate::kernel::sampling::UNWIND_REGS) (lowest bit
+    /// first: X29, LR, SP, PC). A pointer-authenticated link register is
+    /// stripped to the bits the highest known code address uses.
     #[cfg(target_arch = "aarch64")]
-    fn registers(&self, regs: &[u64]) -> Option<(Regs, u64)> {
+    fn registers(&self, regs: &[u64]) -> Option<(Regs, u64, u64)> {
         use framehop::aarch64::PtrAuthMask;
-        let &[fp, lr, sp, _pc] = regs else {
+        let &[fp, lr, sp, pc] = regs else {
             return None;
         };
         debug_assert_eq!(crate::kernel::sampling::UNWIND_REGS.count_ones(), 4);
         let mask = PtrAuthMask::from_max_known_address(self.unwinder.max_known_code_address());
-        Some((Regs::new_with_ptr_auth_mask(mask, lr, sp, fp), sp))
+        Some((Regs::new_with_ptr_auth_mask(mask, lr, sp, fp), sp, pc))
     }
 
     /// No registers to unwind from on other architectures.
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    fn registers(&self, _regs: &[u64]) -> Option<(Regs, u64)> {
+    fn registers(&self, _regs: &[u64]) -> Option<(Regs, u64, u64)> {
         None
     }
 }

@@ -32,6 +32,26 @@ fn spin(trips: u64) {
     }
 }
 
+/// 3,000 instructions (1,500 rounds of the loop), for the profile's split.
+#[inline(never)]
+fn three_k() {
+    spin(black_box(1500));
+}
+
+/// 1,000 instructions (500 rounds of the loop).
+#[inline(never)]
+fn one_k() {
+    spin(black_box(500));
+}
+
+/// Three quarters of its instructions in `three_k`, a quarter in `one_k`:
+/// what `--profile=instructions:u` must find.
+#[perfbench]
+fn split() {
+    three_k();
+    one_k();
+}
+
 /// The loop with 1000 and 2000 rounds: their counts differ by exactly 2000
 /// instructions.
 #[perfbench(args = [1000, 2000])]

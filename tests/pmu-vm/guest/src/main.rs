@@ -365,6 +365,34 @@ fn profile_samples_hardware_events(bench: &str) -> Result<String, String> {
     ))
 }
 
+/// `split` spends 3,000 of its instructions in `three_k` and 1,000 in
+/// `one_k`: sampled on `instructions:u`, their self shares must be 75 %
+/// and 25 %, within 5 points (a pass takes a few hundred samples here: one
+/// standard deviation is about 2 points); the figures are reported.
+fn profile_split(bench: &str) -> Result<String, String> {
+    let select = ["split", "--exact", "--profile=instructions:u"];
+    let (lines, stderr) = run(&mut bench_command(bench, &select, "instructions", &[]))?;
+    let p = line(&lines, "split")?["profile"].clone();
+    let share = |name: &str| {
+        let functions = p["functions"].as_array().cloned().unwrap_or_default();
+        let f = functions.into_iter().find(|f| f["name"] == name);
+        f.and_then(|f| f["self"].as_f64()).unwrap_or(0.0)
+    };
+    let (three, one) = (share("exact::three_k"), share("exact::one_k"));
+    let unplaced = share("[not placed in the routine]");
+    let details = format!(
+        "three_k {:.1} %, one_k {:.1} % of {} samples, {:.1} % not placed",
+        100.0 * three,
+        100.0 * one,
+        p["samples"],
+        100.0 * unplaced
+    );
+    if (three - 0.75).abs() > 0.05 || (one - 0.25).abs() > 0.05 {
+        return Err(format!("{details}: {p} {stderr}"));
+    }
+    Ok(details)
+}
+
 /// Why samples of `instructions:u` are not placed in the routine here:
 /// the frames (outermost first) and registers of the first few a pass over
 /// a spin loop of this binary could not place, and how many of how many.
@@ -372,7 +400,9 @@ fn profile_samples_hardware_events(bench: &str) -> Result<String, String> {
 fn unplaced_samples() -> Result<String, String> {
     use perfbench::kernel::sampling::{SampleRate, ThreadSample};
     use perfbench::profile::StackResolver;
-    let event = parse_list("instructions:u").map_err(|e| e.to_string())?.remove(0);
+    let event = parse_list("instructions:u")
+        .map_err(|e| e.to_string())?
+        .remove(0);
     let spec = perfbench::measure::pass_spec(&event, SampleRate::Period(100_000));
     let mut resolver = StackResolver::new().map_err(|e| e.to_string())?;
     let (mut all, mut unplaced, mut shown) = (0, 0, Vec::new());
@@ -396,9 +426,16 @@ fn unplaced_samples() -> Result<String, String> {
     };
     let time = std::time::Duration::from_millis(200);
     let bench = |b: &mut perfbench::Bencher<'_>| b.iter(|| spin_here(std::hint::black_box(1000)));
+    let rate = || std::fs::read_to_string("/proc/sys/kernel/perf_event_max_sample_rate");
+    let rate_before = rate().unwrap_or_default();
     perfbench::measure::sample_routine_as(&event, &spec, time, &mut take, &bench)
         .map_err(|e| e.to_string())?;
-    Ok(format!("{unplaced} of {all} unplaced; {}", shown.join(" | ")))
+    Ok(format!(
+        "{unplaced} of {all} unplaced; perf_event_max_sample_rate {} then {}; {}",
+        rate_before.trim(),
+        rate().unwrap_or_default().trim(),
+        shown.join(" | ")
+    ))
 }
 
 /// The exact bench's loop, here: `trips` rounds of two instructions.
@@ -955,6 +992,7 @@ fn main() {
         "profile_samples_hardware_events",
         profile_samples_hardware_events(&bench),
     );
+    check("profile_split", profile_split(&bench));
     // Facts, not a claim: reported as a check that passes with its details.
     check(
         "profile_unplaced_samples_report",

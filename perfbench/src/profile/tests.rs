@@ -139,6 +139,22 @@ fn samples_outside_the_routine_are_not_placed() {
         "ioctl",
     ]);
     assert_eq!(routine_stack(&edge, "r"), None);
+    // The group's window closing, where a late overflow interrupt lands.
+    for toggle in [
+        "perfbench::kernel::sys::disable",
+        "perfbench::counter::group::CounterGroup::enable",
+        "<perfbench::counter::group::CounterGroup>::disable",
+    ] {
+        let edge = iter_frames(&[toggle, "__ioctl"]);
+        assert_eq!(routine_stack(&edge, "r"), None, "{toggle}");
+    }
+    // perfbench's other code a routine may call is the routine's.
+    let fixture = iter_frames(&["perfbench::fixtures::touch_fresh_pages", "memset"]);
+    let placed = routine_stack(&fixture, "r").unwrap();
+    assert_eq!(
+        placed[1..],
+        ["perfbench::fixtures::touch_fresh_pages", "memset"]
+    );
 }
 
 #[test]

@@ -15,9 +15,9 @@ use libfuzzer_sys::fuzz_target;
 use perfbench::output::html::{differential_flame_graph, flame_graph};
 use perfbench::profile::Profile;
 use perfbench::store::json::{
-    decode_profile_facts, encode_profile_facts, folded_hash, ProfileFacts,
+    decode_profile_facts, encode_profile_facts, ProfileFacts,
 };
-use perfbench::store::{decode_folded, encode_folded, Slot, Store};
+use perfbench::store::{decode_folded, encode_folded, folded_hash, Slot, Store};
 
 /// A store of this process's own, emptied for each input.
 fn root() -> &'static Path {

@@ -39,6 +39,7 @@ pub use baseline::BaselineSave;
 pub use folded_stacks::{decode_folded, encode_folded, FoldedError};
 pub use json::RESULT_SCHEMA;
 pub use lock::{LockFailure, LockFile, StoreLock, LOCK_FILE};
+pub use profile_files::folded_hash;
 
 use folder::Folder;
 

@@ -15,9 +15,15 @@ use std::path::{Path, PathBuf};
 
 use super::folded_stacks::{decode_folded, encode_folded};
 use super::folder::Folder;
-use super::json::{decode_profile_facts, encode_profile_facts, folded_hash, ProfileFacts};
+use super::json::{decode_profile_facts, encode_profile_facts, ProfileFacts};
 use super::{error, folder_name, Slot, Store, StoreError};
+use crate::measure::environment::stable_hash;
 use crate::profile::Profile;
+
+/// The hash of a folded file's text that its facts carry: 16 hex digits.
+pub fn folded_hash(folded: &str) -> String {
+    format!("{:016x}", stable_hash(folded.as_bytes()))
+}
 
 /// The files of a profile in a benchmark's folder: folded stacks, facts.
 fn names(slot: &Slot) -> Option<(&'static str, &'static str)> {

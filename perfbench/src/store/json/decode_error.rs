@@ -77,7 +77,9 @@ pub(crate) fn bad(what: &str) -> DecodeError {
     DecodeError::Malformed(what.to_string(), None)
 }
 
-/// The error for a stored file's field `what`, malformed as `why` says.
+/// The error for a stored file's field `what`, malformed as `why` says
+/// (where it says something).
 pub(crate) fn bad_because(what: &str, why: &str) -> DecodeError {
-    DecodeError::Malformed(what.to_string(), Some(why.to_string()))
+    let why = (!why.is_empty()).then(|| why.to_string());
+    DecodeError::Malformed(what.to_string(), why)
 }

@@ -23,9 +23,7 @@ mod summary_file;
 
 pub use decode_error::DecodeError;
 pub use history_line::{decode_history_run, encode_history_run};
-pub use profile_facts::{
-    decode_profile_facts, encode_profile_facts, folded_hash, ProfileFacts, PROFILE_SCHEMA,
-};
+pub use profile_facts::{decode_profile_facts, encode_profile_facts, ProfileFacts, PROFILE_SCHEMA};
 pub use result_file::{decode_recording, encode_recording, RESULT_SCHEMA};
 pub(crate) use stored_value::method_json;
 pub use stored_value::{MAX_COUNT, MAX_SAMPLES, MAX_STATISTIC, MAX_THREADS};

@@ -13,8 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::stored_value::{checks, is_label, record_in, text_that, whole, Checked, MAX_COUNT};
-use super::summary_file::document;
-use crate::measure::environment::stable_hash;
+use super::summary_file::{document, with_schema};
 
 /// The schema tag of a profile's facts.
 pub const PROFILE_SCHEMA: &str = "perfbench/profile/v1";
@@ -25,7 +24,7 @@ pub struct ProfileFacts {
     /// The sampling event as the user wrote it.
     #[serde(deserialize_with = "event")]
     pub event: String,
-    /// [`folded_hash`] of the folded file these facts describe.
+    /// The hash of the folded file they describe (`store::folded_hash`).
     #[serde(deserialize_with = "folded")]
     pub folded: String,
     /// Iterations of the routine run while sampling.
@@ -37,11 +36,6 @@ pub struct ProfileFacts {
     /// Samples taken (their stacks weigh the events they stand for).
     #[serde(deserialize_with = "samples")]
     pub samples: u64,
-}
-
-/// The hash of a folded file's text that its facts carry: 16 hex digits.
-pub fn folded_hash(folded: &str) -> String {
-    format!("{:016x}", stable_hash(folded.as_bytes()))
 }
 
 /// Why a count is refused.
@@ -62,9 +56,7 @@ checks! {
 
 /// The facts' text: keys in the order of their names, with the schema.
 pub fn encode_profile_facts(facts: &ProfileFacts) -> String {
-    let mut doc = serde_json::to_value(facts).expect("profile facts serialise");
-    doc["schema"] = PROFILE_SCHEMA.into();
-    doc.to_string()
+    with_schema(facts, PROFILE_SCHEMA)
 }
 
 /// The facts [`encode_profile_facts`] wrote, or what is wrong with them.
@@ -75,6 +67,7 @@ pub fn decode_profile_facts(text: &str) -> Checked<ProfileFacts> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::folded_hash;
 
     fn facts() -> ProfileFacts {
         ProfileFacts {

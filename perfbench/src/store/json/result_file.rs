@@ -158,13 +158,8 @@ pub fn decode_recording(json: &str) -> Checked<Recording> {
     if schema != RESULT_SCHEMA {
         // Cut short, then escaped (never inside an escape): the file's
         // text is to make one short line.
-        let schema: String = schema
-            .chars()
-            .take(64)
-            .collect::<String>()
-            .escape_debug()
-            .collect();
-        return Err(DecodeError::OtherSchema(schema));
+        let cut: String = schema.chars().take(64).collect();
+        return Err(DecodeError::OtherSchema(cut.escape_debug().to_string()));
     }
     recording_of(record_in(doc)?)
 }

@@ -124,14 +124,8 @@ pub(crate) fn text_that(
     what: &str,
     why: &str,
 ) -> Checked<String> {
-    let refused = || match why {
-        "" => bad(what),
-        why => bad_because(what, why),
-    };
-    v.as_str()
-        .filter(|t| is(t))
-        .map(str::to_string)
-        .ok_or_else(refused)
+    let text = v.as_str().filter(|t| is(t)).map(str::to_string);
+    text.ok_or_else(|| bad_because(what, why))
 }
 
 /// A short text a person reads (a branch, a time, a host id, a metric):
@@ -185,11 +179,9 @@ pub(crate) fn numbers(v: &Value, what: &str, max: u64) -> Checked<Vec<u64>> {
 /// statistics, its interval around its point.
 fn estimate_in(v: &Value, what: &str) -> Checked<Estimate> {
     let [point, low, high] = statistics(v, what)?;
+    let why = "an interval that does not hold its point";
     if !(low <= point && point <= high) {
-        return Err(bad_because(
-            what,
-            "an interval that does not hold its point",
-        ));
+        return Err(bad_because(what, why));
     }
     let ci = Interval { low, high };
     Ok(Estimate { point, ci })
@@ -203,13 +195,8 @@ fn samples_in(v: &Value, what: &str) -> Checked<usize> {
 
 /// A count of threads, from 1 to [`MAX_THREADS`], in the field `threads`.
 pub(crate) fn threads_in(v: &Value) -> Checked<usize> {
-    let n = whole(
-        v,
-        (1, MAX_THREADS),
-        "threads",
-        "not a whole number from 1 to 2^22",
-    );
-    n.map(|n| n as usize)
+    let why = "not a whole number from 1 to 2^22";
+    whole(v, (1, MAX_THREADS), "threads", why).map(|n| n as usize)
 }
 
 /// Sampled values in the field `what`: totals over iterations (from 0 to

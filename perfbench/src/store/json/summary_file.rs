@@ -169,8 +169,13 @@ fn change_of(c: ChangeFile) -> Checked<MetricChange> {
 /// A summary file's text: the [`BenchSummary`] with its schema, keys in
 /// the order of their names (the order of every stored type's fields).
 pub fn encode_summary(s: &BenchSummary) -> String {
-    let mut doc = serde_json::to_value(s).expect("summaries serialise");
-    doc["schema"] = SUMMARY_SCHEMA.into();
+    with_schema(s, SUMMARY_SCHEMA)
+}
+
+/// `record`'s text with its `schema`, keys in the order of their names.
+pub(super) fn with_schema<T: Serialize>(record: &T, schema: &str) -> String {
+    let mut doc = serde_json::to_value(record).expect("stored records serialise");
+    doc["schema"] = schema.into();
     doc.to_string()
 }
 

@@ -102,7 +102,7 @@ fn max_sample_rate() -> u64 {
 /// every so many of it (a fixed period, so that each sample stands for as
 /// many events, whatever the event): the period is set from the rate the
 /// event counts at in the routine's windows, measured first, for
-/// [`frequency`] samples a second. (A frequency the kernel keeps instead
+/// up to [`MAX_FREQUENCY`] samples a second. (A frequency the kernel keeps instead
 /// starts at a period of 1, and on the emulated arm64 PMU stayed there.)
 pub fn sample_routine(
     event: &Event,

@@ -46,7 +46,8 @@ fn is_window_edge(name: &str) -> bool {
 /// first). `None` for a sample that cannot be placed in the routine: no
 /// frame is measuring code (unwinding stopped short of the harness, or
 /// the sample was taken outside it), or one below the cut is code at a
-/// window's edge ([`WINDOW_EDGES`]).
+/// window's edge (the sampler, the counter group's toggles and their
+/// `ioctl`s).
 pub fn routine_stack<S: AsRef<str>>(frames: &[S], root: &str) -> Option<Vec<String>> {
     cut_below(frames, root, is_measuring_code)
 }

@@ -32,7 +32,7 @@ pub(super) fn stacks_of(stacks: &BTreeMap<Vec<String>, u64>) -> Stacks<'_> {
 
 /// A box of the graph: a frame, or siblings merged.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Frame {
+pub(super) struct DrawnFrame {
     /// The stacks it spans, `lo..hi` in the profile's order.
     pub lo: usize,
     /// One past the last.
@@ -47,7 +47,7 @@ pub(super) struct Frame {
     pub merged: Option<usize>,
 }
 
-impl Frame {
+impl DrawnFrame {
     /// The frame's path: the frames from the outermost to it.
     pub(super) fn path<'a>(&self, stacks: &Stacks<'a>) -> &'a [String] {
         &stacks[self.lo].0[..=self.depth]
@@ -63,7 +63,7 @@ const TOP: usize = usize::MAX;
 /// and last that is not drawn. One walk down the drawn frames per stack
 /// of `other`, so hostile stacks cost what their text does.
 pub(super) fn samples_in(
-    frames: &[Frame],
+    frames: &[DrawnFrame],
     stacks: &Stacks<'_>,
     other: &BTreeMap<Vec<String>, u64>,
 ) -> Vec<u128> {
@@ -124,7 +124,7 @@ struct Candidate {
 
 /// The boxes of `stacks`' flame graph, outermost first, each depth left
 /// to right; the samples in all.
-pub(super) fn layout(stacks: &Stacks<'_>) -> (Vec<Frame>, u128) {
+pub(super) fn layout(stacks: &Stacks<'_>) -> (Vec<DrawnFrame>, u128) {
     let before = prefix_sums(stacks);
     let total = *before.last().expect("one at least");
     let mut cands: Vec<Candidate> = Vec::new();
@@ -209,12 +209,12 @@ fn place(
     children: &[usize],
     depth: usize,
     before: &[u128],
-    frames: &mut Vec<Frame>,
+    frames: &mut Vec<DrawnFrame>,
 ) {
     let mut run: Option<(usize, usize, usize)> = None;
-    let close = |run: &mut Option<(usize, usize, usize)>, frames: &mut Vec<Frame>| {
+    let close = |run: &mut Option<(usize, usize, usize)>, frames: &mut Vec<DrawnFrame>| {
         if let Some((lo, hi, n)) = run.take() {
-            frames.push(Frame {
+            frames.push(DrawnFrame {
                 lo,
                 hi,
                 depth,
@@ -228,7 +228,7 @@ fn place(
         let c = &cands[i];
         if c.drawn {
             close(&mut run, frames);
-            frames.push(Frame {
+            frames.push(DrawnFrame {
                 lo: c.lo,
                 hi: c.hi,
                 depth,

@@ -21,7 +21,7 @@ use crate::analysis::notes::{count, four_digits};
 use crate::measure::environment::stable_hash;
 use crate::output::format::percent;
 use crate::profile::Profile;
-use layout::{layout, samples_in, stacks_of, Frame, Stacks};
+use layout::{layout, samples_in, stacks_of, DrawnFrame, Stacks};
 
 pub use layout::{MAX_DRAWN, MIN_SHARE_OF};
 
@@ -137,9 +137,9 @@ fn section_end(out: &mut String) {
 /// `describe` gives it: its name, its figures, its fill and a class.
 fn graph<'a>(
     out: &mut String,
-    frames: &[Frame],
+    frames: &[DrawnFrame],
     total: u128,
-    mut describe: impl FnMut(&Frame) -> (String, String, String, &'a str),
+    mut describe: impl FnMut(&DrawnFrame) -> (String, String, String, &'a str),
 ) {
     let depth = frames.iter().map(|f| f.depth + 1).max().unwrap_or(1);
     let _ = writeln!(
@@ -176,7 +176,7 @@ fn graph<'a>(
 }
 
 /// A frame's name, or what a merged box holds.
-fn name_of(f: &Frame, stacks: &Stacks<'_>) -> String {
+fn name_of(f: &DrawnFrame, stacks: &Stacks<'_>) -> String {
     match f.merged {
         None => f.path(stacks).last().expect("a frame").clone(),
         Some(n) => format!("{} merged", count(n, "narrow frame")),
@@ -216,7 +216,7 @@ fn lost(n: u64) -> String {
 
 /// A frame's warm colour, from its name (the same name, the same colour);
 /// grey for a merged box.
-fn colour(f: &Frame, stacks: &Stacks<'_>) -> String {
+fn colour(f: &DrawnFrame, stacks: &Stacks<'_>) -> String {
     if f.merged.is_some() {
         return "#cccccc".to_string();
     }

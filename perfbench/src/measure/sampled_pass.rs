@@ -26,6 +26,9 @@ const WINDOW: Duration = Duration::from_millis(1);
 /// the smallest ring a profiling pass maps (512 KiB).
 const SAMPLES_PER_WINDOW: u64 = 16;
 
+/// The event that leads the sampled windows' group.
+const WINDOW_LEADER: &str = "cpu-clock";
+
 /// Most samples a second the pass asks for.
 pub const MAX_FREQUENCY: u64 = 4_000;
 
@@ -111,33 +114,39 @@ pub fn sample_routine(
     take: &mut dyn FnMut(&ThreadSample),
     bench: &dyn Fn(&mut Bencher<'_>),
 ) -> Result<(Ran, u64), ProfilingError> {
-    let mut group = leader_group(event)?;
-    let per_second = event_rate(&mut group, bench)?;
+    let per_second = event_rate(&mut counting_group(event)?, bench)?;
     let period = (per_second / frequency(ns_per_iter) as f64)
         .round()
         .max(1.0) as u64;
     let spec = pass_spec(event, SampleRate::Period(period));
-    sample_in(&mut group, &spec, time, take, bench)
+    sample_in(&mut window_group()?, &spec, time, take, bench)
 }
 
 /// As [`sample_routine`], sampling as `spec` says.
 pub fn sample_routine_as(
-    event: &Event,
     spec: &SamplingSpec,
     time: Duration,
     take: &mut dyn FnMut(&ThreadSample),
     bench: &dyn Fn(&mut Bencher<'_>),
 ) -> Result<(Ran, u64), ProfilingError> {
-    sample_in(&mut leader_group(event)?, spec, time, take, bench)
+    sample_in(&mut window_group()?, spec, time, take, bench)
 }
 
-/// The group that opens and closes the windows: `event` in user space
-/// alone, as the sampler counts, so that `perf_event_paranoid` 2 allows it
-/// too.
-fn leader_group(event: &Event) -> Result<CounterGroup, ProfilingError> {
-    let mut leader = event.clone();
-    leader.attr.exclude_kernel = true;
-    CounterGroup::open(std::slice::from_ref(&leader)).map_err(ProfilingError::Group)
+/// `event` in user space alone, as the sampler counts, so that
+/// `perf_event_paranoid` 2 allows it too.
+fn counting_group(event: &Event) -> Result<CounterGroup, ProfilingError> {
+    let mut counted = event.clone();
+    counted.attr.exclude_kernel = true;
+    CounterGroup::open(std::slice::from_ref(&counted)).map_err(ProfilingError::Group)
+}
+
+/// The group that opens and closes the sampled windows. Its leader is a
+/// software clock, so that the sampler gets whichever hardware counter
+/// suits its event best: a hardware leader of the same event would take
+/// it (the cycle counter on arm64), and leave the sampler a general one.
+fn window_group() -> Result<CounterGroup, ProfilingError> {
+    let clock = crate::counter::event::parse(WINDOW_LEADER).expect("a software event");
+    counting_group(&clock)
 }
 
 /// The events a second `group`'s event counts in `bench`'s windows.

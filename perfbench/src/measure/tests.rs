@@ -618,7 +618,7 @@ fn sampled(bench: &dyn Fn(&mut Bencher<'_>)) -> (usize, u64) {
     let spec = SamplingSpec::new(event.attr, SampleRate::Period(100_000));
     let mut n = 0;
     let time = Duration::from_millis(200);
-    let (ran, lost) = sample_routine_as(&event, &spec, time, &mut |_| n += 1, bench).unwrap();
+    let (ran, lost) = sample_routine_as(&spec, time, &mut |_| n += 1, bench).unwrap();
     assert_eq!(lost, 0);
     (n, ran.iterations)
 }

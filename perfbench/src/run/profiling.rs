@@ -42,7 +42,13 @@ pub struct Profiler {
     pub regressed_only: bool,
     /// The reasons for no profile a serving build sent, each said once.
     said: BTreeSet<String>,
+    /// Whether a profile mostly [`UNPLACED`] was named.
+    told_unplaced: bool,
 }
+
+/// The share of a profile's events [`UNPLACED`] past which a note says
+/// that its shares stand on few of its samples.
+const MOSTLY_UNPLACED: f64 = 0.5;
 
 impl Profiler {
     /// The passes `asked` for.
@@ -59,6 +65,7 @@ impl Profiler {
             resolver: None,
             off: false,
             said: BTreeSet::new(),
+            told_unplaced: false,
         }
     }
 
@@ -67,7 +74,28 @@ impl Profiler {
     /// once where sampling is refused).
     pub fn profile_here(&mut self, job: &Job<'_>, recording: &Recording) -> Option<Profile> {
         let profiled = self.profile(job, wall_ns_per_iteration(recording));
-        profiled.map_err(|why| self.say(job.id, &why)).ok()
+        let profile = profiled.map_err(|why| self.say(job.id, &why)).ok()?;
+        self.tell_unplaced(job.id, &profile);
+        Some(profile)
+    }
+
+    /// Names, once a run, a profile most of whose events fell outside the
+    /// routine's code: where the sampling interrupt comes late (a skid of
+    /// a window, as in an emulated PMU), or stacks cannot be unwound.
+    fn tell_unplaced(&mut self, id: &str, profile: &Profile) {
+        let share = unplaced_share(profile);
+        if self.told_unplaced || share <= MOSTLY_UNPLACED {
+            return;
+        }
+        self.told_unplaced = true;
+        stderr::note(&format!(
+            "--profile: {:.0} % of the `{}` samples of {} fell outside the routine's code \
+             (the sampling interrupt came late on this machine, or the stacks could not be \
+             unwound); they are counted under `{UNPLACED}`",
+            100.0 * share,
+            printable(&profile.event),
+            printable(id)
+        ));
     }
 
     /// The profile a serving build of a paired run sent for `id`, or
@@ -184,6 +212,16 @@ fn no_pmu(e: &ProfilingError) -> bool {
     )
 }
 
+/// The share of `profile`'s events whose stacks end [`UNPLACED`].
+fn unplaced_share(profile: &Profile) -> f64 {
+    let unplaced = profile
+        .stacks
+        .iter()
+        .filter(|(stack, _)| stack.last().is_some_and(|f| f == UNPLACED));
+    let unplaced: u64 = unplaced.map(|(_, &n)| n).sum();
+    unplaced as f64 / profile.events().max(1) as f64
+}
+
 /// Wall time per iteration of `recording`'s samples, in nanoseconds.
 pub fn wall_ns_per_iteration(recording: &Recording) -> f64 {
     let wall = recording
@@ -192,4 +230,24 @@ pub fn wall_ns_per_iteration(recording: &Recording) -> f64 {
         .find(|s| s.name == crate::analysis::WALL_TIME);
     let total: u64 = wall.map_or(0, |s| s.totals.iter().sum());
     total as f64 / recording.total_iterations().max(1) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::folded_profile;
+
+    #[test]
+    fn the_unplaced_share_counts_events_of_stacks_ending_unplaced() {
+        let p = folded_profile(
+            10,
+            &[
+                ("b;[not placed in the routine]", 30),
+                ("b;f", 60),
+                ("b;[not placed in the routine];f", 10),
+            ],
+        );
+        assert_eq!(unplaced_share(&p), 0.3);
+        assert_eq!(unplaced_share(&Profile::new("cycles")), 0.0);
+    }
 }

@@ -154,11 +154,8 @@ fn event_rate(
     group: &mut CounterGroup,
     bench: &dyn Fn(&mut Bencher<'_>),
 ) -> Result<f64, ProfilingError> {
-    let read = |g: &mut CounterGroup| {
-        g.read()
-            .map_err(|e| ProfilingError::Measure(MeasureError::Counters(e)))
-    };
-    let before = read(group)?;
+    let counters = |e| ProfilingError::Measure(MeasureError::Counters(e));
+    let before = group.read().map_err(counters)?;
     let mut between = || Ok(());
     let windows = SampledWindows {
         group,
@@ -166,8 +163,8 @@ fn event_rate(
         between: &mut between,
     };
     let ran = run_task(Task::Sampled(windows), bench)?;
-    let counted = read(group)?.since(&before);
-    let counted = counted.map_err(|e| ProfilingError::Measure(MeasureError::Counters(e)))?;
+    let counted = group.read().and_then(|now| now.since(&before));
+    let counted = counted.map_err(counters)?;
     Ok(counted.values[0] as f64 / ran.elapsed.as_secs_f64().max(1e-9))
 }
 

@@ -165,7 +165,13 @@ fn regressed_profiles_only_what_the_gate_judged_regressed_and_says_where() {
         return;
     }
     let dearer = [("PROFILED_ONE_K_DEARER", "1")];
-    let args = ["--exact", "nested", "--profile=regressed"];
+    let args = [
+        "--exact",
+        "nested",
+        "--profile=regressed",
+        "--save-baseline",
+        "r",
+    ];
     let (regressed, _) = profiled_with(&home, &args, &dearer);
     assert_eq!(regressed.code, 0, "{}", regressed.stderr);
     let line = nested(&regressed);
@@ -174,9 +180,18 @@ fn regressed_profiles_only_what_the_gate_judged_regressed_and_says_where() {
     assert_eq!(allocs.str_at("verdict"), "regressed", "{line}");
     let moved = line.array_at("profile_change");
     assert_eq!(moved[0].str_at("name"), "profiled::one_k", "{line}");
-    // The same code again: not regressed, not profiled.
+    // The profile taken after the conclusion goes to the baseline saved
+    // with the run too.
+    let kept = home.join("baselines/r/profiles/nested.folded");
+    let latest = std::fs::read_to_string(home.join("nested/profile.folded")).unwrap();
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), latest);
+    // The same code again: not regressed, not profiled; the baseline's run
+    // is replaced, and its profile, of the run before, not kept.
     let (same, _) = profiled_with(&home, &args, &dearer);
+    assert_eq!(same.code, 0, "{}", same.stderr);
     assert!(nested(&same).get("profile").is_none(), "{}", same.stdout);
+    assert!(home.join("baselines/r/nested.json").is_file());
+    assert!(!kept.exists(), "a stale profile beside a new run");
 }
 
 /// The name of `generic`'s function: `<`, `&` and `>`.

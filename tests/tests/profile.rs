@@ -287,13 +287,19 @@ fn a_named_baseline_keeps_each_profile_and_a_run_against_it_shows_what_moved() {
     // the run goes on without it.
     let forged = "nested;profiled::work 7\n";
     std::fs::write(kept.join("nested.folded"), forged).unwrap();
+    std::fs::remove_file(home.join("nested/profile.folded")).unwrap();
+    std::fs::remove_file(home.join("nested/profile.json")).unwrap();
     let (run, _) = profiled_in(&home, &args(&["--baseline", "b"]));
     let nested = against_b(&run, 2);
     assert!(nested.get("profile").is_some(), "{nested}");
     assert!(nested.get("profile_change").is_none(), "{nested}");
     let named = run.stderr_lines(|l| l.contains("nested.json: describes another nested.folded"));
     assert_eq!(named.len(), 1, "{}", run.stderr);
+    let errors = run.stderr_lines(|l| l.starts_with("perfbench: error: "));
+    assert_eq!(errors.len(), 1, "{}", run.stderr);
     assert_eq!(page(&home, "nested").matches(change).count(), 0);
+    // The run's own profile is still stored as the latest.
+    assert!(home.join("nested/profile.folded").is_file());
     let left = std::fs::read_to_string(home.join("baselines/b/profiles/nested.folded"));
     assert_eq!(left.unwrap(), forged);
 }

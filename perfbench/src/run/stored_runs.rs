@@ -90,3 +90,64 @@ impl StoredRuns {
         *slot == self.target && self.unreadable_profile.is_some()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::Profile;
+    use crate::store::tests::{run_of, temp_root};
+
+    fn profile(light: u64) -> Profile {
+        let mut p = Profile::new("cpu-clock");
+        p.iterations = 10;
+        p.add(vec!["b".into(), "light".into()], light);
+        p
+    }
+
+    #[test]
+    fn a_comparison_gets_its_target_s_stored_profile_and_a_paired_build_its_own() {
+        let store = Store::at(temp_root("compared-profile"));
+        let (run, result) = run_of("b", 16);
+        store.save(&run, &Slot::Latest, &result).unwrap();
+        store.save_profile("b", &profile(3)).unwrap();
+        let lock = store.lock(|_| {}).unwrap();
+        let saving = lock.begin_baseline("main").unwrap();
+        saving.save(&run, &result).unwrap();
+        saving.save_profile("b", &profile(5)).unwrap();
+        saving.commit().unwrap();
+        drop(lock);
+        let given = |target: &Target, had: Option<Profile>| {
+            let mut base = run.clone();
+            base.profile = had;
+            compared_profile(&store, target, &mut base).unwrap();
+            base.profile
+        };
+        let main = Target::Baseline("main".into());
+        let paired = Target::Paired("old".into());
+        assert_eq!(given(&Target::PreviousRun, None), Some(profile(3)));
+        assert_eq!(given(&main, None), Some(profile(5)));
+        assert_eq!(given(&Target::Baseline("other".into()), None), None);
+        assert_eq!(given(&paired, None), None, "never a stored one");
+        assert_eq!(given(&paired, Some(profile(7))), Some(profile(7)));
+        assert_eq!(given(&main, Some(profile(7))), Some(profile(7)));
+
+        // The run's base gets it where the run has a profile to compare.
+        let mut new = run.clone();
+        new.profile = Some(profile(9));
+        let stored = StoredRuns::load(&store, &new, &main);
+        assert_eq!(stored.base.unwrap().profile, Some(profile(5)));
+        let stored = StoredRuns::load(&store, &run, &main);
+        assert_eq!(stored.base.unwrap().profile, None);
+
+        // An unreadable baseline profile keeps that one, not the latest's.
+        let kept = store.root().join("baselines/main/profiles/b.folded");
+        std::fs::write(&kept, "b;light 4\n").unwrap();
+        let stored = StoredRuns::load(&store, &new, &main);
+        let e = stored.unreadable_profile.as_ref().expect("unreadable");
+        assert_eq!(e.path.file_name().unwrap(), "b.json");
+        assert_eq!(stored.base.as_ref().unwrap().profile, None);
+        assert!(stored.keeps_profile(&Slot::Baseline("main".into())));
+        assert!(!stored.keeps_profile(&Slot::Latest));
+        let _ = std::fs::remove_dir_all(store.root());
+    }
+}

@@ -10,15 +10,17 @@
 //! A run saving a baseline writes into a new version (the staging folder)
 //! and, when it ends, hard-links into it the files of the version in use
 //! that it did not write (a filtered save adds to a baseline), then points
-//! the link at it with one rename. A benchmark's profile is carried over
-//! with its run, never alone: a run saved again without a profile does not
-//! keep the profile of the one it replaces. (The profiles have a folder of
-//! their own: `<folder of the id>.profile.json` could be the run of a
-//! benchmark whose folder ends in `.profile`.) A reader therefore sees the old version
+//! the link at it with one rename. A reader therefore sees the old version
 //! or the new one, whole; a killed save leaves only a staging folder, which
 //! the next run holding the lock removes. (A link renamed over a link needs
 //! nothing from the kernel layer, and works on any file system; exchanging
 //! two folders with `renameat2` would not.)
+//!
+//! A benchmark's profile is carried over with its run, never alone: a run
+//! saved again without a profile does not keep the profile of the one it
+//! replaces. (Profiles have a folder of their own: `<folder of the
+//! id>.profile.json` beside the runs could be the run of a benchmark whose
+//! folder ends in `.profile`.)
 //!
 //! Baselines of the earlier layout, `<folder of the id>/baselines/NAME.json`,
 //! are read while NAME has no link; the first save in the new layout takes
@@ -245,11 +247,11 @@ impl BaselineSave {
     /// An error about a file of the staging folder, named as the file of
     /// the baseline it will be.
     fn named(&self, e: StoreError) -> StoreError {
-        let staging = self.staging.as_ref().map(|s| s.path());
-        let file = staging.and_then(|s| e.path.strip_prefix(s).ok());
-        let file = file.map(Path::to_path_buf);
-        let file =
-            file.unwrap_or_else(|| e.path.file_name().map(PathBuf::from).unwrap_or_default());
+        // Its path in the version: a run's file, or `profiles/…`.
+        let staging = self.staging.as_ref().map(Unfinished::path);
+        let inside = staging.and_then(|s| e.path.strip_prefix(s).ok());
+        let file = inside.or(e.path.file_name().map(Path::new));
+        let file = file.unwrap_or(Path::new(""));
         error(&folder(&self.root).join(&self.name).join(file), e.reason)
     }
 
@@ -595,6 +597,11 @@ mod tests {
         let second = lock.begin_baseline("main").unwrap();
         save(&second, "a", 17);
         second.save_profile("z", &profile(7)).unwrap();
+        let mut bad = profile(1);
+        bad.add(vec!["b".into(), "a;b".into()], 1);
+        let e = second.save_profile("a", &bad).unwrap_err();
+        let named = folder(store.root()).join("main/profiles/a.folded");
+        assert_eq!(e.path, named, "named as the baseline's file");
         second.commit().unwrap();
         assert_eq!(faults(&store, "a", "main"), Some(17));
         assert_eq!(profile_in(&store, "a", "main"), None, "no stale profile");

@@ -165,7 +165,13 @@ fn regressed_profiles_only_what_the_gate_judged_regressed_and_says_where() {
         return;
     }
     let dearer = [("PROFILED_ONE_K_DEARER", "1")];
-    let args = ["--exact", "nested", "--profile=regressed"];
+    let args = [
+        "--exact",
+        "nested",
+        "--profile=regressed",
+        "--save-baseline",
+        "r",
+    ];
     let (regressed, _) = profiled_with(&home, &args, &dearer);
     assert_eq!(regressed.code, 0, "{}", regressed.stderr);
     let line = nested(&regressed);
@@ -174,9 +180,18 @@ fn regressed_profiles_only_what_the_gate_judged_regressed_and_says_where() {
     assert_eq!(allocs.str_at("verdict"), "regressed", "{line}");
     let moved = line.array_at("profile_change");
     assert_eq!(moved[0].str_at("name"), "profiled::one_k", "{line}");
-    // The same code again: not regressed, not profiled.
+    // The profile taken after the conclusion goes to the baseline saved
+    // with the run too.
+    let kept = home.join("baselines/r/profiles/nested.folded");
+    let latest = std::fs::read_to_string(home.join("nested/profile.folded")).unwrap();
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), latest);
+    // The same code again: not regressed, not profiled; the baseline's run
+    // is replaced, and its profile, of the run before, not kept.
     let (same, _) = profiled_with(&home, &args, &dearer);
+    assert_eq!(same.code, 0, "{}", same.stderr);
     assert!(nested(&same).get("profile").is_none(), "{}", same.stdout);
+    assert!(home.join("baselines/r/nested.json").is_file());
+    assert!(!kept.exists(), "a stale profile beside a new run");
 }
 
 /// The name of `generic`'s function: `<`, `&` and `>`.
@@ -221,4 +236,70 @@ fn the_flame_graph_hovers_zooms_and_shows_a_generic_name_as_text() {
     assert!((zoomed - whole).abs() <= 1.0, "{flame}");
     assert!((reset - before).abs() <= 0.5, "{flame}");
     assert!(flame.u64_at("hidden") >= 1, "{flame}");
+}
+
+#[test]
+fn a_named_baseline_keeps_each_profile_and_a_run_against_it_shows_what_moved() {
+    let home = fresh_dir("profile", "baseline");
+    let args = |more: &[&'static str]| {
+        let mut args = vec!["--exact", "nested", "--profile=cpu-clock"];
+        args.extend_from_slice(more);
+        args
+    };
+    let (saved, _) = profiled_in(&home, &args(&["--save-baseline", "b"]));
+    assert_eq!(saved.code, 0, "{}", saved.stderr);
+    let kept = home.join("baselines/b/profiles");
+    let against_b = |run: &Run, code: i32| {
+        assert_eq!(run.code, code, "{}", run.stderr);
+        let nested = line(&run.json(), "nested").clone();
+        assert_eq!(nested["baseline"]["name"], "b", "{nested}");
+        nested
+    };
+    if line(&saved.json(), "nested").get("profile").is_none() {
+        // Refused here: the baseline keeps the run alone, and a run
+        // against it compares without a profile, saying so once.
+        assert_ne!(under(), Under::AsIs, "no profile as root: {}", saved.stderr);
+        assert!(home.join("baselines/b/nested.json").is_file());
+        assert!(!kept.exists(), "no profile, no folder of profiles");
+        let (run, _) = profiled_in(&home, &args(&["--baseline", "b"]));
+        let nested = against_b(&run, 0);
+        assert!(nested.get("profile_change").is_none(), "{nested}");
+        assert_eq!(refusals(&run).len(), 1, "{}", run.stderr);
+        return;
+    }
+    // The baseline's profile is the one the run stored as its latest.
+    let latest = std::fs::read_to_string(home.join("nested/profile.folded")).unwrap();
+    let in_baseline = std::fs::read_to_string(kept.join("nested.folded")).unwrap();
+    assert_eq!(in_baseline, latest);
+    assert!(kept.join("nested.json").is_file());
+    // Without the latest profile, a run against the baseline compares
+    // with the baseline's: what moved, and a differential flame graph.
+    std::fs::remove_file(home.join("nested/profile.folded")).unwrap();
+    std::fs::remove_file(home.join("nested/profile.json")).unwrap();
+    let (run, _) = profiled_in(&home, &args(&["--baseline", "b"]));
+    let nested = against_b(&run, 0);
+    let moved = nested.array_at("profile_change");
+    assert!(!moved.is_empty() && moved.len() <= 10, "{nested}");
+    let change = "<section id=\"profile-change\" class=\"flame\">";
+    assert_eq!(page(&home, "nested").matches(change).count(), 1);
+    // A baseline profile of another run than its facts: named once (a
+    // stored file that could not be read: exit code 2), left as it is, and
+    // the run goes on without it.
+    let forged = "nested;profiled::work 7\n";
+    std::fs::write(kept.join("nested.folded"), forged).unwrap();
+    std::fs::remove_file(home.join("nested/profile.folded")).unwrap();
+    std::fs::remove_file(home.join("nested/profile.json")).unwrap();
+    let (run, _) = profiled_in(&home, &args(&["--baseline", "b"]));
+    let nested = against_b(&run, 2);
+    assert!(nested.get("profile").is_some(), "{nested}");
+    assert!(nested.get("profile_change").is_none(), "{nested}");
+    let named = run.stderr_lines(|l| l.contains("nested.json: describes another nested.folded"));
+    assert_eq!(named.len(), 1, "{}", run.stderr);
+    let errors = run.stderr_lines(|l| l.starts_with("perfbench: error: "));
+    assert_eq!(errors.len(), 1, "{}", run.stderr);
+    assert_eq!(page(&home, "nested").matches(change).count(), 0);
+    // The run's own profile is still stored as the latest.
+    assert!(home.join("nested/profile.folded").is_file());
+    let left = std::fs::read_to_string(home.join("baselines/b/profiles/nested.folded"));
+    assert_eq!(left.unwrap(), forged);
 }

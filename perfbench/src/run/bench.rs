@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::analysis::comparison::{self, carry_earlier, Comparison, Target, Verdict};
+use crate::analysis::comparison::{self, carry_earlier, Comparison, Verdict};
 use crate::analysis::notes::count;
 use crate::analysis::standings::Membership;
 use crate::analysis::{Analysed, Recording};
@@ -18,7 +18,7 @@ use crate::run::panics::caught;
 use crate::run::preparation::Preparation;
 use crate::run::setup::{Setup, SetupId};
 use crate::run::stderr;
-use crate::run::stored_runs::StoredRuns;
+use crate::run::stored_runs::{compared_profile, StoredRuns};
 use crate::store::history::HistoryRun;
 use crate::store::Slot;
 
@@ -47,34 +47,31 @@ impl Step {
 }
 
 /// Stores the profile `step` took after its conclusion
-/// (`--profile=regressed`), with the stored profile of the run it was
-/// compared with, where it has one and the comparison did not bring it.
+/// (`--profile=regressed`) as the latest and, where the step saved its run
+/// to a baseline, there too, and gives the run it was compared with its
+/// stored profile ([`compared_profile`]).
 pub fn keep_profile(prep: &Preparation, step: &mut Step) {
     let a = &mut step.analysed;
     let Some(profile) = &a.recording.profile else {
         return;
     };
     let id = &a.recording.id;
-    let from_store = !matches!(
-        a.comparison.as_ref().map(|c| &c.against),
-        Some(Target::Paired(_))
-    );
-    let mut errors = Vec::new();
-    if let Some(base) = a
+    let unreadable = a
         .compared_with
         .as_mut()
-        .filter(|b| from_store && b.profile.is_none())
-    {
-        match prep.store.load_profile(id, &Slot::from(&prep.target)) {
-            Ok(stored) => base.profile = stored,
-            Err(e) => errors.push(e.to_string()),
-        }
-    }
-    if errors.is_empty() {
+        .and_then(|base| compared_profile(&prep.store, &prep.target, base).err());
+    let mut errors = Vec::new();
+    // A stored profile that could not be read is left as it is.
+    let target_is_latest = Slot::from(&prep.target) == Slot::Latest;
+    if unreadable.is_none() || !target_is_latest {
         if let Err(e) = prep.store.save_profile(id, profile) {
             errors.push(e.to_string());
         }
     }
+    if let Some(Err(e)) = prep.saving.as_ref().map(|s| s.save_profile(id, profile)) {
+        errors.push(e.to_string());
+    }
+    step.store_errors.extend(unreadable.map(|e| e.to_string()));
     step.store_errors.extend(errors);
 }
 
@@ -234,7 +231,7 @@ pub fn conclude(
     (mut recording, took): (Recording, Duration),
     paired: Option<Result<Recording, String>>,
 ) -> Step {
-    let mut stored = StoredRuns::load(&prep.store, &recording, Slot::from(&prep.target));
+    let mut stored = StoredRuns::load(&prep.store, &recording, &prep.target);
     carry_earlier(stored.earlier.as_ref(), &mut recording, &options.thresholds);
     let calibration = prep.setup(setup).calibration_for(recording.method);
     let mut step = Step {
@@ -429,7 +426,7 @@ fn store(options: &RunOptions, prep: &Preparation, step: &mut Step, stored: &Sto
         }
         // A stored profile that could not be read is left as it is.
         let profile = a.recording.profile.as_ref();
-        let profile = profile.filter(|_| stored.unreadable_profile.is_none());
+        let profile = profile.filter(|_| !stored.keeps_profile(&Slot::Latest));
         let saved = profile.map(|p| prep.store.save_profile(&a.recording.id, p));
         if let Some(Err(err)) = saved {
             step.store_errors.push(err.to_string());
@@ -449,8 +446,13 @@ fn store(options: &RunOptions, prep: &Preparation, step: &mut Step, stored: &Sto
     };
     let mut recording = a.recording.clone();
     carry_earlier(prior.as_ref(), &mut recording, &options.thresholds);
+    // With its profile, where the run took one: a new version of the
+    // baseline never holds the profile of the run it replaces.
     let saved = match &prep.saving {
-        Some(saving) => saving.save(&recording, &a.result),
+        Some(saving) => saving.save(&recording, &a.result).and_then(|()| {
+            let profile = a.recording.profile.as_ref();
+            profile.map_or(Ok(()), |p| saving.save_profile(&a.recording.id, p))
+        }),
         None => prep.store.save(&recording, &slot, &a.result).map(drop),
     };
     if let Err(err) = saved {

@@ -2,8 +2,10 @@
 //! run it is compared with (the preparation's target), and the run whose spread
 //! widens its intervals (the latest of the same settings), and the
 //! target's profile where this run has one. Which files that takes is
-//! decided here, and only here.
+//! decided here, and only here: [`compared_profile`] too, for a profile a
+//! run takes after its conclusion (`--profile=regressed`).
 
+use crate::analysis::comparison::Target;
 use crate::analysis::Recording;
 use crate::store::{Slot, Store, StoreError};
 
@@ -25,25 +27,39 @@ pub struct StoredRuns {
     pub unreadable_profile: Option<StoreError>,
 }
 
+/// Gives `base`, the run a comparison with `target` reads, the profile the
+/// comparison gets, where it has none yet: the one stored beside it (the
+/// latest run's, or a baseline's). A paired build's run brings its own,
+/// taken by its pass, and never a stored one. Where the stored profile
+/// cannot be read, `base` keeps none and the error says why.
+pub fn compared_profile(
+    store: &Store,
+    target: &Target,
+    base: &mut Recording,
+) -> Result<(), StoreError> {
+    if matches!(target, Target::Paired(_)) || base.profile.is_some() {
+        return Ok(());
+    }
+    base.profile = store.load_profile(&base.id, &Slot::from(target))?;
+    Ok(())
+}
+
 impl StoredRuns {
     /// Reads what `store` holds of the benchmark `new` for a comparison
-    /// with `target`: the target's run, then the latest and the previous
+    /// with `compared`: the target's run, then the latest and the previous
     /// run where the target's is not the one to learn from.
-    pub fn load(store: &Store, new: &Recording, target: Slot) -> StoredRuns {
-        let id = &new.id;
+    pub fn load(store: &Store, new: &Recording, compared: &Target) -> StoredRuns {
+        let (id, target) = (&new.id, Slot::from(compared));
         let (mut base, unreadable) = match store.load(id, &target) {
             Ok(base) => (base, None),
             Err(err) => (None, Some(err)),
         };
         // The profile stored beside the target's run, where this run has
         // one to compare with it.
-        let mut unreadable_profile = None;
-        if let (Some(base), Some(_)) = (&mut base, &new.profile) {
-            match store.load_profile(id, &target) {
-                Ok(profile) => base.profile = profile,
-                Err(err) => unreadable_profile = Some(err),
-            }
-        }
+        let unreadable_profile = match (&mut base, &new.profile) {
+            (Some(base), Some(_)) => compared_profile(store, compared, base).err(),
+            _ => None,
+        };
         let latest = match (&target, &unreadable) {
             (Slot::Latest, None) => base.clone(),
             _ => store.load(id, &Slot::Latest).ok().flatten(),
@@ -65,5 +81,73 @@ impl StoredRuns {
     /// read (a restored cache's, say), and might be repaired by hand.
     pub fn keeps(&self, slot: &Slot) -> bool {
         *slot == self.target && self.unreadable.is_some()
+    }
+
+    /// Whether the profile of `slot` is left as it is: the target's, which
+    /// could not be read. (A baseline's is never written over: a save
+    /// makes a new version.)
+    pub fn keeps_profile(&self, slot: &Slot) -> bool {
+        *slot == self.target && self.unreadable_profile.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::Profile;
+    use crate::store::tests::{run_of, temp_root};
+
+    fn profile(light: u64) -> Profile {
+        let mut p = Profile::new("cpu-clock");
+        p.iterations = 10;
+        p.add(vec!["b".into(), "light".into()], light);
+        p
+    }
+
+    #[test]
+    fn a_comparison_gets_its_target_s_stored_profile_and_a_paired_build_its_own() {
+        let store = Store::at(temp_root("compared-profile"));
+        let (run, result) = run_of("b", 16);
+        store.save(&run, &Slot::Latest, &result).unwrap();
+        store.save_profile("b", &profile(3)).unwrap();
+        let lock = store.lock(|_| {}).unwrap();
+        let saving = lock.begin_baseline("main").unwrap();
+        saving.save(&run, &result).unwrap();
+        saving.save_profile("b", &profile(5)).unwrap();
+        saving.commit().unwrap();
+        drop(lock);
+        let given = |target: &Target, had: Option<Profile>| {
+            let mut base = run.clone();
+            base.profile = had;
+            compared_profile(&store, target, &mut base).unwrap();
+            base.profile
+        };
+        let main = Target::Baseline("main".into());
+        let paired = Target::Paired("old".into());
+        assert_eq!(given(&Target::PreviousRun, None), Some(profile(3)));
+        assert_eq!(given(&main, None), Some(profile(5)));
+        assert_eq!(given(&Target::Baseline("other".into()), None), None);
+        assert_eq!(given(&paired, None), None, "never a stored one");
+        assert_eq!(given(&paired, Some(profile(7))), Some(profile(7)));
+        assert_eq!(given(&main, Some(profile(7))), Some(profile(7)));
+
+        // The run's base gets it where the run has a profile to compare.
+        let mut new = run.clone();
+        new.profile = Some(profile(9));
+        let stored = StoredRuns::load(&store, &new, &main);
+        assert_eq!(stored.base.unwrap().profile, Some(profile(5)));
+        let stored = StoredRuns::load(&store, &run, &main);
+        assert_eq!(stored.base.unwrap().profile, None);
+
+        // An unreadable baseline profile keeps that one, not the latest's.
+        let kept = store.root().join("baselines/main/profiles/b.folded");
+        std::fs::write(&kept, "b;light 4\n").unwrap();
+        let stored = StoredRuns::load(&store, &new, &main);
+        let e = stored.unreadable_profile.as_ref().expect("unreadable");
+        assert_eq!(e.path.file_name().unwrap(), "b.json");
+        assert_eq!(stored.base.as_ref().unwrap().profile, None);
+        assert!(stored.keeps_profile(&Slot::Baseline("main".into())));
+        assert!(!stored.keeps_profile(&Slot::Latest));
+        let _ = std::fs::remove_dir_all(store.root());
     }
 }

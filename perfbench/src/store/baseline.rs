@@ -2,7 +2,9 @@
 //!
 //! ```text
 //! <root>/baselines/NAME                   a link to the version in use
-//! <root>/baselines/.NAME.<pid>-<random>/  a version: <folder of the id>.json each
+//! <root>/baselines/.NAME.<pid>-<random>/  a version: <folder of the id>.json each,
+//!     profiles/<folder of the id>.folded  and the profile saved with it, where
+//!     profiles/<folder of the id>.json    the run took one (profile_files.rs)
 //! ```
 //!
 //! A run saving a baseline writes into a new version (the staging folder)
@@ -14,9 +16,15 @@
 //! nothing from the kernel layer, and works on any file system; exchanging
 //! two folders with `renameat2` would not.)
 //!
+//! A benchmark's profile is carried over with its run, never alone: a run
+//! saved again without a profile does not keep the profile of the one it
+//! replaces. (Profiles have a folder of their own: `<folder of the
+//! id>.profile.json` beside the runs could be the run of a benchmark whose
+//! folder ends in `.profile`.)
+//!
 //! Baselines of the earlier layout, `<folder of the id>/baselines/NAME.json`,
 //! are read while NAME has no link; the first save in the new layout takes
-//! their files over and removes them.
+//! their files over and removes them. That layout kept no profiles.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -25,11 +33,16 @@ use super::files::{self, Unfinished};
 use super::folder::Folder;
 use super::json::encode_recording;
 use super::lock::StoreLock;
+use super::profile_files::Pair;
 use super::{error, folder_name, Kind, Store, StoreError};
 use crate::analysis::{BenchResult, Recording};
+use crate::profile::Profile;
 
 /// The name of the baselines' folder in the root.
 const BASELINES: &str = "baselines";
+
+/// The name of a version's folder of profiles.
+const PROFILES: &str = "profiles";
 
 /// The folder of the baselines' links and versions under a root.
 pub(super) fn folder(root: &Path) -> PathBuf {
@@ -78,6 +91,22 @@ pub(super) fn file(
         .transpose()?
         .flatten();
     Ok(earlier.map(|f| (f, format!("{name}.json"))))
+}
+
+/// The folder of profiles in the version of baseline `name` in use;
+/// `None` where it has none, or is of the earlier layout (which kept no
+/// profiles).
+pub(super) fn profiles(root: &Path, name: &str) -> Result<Option<Folder>, StoreError> {
+    let Some(root) = Folder::root(root, false)? else {
+        return Ok(None);
+    };
+    let Some(baselines) = root.sub(OsStr::new(BASELINES), false)? else {
+        return Ok(None);
+    };
+    match version_folder(&baselines, name)? {
+        Some(version) => version.sub(OsStr::new(PROFILES), false),
+        None => Ok(None),
+    }
 }
 
 /// The version folder the link `name` in `baselines` points at; `None`
@@ -199,10 +228,30 @@ impl BaselineSave {
         written.map_err(|e| self.named(e))
     }
 
+    /// Writes the profile of `id`, taken with the run this save wrote for
+    /// it, into the new version. Where this save wrote no run of `id` (it
+    /// was left as it is, or could not be written) the profile is not kept
+    /// either: a profile is only ever beside its own run.
+    pub fn save_profile(&self, id: &str, profile: &Profile) -> Result<(), StoreError> {
+        let bench_folder = folder_name(id);
+        let written = self.folders().and_then(|(_, staging)| {
+            if staging.stat_file(format!("{bench_folder}.json"))?.is_none() {
+                return Ok(());
+            }
+            let profiles = staging.sub(OsStr::new(PROFILES), true)?.expect("made");
+            Pair::in_baseline(&profiles, &bench_folder).write(profile)
+        });
+        written.map_err(|e| self.named(e))
+    }
+
     /// An error about a file of the staging folder, named as the file of
     /// the baseline it will be.
     fn named(&self, e: StoreError) -> StoreError {
-        let file = e.path.file_name().map(PathBuf::from).unwrap_or_default();
+        // Its path in the version: a run's file, or `profiles/…`.
+        let staging = self.staging.as_ref().map(Unfinished::path);
+        let inside = staging.and_then(|s| e.path.strip_prefix(s).ok());
+        let file = inside.or(e.path.file_name().map(Path::new));
+        let file = file.unwrap_or(Path::new(""));
         error(&folder(&self.root).join(&self.name).join(file), e.reason)
     }
 
@@ -241,19 +290,28 @@ impl BaselineSave {
         Ok(())
     }
 
-    /// Links into `staging` each regular file of the version `before` (or
-    /// of the earlier layout, where there is none) that it lacks; links
-    /// and anything else are left behind.
+    /// Links into `staging` each run of the version `before` (or of the
+    /// earlier layout, where there is none) that it lacks, with its
+    /// profile; links and anything else that is no regular file (a
+    /// `profiles` that is no folder too) are left behind.
     fn carry_over(&self, before: Option<&Folder>, staging: &Folder) -> Result<(), StoreError> {
-        match before {
-            Some(dir) => {
-                for (file, kind) in dir.entries() {
-                    if kind == Kind::File && file.ends_with(".json") && !file.starts_with('.') {
-                        keep(dir, &file, staging, &file)?;
-                    }
-                }
+        let Some(dir) = before else {
+            return self.carry_over_earlier(staging);
+        };
+        let profiles = dir.sub(OsStr::new(PROFILES), false).ok().flatten();
+        for (file, kind) in dir.entries() {
+            let run = file.strip_suffix(".json").filter(|_| kind == Kind::File);
+            let Some(bench_folder) = run.filter(|_| !file.starts_with('.')) else {
+                continue;
+            };
+            // A run this save wrote comes with its own profile, or none.
+            if staging.stat(&file)?.is_some() {
+                continue;
             }
-            None => self.carry_over_earlier(staging)?,
+            keep(dir, &file, staging, &file)?;
+            if let Some(profiles) = &profiles {
+                carry_profile(profiles, bench_folder, staging)?;
+            }
         }
         Ok(())
     }
@@ -308,6 +366,26 @@ fn earlier_folders(
             });
             found.transpose()
         })
+}
+
+/// Links into `staging`'s profiles the profile files of the benchmark whose
+/// folder is `bench_folder` in a version's `profiles`, as they are (a
+/// reader names a bad one): regular files only.
+fn carry_profile(
+    profiles: &Folder,
+    bench_folder: &str,
+    staging: &Folder,
+) -> Result<(), StoreError> {
+    let mut to = None;
+    for name in Pair::in_baseline(profiles, bench_folder).names() {
+        if profiles.stat(name)?.is_some_and(|s| s.kind == Kind::File) {
+            if to.is_none() {
+                to = staging.sub(OsStr::new(PROFILES), true)?;
+            }
+            keep(profiles, name, to.as_ref().expect("made"), name)?;
+        }
+    }
+    Ok(())
 }
 
 /// Makes `to` in `staging` a second name of the file `from` in `dir`, or a
@@ -393,6 +471,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::profile_files::tests::profile;
     use crate::store::tests::{run_of, temp_root};
     use crate::store::Slot;
 
@@ -475,7 +554,146 @@ mod tests {
         assert!(!earlier.exists(), "taken over");
         assert!(!earlier.parent().unwrap().exists(), "emptied, removed");
         assert_eq!(store.baseline_names().unwrap(), ["old"]);
+        assert_eq!(
+            store
+                .load_profile("a", &Slot::Baseline("old".into()))
+                .unwrap(),
+            None
+        );
         let _ = std::fs::remove_dir_all(store.root());
+    }
+
+    /// The profile of `id` in baseline `name`.
+    fn profile_in(store: &Store, id: &str, name: &str) -> Option<Profile> {
+        store
+            .load_profile(id, &Slot::Baseline(name.into()))
+            .unwrap()
+    }
+
+    #[test]
+    fn profiles_are_saved_with_their_runs_and_carried_with_them_only() {
+        let store = Store::at(temp_root("baseline-profiles"));
+        let lock = store.lock(|_| panic!("no one holds it")).unwrap();
+        let first = lock.begin_baseline("main").unwrap();
+        save(&first, "a", 16);
+        first.save_profile("a", &profile(3)).unwrap();
+        save(&first, "b", 16);
+        first.save_profile("b", &profile(5)).unwrap();
+        save(&first, "c", 16);
+        assert_eq!(profile_in(&store, "a", "main"), None, "not yet");
+        first.commit().unwrap();
+        let profiles = folder(store.root()).join("main").join(PROFILES);
+        assert_eq!(
+            std::fs::read_to_string(profiles.join("a.folded")).unwrap(),
+            "b;<T as Foo<&'a str>>::bar 5\nb;parse::light 3\n",
+            "the latest profile's format"
+        );
+        assert_eq!(profile_in(&store, "a", "main"), Some(profile(3)));
+        assert_eq!(profile_in(&store, "b", "main"), Some(profile(5)));
+        assert_eq!(profile_in(&store, "c", "main"), None);
+
+        // `a` again without a profile, `b` not run, `z` not saved: its
+        // profile is not kept.
+        let second = lock.begin_baseline("main").unwrap();
+        save(&second, "a", 17);
+        second.save_profile("z", &profile(7)).unwrap();
+        let mut bad = profile(1);
+        bad.add(vec!["b".into(), "a;b".into()], 1);
+        let e = second.save_profile("a", &bad).unwrap_err();
+        let named = folder(store.root()).join("main/profiles/a.folded");
+        assert_eq!(e.path, named, "named as the baseline's file");
+        second.commit().unwrap();
+        assert_eq!(faults(&store, "a", "main"), Some(17));
+        assert_eq!(profile_in(&store, "a", "main"), None, "no stale profile");
+        assert_eq!(faults(&store, "b", "main"), Some(16));
+        assert_eq!(profile_in(&store, "b", "main"), Some(profile(5)), "carried");
+        assert_eq!(faults(&store, "z", "main"), None);
+        let mut left = list(&profiles);
+        left.sort();
+        assert_eq!(left, ["b.folded", "b.json"]);
+
+        // A save writing a profile anew replaces the one before it.
+        let third = lock.begin_baseline("main").unwrap();
+        save(&third, "b", 18);
+        third.save_profile("b", &profile(9)).unwrap();
+        third.commit().unwrap();
+        assert_eq!(profile_in(&store, "b", "main"), Some(profile(9)));
+        assert_eq!(profile_in(&store, "a", "main"), None);
+        assert_eq!(profile_in(&store, "b", "other"), None, "no such baseline");
+        drop(lock);
+        let _ = std::fs::remove_dir_all(store.root());
+    }
+
+    #[test]
+    fn hostile_baseline_profiles_are_errors_naming_the_file_and_left_as_they_are() {
+        let store = Store::at(temp_root("baseline-profiles-hostile"));
+        let lock = store.lock(|_| panic!("no one holds it")).unwrap();
+        let saving = lock.begin_baseline("main").unwrap();
+        save(&saving, "b", 16);
+        saving.save_profile("b", &profile(3)).unwrap();
+        save(&saving, "c", 16);
+        saving.save_profile("c", &profile(4)).unwrap();
+        saving.commit().unwrap();
+        let link = folder(store.root()).join("main");
+        let version = folder(store.root()).join(std::fs::read_link(&link).unwrap());
+        let profiles = version.join(PROFILES);
+        let (folded, facts) = (profiles.join("b.folded"), profiles.join("b.json"));
+        let load = |id: &str| store.load_profile(id, &Slot::Baseline("main".into()));
+        let said = |path: &Path, why: &str| format!("{}: {why}", path.display());
+        // Stacks of another save than the facts beside them.
+        std::fs::write(&folded, "b;parse::light 4\n").unwrap();
+        let why = "describes another b.folded than the one beside it; remove both";
+        assert_eq!(load("b").unwrap_err().to_string(), said(&facts, why));
+        assert_eq!(
+            std::fs::read_to_string(&folded).unwrap(),
+            "b;parse::light 4\n"
+        );
+        // Another benchmark's pair, well formed, is no pair of `b`'s.
+        std::fs::copy(profiles.join("c.folded"), &folded).unwrap();
+        assert_eq!(load("b").unwrap_err().to_string(), said(&facts, why));
+        // Too large, a link, a FIFO: the bounded reader refuses, unread.
+        let file = std::fs::File::create(&folded).unwrap();
+        file.set_len(crate::store::MAX_STORED_BYTES + 1).unwrap();
+        let e = load("b").unwrap_err();
+        assert!(
+            e.to_string().starts_with(&said(&folded, "65 MB, past")),
+            "{e}"
+        );
+        std::fs::remove_file(&folded).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", &folded).unwrap();
+        let e = load("b").unwrap_err();
+        assert_eq!(e.path, folded);
+        assert!(e.reason.starts_with("is a link"), "{e}");
+        std::fs::remove_file(&folded).unwrap();
+        let made = std::process::Command::new("mkfifo").arg(&folded).status();
+        assert!(made.unwrap().success(), "mkfifo {}", folded.display());
+        let e = load("b").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            said(&folded, "is not a regular file; remove it")
+        );
+        assert_eq!(load("c").unwrap(), Some(profile(4)), "its neighbour reads");
+        // A `profiles` that is a link is never followed.
+        let elsewhere = temp_root("baseline-profiles-elsewhere");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::rename(&profiles, elsewhere.join("p")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.join("p"), &profiles).unwrap();
+        let e = load("c").unwrap_err();
+        assert_eq!(e.path, profiles);
+        assert!(e.reason.starts_with("is a link"), "{e}");
+        // Nor carried over: the next version keeps the runs alone.
+        let next = lock.begin_baseline("main").unwrap();
+        save(&next, "a", 16);
+        next.commit().unwrap();
+        assert_eq!(faults(&store, "c", "main"), Some(16));
+        assert_eq!(load("c").unwrap(), None);
+        assert!(
+            elsewhere.join("p").join("c.folded").is_file(),
+            "left as it is"
+        );
+        drop(lock);
+        let _ = std::fs::remove_dir_all(store.root());
+        let _ = std::fs::remove_dir_all(&elsewhere);
     }
 
     #[test]

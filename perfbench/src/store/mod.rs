@@ -428,7 +428,7 @@ impl Store {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::counter::event::parse_list;
     use crate::counter::group::Counts;
@@ -436,14 +436,16 @@ mod tests {
     use crate::measure::{Measurement, Sample};
     use serde_json::Value;
 
-    pub(super) fn temp_root(name: &str) -> PathBuf {
+    /// A fresh folder for one test's store.
+    pub(crate) fn temp_root(name: &str) -> PathBuf {
         let dir =
             std::env::temp_dir().join(format!("perfbench-store-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         dir
     }
 
-    pub(super) fn run_of(id: &str, faults_per_iter: u64) -> (Recording, BenchResult) {
+    /// A run of `id` counting `faults_per_iter` page faults an iteration.
+    pub(crate) fn run_of(id: &str, faults_per_iter: u64) -> (Recording, BenchResult) {
         let events = parse_list("page-faults").unwrap();
         let m = Measurement {
             samples: (1..=5)

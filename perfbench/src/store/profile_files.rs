@@ -1,18 +1,22 @@
-//! A benchmark's stored profile: its stacks in `profile.folded` (as
+//! A benchmark's stored profile: its stacks in a folded file (as
 //! flamegraph.pl, inferno and speedscope read them: `folded_stacks.rs`)
-//! and the rest in `profile.json` beside it (`json/profile_facts.rs`),
-//! in the benchmark's folder. As with `latest.json`, saving a profile keeps
-//! the one it replaces as `previous-profile.*`: the next run compares
-//! with the latest profile, the report with the previous one.
+//! and the rest in a JSON file beside it (`json/profile_facts.rs`). The
+//! latest run's are `profile.folded` and `profile.json` in the
+//! benchmark's folder; as with `latest.json`, saving a profile keeps the
+//! one it replaces as `previous-profile.*`: the next run compares with the
+//! latest profile, the report with the previous one. A named baseline
+//! keeps each saved benchmark's in its version, as
+//! `profiles/<folder of the id>.folded` and `.json` (baseline.rs), beside
+//! the run saved with it. Every pair is written and read here, one way.
 //!
 //! The two files are written one after the other, each atomically, the
 //! folded stacks first; the facts carry a hash of the stacks they describe,
 //! so a pair from two runs (a run killed between the writes) is an error
-//! naming `profile.json`, never a profile made of both. Named baselines
-//! keep no profile: a baseline saves each benchmark's result file alone.
+//! naming the facts' file, never a profile made of both.
 
 use std::path::{Path, PathBuf};
 
+use super::baseline;
 use super::folded_stacks::{decode_folded, encode_folded};
 use super::folder::Folder;
 use super::json::{decode_profile_facts, encode_profile_facts, ProfileFacts};
@@ -25,20 +29,140 @@ pub fn folded_hash(folded: &str) -> String {
     format!("{:016x}", stable_hash(folded.as_bytes()))
 }
 
-/// The files of a profile in a benchmark's folder: folded stacks, facts.
-fn names(slot: &Slot) -> Option<(&'static str, &'static str)> {
-    match slot {
-        Slot::Latest => Some(("profile.folded", "profile.json")),
-        Slot::Previous => Some(("previous-profile.folded", "previous-profile.json")),
-        Slot::Baseline(_) => None,
+/// Where a profile's two files are: their folder, and their names in it.
+pub(super) struct Pair<'a> {
+    folder: &'a Folder,
+    stacks: String,
+    facts: String,
+}
+
+impl<'a> Pair<'a> {
+    /// The pair of `slot` in a benchmark's folder `folder`.
+    fn in_bench_folder(folder: &'a Folder, slot: &Slot) -> Pair<'a> {
+        let (stacks, facts) = match slot {
+            Slot::Previous => ("previous-profile.folded", "previous-profile.json"),
+            _ => ("profile.folded", "profile.json"),
+        };
+        Pair {
+            folder,
+            stacks: stacks.to_string(),
+            facts: facts.to_string(),
+        }
+    }
+
+    /// The pair of the benchmark whose folder is `bench_folder` in a
+    /// baseline version's `profiles/` folder `folder`: named after it, as
+    /// its run is in the version.
+    pub(super) fn in_baseline(folder: &'a Folder, bench_folder: &str) -> Pair<'a> {
+        Pair {
+            folder,
+            stacks: format!("{bench_folder}.folded"),
+            facts: format!("{bench_folder}.json"),
+        }
+    }
+
+    /// The files' names.
+    pub(super) fn names(&self) -> [&str; 2] {
+        [&self.stacks, &self.facts]
+    }
+
+    /// Writes `profile` here, the folded stacks first. A profile that
+    /// would not read back (a frame with `;`, a count past 10^15) is
+    /// refused before anything is written.
+    pub(super) fn write(&self, profile: &Profile) -> Result<(), StoreError> {
+        self.write_texts(&self.texts(profile)?)
+    }
+
+    /// The texts of `profile`'s files, checked to read back.
+    fn texts(&self, profile: &Profile) -> Result<Texts, StoreError> {
+        let folded = encode_folded(&profile.stacks);
+        let why = match decode_folded(&folded) {
+            Ok(back) if back == profile.stacks => None,
+            Ok(_) => Some("a frame holds `;`".to_string()),
+            Err(e) => Some(e.to_string()),
+        };
+        if let Some(why) = why {
+            let why = format!("cannot store this profile, it would not read back ({why})");
+            return Err(error(&self.folder.path_of(&self.stacks), why));
+        }
+        let facts = encode_profile_facts(&ProfileFacts {
+            event: profile.event.clone(),
+            folded: folded_hash(&folded),
+            iterations: profile.iterations,
+            lost: profile.lost,
+            samples: profile.samples,
+        });
+        if decode_profile_facts(&facts).is_err() {
+            let why = "cannot store this profile: its event is not a short line of text";
+            return Err(error(&self.folder.path_of(&self.facts), why));
+        }
+        Ok((folded, facts))
+    }
+
+    /// Writes the two texts, the folded stacks first, each atomically.
+    fn write_texts(&self, (folded, facts): &Texts) -> Result<(), StoreError> {
+        self.folder.write(&self.stacks, folded.as_bytes())?;
+        self.folder.write(&self.facts, facts.as_bytes())
+    }
+
+    /// The profile stored here, with its files' texts, read with every
+    /// limit a stored file has; `None` where neither file is there. A
+    /// malformed file is an error naming it.
+    fn read(&self) -> Result<Option<(Profile, Texts)>, StoreError> {
+        let Some((folded, facts)) = self.read_texts()? else {
+            return Ok(None);
+        };
+        let (stacks_path, facts_path) = (
+            self.folder.path_of(&self.stacks),
+            self.folder.path_of(&self.facts),
+        );
+        let stacks = decode_folded(&folded).map_err(|e| error(&stacks_path, e.to_string()))?;
+        let decoded = decode_profile_facts(&facts);
+        let decoded = decoded.map_err(|e| error(&facts_path, e.to_string()))?;
+        if decoded.folded != folded_hash(&folded) {
+            let why = format!(
+                "describes another {} than the one beside it; remove both",
+                self.stacks
+            );
+            return Err(error(&facts_path, why));
+        }
+        let profile = Profile {
+            event: decoded.event,
+            iterations: decoded.iterations,
+            samples: decoded.samples,
+            stacks,
+            lost: decoded.lost,
+        };
+        Ok(Some((profile, (folded, facts))))
+    }
+
+    /// The texts of the two files, through the store's bounded reader;
+    /// `None` where neither is there, an error naming the one missing
+    /// where only one is.
+    fn read_texts(&self) -> Result<Option<Texts>, StoreError> {
+        let (stacks, facts) = (&self.stacks, &self.facts);
+        match (self.folder.read(stacks)?, self.folder.read(facts)?) {
+            (None, None) => Ok(None),
+            (Some(s), Some(f)) => Ok(Some((s, f))),
+            (Some(_), None) => Err(error(
+                &self.folder.path_of(stacks),
+                format!("has no {facts} beside it; remove it"),
+            )),
+            (None, Some(_)) => Err(error(
+                &self.folder.path_of(facts),
+                format!("has no {stacks} beside it; remove it"),
+            )),
+        }
     }
 }
+
+/// The texts of a profile's files: its folded stacks, its facts.
+type Texts = (String, String);
 
 impl Store {
     /// The folded-stacks file of benchmark `id`'s latest profile.
     pub fn profile_path(&self, id: &str) -> PathBuf {
-        let (stacks, _) = names(&Slot::Latest).expect("a folder's");
-        self.root().join(folder_name(id)).join(stacks)
+        self.root().join(folder_name(id)).join("profile.folded")
     }
 
     /// Stores `profile` as the latest profile of benchmark `id`, the one it
@@ -49,103 +173,42 @@ impl Store {
     pub fn save_profile(&self, id: &str, profile: &Profile) -> Result<(), StoreError> {
         let folder = self.folder(Path::new(&folder_name(id)), true)?;
         let folder = folder.expect("made");
-        let (stacks, facts) = names(&Slot::Latest).expect("a folder's");
-        let folded = encode_folded(&profile.stacks);
-        let why = match decode_folded(&folded) {
-            Ok(back) if back == profile.stacks => None,
-            Ok(_) => Some("a frame holds `;`".to_string()),
-            Err(e) => Some(e.to_string()),
-        };
-        if let Some(why) = why {
-            let why = format!("cannot store this profile, it would not read back ({why})");
-            return Err(error(&folder.path_of(stacks), why));
+        let latest = Pair::in_bench_folder(&folder, &Slot::Latest);
+        let texts = latest.texts(profile)?;
+        if let Some((_, kept)) = latest.read()? {
+            Pair::in_bench_folder(&folder, &Slot::Previous).write_texts(&kept)?;
         }
-        let facts_text = encode_profile_facts(&ProfileFacts {
-            event: profile.event.clone(),
-            folded: folded_hash(&folded),
-            iterations: profile.iterations,
-            lost: profile.lost,
-            samples: profile.samples,
-        });
-        if decode_profile_facts(&facts_text).is_err() {
-            let why = "cannot store this profile: its event is not a short line of text";
-            return Err(error(&folder.path_of(facts), why));
-        }
-        if let Some((_, (kept_stacks, kept_facts))) = read_profile(&folder, &Slot::Latest)? {
-            let (to_stacks, to_facts) = names(&Slot::Previous).expect("a folder's");
-            folder.write(to_stacks, kept_stacks.as_bytes())?;
-            folder.write(to_facts, kept_facts.as_bytes())?;
-        }
-        folder.write(stacks, folded.as_bytes())?;
-        folder.write(facts, facts_text.as_bytes())
+        latest.write_texts(&texts)
     }
 
     /// The profile of benchmark `id` in `slot` (the latest or the previous
-    /// run's; a baseline keeps none), read with every limit a stored file
-    /// has; `None` where there is none. A malformed file is an error
-    /// naming it.
+    /// run's, or the one a baseline saved with its run), read with every
+    /// limit a stored file has; `None` where there is none (a baseline of
+    /// the earlier layout keeps none). A malformed file is an error naming
+    /// it.
     pub fn load_profile(&self, id: &str, slot: &Slot) -> Result<Option<Profile>, StoreError> {
-        let Some(folder) = self.folder(Path::new(&folder_name(id)), false)? else {
+        let folder = match slot {
+            Slot::Baseline(name) => baseline::profiles(self.root(), name)?,
+            _ => self.folder(Path::new(&folder_name(id)), false)?,
+        };
+        let Some(folder) = folder else {
             return Ok(None);
         };
-        Ok(read_profile(&folder, slot)?.map(|(profile, _)| profile))
-    }
-}
-
-/// The texts of a profile's files: its folded stacks, its facts.
-type Texts = (String, String);
-
-/// The profile of `slot` in `folder`, with its files' texts.
-fn read_profile(folder: &Folder, slot: &Slot) -> Result<Option<(Profile, Texts)>, StoreError> {
-    let Some((folded, facts)) = read_pair(folder, slot)? else {
-        return Ok(None);
-    };
-    let (stacks_name, facts_name) = names(slot).expect("read");
-    let stacks =
-        decode_folded(&folded).map_err(|e| error(&folder.path_of(stacks_name), e.to_string()))?;
-    let decoded = decode_profile_facts(&facts);
-    let decoded = decoded.map_err(|e| error(&folder.path_of(facts_name), e.to_string()))?;
-    if decoded.folded != folded_hash(&folded) {
-        let why = format!("describes another {stacks_name} than the one beside it; remove both");
-        return Err(error(&folder.path_of(facts_name), why));
-    }
-    let profile = Profile {
-        event: decoded.event,
-        iterations: decoded.iterations,
-        samples: decoded.samples,
-        stacks,
-        lost: decoded.lost,
-    };
-    Ok(Some((profile, (folded, facts))))
-}
-
-/// The texts of the profile files of `slot` in `folder`, through the
-/// store's bounded reader; `None` where neither is there, an error naming
-/// the one missing where only one is.
-fn read_pair(folder: &Folder, slot: &Slot) -> Result<Option<Texts>, StoreError> {
-    let Some((stacks, facts)) = names(slot) else {
-        return Ok(None);
-    };
-    match (folder.read(stacks)?, folder.read(facts)?) {
-        (None, None) => Ok(None),
-        (Some(s), Some(f)) => Ok(Some((s, f))),
-        (Some(_), None) => Err(error(
-            &folder.path_of(stacks),
-            format!("has no {facts} beside it; remove it"),
-        )),
-        (None, Some(_)) => Err(error(
-            &folder.path_of(facts),
-            format!("has no {stacks} beside it; remove it"),
-        )),
+        let pair = match slot {
+            Slot::Baseline(_) => Pair::in_baseline(&folder, &folder_name(id)),
+            _ => Pair::in_bench_folder(&folder, slot),
+        };
+        Ok(pair.read()?.map(|(profile, _)| profile))
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::store::tests::temp_root;
 
-    fn profile(light: u64) -> Profile {
+    /// A profile of benchmark `b` whose light frame has `light` samples.
+    pub(in crate::store) fn profile(light: u64) -> Profile {
         let mut p = Profile::new("cpu-clock");
         p.iterations = 1000;
         p.lost = 2;

@@ -165,7 +165,15 @@ fn regressed_profiles_only_what_the_gate_judged_regressed_and_says_where() {
         return;
     }
     let dearer = [("PROFILED_ONE_K_DEARER", "1")];
-    let args = ["--exact", "nested", "--profile=regressed"];
+    let table = home.join("table.txt");
+    let to_table = format!("pretty={}", table.display());
+    let args = [
+        "--exact",
+        "nested",
+        "--profile=regressed",
+        "--output-file",
+        &to_table,
+    ];
     let (regressed, _) = profiled_with(&home, &args, &dearer);
     assert_eq!(regressed.code, 0, "{}", regressed.stderr);
     let line = nested(&regressed);
@@ -174,9 +182,35 @@ fn regressed_profiles_only_what_the_gate_judged_regressed_and_says_where() {
     assert_eq!(allocs.str_at("verdict"), "regressed", "{line}");
     let moved = line.array_at("profile_change");
     assert_eq!(moved[0].str_at("name"), "profiled::one_k", "{line}");
+    // The table says where at the end of the benchmark's change line, not
+    // on a line of its own.
+    let text = std::fs::read_to_string(&table).unwrap();
+    let said: Vec<String> = unwrapped(&text)
+        .into_iter()
+        .filter(|l| l.contains("where:"))
+        .collect();
+    assert_eq!(said.len(), 1, "{text}");
+    assert!(said[0].starts_with("  vs previous run"), "{text}");
+    assert!(said[0].contains("where: profiled::one_k "), "{text}");
     // The same code again: not regressed, not profiled.
     let (same, _) = profiled_with(&home, &args, &dearer);
     assert!(nested(&same).get("profile").is_none(), "{}", same.stdout);
+}
+
+/// The table's lines with their continuation lines (indented by four)
+/// joined to them.
+fn unwrapped(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for l in text.lines() {
+        match (l.strip_prefix("    "), lines.last_mut()) {
+            (Some(rest), Some(last)) => {
+                last.push(' ');
+                last.push_str(rest);
+            }
+            _ => lines.push(l.to_string()),
+        }
+    }
+    lines
 }
 
 /// The name of `generic`'s function: `<`, `&` and `>`.

@@ -199,7 +199,11 @@ fn outputs(dir: &Path) -> String {
         out.push_str(&json_line(view, &env, Some(&previous), None));
         out.push('\n');
         let table = Table::new(&[case.id], &[], false, 80, false);
-        out.push_str(&table.change_line(&result, &previous).unwrap_or_default());
+        out.push_str(
+            &table
+                .change_line(&result, &previous, None)
+                .unwrap_or_default(),
+        );
         out.push('\n');
         out.push_str(&bencher_line(view));
         out.push('\n');
@@ -215,12 +219,16 @@ fn outputs(dir: &Path) -> String {
             out.push('\n');
             out.push_str(&table.interval_line(&result).unwrap_or_default());
             out.push('\n');
-            out.push_str(&table.change_line(&result, &comparison).unwrap_or_default());
+            out.push_str(
+                &table
+                    .change_line(&result, &comparison, None)
+                    .unwrap_or_default(),
+            );
             out.push('\n');
         }
         // The default (calm) block, as `--verbose` leaves it for the above.
         let table = Table::new(&[case.id], &names, ipc, 80, false);
-        out.push_str(&table.calm_block(view, Some(&comparison)));
+        out.push_str(&table.calm_block(view, Some(&comparison), None));
         out.push('\n');
         folded.add(&result);
         let analysed = Analysed {

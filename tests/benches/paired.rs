@@ -74,12 +74,9 @@ fn cases(b: &mut Bencher, n: usize) {
     b.iter(|| touch_fresh_pages(n));
 }
 
-/// `rounds` rounds of a xorshift-multiply: each waits for the last.
-fn mix(x: u64, rounds: u64) -> u64 {
-    (0..black_box(rounds)).fold(x, |a, _| {
-        (a ^ (a >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9)
-    })
-}
+#[path = "shared/mix.rs"]
+mod mix;
+use mix::mix;
 
 #[inline(never)]
 fn three_k(x: u64) -> u64 {

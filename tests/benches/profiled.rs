@@ -10,12 +10,9 @@ use perfbench::{perfbench, BatchSize, Bencher, CountingAllocator};
 #[global_allocator]
 static ALLOC: CountingAllocator = CountingAllocator::system();
 
-/// `rounds` rounds of a xorshift-multiply: each waits for the last.
-fn mix(x: u64, rounds: u64) -> u64 {
-    (0..black_box(rounds)).fold(x, |a, _| {
-        (a ^ (a >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9)
-    })
-}
+#[path = "shared/mix.rs"]
+mod mix;
+use mix::mix;
 
 #[inline(never)]
 fn three_k(x: u64) -> u64 {

@@ -6,13 +6,9 @@ use std::hint::black_box;
 
 use perfbench::{perfbench, Bencher};
 
-/// `rounds` rounds of a xorshift-multiply on `x`: each waits for the last,
-/// and no algebra folds them together.
-fn mix(x: u64, rounds: u64) -> u64 {
-    (0..black_box(rounds)).fold(x, |a, _| {
-        (a ^ (a >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9)
-    })
-}
+#[path = "shared/mix.rs"]
+mod mix;
+use mix::mix;
 
 /// The rounds of [`mix`] that take about the time named here.
 fn rounds(length: &str) -> u64 {

@@ -165,12 +165,16 @@ fn regressed_profiles_only_what_the_gate_judged_regressed_and_says_where() {
         return;
     }
     let dearer = [("PROFILED_ONE_K_DEARER", "1")];
+    let table = home.join("table.txt");
+    let to_table = format!("pretty={}", table.display());
     let args = [
         "--exact",
         "nested",
         "--profile=regressed",
         "--save-baseline",
         "r",
+        "--output-file",
+        &to_table,
     ];
     let (regressed, _) = profiled_with(&home, &args, &dearer);
     assert_eq!(regressed.code, 0, "{}", regressed.stderr);
@@ -185,6 +189,16 @@ fn regressed_profiles_only_what_the_gate_judged_regressed_and_says_where() {
     let kept = home.join("baselines/r/profiles/nested.folded");
     let latest = std::fs::read_to_string(home.join("nested/profile.folded")).unwrap();
     assert_eq!(std::fs::read_to_string(&kept).unwrap(), latest);
+    // The table says where at the end of the benchmark's change line, not
+    // on a line of its own.
+    let text = std::fs::read_to_string(&table).unwrap();
+    let said: Vec<String> = unwrapped(&text)
+        .into_iter()
+        .filter(|l| l.contains("where:"))
+        .collect();
+    assert_eq!(said.len(), 1, "{text}");
+    assert!(said[0].starts_with("  vs previous run"), "{text}");
+    assert!(said[0].contains("where: profiled::one_k "), "{text}");
     // The same code again: not regressed, not profiled; the baseline's run
     // is replaced, and its profile, of the run before, not kept.
     let (same, _) = profiled_with(&home, &args, &dearer);
@@ -192,6 +206,22 @@ fn regressed_profiles_only_what_the_gate_judged_regressed_and_says_where() {
     assert!(nested(&same).get("profile").is_none(), "{}", same.stdout);
     assert!(home.join("baselines/r/nested.json").is_file());
     assert!(!kept.exists(), "a stale profile beside a new run");
+}
+
+/// The table's lines with their continuation lines (indented by four)
+/// joined to them.
+fn unwrapped(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for l in text.lines() {
+        match (l.strip_prefix("    "), lines.last_mut()) {
+            (Some(rest), Some(last)) => {
+                last.push(' ');
+                last.push_str(rest);
+            }
+            _ => lines.push(l.to_string()),
+        }
+    }
+    lines
 }
 
 /// The name of `generic`'s function: `<`, `&` and `>`.

@@ -6,7 +6,8 @@
 //! gives the full block of `table.rs` instead.
 
 use super::format::{format_rate, printable};
-use super::table::{shown, vs_label, Table};
+use super::profile_lines::said_on_the_paired_line;
+use super::table::{shown, Table};
 use super::wrap::{fill, wrap_words};
 use crate::analysis::comparison::{Comparison, Verdict};
 use crate::analysis::derived::rate;
@@ -39,16 +40,23 @@ pub fn without_quiet(r: &BenchResult) -> BenchResult {
 impl Table {
     /// A benchmark's default block: `id  cycles [low estimate high]`
     /// with its change, the other metrics shown, the declared rate, the
-    /// other changes and the notes of the metrics visible.
-    pub fn calm_block(&self, r: ResultView<'_>, comparison: Option<&Comparison>) -> String {
+    /// other changes ending with where the benchmark changed (`moved`,
+    /// [`where_said`](super::profile_lines::where_said)) and the notes of
+    /// the metrics visible.
+    pub fn calm_block(
+        &self,
+        r: ResultView<'_>,
+        comparison: Option<&Comparison>,
+        moved: Option<&str>,
+    ) -> String {
         let shown = without_quiet(&r);
         let visible = ResultView::new(r.recording, &shown);
         let mut lines = vec![self.headline_line(visible, comparison)];
         lines.extend(self.others_line(&visible));
         lines.extend(self.rate_line(visible));
         if let Some(c) = comparison {
-            lines.extend(self.calm_change_line(&r, &visible, c));
-            lines.extend(self.paired_line(&r, c));
+            lines.extend(self.calm_change_line(&r, &visible, c, moved));
+            lines.extend(self.paired_line(&r, c, moved));
         }
         for note in notes(visible) {
             lines.push(wrap_words(&format!("  note: {note}"), self.width));
@@ -114,32 +122,35 @@ impl Table {
 
     /// The changes of the other metrics shown, and of the quiet ones judged
     /// a regression or an improvement; a new or unfair comparison says so
-    /// as the full table does.
+    /// as the full table does. Where the benchmark changed ends it (a line
+    /// of its own where no other change shows), unless a `paired:` line
+    /// says it.
     fn calm_change_line(
         &self,
         r: &BenchResult,
         visible: &BenchResult,
         c: &Comparison,
+        moved: Option<&str>,
     ) -> Option<String> {
         if c.changes.is_none() || c.unfair.is_some() {
-            return self.change_line(r, c);
+            return self.change_line(r, c, moved);
         }
         let lead = headline(visible).map(|m| m.name.as_str());
         let is_shown = |name: &str| visible.metrics.iter().any(|m| m.name == name);
-        let moved = |name: &str| {
+        let judged = |name: &str| {
             c.change(name)
                 .is_some_and(|m| matches!(m.verdict, Verdict::Regressed | Verdict::Improved))
         };
         let parts: Vec<String> = (r.metrics.iter())
             .map(|m| m.name.as_str())
             .filter(|&name| Some(name) != lead && c.change(name).is_some())
-            .filter(|&name| is_shown(name) || moved(name))
+            .filter(|&name| is_shown(name) || judged(name))
             .map(|name| format!("{name} {}", self.change_cell(c, name)))
             .collect();
-        if parts.is_empty() {
+        if parts.is_empty() && (moved.is_none() || said_on_the_paired_line(c)) {
             return None;
         }
-        Some(self.listed(&vs_label(c), &parts))
+        Some(self.vs_line(c, &parts, moved))
     }
 }
 
@@ -216,7 +227,7 @@ mod tests {
 
     #[test]
     fn the_block_leads_with_cycles_and_leaves_quiet_counts_out() {
-        let block = table().calm_block(result("x", 7.3e-7).view(), None);
+        let block = table().calm_block(result("x", 7.3e-7).view(), None, None);
         assert_eq!(
             block,
             "x  cycles 2000\n  wall-time 500.0 ns, instructions 4000, IPC 2.00"
@@ -236,7 +247,7 @@ mod tests {
             ]),
             unfair: None,
         };
-        let block = table().calm_block(r.view(), Some(&c));
+        let block = table().calm_block(r.view(), Some(&c), None);
         let lines: Vec<&str> = block.lines().collect();
         assert_eq!(lines[0], "x  cycles 2000  +5.00% [+4.00%, +6.00%] ▲");
         assert_eq!(
@@ -245,14 +256,14 @@ mod tests {
         );
         assert!(!block.contains("context-switches"), "{block}");
         c.changes.as_mut().unwrap()[3].verdict = Verdict::Improved;
-        let block = table().calm_block(r.view(), Some(&c));
+        let block = table().calm_block(r.view(), Some(&c), None);
         assert!(
             block.contains("context-switches -100.00% [-101.00%, -99.00%] ▼"),
             "{block}"
         );
         assert!(!block.contains("page-faults"), "{block}");
         c.changes.as_mut().unwrap()[3] = change("context-switches", 2.0, Verdict::Regressed);
-        let block = table().calm_block(r.view(), Some(&c));
+        let block = table().calm_block(r.view(), Some(&c), None);
         assert!(
             block.contains("context-switches +200.00% [+199.00%, +201.00%] ▲"),
             "{block}"
@@ -268,7 +279,7 @@ mod tests {
         };
         let r = result("branches::sum_large_bytes/sorted", 0.0);
         let t = Table::new(&[], &[], false, 50, false);
-        let block = t.calm_block(r.view(), Some(&c));
+        let block = t.calm_block(r.view(), Some(&c), None);
         let lines: Vec<&str> = block.lines().collect();
         assert_eq!(
             lines[0], "branches::sum_large_bytes/sorted  cycles 2000",

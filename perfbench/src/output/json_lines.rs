@@ -137,6 +137,10 @@ struct ProfileLine<'a> {
     event: &'a str,
     /// The events the samples stand for (each weighs its period).
     events: u64,
+    /// The path of the folded stacks, where the line is written beside
+    /// the store that holds them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    folded: Option<String>,
     /// The functions with the largest self share, at most
     /// [`PROFILE_FUNCTIONS`].
     functions: Vec<FunctionLine>,
@@ -186,10 +190,14 @@ impl JsonLinesSink {
     /// Writes the line of `a`.
     pub fn benchmark(&mut self, a: &Analysed) {
         let was = a.compared_with.as_ref().and_then(|w| w.profile.as_ref());
-        let mut line = bench_line(a.view(), &self.environment, a.comparison.as_ref(), was);
-        if a.recording.profile.is_some() {
-            line = with_folded(&line, &self.store.profile_path(&a.recording.id));
-        }
+        let folded = self.store.profile_path(&a.recording.id);
+        let line = line_with_folded(
+            a.view(),
+            &self.environment,
+            a.comparison.as_ref(),
+            was,
+            Some(&folded),
+        );
         self.out.line(&line);
     }
 
@@ -197,13 +205,6 @@ impl JsonLinesSink {
     pub fn finish(self) -> Result<(), StoreError> {
         self.out.finish()
     }
-}
-
-/// `line` with its profile's `folded`, the path of its folded stacks.
-fn with_folded(line: &str, folded: &Path) -> String {
-    let mut v: serde_json::Value = serde_json::from_str(line).expect("a line just written");
-    v["profile"]["folded"] = folded.display().to_string().into();
-    v.to_string()
 }
 
 /// Most functions a line's profile lists.
@@ -220,6 +221,18 @@ pub fn bench_line(
     environment: &Environment,
     comparison: Option<&Comparison>,
     was: Option<&Profile>,
+) -> String {
+    line_with_folded(r, environment, comparison, was, None)
+}
+
+/// As [`bench_line`], its profile (where it has one) naming `folded`, the
+/// path of its folded stacks in the store.
+fn line_with_folded(
+    r: ResultView<'_>,
+    environment: &Environment,
+    comparison: Option<&Comparison>,
+    was: Option<&Profile>,
+    folded: Option<&Path>,
 ) -> String {
     let moves = match (was, &r.recording.profile) {
         (Some(was), Some(is)) => function_moves(was, is, PROFILE_MOVES),
@@ -264,7 +277,7 @@ pub fn bench_line(
         },
         multiplexed_samples: run.multiplexed_samples,
         off_cpu_ratio: r.off_cpu_ratio,
-        profile: run.profile.as_ref().map(profile_line),
+        profile: (run.profile.as_ref()).map(|p| profile_line(p, folded)),
         profile_change: (!moves.is_empty()).then(|| moves.iter().map(move_line).collect()),
         read_path: run.read_path.map(|p| p.name()),
         samples: run.samples(),
@@ -304,13 +317,14 @@ fn metrics<'a>(
     estimates(r).into_iter().map(line).collect()
 }
 
-/// The profile `p` with its top functions.
-fn profile_line(p: &Profile) -> ProfileLine<'_> {
+/// The profile `p` with its top functions, naming `folded` where given.
+fn profile_line<'a>(p: &'a Profile, folded: Option<&Path>) -> ProfileLine<'a> {
     let mut shares = function_shares(p);
     shares.truncate(PROFILE_FUNCTIONS);
     ProfileLine {
         event: &p.event,
         events: p.events(),
+        folded: folded.map(|f| f.display().to_string()),
         functions: shares
             .into_iter()
             .map(|s| FunctionLine {
@@ -471,5 +485,17 @@ mod tests {
             "before": 0.5, "before_per_iteration": 10.0, "name": "light",
         }]);
         assert_eq!(v["profile_change"], moved);
+        // Beside a store, the line names the folded stacks, in its place
+        // among the profile's keys; nothing else changes.
+        let folded = Path::new("/s/x\"1/profile.folded");
+        let env = Environment::default();
+        let named = line_with_folded(r.view(), &env, None, Some(&was), Some(folded));
+        let want = r#""events":400,"folded":"/s/x\"1/profile.folded","functions""#;
+        assert_eq!(named.matches(want).count(), 1, "{named}");
+        assert_eq!(named.replace(want, r#""events":400,"functions""#), line);
+        // Without a profile, no folded.
+        r.recording.profile = None;
+        let named = line_with_folded(r.view(), &env, None, None, Some(folded));
+        assert_eq!(named, bench_line(r.view(), &env, None, None));
     }
 }

@@ -1,12 +1,12 @@
-//! The table's lines of a profile (`--profile`): under `--verbose` the
-//! functions with the largest self share, and under a benchmark that
-//! changed, where it changed (`where:`), each from the one analysis of
-//! profiles (`analysis::profile_shares`).
+//! The table's profile (`--profile`): under `--verbose` the functions
+//! with the largest self share, and at the end of the `paired:` or `vs …`
+//! line of a benchmark that changed, where it changed (`; where: …`),
+//! each from the one analysis of profiles (`analysis::profile_shares`).
 
 use super::format::printable;
 use super::table::Table;
-use super::wrap::wrap_words;
-use crate::analysis::comparison::Comparison;
+use super::wrap::{fill, wrap_words};
+use crate::analysis::comparison::{Comparison, Target};
 use crate::analysis::notes::thousands;
 use crate::analysis::profile_shares::{function_shares, where_changed};
 use crate::profile::Profile;
@@ -42,27 +42,71 @@ impl Table {
         self.listed(&lead, &parts)
     }
 
-    /// `  where: parse::light 24 % → 51 %`: where a benchmark that
-    /// regressed or improved changed, from the profile of the run it was
-    /// compared with to its own; `None` where either has none.
-    pub fn where_line(
-        &self,
-        comparison: &Comparison,
-        was: Option<&Profile>,
-        is: Option<&Profile>,
-    ) -> Option<String> {
-        let moved = where_changed(comparison, was, is)?;
-        Some(wrap_words(
-            &format!("  where: {}", printable(&moved)),
-            self.width,
-        ))
+    /// `  paired: {why}; where: {moved}`, `why` wrapped at spaces;
+    /// `moved` from [`where_said`].
+    pub(super) fn why_with_where(&self, why: &str, moved: Option<&str>) -> String {
+        let Some(moved) = moved else {
+            return wrap_words(&format!("  paired: {why}"), self.width);
+        };
+        let words = why.split(' ').map(str::to_string);
+        self.ending_with_where(std::iter::once("  paired:".into()).chain(words), moved)
     }
+
+    /// `  lead: part, part; where: {moved}` wrapped as [`Table::listed`]
+    /// wraps; without a part, `  lead: where: {moved}`.
+    pub(super) fn listed_with_where(&self, lead: &str, parts: &[String], moved: &str) -> String {
+        let last = parts.len().saturating_sub(1);
+        let listed = (parts.iter().enumerate()).map(|(i, p)| match i < last {
+            true => format!("{p},"),
+            false => p.clone(),
+        });
+        self.ending_with_where(std::iter::once(format!("  {lead}:")).chain(listed), moved)
+    }
+
+    /// `pieces`, then `; where: {moved}`, wrapped to the width with
+    /// continuation lines indented by four; each function's move (`light
+    /// 50 % → 75 %`) is kept whole on a line.
+    fn ending_with_where(&self, pieces: impl Iterator<Item = String>, moved: &str) -> String {
+        let mut pieces: Vec<String> = pieces.collect();
+        if pieces.len() > 1 {
+            pieces.last_mut().expect("a piece").push(';');
+        }
+        let last = moved.split(", ").count() - 1;
+        for (i, m) in moved.split(", ").enumerate() {
+            let comma = if i < last { "," } else { "" };
+            pieces.push(match i {
+                0 => format!("where: {m}{comma}"),
+                _ => format!("{m}{comma}"),
+            });
+        }
+        fill(pieces.iter().map(String::as_str), self.width, 4)
+    }
+}
+
+/// Where a benchmark that regressed or improved changed, from the profile
+/// of the run it was compared with (`was`) to its own (`is`), printable:
+/// `parse::light 24 % → 51 %`, by the one rule
+/// ([`where_changed`]); `None` where either has no profile or no change
+/// was judged.
+pub fn where_said(
+    comparison: &Comparison,
+    was: Option<&Profile>,
+    is: Option<&Profile>,
+) -> Option<String> {
+    where_changed(comparison, was, is).map(|moved| printable(&moved).into_owned())
+}
+
+/// Whether `where:` ends the `paired:` line (a paired run) rather than the
+/// `vs …` change line.
+pub(super) fn said_on_the_paired_line(comparison: &Comparison) -> bool {
+    matches!(comparison.against, Target::Paired(_))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::comparison::{MetricChange, Target, Verdict};
+    use crate::analysis::comparison::{MetricChange, Verdict};
+    use crate::counter::event::Unit;
     use crate::stats::Change;
 
     use crate::profile::folded_profile as profile;
@@ -109,14 +153,92 @@ mod tests {
     fn where_is_said_of_a_judged_change_with_both_profiles() {
         let was = profile(10, &[("x;parse;light", 100), ("x;parse", 100)]);
         let is = profile(10, &[("x;parse;light", 300), ("x;parse", 100)]);
-        let t = table();
         let regressed = compared(Verdict::Regressed);
         assert_eq!(
-            t.where_line(&regressed, Some(&was), Some(&is)).unwrap(),
-            "  where: light 50 % → 75 %"
+            where_said(&regressed, Some(&was), Some(&is)).as_deref(),
+            Some("light 50 % → 75 %")
         );
-        assert_eq!(t.where_line(&regressed, None, Some(&is)), None);
+        assert_eq!(where_said(&regressed, None, Some(&is)), None);
+        assert_eq!(where_said(&regressed, Some(&was), None), None);
         let noise = compared(Verdict::WithinNoise);
-        assert_eq!(t.where_line(&noise, Some(&was), Some(&is)), None);
+        assert_eq!(where_said(&noise, Some(&was), Some(&is)), None);
+        // A name is printed as every name is: a backslash escaped.
+        let was = profile(10, &[("x;a\\b", 100), ("x;c", 100)]);
+        let is = profile(10, &[("x;a\\b", 300), ("x;c", 100)]);
+        assert_eq!(
+            where_said(&regressed, Some(&was), Some(&is)).as_deref(),
+            Some("a\\\\b 50 % → 75 %")
+        );
+    }
+
+    /// `x`'s result: 1,000 ns of wall time and 4,000 instructions.
+    fn result() -> crate::analysis::Analysed {
+        crate::analysis::test_support::exact_result(
+            "x",
+            &[
+                ("wall-time", Unit::Nanoseconds, 1000.0),
+                ("instructions", Unit::Count, 4000.0),
+            ],
+        )
+    }
+
+    #[test]
+    fn where_ends_the_paired_line_in_a_paired_run() {
+        let r = result();
+        let mut c = compared(Verdict::Regressed);
+        c.against = Target::Paired("b".into());
+        let t = table();
+        let moved = Some("light 50 % → 75 %");
+        assert_eq!(
+            t.paired_line(&r.result, &c, moved).unwrap(),
+            "  paired: +30.0 % wall-time; where: light 50 % → 75 %"
+        );
+        assert_eq!(
+            t.paired_line(&r.result, &c, None).unwrap(),
+            "  paired: +30.0 % wall-time"
+        );
+        // Said once: not on the `vs` line as well, in either block.
+        let vs = t.change_line(&r.result, &c, moved).unwrap();
+        assert!(!vs.contains("where"), "{vs}");
+        let block = t.calm_block(r.view(), Some(&c), moved);
+        assert_eq!(block.matches("where:").count(), 1, "{block}");
+        assert!(
+            block.contains("\n  paired: +30.0 % wall-time; where: light 50 % → 75 %"),
+            "{block}"
+        );
+        // Wrapped at words, continuation lines indented by four.
+        let narrow = Table::new(&["x"], &["wall-time".to_string()], false, 40, false);
+        assert_eq!(
+            narrow.paired_line(&r.result, &c, moved).unwrap(),
+            "  paired: +30.0 % wall-time;\n    where: light 50 % → 75 %"
+        );
+    }
+
+    #[test]
+    fn where_ends_the_vs_line_against_a_stored_run() {
+        let r = result();
+        let c = compared(Verdict::Regressed);
+        let t = table();
+        let moved = Some("light 50 % → 75 %, parse 50 % → 25 %");
+        assert_eq!(
+            t.change_line(&r.result, &c, moved).unwrap(),
+            "  vs previous run: wall-time +30.00% ▲, instructions -; \
+             where: light 50 % → 75 %, parse 50 % → 25 %"
+        );
+        assert_eq!(t.paired_line(&r.result, &c, moved), None);
+        // The default block shows no other change of the headline's:
+        // `where:` makes the `vs` line alone.
+        let block = t.calm_block(r.view(), Some(&c), moved);
+        assert_eq!(
+            block.lines().last(),
+            Some("  vs previous run: where: light 50 % → 75 %, parse 50 % → 25 %"),
+            "{block}"
+        );
+        assert_eq!(t.calm_block(r.view(), Some(&c), None).lines().count(), 2);
+        let narrow = Table::new(&["x"], &["wall-time".to_string()], false, 40, false);
+        assert_eq!(
+            narrow.change_line(&r.result, &c, moved).unwrap(),
+            "  vs previous run: wall-time +30.00% ▲,\n    instructions -;\n    where: light 50 % → 75 %,\n    parse 50 % → 25 %"
+        );
     }
 }

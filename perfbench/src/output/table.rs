@@ -8,9 +8,10 @@ use super::folded::Folded;
 use super::format::{
     count, format_rate, format_value, four_digits, percent, printable, relative_text, standing_cell,
 };
+use super::profile_lines::{said_on_the_paired_line, where_said};
 use super::wrap::{comma_list, wrap, wrap_words};
 use super::{Color, RunHeader};
-use crate::analysis::comparison::{self, Comparison, Target, Verdict};
+use crate::analysis::comparison::{self, Comparison, Verdict};
 use crate::analysis::derived::{declared_work, has_ipc, per_unit_name, rate};
 use crate::analysis::notes::notes;
 use crate::analysis::standings::{self, Relative, Standing};
@@ -163,17 +164,22 @@ impl TableSink {
         lines
     }
 
-    /// Prints a benchmark's row and its change line.
+    /// Prints a benchmark's row and its change line, ending with where it
+    /// changed where both runs have a profile.
     pub fn benchmark(&mut self, a: &Analysed) {
         if a.recording.membership.is_some() {
             self.results.push(a.clone());
         }
         let Some(table) = &self.table else { return };
+        let moved = a.comparison.as_ref().and_then(|c| {
+            let was = a.compared_with.as_ref().and_then(|w| w.profile.as_ref());
+            where_said(c, was, a.recording.profile.as_ref())
+        });
+        let moved = moved.as_deref();
         if !self.verbose {
             self.folded.add(&a.result);
-            let block = table.calm_block(a.view(), a.comparison.as_ref());
+            let block = table.calm_block(a.view(), a.comparison.as_ref(), moved);
             self.out.line(&block);
-            self.where_line(a);
             return;
         }
         self.out.line(&table.row(a.view()));
@@ -189,22 +195,10 @@ impl TableSink {
         let Some(comparison) = &a.comparison else {
             return;
         };
-        if let Some(line) = table.change_line(&a.result, comparison) {
+        if let Some(line) = table.change_line(&a.result, comparison, moved) {
             self.out.line(&line);
         }
-        if let Some(line) = table.paired_line(&a.result, comparison) {
-            self.out.line(&line);
-        }
-        self.where_line(a);
-    }
-
-    /// Where `a` changed, from the profile of the run it was compared with.
-    fn where_line(&mut self, a: &Analysed) {
-        let (Some(table), Some(comparison)) = (&self.table, &a.comparison) else {
-            return;
-        };
-        let was = a.compared_with.as_ref().and_then(|w| w.profile.as_ref());
-        if let Some(line) = table.where_line(comparison, was, a.recording.profile.as_ref()) {
+        if let Some(line) = table.paired_line(&a.result, comparison, moved) {
             self.out.line(&line);
         }
     }
@@ -357,8 +351,15 @@ impl Table {
     }
 
     /// The line under a benchmark's row that shows its change against the
-    /// stored run, metric by metric; `None` when nothing changed at all.
-    pub fn change_line(&self, r: &BenchResult, comparison: &Comparison) -> Option<String> {
+    /// stored run, metric by metric, ending with where it changed
+    /// (`moved`, [`where_said`]) unless a `paired:` line says it; `None`
+    /// when nothing changed at all.
+    pub fn change_line(
+        &self,
+        r: &BenchResult,
+        comparison: &Comparison,
+        moved: Option<&str>,
+    ) -> Option<String> {
         let label = comparison.against.label();
         let Some(changes) = &comparison.changes else {
             return Some(format!("  (new: not in {label})"));
@@ -377,17 +378,33 @@ impl Table {
             .iter()
             .map(|m| format!("{} {}", m.name, self.change_cell(comparison, &m.name)))
             .collect();
-        Some(self.listed(&vs_label(comparison), &parts))
+        Some(self.vs_line(comparison, &parts, moved))
     }
 
-    /// In a paired run, what moved, in one line:
-    /// `  paired: +18.0 % wall-time: instructions +0, page-faults ×3.1`.
-    pub fn paired_line(&self, r: &BenchResult, comparison: &Comparison) -> Option<String> {
-        if !matches!(comparison.against, Target::Paired(_)) {
+    /// `  vs …: part, part`, ending `; where: {moved}` unless a `paired:`
+    /// line says where.
+    pub(super) fn vs_line(&self, c: &Comparison, parts: &[String], moved: Option<&str>) -> String {
+        match moved.filter(|_| !said_on_the_paired_line(c)) {
+            Some(moved) => self.listed_with_where(&vs_label(c), parts, moved),
+            None => self.listed(&vs_label(c), parts),
+        }
+    }
+
+    /// In a paired run, what moved, in one line, ending with where
+    /// (`moved`, [`where_said`]):
+    /// `  paired: +18.0 % wall-time: instructions +0, page-faults ×3.1;
+    /// where: parse::light 24 % → 51 %`.
+    pub fn paired_line(
+        &self,
+        r: &BenchResult,
+        comparison: &Comparison,
+        moved: Option<&str>,
+    ) -> Option<String> {
+        if !said_on_the_paired_line(comparison) {
             return None;
         }
         let why = comparison::why(comparison, r)?;
-        Some(wrap_words(&format!("  paired: {why}"), self.width))
+        Some(self.why_with_where(&why, moved))
     }
 
     /// The headline intervals as Criterion prints them, `[low estimate
@@ -614,8 +631,8 @@ mod tests {
                 ..c.clone()
             };
             (
-                t.change_line(&r.result, &c),
-                t.change_line(&r.result, &new).unwrap(),
+                t.change_line(&r.result, &c, None),
+                t.change_line(&r.result, &new, None).unwrap(),
             )
         };
         let (none, new) = line(crate::analysis::comparison::Target::Baseline(
@@ -631,7 +648,7 @@ mod tests {
             unfair: Some("measured in per-iteration mode, this run in batch mode".into()),
         };
         assert_eq!(
-            t.change_line(&r.result, &unfair).unwrap(),
+            t.change_line(&r.result, &unfair, None).unwrap(),
             "  not compared with `main`: measured in per-iteration mode, this run in batch\n    mode"
         );
     }
@@ -646,7 +663,7 @@ mod tests {
             unfair: None,
         };
         assert_eq!(
-            t.change_line(&r.result, &c).unwrap(),
+            t.change_line(&r.result, &c, None).unwrap(),
             "  (new: not in the paired build `/b\\n::warning::X\\u{1b}[2J`)"
         );
         assert_eq!(

@@ -1,8 +1,8 @@
 //! Flame graphs of a benchmark's profile, as sections of its page: the
 //! profile's own ([`flame_graph`]) and what moved between two profiles
-//! ([`differential_flame_graph`]: the after profile's shape, each frame
-//! coloured by the growth, red, or shrinkage, blue, of its samples per
-//! iteration).
+//! ([`differential_flame_graph`]: the after profile's shape with the
+//! frames only the before profile had, each frame coloured by the growth,
+//! red, or shrinkage, blue, of its samples per iteration).
 //!
 //! Each is inline SVG, a nested `<svg>` per frame (which clips its label
 //! to its width), with a small script (`flame.js`): hovering a frame shows
@@ -14,6 +14,7 @@
 
 mod layout;
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::text::esc;
@@ -61,16 +62,19 @@ pub fn flame_graph(profile: &Profile) -> String {
 }
 
 /// The section of the differential flame graph of `before` and `after`:
-/// `after`'s shape, each frame coloured by the change of its samples per
-/// iteration (each stack's count over its profile's iterations), red where
-/// it grew and blue where it shrank, as deep as the largest change.
+/// the shape of both ([`both_shapes`]: `after`'s, and what only `before`
+/// had, so a function that vanished shows, blue), each frame coloured by
+/// the change of its samples per iteration (each stack's count over its
+/// profile's iterations), red where it grew and blue where it shrank, as
+/// deep as the largest change.
 pub fn differential_flame_graph(before: &Profile, after: &Profile) -> String {
     let mut out = section_head("profile-change", "Profile change");
     let _ = writeln!(
         out,
         "<p>Per iteration, this profile ({} of <code>{}</code> in {}) against the one \
-         before ({} of <code>{}</code> in {}): red grew, blue shrank. Hover a frame for \
-         its figures, click to zoom.</p>",
+         before ({} of <code>{}</code> in {}): red grew, blue shrank; a frame only the \
+         one before had is drawn as wide as it was per iteration. Hover a frame for its \
+         figures, click to zoom.</p>",
         count_u128(after.samples.into(), "sample"),
         esc(&after.event),
         count_u128(after.iterations.into(), "iteration"),
@@ -85,27 +89,29 @@ pub fn differential_flame_graph(before: &Profile, after: &Profile) -> String {
     } else {
         None
     };
-    let stacks = stacks_of(&after.stacks);
-    let (frames, total) = layout(&stacks);
-    if let Some(why) = why_not.or((total == 0).then_some("no samples after")) {
+    let why_not = why_not.or((after.events() == 0).then_some("no samples after"));
+    if let Some(why) = why_not {
         let _ = writeln!(out, "<p class=\"note\">Not drawn: {why}.</p>\n</section>");
         return out;
     }
+    let union = both_shapes(before, after);
+    let stacks = stacks_of(&union);
+    let (frames, total) = layout(&stacks);
     let per = |n: u128, p: &Profile| n as f64 / p.iterations as f64;
     let was = samples_in(&frames, &stacks, &before.stacks);
-    let moved: Vec<(f64, f64)> = frames
-        .iter()
-        .zip(was)
-        .map(|(f, was)| (per(was, before), per(f.samples, after)))
+    let is = samples_in(&frames, &stacks, &after.stacks);
+    let moved: Vec<(f64, f64)> = (was.into_iter().zip(is))
+        .map(|(was, is)| (per(was, before), per(is, after)))
         .collect();
     let largest = moved.iter().map(|(b, a)| (a - b).abs()).fold(0.0, f64::max);
     let mut at = 0;
     graph(&mut out, &frames, total, |f| {
         let (b, a) = moved[at];
         at += 1;
-        let change = match b {
-            0.0 => "new".to_string(),
-            b => percent(a / b - 1.0),
+        let change = match (b, a) {
+            (0.0, _) => "new".to_string(),
+            (_, 0.0) => "gone".to_string(),
+            (b, a) => percent(a / b - 1.0),
         };
         let figures = format!(
             "before {} events per iteration, after {} ({change})",
@@ -117,6 +123,26 @@ pub fn differential_flame_graph(before: &Profile, after: &Profile) -> String {
     });
     section_end(&mut out);
     out
+}
+
+/// The stacks a differential lays out: each of `after`'s with its events,
+/// and each only `before` has with its events scaled to `after`'s
+/// iterations (at least 1), so that a frame that vanished is as wide as
+/// it was per iteration. A frame's figures never come from these widths
+/// but from each profile's own stacks ([`samples_in`]).
+fn both_shapes(before: &Profile, after: &Profile) -> BTreeMap<Vec<String>, u64> {
+    let mut union = after.stacks.clone();
+    for (stack, &n) in &before.stacks {
+        if !union.contains_key(stack) {
+            let scaled =
+                u128::from(n) * u128::from(after.iterations) / u128::from(before.iterations);
+            union.insert(
+                stack.clone(),
+                u64::try_from(scaled).unwrap_or(u64::MAX).max(1),
+            );
+        }
+    }
+    union
 }
 
 /// The start of a section `id` titled `title`.

@@ -277,3 +277,38 @@ fn a_merged_box_compares_the_siblings_it_merges() {
     assert!(html.contains(&bench));
     assert!(!html.contains("zzz"));
 }
+
+#[test]
+fn a_frame_only_the_profile_before_had_is_drawn_shrunk_with_its_figures() {
+    // Before, over 2 iterations: HOSTILE 4 (2 per iteration, gone after),
+    // kept 2 (1). After, over 4 iterations: kept 4 (1, the same).
+    let before = profile(2, &[(&["bench", HOSTILE], 4), (&["bench", "kept"], 2)]);
+    let after = profile(4, &[(&["bench", "kept"], 4)]);
+    let html = differential_flame_graph(&before, &after);
+    let hostile = "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;";
+    assert!(!html.contains(HOSTILE), "{html}");
+    // HOSTILE is as wide as its 2 events an iteration over the 4
+    // iterations after (8), kept its 4: 12 in all.
+    let drawn: Vec<[String; 8]> = frames(&html);
+    let by_name = |n: &str| drawn.iter().find(|f| f[0] == n).unwrap().clone();
+    let [_, x, width, start, n, depth, class, fill] = by_name(hostile);
+    assert_eq!(
+        [x, width, start, n, depth],
+        ["0%", "66.6667%", "0", "8", "1"].map(String::from)
+    );
+    // As deep a blue as bench's move (3 → 1 per iteration): the largest.
+    assert_eq!((class.as_str(), fill.as_str()), ("shrank", "#3737ff"));
+    assert!(
+        html.contains(&format!(
+            "{hostile}\nbefore 2.000 events per iteration, after 0.000 (gone)</title>"
+        )),
+        "{html}"
+    );
+    let [_, x, width, _, n, _, class, _] = by_name("kept");
+    assert_eq!(
+        [x, width, n, class],
+        ["66.6667%", "33.3333%", "4", "same"].map(String::from)
+    );
+    assert_eq!(by_name("bench")[6], "shrank");
+    assert_eq!(by_name("bench")[4], "12");
+}

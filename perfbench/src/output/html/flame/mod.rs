@@ -62,7 +62,7 @@ pub fn flame_graph(profile: &Profile) -> String {
 }
 
 /// The section of the differential flame graph of `before` and `after`:
-/// the shape of both ([`both_shapes`]: `after`'s, and what only `before`
+/// the shape of both (`both_shapes`: `after`'s, and what only `before`
 /// had, so a function that vanished shows, blue), each frame coloured by
 /// the change of its samples per iteration (each stack's count over its
 /// profile's iterations), red where it grew and blue where it shrank, as

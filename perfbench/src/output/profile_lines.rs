@@ -5,7 +5,7 @@
 
 use super::format::printable;
 use super::table::Table;
-use super::wrap::{fill, wrap_words};
+use super::wrap::{comma_pieces, fill, wrap_words};
 use crate::analysis::comparison::{Comparison, Target};
 use crate::analysis::notes::thousands;
 use crate::analysis::profile_shares::{function_shares, where_changed};
@@ -55,11 +55,7 @@ impl Table {
     /// `  lead: part, part; where: {moved}` wrapped as [`Table::listed`]
     /// wraps; without a part, `  lead: where: {moved}`.
     pub(super) fn listed_with_where(&self, lead: &str, parts: &[String], moved: &str) -> String {
-        let last = parts.len().saturating_sub(1);
-        let listed = (parts.iter().enumerate()).map(|(i, p)| match i < last {
-            true => format!("{p},"),
-            false => p.clone(),
-        });
+        let listed = comma_pieces(parts);
         self.ending_with_where(std::iter::once(format!("  {lead}:")).chain(listed), moved)
     }
 
@@ -71,14 +67,10 @@ impl Table {
         if pieces.len() > 1 {
             pieces.last_mut().expect("a piece").push(';');
         }
-        let last = moved.split(", ").count() - 1;
-        for (i, m) in moved.split(", ").enumerate() {
-            let comma = if i < last { "," } else { "" };
-            pieces.push(match i {
-                0 => format!("where: {m}{comma}"),
-                _ => format!("{m}{comma}"),
-            });
-        }
+        let moves: Vec<&str> = moved.split(", ").collect();
+        let mut moves = comma_pieces(&moves);
+        moves[0].insert_str(0, "where: ");
+        pieces.extend(moves);
         fill(pieces.iter().map(String::as_str), self.width, 4)
     }
 }

@@ -30,20 +30,19 @@ pub(super) fn comma_list<S: AsRef<str>>(
     width: usize,
     indent: usize,
 ) -> String {
-    let last = parts.len().saturating_sub(1);
-    let parts: Vec<String> = parts
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            if i < last {
-                format!("{},", p.as_ref())
-            } else {
-                p.as_ref().to_string()
-            }
-        })
-        .collect();
+    let parts = comma_pieces(parts);
     let pieces = std::iter::once(prefix.trim_end()).chain(parts.iter().map(String::as_str));
     fill(pieces, width, indent)
+}
+
+/// A list's pieces to [`fill`]: each part but the last ending with a comma.
+pub(super) fn comma_pieces<S: AsRef<str>>(parts: &[S]) -> Vec<String> {
+    let last = parts.len().saturating_sub(1);
+    let piece = |(i, p): (usize, &S)| match i < last {
+        true => format!("{},", p.as_ref()),
+        false => p.as_ref().to_string(),
+    };
+    parts.iter().enumerate().map(piece).collect()
 }
 
 /// `pieces` joined by spaces and wrapped to `width` columns: a piece that

@@ -18,7 +18,7 @@ use crate::run::panics::caught;
 use crate::run::preparation::Preparation;
 use crate::run::setup::{Setup, SetupId};
 use crate::run::stderr;
-use crate::run::stored_runs::{compared_profile, StoredRuns};
+use crate::run::stored_runs::{compared_profile, left_as_is, StoredRuns};
 use crate::store::history::HistoryRun;
 use crate::store::Slot;
 
@@ -61,9 +61,8 @@ pub fn keep_profile(prep: &Preparation, step: &mut Step) {
         .as_mut()
         .and_then(|base| compared_profile(&prep.store, &prep.target, base).err());
     let mut errors = Vec::new();
-    // A stored profile that could not be read is left as it is.
-    let target_is_latest = Slot::from(&prep.target) == Slot::Latest;
-    if unreadable.is_none() || !target_is_latest {
+    let target = Slot::from(&prep.target);
+    if !left_as_is(&Slot::Latest, &target, unreadable.is_some()) {
         if let Err(e) = prep.store.save_profile(id, profile) {
             errors.push(e.to_string());
         }

@@ -80,28 +80,32 @@ impl StoredRuns {
     /// Whether `slot` is left as it is: the target's, which could not be
     /// read (a restored cache's, say), and might be repaired by hand.
     pub fn keeps(&self, slot: &Slot) -> bool {
-        *slot == self.target && self.unreadable.is_some()
+        left_as_is(slot, &self.target, self.unreadable.is_some())
     }
 
     /// Whether the profile of `slot` is left as it is: the target's, which
     /// could not be read. (A baseline's is never written over: a save
     /// makes a new version.)
     pub fn keeps_profile(&self, slot: &Slot) -> bool {
-        *slot == self.target && self.unreadable_profile.is_some()
+        left_as_is(slot, &self.target, self.unreadable_profile.is_some())
     }
+}
+
+/// Whether a file of `slot` is left as it is: it is the `target`'s, which
+/// could not be read (a restored cache's, say), and might be repaired by
+/// hand.
+pub fn left_as_is(slot: &Slot, target: &Slot, unreadable: bool) -> bool {
+    slot == target && unreadable
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::Profile;
+    use crate::profile::{folded_profile, Profile};
     use crate::store::tests::{run_of, temp_root};
 
     fn profile(light: u64) -> Profile {
-        let mut p = Profile::new("cpu-clock");
-        p.iterations = 10;
-        p.add(vec!["b".into(), "light".into()], light);
-        p
+        folded_profile(10, &[("b;light", light)])
     }
 
     #[test]

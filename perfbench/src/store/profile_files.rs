@@ -29,6 +29,12 @@ pub fn folded_hash(folded: &str) -> String {
     format!("{:016x}", stable_hash(folded.as_bytes()))
 }
 
+/// The latest profile's files in a benchmark's folder: stacks, facts.
+const LATEST: (&str, &str) = ("profile.folded", "profile.json");
+
+/// The previous profile's files in a benchmark's folder.
+const PREVIOUS: (&str, &str) = ("previous-profile.folded", "previous-profile.json");
+
 /// Where a profile's two files are: their folder, and their names in it.
 pub(super) struct Pair<'a> {
     folder: &'a Folder,
@@ -40,8 +46,8 @@ impl<'a> Pair<'a> {
     /// The pair of `slot` in a benchmark's folder `folder`.
     fn in_bench_folder(folder: &'a Folder, slot: &Slot) -> Pair<'a> {
         let (stacks, facts) = match slot {
-            Slot::Previous => ("previous-profile.folded", "previous-profile.json"),
-            _ => ("profile.folded", "profile.json"),
+            Slot::Previous => PREVIOUS,
+            _ => LATEST,
         };
         Pair {
             folder,
@@ -162,7 +168,7 @@ type Texts = (String, String);
 impl Store {
     /// The folded-stacks file of benchmark `id`'s latest profile.
     pub fn profile_path(&self, id: &str) -> PathBuf {
-        self.root().join(folder_name(id)).join("profile.folded")
+        self.root().join(folder_name(id)).join(LATEST.0)
     }
 
     /// Stores `profile` as the latest profile of benchmark `id`, the one it

@@ -111,12 +111,11 @@ impl Rounds {
 /// The routine of a benchmark: runs it with a bencher.
 pub type Routine<'a> = &'a dyn Fn(&mut Bencher<'_>);
 
-/// One benchmark as the run measures it.
+/// One benchmark as the run measures it; its routine is handed over by
+/// its suite for each round ([`crate::run::suite::Suite::visit`]).
 pub struct Job<'a> {
     /// Its id.
     pub id: &'a str,
-    /// Its routine.
-    pub routine: Routine<'a>,
     /// How long and how often, all rounds together
     /// ([`RunOptions::config_for`]).
     pub config: measure::Config,
@@ -127,12 +126,11 @@ pub struct Job<'a> {
 
 /// One benchmark through the run: how it is measured, the rounds measured
 /// so far, and in a paired run the paired build's. The scheduler holds
-/// one per benchmark, whatever made it: a registered function, or another
-/// routine with an id and settings.
+/// one per benchmark, whatever suite declared it.
 pub struct Underway<'a> {
     /// Its place in the run, from 0.
     pub index: usize,
-    /// Its id, routine, settings and setup.
+    /// Its id, settings and setup.
     pub job: Job<'a>,
     /// Its group and name in it, stamped on its recording.
     pub membership: Option<Membership>,
@@ -150,7 +148,7 @@ pub struct Underway<'a> {
 /// says why it failed (a panic, or a measurement error).
 pub fn measure_round(
     prep: &mut Preparation,
-    job: &Job<'_>,
+    (job, routine): (&Job<'_>, Routine<'_>),
     so_far: &mut Rounds,
 ) -> Result<(), BenchFailure> {
     let started = Instant::now();
@@ -160,7 +158,8 @@ pub fn measure_round(
     // the mean of the rounds' slopes.
     let planned = so_far.plan.map(|p| (p, index));
     let environment = prep.environment.clone();
-    let (round, sampling) = record(prep.setup_mut(job.setup), job, planned, environment)?;
+    let setup = prep.setup_mut(job.setup);
+    let (round, sampling) = record(setup, (job, routine), planned, environment)?;
     so_far.took += started.elapsed();
     so_far.add(round, sampling);
     Ok(())
@@ -273,11 +272,11 @@ fn compare_paired(
 /// records it; returns the sampling plan too, in batch mode.
 fn record(
     setup: &mut Setup,
-    job: &Job<'_>,
+    (job, routine): (&Job<'_>, Routine<'_>),
     planned: Option<(SamplingPlan, u64)>,
     environment: Environment,
 ) -> Result<(Recording, Option<SamplingPlan>), BenchFailure> {
-    let measured = measure_raw(setup, job, planned)?;
+    let measured = measure_raw(setup, (job, routine), planned)?;
     let sampling = measured.plan;
     Ok((recording_of(setup, job.id, measured, environment), sampling))
 }
@@ -288,11 +287,12 @@ fn record(
 /// id. What a paired run's builds send the driving build.
 pub fn measure_raw(
     setup: &mut Setup,
-    job: &Job<'_>,
+    (job, routine): (&Job<'_>, Routine<'_>),
     planned: Option<(SamplingPlan, u64)>,
 ) -> Result<RoundMeasured, BenchFailure> {
     let per_iter = setup.per_iter;
-    let outcome = caught(|| measure_passes(job, (&mut setup.counter_groups, per_iter), planned));
+    let groups = (&mut setup.counter_groups, per_iter);
+    let outcome = caught(|| measure_passes((job, routine), groups, planned));
     // A panic may have left a counter group running.
     for (group, _) in &setup.counter_groups {
         let _ = group.disable();
@@ -348,7 +348,7 @@ pub struct RoundMeasured {
 /// warns before sampling where it takes fewer samples than asked); the
 /// others follow it, `planned` with the round to measure.
 fn measure_passes(
-    job: &Job<'_>,
+    (job, routine): (&Job<'_>, Routine<'_>),
     (counter_groups, per_iter): (&mut Groups, bool),
     planned: Option<(SamplingPlan, u64)>,
 ) -> Result<RoundMeasured, MeasureError> {
@@ -356,7 +356,7 @@ fn measure_passes(
     if per_iter {
         let index = planned.map_or(0, |(_, index)| index);
         let round = config.round(index);
-        let measured = measure::measure_per_iter(&round, &mut counter_groups[0].0, job.routine)?;
+        let measured = measure::measure_per_iter(&round, &mut counter_groups[0].0, routine)?;
         let (pm, left_out) = measured.without_disturbed();
         let facts = PerIterFacts {
             read_path: pm.read_path,
@@ -381,12 +381,12 @@ fn measure_passes(
     };
     let mut passes = counter_groups.iter_mut();
     let (first, _) = passes.next().expect("at least one group");
-    let (mut m, plan, method) = measure::measure_pass(config, first, planning, job.routine)?;
+    let (mut m, plan, method) = measure::measure_pass(config, first, planning, routine)?;
     let index = planned.map_or(0, |(_, index)| index);
     // Later passes take the first pass's plan, so their samples line up.
     for (group, _) in passes {
         let planning = Planning::Round(plan, index);
-        m.merge_pass(&measure::measure_pass(config, group, planning, job.routine)?.0);
+        m.merge_pass(&measure::measure_pass(config, group, planning, routine)?.0);
     }
     Ok(RoundMeasured {
         measurement: m,
@@ -505,15 +505,14 @@ mod tests {
     ) -> Result<Step, BenchFailure> {
         let job = Job {
             id,
-            routine: bench,
             config: options.config.clone(),
             setup: SetupId::RUN,
         };
         let mut so_far = Rounds::default();
-        measure_round(prep, &job, &mut so_far)?;
+        measure_round(prep, (&job, bench), &mut so_far)?;
         while so_far.recording.as_ref().unwrap().round_count() < so_far.count(&job.config) as usize
         {
-            measure_round(prep, &job, &mut so_far)?;
+            measure_round(prep, (&job, bench), &mut so_far)?;
         }
         let mut recording = so_far.recording.expect("rounds were measured");
         recording.settings = Some(job.config.key());

@@ -22,6 +22,10 @@ pub enum BenchFailure {
     Calibration(CalibrationError),
     /// A build of a paired run failed it, or the build broke.
     Paired(PairedError),
+    /// Its suite did not reach it in this round (from 1): a Criterion
+    /// suite whose group function benchmarks it only some of the times
+    /// it runs.
+    NotReached(u64),
 }
 
 impl BenchFailure {
@@ -47,6 +51,11 @@ impl fmt::Display for BenchFailure {
             BenchFailure::Measure(e) => write!(f, "{e}"),
             BenchFailure::Calibration(e) => write!(f, "{e}"),
             BenchFailure::Paired(e) => write!(f, "{e}"),
+            BenchFailure::NotReached(round) => write!(
+                f,
+                "its suite did not run it in round {round}, though it was listed (a group \
+                 function that benchmarks it only some of the times it runs)"
+            ),
         }
     }
 }

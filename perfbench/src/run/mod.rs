@@ -22,6 +22,7 @@ pub mod setup_error;
 pub mod sinks;
 pub mod stderr;
 pub mod stored_runs;
+pub mod suite;
 
 use std::time::Duration;
 
@@ -37,15 +38,22 @@ use crate::run::cli::{Action, Filter, OutputFormat, RunMode, RunOptions};
 use crate::run::end_of_run::{RunTally, EXIT_FAILED, EXIT_USAGE};
 use crate::run::panics::{catch, caught};
 use crate::run::preparation::Preparation;
-use crate::run::registry::{Broken, Entry};
+use crate::run::registry::{Broken, Entry, Registered};
 use crate::run::round_source::{Local, RoundSource};
 use crate::run::scheduler::run_steps;
 use crate::run::setup_error::SetupError;
+use crate::run::suite::Suite;
 use crate::store::{self, Store};
 
-/// Runs the benchmarks of this binary, the bench target `target`, as the
-/// command line asks and exits.
+/// Runs the `#[perfbench]` functions of this binary, the bench target
+/// `target`, as the command line asks and exits.
 pub fn main(target: &paired::revision::BenchTarget) -> ! {
+    main_of(target, &Registered::new())
+}
+
+/// Runs the benchmarks of `suite`, the bench target `target`, as the
+/// command line asks and exits.
+pub fn main_of(target: &paired::revision::BenchTarget, suite: &dyn Suite) -> ! {
     let names: Vec<String> = std::env::vars_os()
         .filter_map(|(name, _)| name.into_string().ok())
         .collect();
@@ -60,7 +68,7 @@ pub fn main(target: &paired::revision::BenchTarget) -> ! {
             for warning in &options.warnings {
                 stderr::warning(warning);
             }
-            run(&options, target)
+            run(&options, (target, suite))
         }
         Err(e) => {
             stderr::error(&e.to_string());
@@ -75,9 +83,12 @@ fn store_of(target: &paired::revision::BenchTarget) -> Store {
     Store::at(store::default_root(target.package, target.crate_name))
 }
 
-/// Runs with `options` the benchmarks of `target` and returns the exit
-/// code.
-pub fn run(options: &RunOptions, target: &paired::revision::BenchTarget) -> i32 {
+/// Runs with `options` the benchmarks of `suite`, the bench target
+/// `target`, and returns the exit code.
+pub fn run(
+    options: &RunOptions,
+    (target, suite): (&paired::revision::BenchTarget, &dyn Suite),
+) -> i32 {
     let mode = match options.action {
         Action::Help => {
             print!("{}", cli::usage());
@@ -88,14 +99,14 @@ pub fn run(options: &RunOptions, target: &paired::revision::BenchTarget) -> i32 
             return 0;
         }
         Action::List { terse } => {
-            return match selected(&options.filter) {
+            return match selected(&options.filter, suite) {
                 Ok((selection, broken, _)) => list(&selection, &broken, terse),
                 Err(code) => code,
             }
         }
         Action::Run(mode) => mode,
     };
-    let (selection, broken, total) = match selected(&options.filter) {
+    let (selection, broken, total) = match selected(&options.filter, suite) {
         Ok(selected) => selected,
         Err(code) => return code,
     };
@@ -104,12 +115,12 @@ pub fn run(options: &RunOptions, target: &paired::revision::BenchTarget) -> i32 
         stderr::say(&nothing);
     }
     let code = match mode {
-        RunMode::Test => return run_tests(&selection, &broken),
-        RunMode::Profile(time) => run_profiles(&selection.run, &broken, time),
+        RunMode::Test => return run_tests(suite, &selection, &broken),
+        RunMode::Profile(time) => run_profiles(suite, &selection.run, &broken, time),
         RunMode::Bench if paired::child::requested() => {
-            return paired::child::serve(options, &selection.run, store_of(target))
+            return paired::child::serve(options, (suite, &selection.run), store_of(target))
         }
-        RunMode::Bench => match run_benches(options, target, &selection.run, &broken) {
+        RunMode::Bench => match run_benches(options, (target, suite), &selection.run, &broken) {
             Ok(code) => code,
             Err(e) => {
                 stderr::error(&e.to_string());
@@ -132,11 +143,14 @@ fn event_list() -> String {
     })
 }
 
-/// The registered benchmarks `filter` selects, the functions whose cases
-/// could not be listed that it could select, and how many are registered;
-/// or the exit code where the registry is unfit to run (said on stderr).
-fn selected(filter: &Filter) -> Result<(registry::Selection, Vec<Broken>, usize), i32> {
-    let registry = registry::all();
+/// The benchmarks of `suite` that `filter` selects, what could not be
+/// listed that it could select, and how many it declares; or the exit code
+/// where the suite is unfit to run (said on stderr).
+fn selected(
+    filter: &Filter,
+    suite: &dyn Suite,
+) -> Result<(registry::Selection, Vec<Broken>, usize), i32> {
+    let registry = suite.declared();
     if let Err(e) = check(&registry.entries) {
         stderr::error(&e.to_string());
         return Err(EXIT_USAGE);
@@ -157,8 +171,7 @@ fn check(entries: &[Entry]) -> Result<(), SetupError> {
         return Err(SetupError::DuplicateId(duplicate));
     }
     for e in entries {
-        let path = registry::id_of(e.bench.module_path, e.bench.name, &Default::default());
-        cli::check_settings(&printable(&path), &e.bench.settings).map_err(SetupError::Setting)?;
+        cli::check_settings(&printable(&e.origin), &e.settings).map_err(SetupError::Setting)?;
     }
     Ok(())
 }
@@ -199,13 +212,11 @@ fn nothing_selected(filter: &Filter, chosen: usize, total: usize) -> Option<Stri
 /// as libtest lists them; a function whose cases could not be listed is
 /// named on stderr, and fails the listing as it would the run.
 fn list(selection: &registry::Selection, broken: &[Broken], terse: bool) -> i32 {
-    let mut listed: Vec<&Entry> = selection.run.iter().chain(&selection.ignored).collect();
-    listed.sort_by_key(|e| e.source_order());
-    for e in &listed {
-        println!("{}: benchmark", printable(&e.id));
+    for id in &selection.listed {
+        println!("{}: benchmark", printable(id));
     }
     if !terse {
-        println!("\n{}", count(listed.len(), "benchmark"));
+        println!("\n{}", count(selection.listed.len(), "benchmark"));
     }
     failures(broken).exit_code()
 }
@@ -235,7 +246,7 @@ fn say_ignored(ignored: &[Entry]) {
 
 /// Test mode: each routine once, reported the way libtest does; a function
 /// whose cases could not be listed fails first.
-fn run_tests(selection: &registry::Selection, broken: &[Broken]) -> i32 {
+fn run_tests(suite: &dyn Suite, selection: &registry::Selection, broken: &[Broken]) -> i32 {
     let entries = &selection.run;
     let listed = entries.len() + selection.ignored.len() + broken.len();
     println!("\nrunning {}", count(listed, "test"));
@@ -244,8 +255,8 @@ fn run_tests(selection: &registry::Selection, broken: &[Broken]) -> i32 {
         println!("test {} ... FAILED", printable(&b.path));
         failures.push((b.path.as_str(), b.why().to_string()));
     }
-    for e in entries {
-        let outcome = match catch(|| run_once(|b| e.run(b))) {
+    each_selected(suite, entries, &mut |e, routine| {
+        let outcome = match catch(|| run_once(routine)) {
             Ok(Ok(())) => Ok(()),
             Ok(Err(err)) => Err(err.to_string()),
             Err(panic) => Err(panic.to_string()),
@@ -257,7 +268,7 @@ fn run_tests(selection: &registry::Selection, broken: &[Broken]) -> i32 {
                 failures.push((e.id.as_str(), why));
             }
         }
-    }
+    });
     for e in &selection.ignored {
         println!("test {} ... ignored", printable(&e.id));
     }
@@ -285,10 +296,12 @@ fn run_tests(selection: &registry::Selection, broken: &[Broken]) -> i32 {
 /// `--profile-time`: runs each routine for about `time`, with no counters,
 /// analysis, storing or report, for a profiler such as `perf record` to
 /// watch; a line per benchmark says what ran. Returns the exit code.
-fn run_profiles(entries: &[Entry], broken: &[Broken], time: Duration) -> i32 {
+fn run_profiles(suite: &dyn Suite, entries: &[Entry], broken: &[Broken], time: Duration) -> i32 {
     let mut tally = failures(broken);
-    for e in entries {
-        match caught(|| measure::profile(time, |b| e.run(b))) {
+    each_selected(
+        suite,
+        entries,
+        &mut |e, routine| match caught(|| measure::profile(time, routine)) {
             Ok(ran) => println!(
                 "perfbench: profiled {}: {} iteration{} in {:.2} s (no analysis, nothing stored)",
                 printable(&e.id),
@@ -297,8 +310,8 @@ fn run_profiles(entries: &[Entry], broken: &[Broken], time: Duration) -> i32 {
                 ran.elapsed.as_secs_f64()
             ),
             Err(why) => failed(&e.id, &why, &mut tally),
-        }
-    }
+        },
+    );
     tally.print(entries.len() + broken.len(), &Target::PreviousRun, false);
     tally.exit_code()
 }
@@ -318,7 +331,7 @@ fn failed(id: &str, why: &BenchFailure, tally: &mut RunTally) {
 /// the first benchmark.
 fn run_benches(
     options: &RunOptions,
-    target: &paired::revision::BenchTarget,
+    (target, suite): (&paired::revision::BenchTarget, &dyn Suite),
     entries: &[Entry],
     broken: &[Broken],
 ) -> Result<i32, SetupError> {
@@ -334,8 +347,7 @@ fn run_benches(
     }
     let mut prep = preparation::prepare(options, &wants(options, entries), store_of(target))?;
     origin.record_in(&mut prep.environment);
-    let routines = routines(entries);
-    let mut benches = underway(entries, jobs(options, entries, &routines, &prep));
+    let mut benches = underway(entries, jobs(options, entries, &prep));
     // Started once pinned, it runs on the same CPU.
     let mut source: Box<dyn RoundSource> = match &paired_build {
         Some(build) => {
@@ -344,7 +356,7 @@ fn run_benches(
         }
         None => Box::new(Local),
     };
-    let most_threads = entries.iter().map(|e| e.case.threads()).max();
+    let most_threads = entries.iter().map(|e| e.threads).max();
     if let Some(warning) = pinned_threads_warning(prep.cpu(), most_threads.unwrap_or(1)) {
         eprintln!("{warning}");
     }
@@ -363,7 +375,8 @@ fn run_benches(
     for sink in &mut sinks {
         sink.start(&header);
     }
-    let mut tally = run_steps(options, &mut prep, &mut benches, &mut sinks, &mut *source);
+    let benches = (suite, &mut benches[..]);
+    let mut tally = run_steps(options, &mut prep, benches, &mut sinks, &mut *source);
     drop(source);
     tally.failed.splice(0..0, early.failed);
     tally.gate = Some((options.gate, options.thresholds));
@@ -375,12 +388,20 @@ fn run_benches(
     ))
 }
 
-/// The routine of each entry.
-fn routines(entries: &[Entry]) -> Vec<impl Fn(&mut measure::Bencher<'_>) + '_> {
-    entries
-        .iter()
-        .map(|e| move |b: &mut measure::Bencher<'_>| e.run(b))
-        .collect()
+/// Calls `each` with each of `entries` and its routine, in the order
+/// `suite` reaches them; one it does not reach is not called.
+fn each_selected<'e>(
+    suite: &dyn Suite,
+    entries: &'e [Entry],
+    each: &mut dyn FnMut(&'e Entry, bench::Routine<'_>),
+) {
+    let at: std::collections::HashMap<&str, &Entry> =
+        entries.iter().map(|e| (e.id.as_str(), e)).collect();
+    suite.visit(&mut |reached, routine| {
+        if let Some(e) = at.get(reached.id.as_str()) {
+            each(e, routine);
+        }
+    });
 }
 
 /// Each entry's state through the run, measured as its `job`.
@@ -389,8 +410,8 @@ fn underway<'a>(entries: &'a [Entry], jobs: Vec<bench::Job<'a>>) -> Vec<Underway
         .map(|(index, (e, job))| Underway {
             index,
             job,
-            membership: e.membership(),
-            threads: e.case.threads(),
+            membership: e.membership.clone(),
+            threads: e.threads,
             rounds: Some(Default::default()),
             partner: Ok(None),
         })
@@ -400,26 +421,19 @@ fn underway<'a>(entries: &'a [Entry], jobs: Vec<bench::Job<'a>>) -> Vec<Underway
 /// The setup each entry asks for, with its id (which names it in errors).
 fn wants<'a>(options: &RunOptions, entries: &'a [Entry]) -> Vec<(setup::Want, &'a str)> {
     (entries.iter())
-        .map(|e| (options.wanted_setup(&e.bench.settings), e.id.as_str()))
+        .map(|e| (options.wanted_setup(&e.settings), e.id.as_str()))
         .collect()
 }
 
 /// Each entry as the run measures it: its routine, its own settings under
 /// the run's, and the setup of `prep` they ask for.
-fn jobs<'a>(
-    options: &RunOptions,
-    entries: &'a [Entry],
-    routines: &'a [impl Fn(&mut measure::Bencher<'_>)],
-    prep: &Preparation,
-) -> Vec<bench::Job<'a>> {
+fn jobs<'a>(options: &RunOptions, entries: &'a [Entry], prep: &Preparation) -> Vec<bench::Job<'a>> {
     entries
         .iter()
-        .zip(routines)
-        .map(|(e, routine)| bench::Job {
+        .map(|e| bench::Job {
             id: &e.id,
-            routine,
-            config: options.config_for(&e.bench.settings),
-            setup: prep.setup_id(&options.wanted_setup(&e.bench.settings)),
+            config: options.config_for(&e.settings),
+            setup: prep.setup_id(&options.wanted_setup(&e.settings)),
         })
         .collect()
 }
@@ -525,14 +539,11 @@ mod tests {
         ];
         let options = cli::tests::parse_args(&args);
         let mut prep = preparation::tests::page_faults(&root);
-        let entries = [&ONE, &TWO].map(|bench| Entry {
-            id: bench.name.into(),
-            bench,
-            case: Default::default(),
-        });
-        let routines = routines(&entries);
-        let mut benches = underway(&entries, jobs(&options, &entries, &routines, &prep));
-        let tally = run_steps(&options, &mut prep, &mut benches, &mut [], &mut Local);
+        let suite = Registered::of(vec![&ONE, &TWO]);
+        let entries = suite.declared().entries;
+        let mut benches = underway(&entries, jobs(&options, &entries, &prep));
+        let benches = (&suite as &dyn Suite, &mut benches[..]);
+        let tally = run_steps(&options, &mut prep, benches, &mut [], &mut Local);
         assert!(tally.failed.is_empty());
         assert_eq!(
             *CALLS.lock().unwrap(),

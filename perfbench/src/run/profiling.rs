@@ -15,7 +15,7 @@ use crate::kernel::sampling::ThreadSample;
 use crate::measure::{self, ProfilingError};
 use crate::output::format::printable;
 use crate::profile::{Profile, StackResolver};
-use crate::run::bench::Job;
+use crate::run::bench::{Job, Routine};
 use crate::run::cli::ProfileEvent;
 use crate::run::paired::PairedError;
 use crate::run::panics::catch;
@@ -72,8 +72,12 @@ impl Profiler {
     /// The profile of `job`'s routine, measured as `recording`, taken in
     /// this process; `None` where the pass could not run (a note says why,
     /// once where sampling is refused).
-    pub fn profile_here(&mut self, job: &Job<'_>, recording: &Recording) -> Option<Profile> {
-        let profiled = self.profile(job, wall_ns_per_iteration(recording));
+    pub fn profile_here(
+        &mut self,
+        (job, routine): (&Job<'_>, Routine<'_>),
+        recording: &Recording,
+    ) -> Option<Profile> {
+        let profiled = self.profile((job, routine), wall_ns_per_iteration(recording));
         let profile = profiled.map_err(|why| self.say(job.id, &why)).ok()?;
         self.tell_unplaced(job.id, &profile);
         Some(profile)
@@ -137,7 +141,11 @@ impl Profiler {
 
     /// The profile of `job`'s routine, about `ns_per_iter` an iteration,
     /// taken in this process, or why not.
-    pub fn profile(&mut self, job: &Job<'_>, ns_per_iter: f64) -> Result<Profile, Unprofiled> {
+    pub fn profile(
+        &mut self,
+        (job, routine): (&Job<'_>, Routine<'_>),
+        ns_per_iter: f64,
+    ) -> Result<Profile, Unprofiled> {
         if self.off {
             return Err(Unprofiled::Off);
         }
@@ -154,7 +162,7 @@ impl Profiler {
                 profile.add(stack.unwrap_or_else(unplaced), s.period.max(1));
             };
             let pass = catch(|| {
-                measure::sample_routine(event, ns_per_iter, PASS_TIME, &mut take, job.routine)
+                measure::sample_routine(event, ns_per_iter, PASS_TIME, &mut take, routine)
             });
             match pass {
                 Ok(Ok((ran, lost))) => {

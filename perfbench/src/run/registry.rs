@@ -1,4 +1,7 @@
-//! The benchmarks `#[perfbench]` registered, their ids, and filtering.
+//! The benchmarks a bench target declares ([`Entry`]): those
+//! `#[perfbench]` registered (the [`Registered`] suite), their ids, and
+//! filtering. Another suite (a Criterion-style one) declares its own
+//! entries through [`crate::run::suite::Suite`].
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -6,8 +9,10 @@ use std::time::Duration;
 use crate::analysis::standings::Membership;
 use crate::measure::Bencher;
 use crate::output::format::printable;
+use crate::run::bench::Routine;
 use crate::run::bench_failure::BenchFailure;
 use crate::run::panics::{catch, Panic};
+use crate::run::suite::Suite;
 
 /// One function marked `#[perfbench]`: it makes one benchmark, or one per
 /// type of `types = [...]` and argument of `args = …` ([`Case`]).
@@ -144,21 +149,50 @@ impl Settings {
     };
 }
 
-/// A registered benchmark with its id worked out.
+/// A benchmark a suite declares: its id and what it asks of the run. Its
+/// routine is reached through the suite ([`crate::run::suite::Suite::visit`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
     /// `module::path::name[::<T>][/arg][/threads=N]`, without the crate
-    /// name.
+    /// name, for a registered function.
     pub id: String,
-    /// The function's registration.
-    pub bench: &'static Benchmark,
-    /// Which of its benchmarks.
-    pub case: Case,
+    /// The path of what declared it, as errors name it: a registered
+    /// function's `module::path::name`.
+    pub origin: String,
+    /// Its own settings, under the run's.
+    pub settings: Settings,
+    /// The group it is compared in, and its name and argument there.
+    pub membership: Option<Membership>,
+    /// The threads its routine runs on at once.
+    pub threads: usize,
 }
 
-impl Entry {
+/// A registered function's benchmark: its entry, and the registration and
+/// case its routine runs.
+struct Registration {
+    entry: Entry,
+    bench: &'static Benchmark,
+    case: Case,
+}
+
+impl Registration {
+    fn of(bench: &'static Benchmark, case: Case) -> Registration {
+        Registration {
+            entry: Entry {
+                id: id_of(bench.module_path, bench.name, &case),
+                origin: id_of(bench.module_path, bench.name, &Case::default()),
+                settings: bench.settings.clone(),
+                membership: membership(bench, &case),
+                threads: case.threads(),
+            },
+            bench,
+            case,
+        }
+    }
+
     /// Where it stands in the source: file, line, then type, argument and
     /// thread count.
-    pub fn source_order(&self) -> (&'static str, u32, usize, usize, usize) {
+    fn source_order(&self) -> (&'static str, u32, usize, usize, usize) {
         let b = self.bench;
         let c = &self.case;
         let threads = c.threads.map_or(0, |(i, _)| i);
@@ -166,37 +200,92 @@ impl Entry {
     }
 
     /// Runs it with `b`, on its threads.
-    pub fn run(&self, b: &mut Bencher<'_>) {
+    fn run(&self, b: &mut Bencher<'_>) {
         b.set_threads(self.case.threads());
         (self.bench.run)(b, &self.case)
     }
+}
 
-    /// The group it is compared in (its `group = "…"`, else its module
-    /// without the crate name; none in the crate's root), and its name and
-    /// argument there: members are compared at equal arguments and thread
-    /// counts, so the thread count is part of the argument (`64/threads=4`,
-    /// or `threads=4` alone), as its id ends.
-    pub fn membership(&self) -> Option<Membership> {
-        let b = self.bench;
-        let group = b
-            .settings
-            .group
-            .or_else(|| b.module_path.split_once("::").map(|(_, m)| m))?;
-        Some(Membership {
-            group: group.to_string(),
-            member: member_name(b.name, &self.case),
-            arg: self.case.suffix().strip_prefix('/').map(str::to_string),
-        })
+/// The group a registered function's benchmark is compared in (its
+/// `group = "…"`, else its module without the crate name; none in the
+/// crate's root), and its name and argument there: members are compared
+/// at equal arguments and thread counts, so the thread count is part of
+/// the argument (`64/threads=4`, or `threads=4` alone), as its id ends.
+fn membership(b: &Benchmark, case: &Case) -> Option<Membership> {
+    let group = b
+        .settings
+        .group
+        .or_else(|| b.module_path.split_once("::").map(|(_, m)| m))?;
+    Some(Membership {
+        group: group.to_string(),
+        member: member_name(b.name, case),
+        arg: case.suffix().strip_prefix('/').map(str::to_string),
+    })
+}
+
+/// The suite of the functions marked `#[perfbench]` in this binary.
+pub struct Registered {
+    registrations: Vec<Registration>,
+    broken: Vec<Broken>,
+}
+
+impl Registered {
+    /// Every registered benchmark, in source order, and the functions
+    /// whose cases panicked.
+    pub fn new() -> Registered {
+        let benches: Vec<&'static Benchmark> = inventory::iter::<Benchmark>.into_iter().collect();
+        Registered::of(benches)
+    }
+
+    /// The suite of `benches`.
+    pub(crate) fn of(mut benches: Vec<&'static Benchmark>) -> Registered {
+        benches.sort_by_key(|b| (b.file, b.line));
+        let (mut registrations, mut broken) = (Vec::new(), Vec::new());
+        for bench in benches {
+            match catch(bench.cases) {
+                Ok(cases) => (registrations)
+                    .extend(cases.into_iter().map(|case| Registration::of(bench, case))),
+                Err(panic) => broken.push(Broken {
+                    path: id_of(bench.module_path, bench.name, &Case::default()),
+                    panic,
+                }),
+            }
+        }
+        registrations.sort_by_key(Registration::source_order);
+        Registered {
+            registrations,
+            broken,
+        }
     }
 }
 
-/// What the registrations give: their benchmarks, and the functions whose
-/// cases could not be listed.
+impl Default for Registered {
+    fn default() -> Self {
+        Registered::new()
+    }
+}
+
+impl Suite for Registered {
+    fn declared(&self) -> Registry {
+        Registry {
+            entries: self.registrations.iter().map(|r| r.entry.clone()).collect(),
+            broken: self.broken.clone(),
+        }
+    }
+
+    fn visit(&self, each: &mut dyn FnMut(&Entry, Routine<'_>)) {
+        for r in &self.registrations {
+            each(&r.entry, &|b: &mut Bencher<'_>| r.run(b));
+        }
+    }
+}
+
+/// What a suite declares: its benchmarks, and what could not be listed.
 pub struct Registry {
-    /// Every benchmark, in source order.
+    /// Every benchmark, in the order they run.
     pub entries: Vec<Entry>,
-    /// The functions whose `cases` panicked (an argument's `Display`, or
-    /// `args` itself), in source order.
+    /// What could not be listed: the functions whose `cases` panicked (an
+    /// argument's `Display`, or `args` itself), in source order.
     pub broken: Vec<Broken>,
 }
 
@@ -217,29 +306,6 @@ impl Broken {
     }
 }
 
-/// Every registered benchmark, in source order, and the functions whose
-/// cases panicked.
-pub fn all() -> Registry {
-    let mut benches: Vec<&'static Benchmark> = inventory::iter::<Benchmark>.into_iter().collect();
-    benches.sort_by_key(|b| (b.file, b.line));
-    let (mut entries, mut broken) = (Vec::new(), Vec::new());
-    for bench in benches {
-        match catch(bench.cases) {
-            Ok(cases) => entries.extend(cases.into_iter().map(|case| Entry {
-                id: id_of(bench.module_path, bench.name, &case),
-                bench,
-                case,
-            })),
-            Err(panic) => broken.push(Broken {
-                path: id_of(bench.module_path, bench.name, &Case::default()),
-                panic,
-            }),
-        }
-    }
-    entries.sort_by_key(Entry::source_order);
-    Registry { entries, broken }
-}
-
 /// The first id two benchmarks share, as an error naming it and the
 /// function (or the two functions) it belongs to.
 pub fn duplicate_id(entries: &[Entry]) -> Option<String> {
@@ -248,10 +314,8 @@ pub fn duplicate_id(entries: &[Entry]) -> Option<String> {
         let Some(first) = seen.insert(&e.id, e) else {
             continue;
         };
-        let path = |e: &Entry| {
-            printable(&id_of(e.bench.module_path, e.bench.name, &Case::default())).into_owned()
-        };
-        let whose = if std::ptr::eq(first.bench, e.bench) {
+        let path = |e: &Entry| printable(&e.origin).into_owned();
+        let whose = if first.origin == e.origin {
             format!(
                 "of `{}`: two of its arguments are written alike (give them distinct `Display`s)",
                 path(e)
@@ -319,7 +383,10 @@ pub fn matches(id: &str, filters: &[String], skips: &[String], exact: bool) -> b
 
 /// What a run does with the registered benchmarks.
 pub struct Selection {
-    /// Those it runs, in source order.
+    /// The ids of those it runs and of the ignored ones, in the suite's
+    /// order: what `--list` shows.
+    pub listed: Vec<String>,
+    /// Those it runs, in the suite's order.
     pub run: Vec<Entry>,
     /// Those the filters matched but that are ignored, and not asked for.
     pub ignored: Vec<Entry>,
@@ -343,12 +410,13 @@ pub enum Ignored {
 /// ones unless `ignored` asks for them.
 pub fn select(all: Vec<Entry>, filter: impl Fn(&str) -> bool, ignored: Ignored) -> Selection {
     let total = all.len();
-    let (mut run, mut set_aside) = (Vec::new(), Vec::new());
+    let (mut run, mut set_aside, mut listed) = (Vec::new(), Vec::new(), Vec::new());
     for e in all.into_iter().filter(|e| filter(&e.id)) {
-        let ignore = e.bench.settings.ignore;
+        let ignore = e.settings.ignore;
         if ignored == Ignored::Only && !ignore {
             continue;
         }
+        listed.push(e.id.clone());
         if ignore && ignored == Ignored::Skipped {
             set_aside.push(e);
         } else {
@@ -356,6 +424,7 @@ pub fn select(all: Vec<Entry>, filter: impl Fn(&str) -> bool, ignored: Ignored) 
         }
     }
     Selection {
+        listed,
         filtered_out: total - run.len() - set_aside.len(),
         run,
         ignored: set_aside,
@@ -439,13 +508,10 @@ mod tests {
         let threads: Vec<usize> = cases.iter().map(Case::threads).collect();
         assert_eq!(threads, [1, 4, 1, 4]);
         assert_eq!(Case::default().threads(), 1);
-        let entry = |case: &Case| Entry {
-            id: id_of("h::m", "crc", case),
-            bench: &IN_MODULE,
-            case: case.clone(),
-        };
+        let entry = |case: &Case| Registration::of(&IN_MODULE, case.clone());
         assert_eq!(entry(&cases[3]).source_order(), ("", 0, 0, 1, 1));
-        let arg = |case: &Case| entry(case).membership().unwrap().arg;
+        assert_eq!(entry(&cases[3]).entry.threads, 4);
+        let arg = |case: &Case| entry(case).entry.membership.unwrap().arg;
         assert_eq!(arg(&cases[1]).as_deref(), Some("64/threads=4"));
         let alone = with_threads(vec![Case::default()], &[2]);
         assert_eq!(id_of("h::m", "spin", &alone[0]), "m::spin/threads=2");
@@ -466,12 +532,8 @@ mod tests {
     #[test]
     fn a_benchmark_runs_on_the_threads_of_its_case() {
         let case = with_threads(vec![Case::default()], &[3]).remove(0);
-        let e = Entry {
-            id: id_of("tests", "shared", &case),
-            bench: &SHARED,
-            case,
-        };
-        crate::measure::run_once(|b| e.run(b)).unwrap();
+        let r = Registration::of(&SHARED, case);
+        crate::measure::run_once(|b| r.run(b)).unwrap();
         assert_eq!(CALLS.load(std::sync::atomic::Ordering::Relaxed), 3);
     }
 
@@ -483,11 +545,7 @@ mod tests {
     fn ignored_benchmarks_are_set_aside_unless_asked_for() {
         let all = || {
             [&PLAIN, &SLOW, &OTHER]
-                .map(|bench| Entry {
-                    id: bench.name.to_string(),
-                    bench,
-                    case: Case::default(),
-                })
+                .map(|bench| Registration::of(bench, Case::default()).entry)
                 .into_iter()
                 .collect::<Vec<_>>()
         };
@@ -512,11 +570,7 @@ mod tests {
         let args = Some(vec!["dup".to_string(), "a\nb".into(), "dup".into()]);
         let entries: Vec<Entry> = cases(&[], args)
             .into_iter()
-            .map(|case| Entry {
-                id: id_of("h::m", "crc", &case),
-                bench: &IN_MODULE,
-                case,
-            })
+            .map(|case| Registration::of(&IN_MODULE, case).entry)
             .collect();
         assert_eq!(
             duplicate_id(&entries).unwrap(),
@@ -526,8 +580,7 @@ mod tests {
         assert_eq!(duplicate_id(&entries[..2]), None);
         let two = [&PLAIN, &OTHER].map(|bench| Entry {
             id: "tests::x\u{1b}".into(),
-            bench,
-            case: Case::default(),
+            ..Registration::of(bench, Case::default()).entry
         });
         assert_eq!(
             duplicate_id(&two).unwrap(),

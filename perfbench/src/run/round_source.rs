@@ -5,7 +5,7 @@
 //! benchmark and, once one is concluded, for what it is compared with.
 
 use crate::analysis::Recording;
-use crate::run::bench::{self, Underway};
+use crate::run::bench::{self, Routine, Underway};
 use crate::run::bench_failure::BenchFailure;
 use crate::run::preparation::Preparation;
 use crate::run::profiling::Profiler;
@@ -16,13 +16,13 @@ pub trait RoundSource {
     /// paired run (this build's and the paired build's).
     fn turns_per_round(&self) -> u64;
 
-    /// Measures turn `turn` (from 0) of `bench` into it; `Err` says why it
-    /// failed.
+    /// Measures turn `turn` (from 0) of `bench`, whose routine is
+    /// `routine`, into it; `Err` says why it failed.
     fn measure(
         &mut self,
         turn: u64,
         prep: &mut Preparation,
-        bench: &mut Underway<'_>,
+        measured: (&mut Underway<'_>, Routine<'_>),
     ) -> Result<(), BenchFailure>;
 
     /// What `bench`, concluded as `recording`, is compared with instead of
@@ -40,7 +40,7 @@ pub trait RoundSource {
     fn profile(
         &mut self,
         profiler: &mut Profiler,
-        bench: &Underway<'_>,
+        profiled: (&Underway<'_>, Routine<'_>),
         recording: &mut Recording,
         partner: Option<&mut Recording>,
     );
@@ -58,10 +58,10 @@ impl RoundSource for Local {
         &mut self,
         _turn: u64,
         prep: &mut Preparation,
-        bench: &mut Underway<'_>,
+        (bench, routine): (&mut Underway<'_>, Routine<'_>),
     ) -> Result<(), BenchFailure> {
         let so_far = bench.rounds.as_mut().expect("measured while underway");
-        bench::measure_round(prep, &bench.job, so_far)
+        bench::measure_round(prep, (&bench.job, routine), so_far)
     }
 
     fn compared_with(
@@ -77,10 +77,10 @@ impl RoundSource for Local {
     fn profile(
         &mut self,
         profiler: &mut Profiler,
-        bench: &Underway<'_>,
+        (bench, routine): (&Underway<'_>, Routine<'_>),
         recording: &mut Recording,
         _partner: Option<&mut Recording>,
     ) {
-        recording.profile = profiler.profile_here(&bench.job, recording);
+        recording.profile = profiler.profile_here((&bench.job, routine), recording);
     }
 }

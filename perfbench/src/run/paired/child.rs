@@ -19,13 +19,14 @@ use super::wire_profile::WireProfile;
 use crate::analysis::metric_names;
 use crate::kernel::handoff;
 use crate::kernel::sys::take_stdout;
-use crate::run::bench::{measure_raw, Job};
+use crate::run::bench::{measure_raw, Job, Routine};
 use crate::run::cli::RunOptions;
 use crate::run::end_of_run::EXIT_USAGE;
 use crate::run::preparation::{self, Preparation};
 use crate::run::profiling::Profiler;
 use crate::run::registry::Entry;
-use crate::run::{jobs, routines, stderr, wants};
+use crate::run::suite::Suite;
+use crate::run::{jobs, stderr, wants};
 use crate::store::Store;
 
 /// Whether this process was started by a paired run's driver to serve it:
@@ -52,8 +53,11 @@ pub fn requested() -> bool {
 }
 
 /// Serves the driving build until its requests end; returns the exit code.
-pub fn serve(options: &RunOptions, entries: &[Entry], store: Store) -> i32 {
-    let mut answers = match take_stdout() {
+/// The requests are served in visits of `suite`, each serving those that
+/// come in the order it reaches their benchmarks (a round's, in the
+/// driver's order); a request for one it passed starts the next visit.
+pub fn serve(options: &RunOptions, (suite, entries): (&dyn Suite, &[Entry]), store: Store) -> i32 {
+    let answers = match take_stdout() {
         Ok(out) => std::io::BufWriter::new(out),
         Err(e) => {
             stderr::error(&format!(
@@ -63,68 +67,158 @@ pub fn serve(options: &RunOptions, entries: &[Entry], store: Store) -> i32 {
         }
     };
     let wants = wants(options, entries);
-    let mut prep = match preparation::prepare_serving_build(options, &wants, store) {
+    let prep = match preparation::prepare_serving_build(options, &wants, store) {
         Ok(prep) => prep,
         Err(e) => {
             stderr::error(&e.to_string());
             return EXIT_USAGE;
         }
     };
-    let routines = routines(entries);
-    let jobs = jobs(options, entries, &routines, &prep);
-    let hello = Hello::new(jobs.iter().map(|j| j.id.to_string()).collect());
-    if send(&mut answers, &line(&hello)).is_err() {
+    let jobs = jobs(options, entries, &prep);
+    let mut server = Server {
+        prep,
+        limit: longest_request(jobs.iter().map(|j| j.id)),
+        jobs,
+        profiler: options.profile.as_ref().map(Profiler::new),
+        answers,
+        requests: std::io::stdin().lock(),
+        pending: None,
+        answered: 0,
+        ended: None,
+    };
+    let hello = Hello::new(server.jobs.iter().map(|j| j.id.to_string()).collect());
+    if send(&mut server.answers, &line(&hello)).is_err() {
         return EXIT_USAGE;
     }
-    let limit = longest_request(jobs.iter().map(|j| j.id));
-    let mut profiler = options.profile.as_ref().map(Profiler::new);
-    let mut requests = std::io::stdin().lock();
-    loop {
-        let request = match read_line(&mut requests, limit) {
+    server.next();
+    while server.ended.is_none() {
+        server.serve_unreached();
+        if server.ended.is_some() {
+            break;
+        }
+        let before = server.answered;
+        suite.visit(&mut |entry, routine| server.serve_while(&entry.id, routine));
+        if server.ended.is_none() && server.answered == before {
+            server.answer(Reply::Failed {
+                why: Failure::Errored("this build's suite did not run it".into()),
+            });
+        }
+    }
+    server.ended.unwrap_or(0)
+}
+
+/// A serving build's state between requests.
+struct Server<'a, R> {
+    prep: Preparation,
+    jobs: Vec<Job<'a>>,
+    limit: usize,
+    profiler: Option<Profiler>,
+    answers: std::io::BufWriter<std::fs::File>,
+    requests: R,
+    /// The request read and not yet answered: its benchmark's id and the
+    /// request, or the reply it gets without its routine.
+    pending: Option<(String, Result<Request, Reply>)>,
+    /// How many requests were answered.
+    answered: usize,
+    /// The exit code, once the requests ended or cannot be answered.
+    ended: Option<i32>,
+}
+
+impl<R: std::io::BufRead> Server<'_, R> {
+    /// Answers the pending request with `reply` and reads the next.
+    fn answer(&mut self, reply: Reply) {
+        self.pending = None;
+        self.answered += 1;
+        if send(&mut self.answers, &line(&reply)).is_err() {
+            self.ended = Some(0);
+            return;
+        }
+        self.next();
+    }
+
+    /// Answers, one after the other, the pending requests that need no
+    /// routine: unreadable ones, and those for a benchmark not here.
+    fn serve_unreached(&mut self) {
+        while let Some((_, Err(reply))) = &self.pending {
+            let reply = reply.clone();
+            self.answer(reply);
+        }
+    }
+
+    /// Answers, one after the other, the pending requests for benchmark
+    /// `id`, whose routine is `routine`.
+    fn serve_while(&mut self, id: &str, routine: Routine<'_>) {
+        while let Some((asked, Ok(request))) = &self.pending {
+            if asked != id || self.ended.is_some() {
+                return;
+            }
+            let job = (self.jobs.iter())
+                .find(|j| j.id == id)
+                .expect("checked when read");
+            let reply = match request {
+                Request::Measure { round, plan, .. } => {
+                    measure(&mut self.prep, (job, routine), (*round, *plan))
+                }
+                Request::Profile { ns_per_iter, .. } => {
+                    profile(self.profiler.as_mut(), (job, routine), *ns_per_iter)
+                }
+            };
+            self.answer(reply);
+            self.serve_unreached();
+        }
+    }
+
+    /// Reads the next request into `pending`, or ends.
+    fn next(&mut self) {
+        let request = match read_line(&mut self.requests, self.limit) {
             Ok(request) => request,
             Err(Unread::TooLong) => {
                 stderr::error(&format!(
-                    "paired run: the driving build sent a request longer than {limit} bytes, \
-                     the most one for these benchmarks takes"
+                    "paired run: the driving build sent a request longer than {} bytes, \
+                     the most one for these benchmarks takes",
+                    self.limit
                 ));
-                return EXIT_USAGE;
+                self.ended = Some(EXIT_USAGE);
+                return;
             }
             // The driving build went away: nothing more to do.
-            Err(_) => break,
-        };
-        let reply = match serde_json::from_slice::<Request>(&request) {
-            Ok(Request::Measure {
-                id,
-                round,
-                plan: sampling,
-            }) => measure(&mut prep, &jobs, (&id, round, sampling)),
-            Ok(Request::Profile { id, ns_per_iter }) => {
-                profile(profiler.as_mut(), &jobs, &id, ns_per_iter)
+            Err(_) => {
+                self.ended = Some(0);
+                return;
             }
-            Err(e) => Reply::Failed {
-                why: Failure::UnreadableRequest(e.to_string()),
-            },
         };
-        if send(&mut answers, &line(&reply)).is_err() {
-            break;
-        }
+        self.pending = Some(match serde_json::from_slice::<Request>(&request) {
+            Ok(request) => {
+                let id = match &request {
+                    Request::Measure { id, .. } | Request::Profile { id, .. } => id.clone(),
+                };
+                match self.jobs.iter().any(|j| j.id == id) {
+                    true => (id, Ok(request)),
+                    false => (
+                        id,
+                        Err(Reply::Failed {
+                            why: Failure::NotInThisBuild,
+                        }),
+                    ),
+                }
+            }
+            Err(e) => (
+                String::new(),
+                Err(Reply::Failed {
+                    why: Failure::UnreadableRequest(e.to_string()),
+                }),
+            ),
+        });
     }
-    0
 }
-
-/// One round of the benchmark `id`, as the reply that carries it.
+/// One round of a benchmark, as the reply that carries it.
 fn measure(
     prep: &mut Preparation,
-    jobs: &[Job<'_>],
-    (id, round, sampling): (&str, u64, Option<crate::measure::SamplingPlan>),
+    (job, routine): (&Job<'_>, Routine<'_>),
+    (round, sampling): (u64, Option<crate::measure::SamplingPlan>),
 ) -> Reply {
-    let Some(job) = jobs.iter().find(|j| j.id == id) else {
-        return Reply::Failed {
-            why: Failure::NotInThisBuild,
-        };
-    };
     let setup = prep.setup_mut(job.setup);
-    match measure_raw(setup, job, sampling.map(|p| (p, round))) {
+    match measure_raw(setup, (job, routine), sampling.map(|p| (p, round))) {
         Ok(measured) => {
             let metrics = metric_names(&setup.events)
                 .into_iter()
@@ -142,20 +236,19 @@ fn measure(
     }
 }
 
-/// The profile of the benchmark `id`, about `ns_per_iter` an iteration,
-/// as the reply that carries it; a build not given `--profile` refuses.
-fn profile(profiler: Option<&mut Profiler>, jobs: &[Job<'_>], id: &str, ns_per_iter: f64) -> Reply {
-    let Some(job) = jobs.iter().find(|j| j.id == id) else {
-        return Reply::Failed {
-            why: Failure::NotInThisBuild,
-        };
-    };
+/// The profile of a benchmark, about `ns_per_iter` an iteration, as the
+/// reply that carries it; a build not given `--profile` refuses.
+fn profile(
+    profiler: Option<&mut Profiler>,
+    (job, routine): (&Job<'_>, Routine<'_>),
+    ns_per_iter: f64,
+) -> Reply {
     let Some(profiler) = profiler else {
         return Reply::Failed {
             why: Failure::Errored("this build was not given --profile".into()),
         };
     };
-    match profiler.profile(job, ns_per_iter) {
+    match profiler.profile((job, routine), ns_per_iter) {
         Ok(profile) => Reply::Profiled {
             profile: WireProfile::of(&profile),
         },

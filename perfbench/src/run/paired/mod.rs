@@ -34,7 +34,7 @@ use crate::analysis::{metric_names, Recording};
 use crate::measure::SamplingPlan;
 use crate::output::format::printable;
 use crate::output::format::quoted;
-use crate::run::bench::{recording_of, Job, Rounds, Underway};
+use crate::run::bench::{recording_of, Job, Rounds, Routine, Underway};
 use crate::run::bench_failure::BenchFailure;
 use crate::run::cli::{Pairing, RunOptions};
 use crate::run::preparation::Preparation;
@@ -217,7 +217,7 @@ impl RoundSource for PairedBuilds {
         &mut self,
         turn: u64,
         prep: &mut Preparation,
-        bench: &mut Underway<'_>,
+        (bench, _measured_there): (&mut Underway<'_>, Routine<'_>),
     ) -> Result<(), BenchFailure> {
         if self.block.enters(turn) {
             self.candidate.restart();
@@ -256,7 +256,7 @@ impl RoundSource for PairedBuilds {
     fn profile(
         &mut self,
         profiler: &mut Profiler,
-        bench: &Underway<'_>,
+        (bench, _profiled_there): (&Underway<'_>, Routine<'_>),
         recording: &mut Recording,
         partner: Option<&mut Recording>,
     ) {

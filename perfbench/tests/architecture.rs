@@ -69,12 +69,15 @@ fn shown(file: &Path) -> String {
         .to_string()
 }
 
-/// Every source file of the runtime and of the macro crate.
+/// Every source file of the runtime, of the macro crate and of the
+/// Criterion drop-in.
 fn all_sources() -> Vec<PathBuf> {
     let macros = workspace().join("perfbench-macros/src");
+    let criterion = workspace().join("perfbench-criterion/src");
     rust_files(&src())
         .into_iter()
         .chain(rust_files(&macros))
+        .chain(rust_files(&criterion))
         .collect()
 }
 
@@ -278,12 +281,21 @@ fn public_types(code: &str) -> Vec<String> {
     names
 }
 
+/// The types of Criterion's API that perfbench-criterion must name as
+/// Criterion does, though perfbench has types of those names.
+const CRITERION_NAMES: [&str; 4] = ["Bencher", "Measurement", "Profiler", "Throughput"];
+
 /// The public type names that `(file, code)` pairs declare more than once,
 /// each with the files declaring it.
 fn shared_type_names(sources: &[(PathBuf, String)]) -> Vec<String> {
     let mut by_name: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (file, code) in sources {
+        let criterion = file.starts_with(workspace().join("perfbench-criterion"));
         for name in public_types(code) {
+            // The drop-in's API is Criterion's, names included.
+            if criterion && CRITERION_NAMES.contains(&name.as_str()) {
+                continue;
+            }
             by_name.entry(name).or_default().push(shown(file));
         }
     }

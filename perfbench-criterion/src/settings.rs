@@ -64,7 +64,7 @@ pub(crate) fn noise_threshold(t: f64) {
     assert!(t >= 0.0, "noise_threshold must be at least zero");
     not_used(
         "noise_threshold",
-        "perfbench judges a change against thresholds of the whole run (`--threshold`)",
+        "perfbench's noise threshold is the whole run's `--noise-threshold PCT`",
     );
 }
 

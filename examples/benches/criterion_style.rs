@@ -1,70 +1,65 @@
-//! A Criterion suite, written for Criterion and unchanged: Cargo.toml
-//! renames `perfbench-criterion` to `criterion`, and perfbench measures it.
-
-use std::time::Duration;
+//! Workloads of `workloads.rs`, written as a Criterion suite and left as
+//! Criterion would run them: Cargo.toml renames `perfbench-criterion` to
+//! `criterion`, and perfbench measures it. Run with
+//! `cargo bench -p perfbench-examples --bench criterion_style`.
 
 use criterion::{
     black_box, criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput,
 };
+use perfbench_examples::*;
 
-fn fib(n: u64) -> u64 {
-    if n < 2 {
-        n
-    } else {
-        fib(n - 1) + fib(n - 2)
+/// Branch prediction: the same 256 KiB, sorted or shuffled.
+fn branches(c: &mut Criterion) {
+    let mut group = c.benchmark_group("branches");
+    for order in ["sorted", "shuffled"] {
+        let data = branch_input(256 * 1024, order == "sorted");
+        group.throughput(Throughput::Bytes(data.len() as u64));
+        group.bench_with_input(
+            BenchmarkId::new("sum_large_bytes", order),
+            &data,
+            |b, data| b.iter(|| sum_large(black_box(data))),
+        );
     }
+    group.finish();
 }
 
-fn plain(c: &mut Criterion) {
-    c.bench_function("fib 15", |b| b.iter(|| fib(black_box(15))));
-    c.bench_with_input(BenchmarkId::new("fib", 10), &10u64, |b, &n| {
-        b.iter(|| fib(black_box(n)))
+/// Pure arithmetic, on `Criterion` itself.
+fn arithmetic_alone(c: &mut Criterion) {
+    c.bench_function("multiply_add_1000", |b| {
+        b.iter(|| arithmetic(black_box(1000)))
     });
 }
 
-fn grouped(c: &mut Criterion) {
-    let mut group = c.benchmark_group("checksum");
-    for len in [64usize, 4096] {
-        let data: Vec<u8> = (0..len).map(|i| i as u8).collect();
-        group.throughput(Throughput::Bytes(len as u64));
-        group.bench_with_input(BenchmarkId::from_parameter(len), &data, |b, data| {
-            b.iter(|| data.iter().map(|&x| u64::from(x)).sum::<u64>())
+/// Two ways to sort the same data, compared in a group.
+fn sort(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sort");
+    for n in [1_000usize, 100_000] {
+        let data = pseudo_random(n, 7);
+        group.bench_with_input(BenchmarkId::new("stable", n), &data, |b, data| {
+            b.iter_batched_ref(|| data.clone(), |v| v.sort(), BatchSize::LargeInput)
+        });
+        group.bench_with_input(BenchmarkId::new("unstable", n), &data, |b, data| {
+            b.iter_batched_ref(
+                || data.clone(),
+                |v| v.sort_unstable(),
+                BatchSize::LargeInput,
+            )
         });
     }
     group.finish();
 }
 
-fn batched(c: &mut Criterion) {
-    let mut group = c.benchmark_group("sort");
-    group
-        .sample_size(20)
-        .measurement_time(Duration::from_millis(400));
-    group.bench_function("batched", |b| {
-        b.iter_batched(
-            || (0..256u32).rev().collect::<Vec<_>>(),
-            |mut v| {
-                v.sort();
-                v
-            },
-            BatchSize::SmallInput,
-        )
-    });
-    group.bench_function("custom", |b| {
-        b.iter_custom(|iters| {
-            let start = std::time::Instant::now();
-            for i in 0..iters {
-                black_box(i.wrapping_mul(7));
-            }
-            start.elapsed()
-        })
+/// A setup a thousand times dearer than the routine, kept out by
+/// `iter_batched`.
+fn setup(c: &mut Criterion) {
+    let mut group = c.benchmark_group("setup");
+    let seed = expensive_seed();
+    group.bench_function("mix_plain", |b| b.iter(|| mix(black_box(seed))));
+    group.bench_function("mix_batched", |b| {
+        b.iter_batched(expensive_seed, mix, BatchSize::SmallInput)
     });
     group.finish();
 }
 
-criterion_group!(benches, plain, grouped);
-criterion_group! {
-    name = configured;
-    config = Criterion::default().sample_size(30).warm_up_time(Duration::from_millis(100));
-    targets = batched
-}
-criterion_main!(benches, configured);
+criterion_group!(benches, branches, arithmetic_alone, sort, setup);
+criterion_main!(benches);

@@ -3,8 +3,10 @@
 //! gate hold up when the same suite is run again and again (issue 11's
 //! figures; a benchmark to quote, not a test).
 //!
-//! Runs the example suite (`cargo bench -p perfbench-examples -- BENCH
-//! ARGS`), or with `--gate` the gate suite (`benches/gate.rs`), `RUNS`
+//! Runs the example suite (`cargo bench -p perfbench-examples --bench
+//! workloads -- BENCH ARGS`; `--bench criterion_style` the same workloads
+//! as a Criterion suite through perfbench-criterion), or with `--gate` the
+//! gate suite (`benches/gate.rs`), `RUNS`
 //! times, each against a baseline saved by a first run. With `--work PCT`
 //! the runs after the first do PCT % of the baseline's work (125: an A/B
 //! test of a +25 % change; the default 100 is A/A). With `--pairs` the
@@ -42,7 +44,7 @@ use tally::{Outcome, Run, Tally, TIMES};
 /// What to run: which suite, and how much work the later runs do.
 struct Setup {
     /// `cargo bench` arguments choosing the suite.
-    suite: &'static [&'static str],
+    suite: Vec<String>,
     /// `FIXTURE_GATE_WORK` of the runs after the first.
     work: u32,
     /// Save the baseline again before every gated run, as a CI job that
@@ -55,9 +57,16 @@ struct Setup {
     baseline_extra: Vec<String>,
 }
 
+/// The `cargo bench` arguments of the examples' bench target `target`.
+fn examples(target: &str) -> Vec<String> {
+    ["-p", "perfbench-examples", "--bench", target]
+        .map(String::from)
+        .into()
+}
+
 fn parse(mut args: Vec<String>) -> Option<Setup> {
     let mut setup = Setup {
-        suite: &["-p", "perfbench-examples"],
+        suite: examples("workloads"),
         work: 100,
         pairs: false,
         runs: 0,
@@ -67,7 +76,12 @@ fn parse(mut args: Vec<String>) -> Option<Setup> {
     while let Some(flag) = args.first().filter(|a| a.starts_with("--")).cloned() {
         args.remove(0);
         match flag.as_str() {
-            "--gate" => setup.suite = &["-p", "perfbench-tests", "--bench", "gate"],
+            "--gate" => {
+                setup.suite = ["-p", "perfbench-tests", "--bench", "gate"]
+                    .map(String::from)
+                    .into()
+            }
+            "--bench" if !args.is_empty() => setup.suite = examples(&args.remove(0)),
             "--work" if !args.is_empty() => setup.work = args.remove(0).parse().ok()?,
             "--pairs" => setup.pairs = true,
             "--baseline-args" if !args.is_empty() => {
@@ -91,7 +105,7 @@ fn main() {
         return paired::main(args[1..].to_vec());
     }
     let Some(setup) = parse(args) else {
-        eprintln!("usage: coverage [--gate] [--work PCT] [--pairs] [--baseline-args ARGS] RUNS [BENCH ARGS…]");
+        eprintln!("usage: coverage [--gate | --bench EXAMPLE] [--work PCT] [--pairs] [--baseline-args ARGS] RUNS [BENCH ARGS…]");
         std::process::exit(2);
     };
     let home = std::env::temp_dir().join(format!("perfbench-coverage-{}", std::process::id()));
@@ -155,7 +169,7 @@ fn bench(setup: &Setup, home: &Path, work: u32, flags: &[&str]) -> (Run, Outcome
     let start = Instant::now();
     let out = Command::new("cargo")
         .args(["bench", "-q"])
-        .args(setup.suite)
+        .args(&setup.suite)
         .arg("--")
         .args(&setup.extra)
         .args(flags)

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::benchmark_group::BenchmarkGroup;
+use crate::config_flags::give;
 use crate::measurement::{Measurement, WallTime};
 use crate::profiler::Profiler;
 use crate::said_once::not_used;
@@ -110,30 +111,21 @@ impl<M: Measurement> Criterion<M> {
         self
     }
 
-    /// No plots: perfbench's `--noplot` does it for a run.
+    /// No plots in the report, as `--noplot`.
     pub fn without_plots(self) -> Criterion<M> {
-        not_used(
-            "without_plots",
-            "give `--noplot` to leave the report's plots out",
-        );
+        give(&["--noplot"]);
         self
     }
 
-    /// Saves the run as baseline `baseline`: `--save-baseline` does it.
+    /// Saves the run as baseline `baseline`, as `--save-baseline`.
     pub fn save_baseline(self, baseline: String) -> Criterion<M> {
-        not_used(
-            &format!("save_baseline({baseline:?})"),
-            "give `--save-baseline NAME` on the command line",
-        );
+        give(&["--save-baseline", &baseline]);
         self
     }
 
-    /// Compares with baseline `baseline`: `--baseline` does it.
+    /// Compares with baseline `baseline`, as `--baseline`.
     pub fn retain_baseline(self, baseline: String, _strict: bool) -> Criterion<M> {
-        not_used(
-            &format!("retain_baseline({baseline:?})"),
-            "give `--baseline NAME` on the command line",
-        );
+        give(&["--baseline", &baseline]);
         self
     }
 
@@ -147,8 +139,9 @@ impl<M: Measurement> Criterion<M> {
         self
     }
 
-    /// Colours on or off: perfbench colours only a terminal.
-    pub fn with_output_color(self, _enabled: bool) -> Criterion<M> {
+    /// Colours on or off, as `--color always` or `never`.
+    pub fn with_output_color(self, enabled: bool) -> Criterion<M> {
+        give(&["--color", if enabled { "always" } else { "never" }]);
         self
     }
 
@@ -156,19 +149,16 @@ impl<M: Measurement> Criterion<M> {
     pub fn output_directory(self, path: &Path) -> Criterion<M> {
         not_used(
             &format!("output_directory({})", path.display()),
-            "perfbench keeps results in its store (target/perfbench/)",
+            "perfbench keeps results in its store (target/perfbench/, or PERFBENCH_HOME)",
         );
         self
     }
 
-    /// Runs each routine for `profile_time` for an external profiler:
-    /// `--profile-time` does it.
+    /// Runs each routine for `profile_time` for an external profiler, as
+    /// `--profile-time`.
     pub fn profile_time(self, profile_time: Option<Duration>) -> Criterion<M> {
-        if profile_time.is_some() {
-            not_used(
-                "profile_time",
-                "give `--profile-time SECONDS` on the command line",
-            );
+        if let Some(time) = profile_time {
+            give(&["--profile-time", &time.as_secs_f64().to_string()]);
         }
         self
     }

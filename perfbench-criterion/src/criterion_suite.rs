@@ -38,6 +38,7 @@ impl CriterionSuite {
                     broken.push(Broken {
                         path: name.to_string(),
                         panic,
+                        doing: "running the group function, outside its routines",
                     });
                 }
             }
@@ -53,13 +54,17 @@ impl Suite for CriterionSuite {
         Registry { entries, broken }
     }
 
+    /// The run-wide settings its configs give, as flags: collected in a
+    /// run of its group functions that measures nothing.
+    fn arguments(&self) -> Vec<String> {
+        crate::config_flags::collect(|| {
+            self.run_groups(&mut |_, _| {});
+        })
+    }
+
     fn visit(&self, each: &mut dyn FnMut(&Entry, Routine<'_>)) {
         for b in self.run_groups(each) {
-            crate::said_once::error_once(&format!(
-                "group function `{}` {}",
-                perfbench::run::stderr::line(&b.path),
-                b.panic
-            ));
+            crate::said_once::error_once(&format!("group function `{}` {}", b.path, b.panic));
         }
     }
 }

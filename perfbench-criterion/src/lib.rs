@@ -48,6 +48,7 @@
 
 mod benchmark_group;
 mod benchmark_id;
+mod config_flags;
 mod criterion;
 mod criterion_bencher;
 mod criterion_suite;

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use crate::config_flags::give;
 use crate::said_once::not_used;
 use crate::{PlotConfiguration, SamplingMode, Throughput};
 
@@ -59,13 +60,11 @@ pub(crate) fn nresamples(n: usize) {
     );
 }
 
-/// `noise_threshold(t)`.
+/// `noise_threshold(t)`: a fraction, as `--noise-threshold` takes it in
+/// percent, for the whole run.
 pub(crate) fn noise_threshold(t: f64) {
     assert!(t >= 0.0, "noise_threshold must be at least zero");
-    not_used(
-        "noise_threshold",
-        "perfbench's noise threshold is the whole run's `--noise-threshold PCT`",
-    );
+    give(&["--noise-threshold", &(t * 100.0).to_string()]);
 }
 
 /// `confidence_level(cl)`.

@@ -130,13 +130,23 @@ fn custom_measurement(c: &mut Criterion<Calls>) {
 }
 
 criterion_group!(benches, plain, grouped, methods);
-criterion_group! {
-    name = configured;
-    config = Criterion::default()
+/// The full form's config: its settings per benchmark, and run-wide ones
+/// (a baseline to save where `CRITERION_COMPAT_SAVE` names one).
+fn configured_config() -> Criterion {
+    let c = Criterion::default()
         .sample_size(15)
         .warm_up_time(Duration::from_millis(20))
         .measurement_time(Duration::from_millis(100))
         .noise_threshold(0.05);
+    match std::env::var("CRITERION_COMPAT_SAVE") {
+        Ok(name) => c.save_baseline(name),
+        Err(_) => c,
+    }
+}
+
+criterion_group! {
+    name = configured;
+    config = configured_config();
     targets = configured_target
 }
 criterion_group!(failing, panicking);

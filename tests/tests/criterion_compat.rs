@@ -156,12 +156,8 @@ fn what_cannot_mean_the_same_is_named_once_in_one_line() {
     let notes = run.stderr_lines(|l| l.starts_with("perfbench: note: the suite's"));
     assert_eq!(
         notes,
-        [
-            "perfbench: note: the suite's `noise_threshold` is not used: perfbench's noise \
-             threshold is the whole run's `--noise-threshold PCT`",
-            "perfbench: note: the suite's `with_measurement(criterion_compat::Calls)` is not \
-             used: perfbench measures wall time and its counters",
-        ],
+        ["perfbench: note: the suite's `with_measurement(criterion_compat::Calls)` is not used: \
+          perfbench measures wall time and its counters"],
         "{}",
         run.stderr
     );
@@ -176,6 +172,35 @@ fn the_command_line_wins_over_the_suites_settings() {
     for id in ["configured", "pages/2"] {
         assert_eq!(lines[id].u64_at("samples"), 10, "{id}");
     }
+}
+
+#[test]
+fn a_configs_run_wide_settings_are_flags_the_command_line_overrides() {
+    let home = fresh_dir("criterion-compat", "config-flags");
+    let home = home.to_str().unwrap();
+    let env = [
+        ("CRITERION_COMPAT_SAVE", "from-code"),
+        ("PERFBENCH_HOME", home),
+    ];
+    let args = ["--sample-count", "10", "--exact", "configured"];
+    let run = suite(&args, &env);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let saved = "perfbench: saved baseline `from-code` (1 benchmark)";
+    assert!(run.stderr.contains(saved), "{}", run.stderr);
+    let over: Vec<&str> = args
+        .iter()
+        .chain(&["--save-baseline", "from-cli"])
+        .copied()
+        .collect();
+    let run = suite(&over, &env);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("perfbench: saved baseline `from-cli` (1 benchmark)")
+            && !run.stderr.contains("from-code"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -264,7 +289,8 @@ fn binary() -> PathBuf {
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .find_map(|v| {
             let path = v["executable"].as_str()?;
-            path.contains("criterion_compat").then(|| PathBuf::from(path))
+            path.contains("criterion_compat")
+                .then(|| PathBuf::from(path))
         })
         .expect("cargo names the bench binary")
 }

@@ -14,8 +14,9 @@ use crate::run::setup_error::CalibrationError;
 pub enum BenchFailure {
     /// Its routine panicked.
     Panicked(Panic),
-    /// Listing its cases panicked (`args`, or an argument's `Display`).
-    ListingPanicked(Panic),
+    /// Listing its benchmarks panicked; the second field says in what
+    /// (`listing its cases: `args` or an argument's `Display``).
+    ListingPanicked(Panic, &'static str),
     /// Measuring it failed.
     Measure(MeasureError),
     /// Measuring the cost of measuring through its `Bencher` method failed.
@@ -33,7 +34,7 @@ impl BenchFailure {
     /// `panicked at …`, a colon before the rest.
     pub fn after_id(&self) -> &'static str {
         match self {
-            BenchFailure::Panicked(_) | BenchFailure::ListingPanicked(_) => " ",
+            BenchFailure::Panicked(_) | BenchFailure::ListingPanicked(..) => " ",
             BenchFailure::Paired(e) => e.after_id(),
             _ => ": ",
         }
@@ -44,10 +45,7 @@ impl fmt::Display for BenchFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BenchFailure::Panicked(p) => write!(f, "{p}"),
-            BenchFailure::ListingPanicked(p) => write!(
-                f,
-                "{p} (listing its cases: `args` or an argument's `Display`)"
-            ),
+            BenchFailure::ListingPanicked(p, doing) => write!(f, "{p} ({doing})"),
             BenchFailure::Measure(e) => write!(f, "{e}"),
             BenchFailure::Calibration(e) => write!(f, "{e}"),
             BenchFailure::Paired(e) => write!(f, "{e}"),

@@ -248,6 +248,7 @@ impl Registered {
                 Err(panic) => broken.push(Broken {
                     path: id_of(bench.module_path, bench.name, &Case::default()),
                     panic,
+                    doing: "listing its cases: `args` or an argument's `Display`",
                 }),
             }
         }
@@ -295,14 +296,16 @@ pub struct Registry {
 pub struct Broken {
     /// Its path as ids begin: `module::path::name` without the crate name.
     pub path: String,
-    /// The panic that listing its cases raised.
+    /// The panic that listing its benchmarks raised.
     pub panic: Panic,
+    /// What listing them was doing, as the failure says it.
+    pub doing: &'static str,
 }
 
 impl Broken {
     /// Why it fails.
     pub fn why(&self) -> BenchFailure {
-        BenchFailure::ListingPanicked(self.panic.clone())
+        BenchFailure::ListingPanicked(self.panic.clone(), self.doing)
     }
 }
 

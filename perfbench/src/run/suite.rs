@@ -21,4 +21,11 @@ pub trait Suite {
     /// call, never after it. A suite may reach a benchmark it did not
     /// declare, or miss one: the run says so.
     fn visit(&self, each: &mut dyn FnMut(&Entry, Routine<'_>));
+
+    /// The command-line arguments its code gives (a Criterion config's
+    /// `save_baseline`, `noise_threshold`, …), read before the command
+    /// line's, whose flags win. None by default.
+    fn arguments(&self) -> Vec<String> {
+        Vec::new()
+    }
 }

@@ -155,7 +155,7 @@ impl Failure {
     /// The failure of a benchmark measured by [`crate::run::bench::measure_raw`].
     pub fn of_benchmark(why: &BenchFailure) -> Failure {
         match why {
-            BenchFailure::Panicked(_) | BenchFailure::ListingPanicked(_) => {
+            BenchFailure::Panicked(_) | BenchFailure::ListingPanicked(..) => {
                 Failure::Panicked(why.to_string())
             }
             _ => Failure::Errored(why.to_string()),

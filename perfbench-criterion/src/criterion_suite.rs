@@ -2,6 +2,8 @@
 //! to list the benchmarks and once per round to measure them, each
 //! `bench_function` handing its routine to the run while it is called.
 
+use std::cell::OnceCell;
+
 use perfbench::run::bench::Routine;
 use perfbench::run::panics::catch;
 use perfbench::run::registry::{Broken, Entry, Registry};
@@ -17,6 +19,9 @@ scoped_thread_local!(
 /// The group functions `criterion_main!` names, with their names.
 pub struct CriterionSuite {
     groups: Vec<(&'static str, fn())>,
+    /// What they declare, and the flags their configs give, from the one
+    /// run of them that lists both.
+    declared: OnceCell<(Registry, Vec<String>)>,
 }
 
 impl CriterionSuite {
@@ -24,7 +29,22 @@ impl CriterionSuite {
     pub fn new(groups: &[(&'static str, fn())]) -> CriterionSuite {
         CriterionSuite {
             groups: groups.to_vec(),
+            declared: OnceCell::new(),
         }
+    }
+
+    /// What the group functions declare and the flags their configs give,
+    /// from one run of them that measures nothing.
+    fn listed(&self) -> &(Registry, Vec<String>) {
+        self.declared.get_or_init(|| {
+            let mut registry = None;
+            let flags = crate::config_flags::collect(|| {
+                let mut entries = Vec::new();
+                let broken = self.run_groups(&mut |entry, _| entries.push(entry.clone()));
+                registry = Some(Registry { entries, broken });
+            });
+            (registry.expect("listed above"), flags)
+        })
     }
 
     /// Runs every group function, each reaching its benchmarks through
@@ -49,17 +69,12 @@ impl CriterionSuite {
 
 impl Suite for CriterionSuite {
     fn declared(&self) -> Registry {
-        let mut entries = Vec::new();
-        let broken = self.run_groups(&mut |entry, _| entries.push(entry.clone()));
-        Registry { entries, broken }
+        self.listed().0.clone()
     }
 
-    /// The run-wide settings its configs give, as flags: collected in a
-    /// run of its group functions that measures nothing.
+    /// The run-wide settings its configs give, as flags.
     fn arguments(&self) -> Vec<String> {
-        crate::config_flags::collect(|| {
-            self.run_groups(&mut |_, _| {});
-        })
+        self.listed().1.clone()
     }
 
     fn visit(&self, each: &mut dyn FnMut(&Entry, Routine<'_>)) {

@@ -282,6 +282,7 @@ impl Suite for Registered {
 }
 
 /// What a suite declares: its benchmarks, and what could not be listed.
+#[derive(Clone)]
 pub struct Registry {
     /// Every benchmark, in the order they run.
     pub entries: Vec<Entry>,

@@ -115,24 +115,26 @@ build() {
   say "cross-building for $target with rustc 1.85 (cached in $root$build_dir)"
   local log="$cache/build.log"
   retry in_chroot "cargo test -p perfbench --lib --release --locked --no-run --target $target && \
-    cargo bench -p perfbench-pmu-guest --bench exact --locked --no-run --target $target && \
+    cargo bench -p perfbench-pmu-guest --bench exact --bench exact_criterion --locked --no-run --target $target && \
     cargo build -p perfbench-pmu-guest --bin perfbench-pmu-guest --release --locked --target $target" \
     >"$log" 2>&1 || { tail -30 "$log" >&2; die "the cross build failed; see $log"; }
-  local unit exact
+  local unit exact criterion
   unit=$(sed -n 's/.*Executable unittests src\/lib.rs (\(.*\))/\1/p' "$log" | tail -1)
   exact=$(sed -n 's/.*Executable benches\/exact.rs (\(.*\))/\1/p' "$log" | tail -1)
-  [ -n "$unit" ] && [ -n "$exact" ] || die "cannot find the built binaries in $log"
-  echo "$unit $exact $build_dir/$target/release/perfbench-pmu-guest"
+  criterion=$(sed -n 's/.*Executable benches\/exact_criterion.rs (\(.*\))/\1/p' "$log" | tail -1)
+  [ -n "$unit" ] && [ -n "$exact" ] && [ -n "$criterion" ] || die "cannot find the built binaries in $log"
+  echo "$unit $exact $build_dir/$target/release/perfbench-pmu-guest $criterion"
 }
 
 # The initramfs: busybox, the binaries, and an /init that runs them.
 pack() {
-  local unit="$1" exact="$2" checks="$3" dir="$root/initramfs"
+  local unit="$1" exact="$2" checks="$3" criterion="$4" dir="$root/initramfs"
   rm -rf "$dir"
   mkdir -p "$dir"/{bin,checks,proc,sys,tmp,dev}
   cp "$root/guest-root/usr/bin/busybox" "$dir/bin/"
   cp "$root$unit" "$dir/checks/unit"
   cp "$root$exact" "$dir/checks/exact"
+  cp "$root$criterion" "$dir/checks/exact-criterion"
   cp "$root$checks" "$dir/checks/pmu-checks"
   cp "$here/init" "$dir/init"
   chmod +x "$dir/init"

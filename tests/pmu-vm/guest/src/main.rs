@@ -4,7 +4,7 @@
 //! Prints one `PMUVM-CHECK name ok|FAIL details` line per check, and exits
 //! non-zero if any failed.
 //!
-//! Usage: `pmu-checks PATH-TO-EXACT-BENCH-BINARY`
+//! Usage: `pmu-checks PATH-TO-EXACT-BENCH-BINARY PATH-TO-EXACT-CRITERION-BENCH-BINARY`
 
 use std::io::{BufRead, BufReader};
 use std::os::fd::{FromRawFd, OwnedFd};
@@ -557,6 +557,43 @@ fn batched_exact_instructions(bench: &str) -> Result<String, String> {
     Ok(details.join(", "))
 }
 
+/// The routines of `exact` written as a Criterion suite (`exact_criterion`,
+/// through perfbench-criterion): each benchmark counts exactly the
+/// instructions of its `#[perfbench]` twin of the same id, in batch and in
+/// per-iteration mode, so the drop-in measures a Criterion routine as
+/// perfbench measures its own, to the instruction.
+fn criterion_exact(exact: &str, criterion: &str) -> Result<String, String> {
+    let select = ["spin_loop/1000", "spin_batched", "spin_custom"];
+    let ids = [
+        "spin_loop/1000",
+        "spin_batched/small",
+        "spin_batched/large",
+        "spin_batched/per-iteration",
+        "spin_batched/3-batches",
+        "spin_custom",
+    ];
+    let mut details = Vec::new();
+    for mode in [&[][..], &["--mode", "per-iter"]] {
+        let (ours, _) = run(&mut bench_command(exact, &select, "instructions", mode))?;
+        let (theirs, _) = run(&mut bench_command(criterion, &select, "instructions", mode))?;
+        let mut counts = Vec::new();
+        for id in ids {
+            let perfbench = figure(&ours, id, "instructions", "estimate")?;
+            let through = figure(&theirs, id, "instructions", "estimate")?;
+            if through != perfbench {
+                return Err(format!(
+                    "{id} {mode:?}: {through} instructions through perfbench-criterion, \
+                     {perfbench} through #[perfbench]"
+                ));
+            }
+            counts.push(format!("{id} {through}"));
+        }
+        let mode = if mode.is_empty() { "batch" } else { "per-iter" };
+        details.push(format!("{mode}: {}", counts.join(", ")));
+    }
+    Ok(format!("both forms equal: {}", details.join("; ")))
+}
+
 /// `empty/*` and `empty_shared`: an empty routine under each `Bencher`
 /// method counts exactly 0 instructions per iteration once the calibrated
 /// cost of that method's own code is subtracted, in batch mode and (all but
@@ -985,9 +1022,9 @@ fn paired_exact(bench: &str) -> Result<String, String> {
 }
 
 fn main() {
-    let bench = std::env::args()
-        .nth(1)
-        .expect("usage: pmu-checks BENCH-BINARY");
+    let usage = "usage: pmu-checks EXACT-BENCH-BINARY CRITERION-BENCH-BINARY";
+    let bench = std::env::args().nth(1).expect(usage);
+    let criterion = std::env::args().nth(2).expect(usage);
     let mut checks = Vec::new();
     let mut check = |name, outcome: Result<String, String>| {
         let (ok, details) = match outcome {
@@ -1043,6 +1080,7 @@ fn main() {
         profile_samples_hardware_events(&bench),
     );
     check("profile_split", profile_split(&bench));
+    check("criterion_exact", criterion_exact(&bench, &criterion));
     // Facts, not a claim: reported as a check that passes with its details.
     check(
         "profile_unplaced_samples_report",

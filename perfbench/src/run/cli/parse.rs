@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::analysis::comparison::Thresholds;
 use crate::measure::Config;
 use crate::output::Color;
+use crate::run::paired::protocol::CHILD_VARIABLE;
 use crate::run::registry::{Ignored, Settings};
 
 use super::flags::{all, resolve, resolve_short, Flag, Takes};
@@ -110,6 +111,9 @@ fn parse_as(
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<RunOptions, UsageError> {
     let mut p = Parsed::default();
+    // A paired run's serving builds are given this command line too: the
+    // driving build says its notes.
+    let serving = env(CHILD_VARIABLE).is_some();
     let wrong = apply_environment(&mut p, env);
     p.dialect = dialect;
     let given = apply_arguments(&mut p, args)?;
@@ -126,7 +130,7 @@ fn parse_as(
         }
         warnings.push(format!("{error} (ignored: --{flag} is given)"));
     }
-    let notes = notes(&p);
+    let notes = if serving { Vec::new() } else { notes(&p) };
     let mut o = settle(p);
     warnings.extend(notes);
     o.warnings = warnings;

@@ -1037,6 +1037,14 @@ fn what_a_criterion_flag_cannot_do_here_is_said_once_in_one_line() {
             assert_eq!(o.warnings, [note], "{args:?}");
         }
     }
+    // A paired run's serving build, given the same command line, leaves
+    // the notes to the driving build.
+    use crate::run::paired::protocol::CHILD_VARIABLE;
+    let serving = |k: &str| (k == CHILD_VARIABLE).then(|| "1".to_string());
+    let args = ["--bench", "--nresamples", "5", "--quiet", "^f"];
+    assert_eq!(criterion_with(&args).unwrap().warnings.len(), 3);
+    let o = parse_criterion(args.map(OsString::from), serving).unwrap();
+    assert!(o.warnings.is_empty());
     assert_eq!(
         criterion_with(&["--load-baseline", "new"]).unwrap_err(),
         "--load-baseline needs --baseline NAME, as in Criterion"

@@ -21,6 +21,7 @@ pub(super) const CRITERION_FLAGS: &[Flag] = &[
     Flag::criterion(
         "discard-baseline",
         Takes::Nothing(|p| {
+            p.discard_baseline = true;
             p.note(
                 "--discard-baseline: no named baseline is saved (none is without \
                  --save-baseline), but the run is stored as the latest, for the next to \
@@ -28,7 +29,8 @@ pub(super) const CRITERION_FLAGS: &[Flag] = &[
                     .into(),
             )
         }),
-        "save no named baseline; the run is still stored as the latest (said once)",
+        "save no named baseline (--save-baseline contradicts it); the run is still stored as the \
+         latest (said once)",
     ),
     Flag::criterion(
         "baseline-lenient",

@@ -68,6 +68,8 @@ pub(super) struct Parsed {
     pub(super) quiet: bool,
     /// Criterion's `--load-baseline NAME`, which needs `--baseline`.
     pub(super) load_baseline: bool,
+    /// Criterion's `--discard-baseline`, which `--save-baseline` contradicts.
+    pub(super) discard_baseline: bool,
     /// What a flag given could not do here, one line each, said once.
     pub(super) notes: Vec<String>,
 }
@@ -122,6 +124,17 @@ fn parse_as(
             flag: "--load-baseline",
             needs: "--baseline NAME",
         });
+    }
+    // As in Criterion, the two refuse each other on the command line; a
+    // PERFBENCH_SAVE_BASELINE the command line's discarding overrides.
+    if p.discard_baseline {
+        if given.contains(&"save-baseline") {
+            return Err(UsageError::Contradicts {
+                flag: "--discard-baseline",
+                other: "--save-baseline",
+            });
+        }
+        p.save_baseline = None;
     }
     let mut warnings = Vec::new();
     for (flag, error) in wrong {

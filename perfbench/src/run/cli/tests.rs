@@ -1045,6 +1045,22 @@ fn what_a_criterion_flag_cannot_do_here_is_said_once_in_one_line() {
     assert_eq!(criterion_with(&args).unwrap().warnings.len(), 3);
     let o = parse_criterion(args.map(OsString::from), serving).unwrap();
     assert!(o.warnings.is_empty());
+    for args in [
+        &["--discard-baseline", "-s", "main"][..],
+        &["--save-baseline=main", "--discard-baseline"],
+    ] {
+        assert_eq!(
+            parse_with(args, &[]).unwrap_err(),
+            "--discard-baseline contradicts --save-baseline, as in Criterion: give one"
+        );
+    }
+    let env = [("PERFBENCH_SAVE_BASELINE", "main")];
+    let o = parse_with(&["--discard-baseline"], &env).unwrap();
+    assert_eq!(o.save_baseline, None);
+    assert_eq!(
+        parse_with(&[], &env).unwrap().save_baseline.as_deref(),
+        Some("main")
+    );
     assert_eq!(
         criterion_with(&["--load-baseline", "new"]).unwrap_err(),
         "--load-baseline needs --baseline NAME, as in Criterion"

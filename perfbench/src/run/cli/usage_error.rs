@@ -89,6 +89,14 @@ pub enum UsageError {
         /// The error of the flag it stands for.
         error: Box<UsageError>,
     },
+    /// Two flags asking opposite things (Criterion's `--discard-baseline`
+    /// and `--save-baseline`).
+    Contradicts {
+        /// The flag.
+        flag: &'static str,
+        /// The one it contradicts.
+        other: &'static str,
+    },
     /// A flag given without another it needs (Criterion's
     /// `--load-baseline` without `--baseline`).
     Needs {
@@ -138,6 +146,9 @@ impl fmt::Display for UsageError {
             UsageError::Parser(e) => write!(f, "{e}"),
             UsageError::Variable { var, error } => write!(f, "{var}: {error}"),
             UsageError::Alias { alias, error } => write!(f, "{alias}: {error}"),
+            UsageError::Contradicts { flag, other } => {
+                write!(f, "{flag} contradicts {other}, as in Criterion: give one")
+            }
             UsageError::Needs { flag, needs } => {
                 write!(f, "{flag} needs {needs}, as in Criterion")
             }

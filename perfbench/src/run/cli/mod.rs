@@ -46,7 +46,7 @@ pub const PAIRED_SCALE: u64 = 4;
 /// twins are always perfbench's).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Dialect {
-    /// A `#[perfbench]` bench target's ([`parse`]).
+    /// A `#[perfbench]` bench target's ([`parse()`]).
     #[default]
     Perfbench,
     /// A Criterion suite's under `criterion_main!` ([`parse_criterion`]):

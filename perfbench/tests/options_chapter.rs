@@ -9,20 +9,17 @@
 use std::path::Path;
 
 const BEGIN: &str = "<!-- `--help`, from the flag table (run/cli/flags.rs): begin -->\n";
+const CRITERION_BEGIN: &str =
+    "<!-- Criterion's flags, from the flag table (run/cli/criterion_flags.rs): begin -->\n";
 const END: &str = "<!-- end -->\n";
 
-/// The block the chapter must hold between its markers.
-fn generated() -> String {
-    format!("```text\n{}```\n", perfbench::run::cli::usage())
-}
-
-#[test]
-fn the_options_chapter_shows_the_flag_table_s_help() {
+/// Checks that the chapter holds `want` between `begin` and the end marker
+/// after it, or writes it there under `PERFBENCH_WRITE_GOLDEN`.
+fn generated_block(begin: &str, want: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/options.md");
     let chapter = std::fs::read_to_string(&path).unwrap();
-    let start = chapter.find(BEGIN).expect("the begin marker") + BEGIN.len();
+    let start = chapter.find(begin).expect("the begin marker") + begin.len();
     let end = start + chapter[start..].find(END).expect("the end marker");
-    let want = generated();
     if std::env::var_os("PERFBENCH_WRITE_GOLDEN").is_some() {
         let written = format!("{}{want}{}", &chapter[..start], &chapter[end..]);
         std::fs::write(&path, written).unwrap();
@@ -30,9 +27,20 @@ fn the_options_chapter_shows_the_flag_table_s_help() {
     }
     assert_eq!(
         chapter[start..end],
-        want,
-        "docs/options.md differs from `--help`: run PERFBENCH_WRITE_GOLDEN=1 cargo test -p perfbench --test options_chapter"
+        *want,
+        "docs/options.md differs from the flag table: run PERFBENCH_WRITE_GOLDEN=1 cargo test -p perfbench --test options_chapter"
     );
+}
+
+#[test]
+fn the_options_chapter_shows_the_flag_table_s_help() {
+    let want = format!("```text\n{}```\n", perfbench::run::cli::usage());
+    generated_block(BEGIN, &want);
+}
+
+#[test]
+fn the_options_chapter_shows_the_flag_table_s_criterion_flags() {
+    generated_block(CRITERION_BEGIN, &perfbench::run::cli::criterion_table());
 }
 
 /// The chapter, whole.
@@ -82,11 +90,13 @@ fn table() -> Vec<(Vec<String>, String, String)> {
         .collect()
 }
 
-/// `--help`'s flags, each with the value it shows as `(default V)`.
+/// `--help`'s flags, perfbench's own (Criterion's have their own table),
+/// each with the value it shows as `(default V)`.
 fn help_flags() -> Vec<(String, Option<String>)> {
     perfbench::run::cli::usage()
         .lines()
-        .filter(|l| l.starts_with("  --"))
+        .take_while(|l| !l.starts_with("Criterion's options"))
+        .filter(|l| l.starts_with("  -"))
         .map(|l| {
             let default = l.split_once("(default ").map(|(_, rest)| {
                 let end = rest.find([')', ';']).unwrap();

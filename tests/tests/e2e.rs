@@ -861,11 +861,52 @@ fn bad_options_are_one_line_errors() {
             &["--profile-time", "0", "touch_16"],
             "--profile-time takes seconds above 0, up to 86400 (e.g. 5 or 500ms), not `0`",
         ),
+        (
+            &["-c", "sometimes"],
+            "-c: --color takes auto | always | never, not `sometimes`",
+        ),
     ] {
         let run = bench_binary(args);
         assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
         assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
         assert!(run.stderr.contains(needle), "{args:?}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn criterion_s_flags_run_and_what_they_cannot_do_is_said_once() {
+    let args = [
+        "--test",
+        "-V",
+        "--nresamples",
+        "5",
+        "--nresamples=5",
+        "-s",
+        "main",
+        "-c",
+        "never",
+        "-n",
+        "--plotting-backend",
+        "gnuplot",
+        "--exact",
+        "touch_16",
+    ];
+    let run = bench_binary(&args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("test touch_16 ... ok"),
+        "{}",
+        run.stdout
+    );
+    for said in [
+        "perfbench: warning: --version has no effect (Criterion accepts it and does nothing)",
+        "perfbench: warning: --nresamples 5 has no effect: the bootstrap always takes 1000 \
+         resamples, seeded",
+        "perfbench: warning: --plotting-backend gnuplot has no effect: perfbench draws its \
+         report's plots itself, as SVG (--noplot leaves them out)",
+    ] {
+        let times = run.stderr.lines().filter(|l| *l == said).count();
+        assert_eq!(times, 1, "{said}\n{}", run.stderr);
     }
 }
 

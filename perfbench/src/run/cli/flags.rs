@@ -9,14 +9,15 @@ use crate::analysis::comparison::Thresholds;
 use crate::measure::Config;
 use crate::output::Color;
 
+use super::criterion_flags::CRITERION_FLAGS;
 use super::parse::Parsed;
 use super::usage_error::UsageError;
 use super::values::{
-    baseline_name, events, given_twice, number, one_of, output_files, output_format, paired_path,
-    percent, percent_text, positive_seconds, profile_event, revision, same_file, seconds,
-    seconds_text, whole, MAX_ROUNDS, MAX_SAMPLE_COUNT,
+    baseline_name, events, fraction_or_percent, given_twice, number, one_of, output_files,
+    output_format, paired_path, percent, percent_text, positive_seconds, profile_event, revision,
+    same_file, seconds, seconds_text, whole, MAX_ROUNDS, MAX_SAMPLE_COUNT,
 };
-use super::{quick_config, Pairing, RegressionGate};
+use super::{quick_config, Dialect, OutputFormat, Pairing, RegressionGate};
 
 /// What a flag's value sets, given the value and the flag as the user
 /// spelled it (for errors).
@@ -47,6 +48,20 @@ pub(super) enum Shown {
     Settings(fn() -> String),
 }
 
+/// Whose flag it is: perfbench's own have an environment twin and a line in
+/// `--help`'s options; Criterion's, accepted so that a Criterion suite's
+/// scripts keep working, a line in its own section and no twin; libtest's,
+/// accepted without effect, neither.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Whose {
+    /// perfbench's.
+    Own,
+    /// Criterion's only (`criterion_flags.rs`).
+    Criterion,
+    /// libtest's, which `cargo test` passes to every target.
+    Libtest,
+}
+
 /// One flag: a long option with its `PERFBENCH_*` twin.
 #[derive(Clone, Copy)]
 pub(super) struct Flag {
@@ -57,6 +72,10 @@ pub(super) struct Flag {
     /// One line for `--help`; `None` for libtest's flags, accepted without
     /// effect and without a twin.
     pub help: Option<&'static str>,
+    /// Whose flag it is.
+    pub origin: Whose,
+    /// Its one-letter form (`-s`), Criterion's where it has one.
+    pub short: Option<char>,
     /// Said in parentheses after the help, before a default.
     pub note: Option<&'static str>,
     /// What `--help` shows beside the help.
@@ -77,12 +96,19 @@ impl Flag {
         Flag::new(name, Takes::Value(value, set), Some(help))
     }
 
-    /// A flag with neither help nor twin.
-    const fn new(name: &'static str, takes: Takes, help: Option<&'static str>) -> Flag {
+    /// A flag of perfbench's with `help` (`None`: libtest's, with neither
+    /// help nor twin).
+    pub(super) const fn new(name: &'static str, takes: Takes, help: Option<&'static str>) -> Flag {
+        let origin = match help {
+            Some(_) => Whose::Own,
+            None => Whose::Libtest,
+        };
         Flag {
             name,
             takes,
             help,
+            origin,
+            short: None,
             note: None,
             shown: Shown::Nothing,
             alias: None,
@@ -102,8 +128,25 @@ impl Flag {
         }
     }
 
+    /// Criterion's flag, without a twin, its `help` saying what it does
+    /// under perfbench.
+    pub(super) const fn criterion(name: &'static str, takes: Takes, help: &'static str) -> Flag {
+        Flag {
+            origin: Whose::Criterion,
+            ..Flag::new(name, takes, Some(help))
+        }
+    }
+
+    /// The flag, also spelled `-letter`.
+    pub(super) const fn short(self, letter: char) -> Flag {
+        Flag {
+            short: Some(letter),
+            ..self
+        }
+    }
+
     /// The flag, also spelled `--alias` (`whose` spelling it is).
-    const fn also(self, alias: &'static str, whose: &'static str) -> Flag {
+    pub(super) const fn also(self, alias: &'static str, whose: &'static str) -> Flag {
         Flag {
             alias: Some((alias, whose)),
             ..self
@@ -111,17 +154,18 @@ impl Flag {
     }
 
     /// Its environment twin, `PERFBENCH_WARM_UP_TIME` for `--warm-up-time`;
-    /// libtest's flags have none.
+    /// only perfbench's own flags have one.
     pub fn twin(&self) -> Option<String> {
-        self.help.map(|_| twin_of(self.name))
+        (self.origin == Whose::Own).then(|| twin_of(self.name))
     }
 
     /// Its line in `--help`.
     fn usage_line(&self, help: &str) -> String {
+        let short = self.short.map(|c| format!("-{c}, ")).unwrap_or_default();
         let left = match self.takes {
-            Takes::Optional(v, _) => format!("--{}{v}", self.name),
-            Takes::Value(v, _) => format!("--{} {v}", self.name),
-            Takes::Nothing(_) => format!("--{}", self.name),
+            Takes::Optional(v, _) => format!("{short}--{}{v}", self.name),
+            Takes::Value(v, _) => format!("{short}--{} {v}", self.name),
+            Takes::Nothing(_) => format!("{short}--{}", self.name),
         };
         let mut text = help.to_string();
         let mut aside: Vec<String> = self.note.iter().map(|n| n.to_string()).collect();
@@ -148,18 +192,28 @@ fn twin_of(name: &str) -> String {
 
 /// The flag named `name` (not an alias).
 pub(super) fn find(name: &str) -> Option<&'static Flag> {
-    FLAGS.iter().find(|f| f.name == name)
+    all().find(|f| f.name == name)
+}
+
+/// Every flag: perfbench's and libtest's ([`FLAGS`]), then Criterion's
+/// ([`CRITERION_FLAGS`]).
+pub(super) fn all() -> impl Iterator<Item = &'static Flag> {
+    FLAGS.iter().chain(CRITERION_FLAGS)
 }
 
 /// The flag `name` stands for, by its name or its alias, and whether it
 /// was the alias.
 pub(super) fn resolve(name: &str) -> Option<(&'static Flag, bool)> {
     find(name).map(|f| (f, false)).or_else(|| {
-        FLAGS
-            .iter()
+        all()
             .find(|f| f.alias.is_some_and(|(alias, _)| alias == name))
             .map(|f| (f, true))
     })
+}
+
+/// The flag whose one-letter form is `-letter`.
+pub(super) fn resolve_short(letter: char) -> Option<&'static Flag> {
+    all().find(|f| f.short == Some(letter))
 }
 
 /// Every flag, in the order of `--help`.
@@ -320,10 +374,13 @@ pub(super) const FLAGS: &[Flag] = &[
     Flag::value(
         "output-format",
         "FORMAT",
-        "on stdout: pretty (the table), json (JSON lines), bencher (libtest bench lines), bmf \
+        "on stdout: pretty (the table; also Criterion's `criterion`), json (JSON lines), bencher (libtest bench lines), bmf \
          (Bencher), github-action-benchmark or github-action-benchmark-bigger",
         |p, v, what| {
-            p.output_format = Some(output_format(v, what)?);
+            p.output_format = Some(match v {
+                "criterion" => OutputFormat::Pretty,
+                v => output_format(v, what)?,
+            });
             Ok(())
         },
     )
@@ -355,7 +412,8 @@ pub(super) const FLAGS: &[Flag] = &[
             p.save_baseline = Some(baseline_name(v)?);
             Ok(())
         },
-    ),
+    )
+    .short('s'),
     Flag::value(
         "baseline",
         "NAME",
@@ -365,7 +423,8 @@ pub(super) const FLAGS: &[Flag] = &[
             Ok(())
         },
     )
-    .showing(Shown::DefaultWords("the previous run")),
+    .showing(Shown::DefaultWords("the previous run"))
+    .short('b'),
     Flag::value(
         "paired-with",
         "PATH",
@@ -412,9 +471,13 @@ pub(super) const FLAGS: &[Flag] = &[
     Flag::value(
         "noise-threshold",
         "PCT",
-        "changes of times within PCT % are noise",
+        "changes of times within PCT % are noise; under criterion_main!, as in Criterion, a \
+         bare number is a fraction: 0.05 is 5 %",
         |p, v, what| {
-            p.thresholds.time = percent(v, what)?;
+            p.thresholds.time = match p.dialect {
+                Dialect::Perfbench => percent(v, what)?,
+                Dialect::Criterion => fraction_or_percent(v, what)?,
+            };
             Ok(())
         },
     )
@@ -438,7 +501,9 @@ pub(super) const FLAGS: &[Flag] = &[
             p.color = Some(colors[one_of(v, what, &["auto", "always", "never"])?]);
             Ok(())
         },
-    ),
+    )
+    .short('c')
+    .also("colour", "Criterion's"),
     Flag::value(
         "mode",
         "batch|per-iter",
@@ -455,18 +520,20 @@ pub(super) const FLAGS: &[Flag] = &[
     ),
     Flag::switch("noplot", "HTML report without plots (faster)", |p| {
         p.noplot = true
-    }),
+    })
+    .short('n'),
     Flag::switch(
         "verbose",
         "the table shows every metric, its interval and the cost of measuring",
         |p| p.verbose = true,
-    ),
-    Flag::switch("help", "print this help", |p| p.help = true),
+    )
+    .short('v'),
+    Flag::switch("help", "print this help", |p| p.help = true).short('h'),
     // libtest flags that `cargo test` users pass to every target; accepted
     // and without effect here, since benchmarks run one at a time anyway.
     Flag::new("nocapture", Takes::Nothing(|_| {}), None),
     Flag::new("show-output", Takes::Nothing(|_| {}), None),
-    Flag::new("quiet", Takes::Nothing(|_| {}), None),
+    Flag::new("quiet", Takes::Nothing(|p| p.quiet = true), None).short('q'),
     Flag::new(
         "test-threads",
         Takes::Value("N", |_, v, what| number(v, what).map(drop)),
@@ -481,14 +548,16 @@ pub fn usage() -> String {
          Runs the #[perfbench] benchmarks whose id contains a FILTER (all without one).\n\
          Without --bench (cargo test --benches) each runs once as a test.\n\nOptions:\n",
     );
-    for f in FLAGS {
-        if let Some(help) = f.help {
-            s.push_str(&f.usage_line(help));
-        }
-    }
+    let lines = |origin: Whose| {
+        let flags = all().filter(move |f| f.origin == origin);
+        flags.filter_map(|f| f.help.map(|help| f.usage_line(help)))
+    };
+    s.extend(lines(Whose::Own));
     s.push_str(
         "\nEvery option has an environment twin: --warm-up-time is PERFBENCH_WARM_UP_TIME,\n\
-                switches take 1 or 0. The command line wins.\n",
+                switches take 1 or 0. The command line wins.\n\n\
+         Criterion's options, for a Criterion suite's scripts (no twins):\n",
     );
+    s.extend(lines(Whose::Criterion));
     s
 }

@@ -6,38 +6,12 @@
 use crate::counter::event::close_names;
 use crate::output::format::quoted;
 
-use super::flags::{find, FLAGS};
+use super::flags::all;
 use super::usage_error::UsageError;
 
-/// Options of Criterion and libtest that perfbench does not have, and what
-/// to do instead.
+/// Options of libtest that perfbench does not have, and what to do instead
+/// (Criterion's are all accepted: `criterion_flags.rs`).
 const FOREIGN: &[(&str, &str)] = &[
-    (
-        "baseline-lenient",
-        "Criterion's; --baseline NAME is lenient already: a benchmark missing from NAME is \
-         shown as new",
-    ),
-    ("confidence-level", "Criterion's; intervals are always 95 %"),
-    (
-        "discard-baseline",
-        "Criterion's; every run is stored as the latest, for the next to compare with",
-    ),
-    (
-        "load-baseline",
-        "Criterion's; perfbench always measures: compare with a stored run with --baseline NAME",
-    ),
-    (
-        "nresamples",
-        "Criterion's; the bootstrap always takes 1000 resamples, seeded",
-    ),
-    (
-        "plotting-backend",
-        "Criterion's; the report's plots are always SVG, --noplot leaves them out",
-    ),
-    (
-        "significance-level",
-        "Criterion's; a change is judged by its 95 % interval against --noise-threshold",
-    ),
     (
         "logfile",
         "libtest's; redirect stdout instead (--output-format json for a file a program reads)",
@@ -50,14 +24,6 @@ const FOREIGN: &[(&str, &str)] = &[
         "shuffle-seed",
         "libtest's; benchmarks run in source order, interleaved in rounds (--rounds)",
     ),
-];
-
-/// Criterion's one-letter options and the flags they stand for.
-const CRITERION_SHORT: &[(char, &str)] = &[
-    ('b', "baseline"),
-    ('c', "color"),
-    ('s', "save-baseline"),
-    ('v', "verbose"),
 ];
 
 /// Variables perfbench reads that are no flag's twin.
@@ -84,8 +50,8 @@ fn hint(name: &str) -> String {
     if let Some((_, instead)) = FOREIGN.iter().find(|(n, _)| *n == name) {
         return instead.to_string();
     }
-    let known: Vec<&str> = FLAGS.iter().map(|f| f.name).collect();
-    let aliases = FLAGS.iter().filter_map(|f| f.alias.map(|(alias, _)| alias));
+    let known: Vec<&str> = all().map(|f| f.name).collect();
+    let aliases = all().filter_map(|f| f.alias.map(|(alias, _)| alias));
     let known: Vec<&str> = known.into_iter().chain(aliases).collect();
     match close_names(name, &known).first() {
         Some(flag) => format!("did you mean `--{flag}`?"),
@@ -93,16 +59,10 @@ fn hint(name: &str) -> String {
     }
 }
 
-/// Why `-c` is no option: perfbench has long options only (but for `-h`
-/// and libtest's `-q`); Criterion's one-letter forms get the long one.
+/// Why `-x` is no option: the one-letter forms are Criterion's, libtest's
+/// `-q` and `-h`, which `--help` lists.
 pub(super) fn unknown_short(c: char) -> UsageError {
-    let hint = match CRITERION_SHORT.iter().find(|(s, _)| *s == c) {
-        Some((_, long)) if find(long).is_some() => {
-            format!("Criterion's; here it is `--{long}`")
-        }
-        Some((_, long)) => hint(long),
-        None => "see --help".into(),
-    };
+    let hint = "see --help".into();
     UsageError::UnknownShort { letter: c, hint }
 }
 
@@ -111,8 +71,7 @@ pub(super) fn unknown_short(c: char) -> UsageError {
 pub fn unknown_variables<S: AsRef<str>>(names: &[S]) -> Vec<String> {
     // Compared without the prefix they share, which would make any two
     // look close.
-    let known: Vec<String> = FLAGS
-        .iter()
+    let known: Vec<String> = all()
         .filter_map(|f| f.twin())
         .chain(OTHER_VARIABLES.iter().map(|v| v.to_string()))
         .map(|v| v["PERFBENCH_".len()..].to_string())

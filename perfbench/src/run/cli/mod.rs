@@ -10,6 +10,7 @@
 //! to write instead of an unknown option, and `usage_error.rs` is the
 //! type of every error they give ([`UsageError`]), naming its culprit.
 
+mod criterion_flags;
 mod flags;
 mod hints;
 mod parse;
@@ -25,9 +26,10 @@ use crate::output::Color;
 use crate::run::registry::{self, Ignored, Settings};
 use crate::run::setup::Want;
 
+pub use criterion_flags::criterion_table;
 pub use flags::usage;
 pub use hints::unknown_variables;
-pub use parse::parse;
+pub use parse::{parse, parse_criterion};
 pub use usage_error::{Expected, SettingError, Unwritable, UsageError};
 pub use values::{check_settings, MAX_PERCENT, MAX_ROUNDS, MAX_SAMPLE_COUNT, MAX_SECONDS};
 
@@ -38,6 +40,21 @@ pub use values::{check_settings, MAX_PERCENT, MAX_ROUNDS, MAX_SAMPLE_COUNT, MAX_
 /// (docs/baselines-and-store.md) +5 % on the sort was caught 20 of 20 with
 /// 20 blocks, 18 of 20 with 10.
 pub const PAIRED_SCALE: u64 = 4;
+
+/// Whose meaning the command line's flags have where perfbench and
+/// Criterion spell a flag alike and read it otherwise (the `PERFBENCH_*`
+/// twins are always perfbench's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Dialect {
+    /// A `#[perfbench]` bench target's ([`parse()`]).
+    #[default]
+    Perfbench,
+    /// A Criterion suite's under `criterion_main!` ([`parse_criterion`]):
+    /// `--noise-threshold 0.05` is Criterion's fraction, 5 %, and `--quiet`
+    /// and a filter written as a regular expression are named where they
+    /// cannot mean what they mean in Criterion.
+    Criterion,
+}
 
 /// Whether to measure, to run each routine once as a test, or to run it
 /// for a profiler.

@@ -9,14 +9,15 @@ use std::time::Duration;
 use crate::analysis::comparison::Thresholds;
 use crate::measure::Config;
 use crate::output::Color;
+use crate::run::paired::protocol::CHILD_VARIABLE;
 use crate::run::registry::{Ignored, Settings};
 
-use super::flags::{resolve, Flag, Takes, FLAGS};
+use super::flags::{all, resolve, resolve_short, Flag, Takes};
 use super::hints::{unknown_option, unknown_short};
 use super::usage_error::UsageError;
 use super::values::{boolean, string};
 use super::{
-    Action, EventsAsked, Filter, Given, OutputFormat, Pairing, Pinning, ProfileEvent,
+    Action, Dialect, EventsAsked, Filter, Given, OutputFormat, Pairing, Pinning, ProfileEvent,
     RegressionGate, RunMode, RunOptions,
 };
 
@@ -60,19 +61,81 @@ pub(super) struct Parsed {
     pub(super) verbose: bool,
     pub(super) profile: Option<ProfileEvent>,
     pub(super) subtract_overhead: bool,
+    /// Whose meaning the command line's flags have (the twins are always
+    /// perfbench's).
+    pub(super) dialect: Dialect,
+    /// libtest's and Criterion's `--quiet`.
+    pub(super) quiet: bool,
+    /// Criterion's `--load-baseline NAME`, which needs `--baseline`.
+    pub(super) load_baseline: bool,
+    /// Criterion's `--discard-baseline`, which `--save-baseline` contradicts.
+    pub(super) discard_baseline: bool,
+    /// What a flag given could not do here, one line each, said once.
+    pub(super) notes: Vec<String>,
+}
+
+impl Parsed {
+    /// Says `note` when the run starts, once however often it is given.
+    pub(super) fn note(&mut self, note: String) {
+        if !self.notes.contains(&note) {
+            self.notes.push(note);
+        }
+    }
 }
 
 /// Parses `args` (without the program name) and the `PERFBENCH_*` variables
 /// `env` gives; the command line wins. A variable whose value is wrong is
 /// an error naming it, unless the command line gives its flag: then it is
-/// a warning in [`RunOptions::warnings`].
+/// a warning in [`RunOptions::warnings`], as is what a flag given cannot
+/// do here.
 pub fn parse(
     args: impl IntoIterator<Item = OsString>,
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<RunOptions, UsageError> {
+    parse_as(Dialect::Perfbench, args, env)
+}
+
+/// [`parse`] for a Criterion suite's `criterion_main!`: the flags a
+/// Criterion suite's scripts pass mean what they mean in Criterion where
+/// perfbench spells them alike and reads them otherwise
+/// ([`Dialect::Criterion`]).
+pub fn parse_criterion(
+    args: impl IntoIterator<Item = OsString>,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<RunOptions, UsageError> {
+    parse_as(Dialect::Criterion, args, env)
+}
+
+/// [`parse`] with the command line read in `dialect`.
+fn parse_as(
+    dialect: Dialect,
+    args: impl IntoIterator<Item = OsString>,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<RunOptions, UsageError> {
     let mut p = Parsed::default();
+    // A paired run's serving builds are given this command line too: the
+    // driving build says its notes.
+    let serving = env(CHILD_VARIABLE).is_some();
     let wrong = apply_environment(&mut p, env);
+    p.dialect = dialect;
     let given = apply_arguments(&mut p, args)?;
+    if p.load_baseline && p.baseline.is_none() {
+        return Err(UsageError::Needs {
+            flag: "--load-baseline",
+            needs: "--baseline NAME",
+        });
+    }
+    // As in Criterion, the two refuse each other on the command line; a
+    // PERFBENCH_SAVE_BASELINE the command line's discarding overrides.
+    if p.discard_baseline {
+        if given.contains(&"save-baseline") {
+            return Err(UsageError::Contradicts {
+                flag: "--discard-baseline",
+                other: "--save-baseline",
+            });
+        }
+        p.save_baseline = None;
+    }
     let mut warnings = Vec::new();
     for (flag, error) in wrong {
         if !given.contains(&flag) {
@@ -80,7 +143,9 @@ pub fn parse(
         }
         warnings.push(format!("{error} (ignored: --{flag} is given)"));
     }
+    let notes = if serving { Vec::new() } else { notes(&p) };
     let mut o = settle(p);
+    warnings.extend(notes);
     o.warnings = warnings;
     Ok(o)
 }
@@ -93,7 +158,7 @@ fn apply_environment(
     env: impl Fn(&str) -> Option<String>,
 ) -> Vec<(&'static str, UsageError)> {
     let mut wrong = Vec::new();
-    for flag in FLAGS {
+    for flag in all() {
         let Some(var) = flag.twin() else { continue };
         let Some(value) = env(&var) else { continue };
         if let Err(e) = apply_variable(p, flag, &value) {
@@ -123,7 +188,7 @@ fn apply_variable(p: &mut Parsed, flag: &Flag, value: &str) -> Result<(), UsageE
     }
 }
 
-/// Applies the command line: flags, `-h`, libtest's `-q`, and filters.
+/// Applies the command line: flags, long and one-letter, and filters.
 /// Returns the flags it gave (by their names, not their aliases).
 fn apply_arguments(
     p: &mut Parsed,
@@ -136,11 +201,14 @@ fn apply_arguments(
         match arg {
             Arg::Long(name) => {
                 let name = name.to_string();
-                given.push(apply_flag(p, &mut parser, &name)?);
+                let (flag, alias) = resolve(&name).ok_or_else(|| unknown_option(&name))?;
+                let spelled = format!("--{name}");
+                given.push(apply_flag(p, &mut parser, flag, &spelled, alias)?);
             }
-            Arg::Short('h') => p.help = true,
-            Arg::Short('q') => {}
-            Arg::Short(c) => return Err(unknown_short(c)),
+            Arg::Short(c) => {
+                let flag = resolve_short(c).ok_or_else(|| unknown_short(c))?;
+                given.push(apply_flag(p, &mut parser, flag, &format!("-{c}"), true)?);
+            }
             Arg::Value(v) => {
                 let v = string(v, "FILTER")?;
                 p.filters.push(v);
@@ -150,14 +218,16 @@ fn apply_arguments(
     Ok(given)
 }
 
-/// Applies `--name` (or an alias of a flag), taking its value from
-/// `parser` where it has one; returns the flag's name.
+/// Applies `flag`, `spelled` so on the command line (`alias`: not as
+/// `--name`), taking its value from `parser` where it has one; returns
+/// the flag's name.
 fn apply_flag(
     p: &mut Parsed,
     parser: &mut lexopt::Parser,
-    name: &str,
+    flag: &'static Flag,
+    spelled: &str,
+    alias: bool,
 ) -> Result<&'static str, UsageError> {
-    let (flag, alias) = resolve(name).ok_or_else(|| unknown_option(name))?;
     let what = format!("--{}", flag.name);
     let set = match flag.takes {
         Takes::Nothing(set) => {
@@ -166,21 +236,21 @@ fn apply_flag(
         }
         Takes::Optional(_, set) => {
             let value = match parser.optional_value() {
-                Some(v) => string(v, &format!("--{name}"))?,
+                Some(v) => string(v, spelled)?,
                 None => String::new(),
             };
             set(p, &value, &what)
         }
         Takes::Value(_, set) => {
             let value = parser.value().map_err(UsageError::Parser)?;
-            let value = string(value, &format!("--{name}"))?;
+            let value = string(value, spelled)?;
             set(p, &value, &what)
         }
     };
     // Errors name the flag; say which the user's spelling stands for.
     set.map_err(|e| match alias {
         true => UsageError::Alias {
-            alias: name.into(),
+            alias: spelled.into(),
             error: Box::new(e),
         },
         false => e,
@@ -281,4 +351,26 @@ fn pinning(p: &Parsed) -> Pinning {
         (None, None) if p.pin => Pinning::StartingCpu,
         (None, None) => Pinning::Auto,
     }
+}
+
+/// What the flags given cannot do here, one line each: the notes their
+/// values left, Criterion's `--quiet` when measuring (the table has no
+/// quieter form), and, read as Criterion's, a filter written as a
+/// regular expression, which perfbench matches as text.
+fn notes(p: &Parsed) -> Vec<String> {
+    let mut notes = p.notes.clone();
+    if p.dialect != Dialect::Criterion {
+        return notes;
+    }
+    if p.quiet && action(p) == Action::Run(RunMode::Bench) {
+        notes.push("--quiet has no effect: perfbench's table has no quieter form".into());
+    }
+    let regex = |f: &&String| f.contains(['^', '$', '*', '+', '?', '(', '[', '{', '|', '\\']);
+    if let Some(filter) = p.filters.iter().find(regex) {
+        notes.push(format!(
+            "the filter `{filter}` is matched as text, not as Criterion's regular expression: \
+             an id is selected where it contains the filter (--exact: where it is the filter)"
+        ));
+    }
+    notes
 }

@@ -56,7 +56,7 @@ fn an_error_names_its_culprit_as_a_value_not_as_text() {
     let Err(UsageError::Alias { alias, error }) = parse_typed(&["--sample-size=x"], &[]) else {
         panic!("--sample-size=x parsed")
     };
-    assert_eq!(alias, "sample-size");
+    assert_eq!(alias, "--sample-size");
     assert!(
         matches!(*error, UsageError::Value { ref flag, .. } if flag == "--sample-count"),
         "{error:?}"
@@ -417,29 +417,14 @@ fn a_close_typo_is_suggested_and_a_far_off_name_is_not() {
 }
 
 #[test]
-fn criterion_and_libtest_options_we_lack_say_what_to_use_instead() {
+fn libtest_options_we_lack_say_what_to_use_instead() {
     for (args, hint) in [
         (
-            &["--nresamples", "5000"][..],
-            "(Criterion's; the bootstrap always takes 1000 resamples, seeded)",
-        ),
-        (
-            &["--load-baseline", "main"],
-            "compare with a stored run with --baseline NAME)",
-        ),
-        (
-            &["--baseline-lenient", "main"],
-            "--baseline NAME is lenient already",
-        ),
-        (
-            &["--logfile", "out.txt"],
+            &["--logfile", "out.txt"][..],
             "(libtest's; redirect stdout instead",
         ),
-        (
-            &["-s", "main"],
-            "(Criterion's; here it is `--save-baseline`)",
-        ),
-        (&["-v"], "(Criterion's; here it is `--verbose`)"),
+        (&["--shuffle"], "(libtest's; benchmarks run in source order"),
+        (&["-x"], "(see --help)"),
     ] {
         let e = parse_with(args, &[]).unwrap_err();
         assert!(
@@ -687,17 +672,34 @@ fn the_defaults_help_shows_are_those_the_run_takes() {
 }
 
 #[test]
-fn every_flag_but_libtest_s_has_help_and_a_twin_and_names_are_unique() {
-    let mut names: Vec<&str> = flags::FLAGS.iter().map(|f| f.name).collect();
-    names.extend(flags::FLAGS.iter().filter_map(|f| f.alias.map(|a| a.0)));
+fn every_flag_but_libtest_s_has_help_and_only_perfbench_s_a_twin_and_names_are_unique() {
+    let mut names: Vec<&str> = flags::all().map(|f| f.name).collect();
+    names.extend(flags::all().filter_map(|f| f.alias.map(|a| a.0)));
     let count = names.len();
     names.sort();
     names.dedup();
     assert_eq!(names.len(), count, "a name or alias given twice");
+    let mut letters: Vec<char> = flags::all().filter_map(|f| f.short).collect();
+    let count = letters.len();
+    letters.sort();
+    letters.dedup();
+    assert_eq!(letters.len(), count, "a letter given twice");
     let libtest = ["nocapture", "show-output", "quiet", "test-threads"];
-    for f in flags::FLAGS {
+    for f in flags::all() {
         assert_eq!(f.help.is_none(), libtest.contains(&f.name), "--{}", f.name);
-        assert_eq!(f.twin().is_some(), f.help.is_some(), "--{}", f.name);
+        let own = f.origin == flags::Whose::Own;
+        assert_eq!(f.twin().is_some(), own, "--{}", f.name);
+    }
+    // Criterion's flags are the section after the twins' sentence.
+    let help = usage();
+    let (_, criterion) = help.split_once("Criterion's options").unwrap();
+    for f in criterion_flags::CRITERION_FLAGS {
+        assert!(
+            criterion.contains(&format!("--{} ", f.name)),
+            "--{}",
+            f.name
+        );
+        assert_eq!(f.origin, flags::Whose::Criterion, "--{}", f.name);
     }
 }
 
@@ -798,4 +800,329 @@ fn profile_samples_the_default_event_or_the_one_given() {
         e.starts_with("--profile: ") && e.contains("bogus-event"),
         "{e}"
     );
+}
+
+/// The options `args` give a Criterion suite's `criterion_main!`, or the
+/// error as it is printed.
+fn criterion_with(args: &[&str]) -> Result<RunOptions, String> {
+    parse_criterion(args.iter().map(OsString::from), |_| None).map_err(|e| e.to_string())
+}
+
+#[test]
+fn criterion_s_one_letter_forms_are_its_flags() {
+    let long = parse_args(&[
+        "--bench",
+        "--save-baseline",
+        "main",
+        "--baseline",
+        "v1",
+        "--color",
+        "never",
+        "--verbose",
+        "--noplot",
+    ]);
+    for short in [
+        &[
+            "--bench", "-s", "main", "-b", "v1", "-c", "never", "-v", "-n",
+        ][..],
+        &["--bench", "-smain", "-b=v1", "-cnever", "-vn"],
+        &[
+            "--bench",
+            "-s=main",
+            "--baseline=v1",
+            "--colour",
+            "never",
+            "-nv",
+        ],
+    ] {
+        assert_eq!(parse_args(short), long, "{short:?}");
+        assert_eq!(criterion_with(short).unwrap(), long, "{short:?}");
+    }
+    assert_eq!(long.save_baseline.as_deref(), Some("main"));
+    assert_eq!(long.baseline.as_deref(), Some("v1"));
+    assert_eq!(
+        (long.color, long.verbose, long.noplot),
+        (Color::Never, true, true)
+    );
+    assert_eq!(parse_args(&["-h"]).action, Action::Help);
+    assert_eq!(parse_args(&["-q", "--bench"]), parse_args(&["--bench"]));
+    // `--help` shows the letters.
+    let help = usage();
+    for line in [
+        "  -s, --save-baseline NAME ",
+        "  -b, --baseline NAME ",
+        "  -c, --color auto|always|never ",
+        "  -n, --noplot ",
+        "  -v, --verbose ",
+        "  -h, --help ",
+        "  -V, --version ",
+    ] {
+        assert!(help.contains(line), "{line}");
+    }
+}
+
+#[test]
+fn a_bad_value_names_the_flag_as_spelled() {
+    let color = "--color takes auto | always | never, not `sometimes`";
+    for (args, error) in [
+        (&["-c", "sometimes"][..], format!("-c: {color}")),
+        (&["--colour=sometimes"], format!("--colour: {color}")),
+        (&["--color", "sometimes"], color.to_string()),
+        (
+            &["-s", "../up"],
+            "-s: baseline name `../up`: use letters, digits, `_`, `-` and `.` (not first), at most 64"
+                .to_string(),
+        ),
+        (
+            &["--nresamples", "0"],
+            "--nresamples takes a whole number from 1 to 1,000,000,000, not `0`".to_string(),
+        ),
+        (
+            &["--confidence-level", "1"],
+            "--confidence-level takes a number between 0 and 1, such as 0.95, not `1`".to_string(),
+        ),
+        (
+            &["--significance-level=-0.1"],
+            "--significance-level takes a number between 0 and 1, such as 0.95, not `-0.1`"
+                .to_string(),
+        ),
+        (
+            &["--plotting-backend", "svg"],
+            "--plotting-backend takes gnuplot | plotters, not `svg`".to_string(),
+        ),
+        (
+            &["--baseline-lenient", "a/b"],
+            "baseline name `a/b`: use letters, digits, `_`, `-` and `.` (not first), at most 64".to_string(),
+        ),
+        (&["-b"], "missing argument for option '-b'".to_string()),
+    ] {
+        assert_eq!(parse_with(args, &[]).unwrap_err(), error, "{args:?}");
+        assert_eq!(criterion_with(args).unwrap_err(), error, "{args:?}");
+    }
+    assert_eq!(
+        criterion_with(&["--noise-threshold", "lots"]).unwrap_err(),
+        "--noise-threshold takes a fraction from 0 to 10, such as 0.05, or a percentage such \
+         as 5%, not `lots`"
+    );
+    assert_eq!(
+        criterion_with(&["--noise-threshold", "11"]).unwrap_err(),
+        "--noise-threshold takes a fraction from 0 to 10, such as 0.05, or a percentage such \
+         as 5%, not `11`"
+    );
+}
+
+#[test]
+fn criterion_s_flags_parse_to_the_options_they_mean() {
+    let bench = |args: &[&str]| {
+        let mut all = vec!["--bench"];
+        all.extend(args);
+        criterion_with(&all).unwrap()
+    };
+    let o = bench(&[
+        "--sample-size",
+        "12",
+        "--warm-up-time",
+        "1",
+        "--measurement-time=2.5",
+    ]);
+    assert_eq!(
+        (
+            o.config.sample_count,
+            o.config.warm_up,
+            o.config.measurement
+        ),
+        (12, Duration::from_secs(1), Duration::from_millis(2500))
+    );
+    assert_eq!(o.warnings, Vec::<String>::new());
+    assert_eq!(
+        bench(&["--output-format", "bencher"]).output_format,
+        OutputFormat::Bencher
+    );
+    assert_eq!(
+        bench(&["--output-format=criterion"]),
+        bench(&["--output-format", "pretty"])
+    );
+    assert_eq!(bench(&["--baseline-lenient", "v1"]), bench(&["-b", "v1"]));
+    assert_eq!(
+        bench(&["--list", "--format", "terse"]).action,
+        Action::List { terse: true }
+    );
+    assert_eq!(bench(&["--test"]).action, Action::Run(RunMode::Test));
+    assert_eq!(
+        criterion_with(&[]).unwrap().action,
+        Action::Run(RunMode::Test)
+    );
+    assert_eq!(
+        bench(&["--profile-time", "2"]).action,
+        Action::Run(RunMode::Profile(Duration::from_secs(2)))
+    );
+    assert_eq!(bench(&["--ignored"]).filter.ignored, Ignored::Only);
+    assert_eq!(
+        bench(&["--include-ignored"]).filter.ignored,
+        Ignored::Included
+    );
+    let exact = bench(&["--exact", "group/f/10"]).filter;
+    assert!(exact.exact && exact.matches("group/f/10") && !exact.matches("group/f/100"));
+    assert_eq!(bench(&["--quick"]).config, parse_args(&["--quick"]).config);
+    assert_eq!(bench(&["--nocapture", "--show-output"]), bench(&[]));
+    // Criterion's noise threshold is a fraction; perfbench's a percentage.
+    assert_eq!(bench(&["--noise-threshold", "0.05"]).thresholds.time, 0.05);
+    assert_eq!(bench(&["--noise-threshold=2.5%"]).thresholds.time, 0.025);
+    assert_eq!(
+        parse_args(&["--noise-threshold", "0.05"]).thresholds.time,
+        0.0005
+    );
+    // The twin is perfbench's, a percentage, under either.
+    let env = |k: &str| (k == "PERFBENCH_NOISE_THRESHOLD").then(|| "5".to_string());
+    let o = parse_criterion(["--bench"].map(OsString::from), env).unwrap();
+    assert_eq!(o.thresholds.time, 0.05);
+    // Values perfbench takes anyway are taken without a word.
+    let same = bench(&[
+        "--nresamples",
+        "1000",
+        "--confidence-level",
+        "0.95",
+        "--significance-level",
+        "0.05",
+    ]);
+    assert_eq!(same, bench(&[]));
+}
+
+#[test]
+fn what_a_criterion_flag_cannot_do_here_is_said_once_in_one_line() {
+    for (args, note) in [
+        (
+            &["--nresamples", "5000"][..],
+            "--nresamples 5000 has no effect: the bootstrap always takes 1000 resamples, seeded",
+        ),
+        (
+            &["--confidence-level", "0.99"],
+            "--confidence-level 0.99 has no effect: every interval is 95 %",
+        ),
+        (
+            &["--significance-level", "0.01"],
+            "--significance-level 0.01 has no effect: a change is significant where its 95 % \
+             interval excludes zero, p < 0.05",
+        ),
+        (
+            &["--plotting-backend", "plotters"],
+            "--plotting-backend plotters has no effect: perfbench draws its report's plots \
+             itself, as SVG (--noplot leaves them out)",
+        ),
+        (
+            &["--discard-baseline"],
+            "--discard-baseline: no named baseline is saved (none is without --save-baseline), \
+             but the run is stored as the latest, for the next to compare with",
+        ),
+        (
+            &["-b", "old", "--load-baseline", "new"],
+            "--load-baseline new: perfbench measures anew rather than loading the samples of \
+             `new`, and compares with --baseline as asked",
+        ),
+        (
+            &["-V"],
+            "--version has no effect (Criterion accepts it and does nothing)",
+        ),
+    ] {
+        let twice: Vec<&str> = ["--bench"]
+            .iter()
+            .chain(args)
+            .chain(args)
+            .copied()
+            .collect();
+        for o in [
+            parse_with(&twice, &[]).unwrap(),
+            criterion_with(&twice).unwrap(),
+        ] {
+            assert_eq!(o.warnings, [note], "{args:?}");
+        }
+    }
+    // A paired run's serving build, given the same command line, leaves
+    // the notes to the driving build.
+    use crate::run::paired::protocol::CHILD_VARIABLE;
+    let serving = |k: &str| (k == CHILD_VARIABLE).then(|| "1".to_string());
+    let args = ["--bench", "--nresamples", "5", "--quiet", "^f"];
+    assert_eq!(criterion_with(&args).unwrap().warnings.len(), 3);
+    let o = parse_criterion(args.map(OsString::from), serving).unwrap();
+    assert!(o.warnings.is_empty());
+    for args in [
+        &["--discard-baseline", "-s", "main"][..],
+        &["--save-baseline=main", "--discard-baseline"],
+    ] {
+        assert_eq!(
+            parse_with(args, &[]).unwrap_err(),
+            "--discard-baseline contradicts --save-baseline, as in Criterion: give one"
+        );
+    }
+    let env = [("PERFBENCH_SAVE_BASELINE", "main")];
+    let o = parse_with(&["--discard-baseline"], &env).unwrap();
+    assert_eq!(o.save_baseline, None);
+    assert_eq!(
+        parse_with(&[], &env).unwrap().save_baseline.as_deref(),
+        Some("main")
+    );
+    assert_eq!(
+        criterion_with(&["--load-baseline", "new"]).unwrap_err(),
+        "--load-baseline needs --baseline NAME, as in Criterion"
+    );
+    // Criterion's --quiet while measuring; libtest's (and in test mode) says nothing.
+    let quiet = "--quiet has no effect: perfbench's table has no quieter form";
+    assert_eq!(
+        criterion_with(&["--bench", "--quiet"]).unwrap().warnings,
+        [quiet]
+    );
+    assert!(criterion_with(&["--quiet"]).unwrap().warnings.is_empty());
+    assert!(parse_with(&["--bench", "--quiet"], &[])
+        .unwrap()
+        .warnings
+        .is_empty());
+    // A Criterion filter written as a regular expression is matched as text.
+    let o = criterion_with(&["--bench", "^fib.*20$", "sort"]).unwrap();
+    assert_eq!(
+        o.warnings,
+        [
+            "the filter `^fib.*20$` is matched as text, not as Criterion's regular expression: an \
+          id is selected where it contains the filter (--exact: where it is the filter)"
+        ]
+    );
+    assert!(criterion_with(&["--bench", "fib/1.5"])
+        .unwrap()
+        .warnings
+        .is_empty());
+    assert!(parse_with(&["--bench", "^fib"], &[])
+        .unwrap()
+        .warnings
+        .is_empty());
+}
+
+#[test]
+fn criterion_s_table_names_every_flag_of_its_and_what_it_is_here() {
+    let table = criterion_table();
+    let rows: Vec<&str> = table.lines().skip(2).collect();
+    assert_eq!(rows.len(), criterion_flags::CRITERION.len());
+    for f in criterion_flags::CRITERION_FLAGS {
+        assert!(
+            criterion_flags::CRITERION.iter().any(|(n, _)| *n == f.name),
+            "--{}",
+            f.name
+        );
+    }
+    for row in [
+        "| `-s`, `--save-baseline NAME` | `--save-baseline` | store the run",
+        "| `--sample-size N` | `--sample-count` | `--sample-count`: 1 to 1,000,000",
+        "| `--colour auto|always|never` | `--color` | `--color` |",
+        "| `--quiet` | `--quiet` | under `criterion_main!`",
+        "| `--nresamples N` | `--nresamples` | the bootstrap always takes 1000 resamples",
+    ] {
+        let row = row.replace("auto|always|never", "auto\\|always\\|never");
+        assert!(rows.iter().any(|r| r.starts_with(&row)), "{row}\n{table}");
+    }
+    for letter in criterion_flags::CRITERION_LETTERS {
+        assert!(flags::resolve_short(*letter).is_some(), "-{letter}");
+    }
+    // The help of a Criterion flag quotes the figures the run takes.
+    let fixed = crate::stats::Bootstrap::default();
+    let help = usage();
+    assert!(help.contains(&format!("always takes {} resamples", fixed.resamples)));
+    assert!(help.contains(&format!("always {} %", fixed.confidence * 100.0)));
 }

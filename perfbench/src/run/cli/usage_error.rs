@@ -81,12 +81,29 @@ pub enum UsageError {
         /// Its error.
         error: Box<UsageError>,
     },
-    /// The error of a flag given by its alias (`--sample-size`).
+    /// The error of a flag given by another spelling (`--sample-size`,
+    /// `-s`).
     Alias {
-        /// The alias, without `--`.
+        /// The spelling, `--sample-size` or `-s`.
         alias: String,
         /// The error of the flag it stands for.
         error: Box<UsageError>,
+    },
+    /// Two flags asking opposite things (Criterion's `--discard-baseline`
+    /// and `--save-baseline`).
+    Contradicts {
+        /// The flag.
+        flag: &'static str,
+        /// The one it contradicts.
+        other: &'static str,
+    },
+    /// A flag given without another it needs (Criterion's
+    /// `--load-baseline` without `--baseline`).
+    Needs {
+        /// The flag.
+        flag: &'static str,
+        /// What it needs.
+        needs: &'static str,
     },
 }
 
@@ -128,7 +145,13 @@ impl fmt::Display for UsageError {
             }
             UsageError::Parser(e) => write!(f, "{e}"),
             UsageError::Variable { var, error } => write!(f, "{var}: {error}"),
-            UsageError::Alias { alias, error } => write!(f, "--{alias}: {error}"),
+            UsageError::Alias { alias, error } => write!(f, "{alias}: {error}"),
+            UsageError::Contradicts { flag, other } => {
+                write!(f, "{flag} contradicts {other}, as in Criterion: give one")
+            }
+            UsageError::Needs { flag, needs } => {
+                write!(f, "{flag} needs {needs}, as in Criterion")
+            }
         }
     }
 }
@@ -148,6 +171,11 @@ pub enum Expected {
     PositiveSeconds,
     /// A percentage from 0 to [`MAX_PERCENT`].
     Percent,
+    /// Criterion's fraction (`0.05`), or a percentage with `%`, up to
+    /// [`MAX_PERCENT`] %.
+    FractionOrPercent,
+    /// A number strictly between 0 and 1 (Criterion's levels).
+    Level,
     /// One of these words, written `a | b`.
     OneOf(Vec<&'static str>),
     /// A bench binary's path.
@@ -176,6 +204,12 @@ impl fmt::Display for Expected {
             Expected::Percent => {
                 write!(f, "a percentage from 0 to {MAX_PERCENT}, such as 5 or 2.5%")
             }
+            Expected::FractionOrPercent => write!(
+                f,
+                "a fraction from 0 to {}, such as 0.05, or a percentage such as 5%",
+                MAX_PERCENT / 100.0
+            ),
+            Expected::Level => f.write_str("a number between 0 and 1, such as 0.95"),
             Expected::OneOf(choices) => f.write_str(&choices.join(" | ")),
             Expected::BinaryPath => f.write_str("the path of a bench binary"),
             Expected::Revision => f.write_str("a git revision (a branch, tag or commit)"),

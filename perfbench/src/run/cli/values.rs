@@ -85,6 +85,27 @@ pub(super) fn percent(v: &str, what: &str) -> Result<f64, UsageError> {
     }
 }
 
+/// Criterion's `--noise-threshold`: a fraction (`0.05` is 5 %), or, with
+/// `%`, a percentage as perfbench's; as a fraction.
+pub(super) fn fraction_or_percent(v: &str, what: &str) -> Result<f64, UsageError> {
+    if v.trim().ends_with('%') {
+        return percent(v, what);
+    }
+    match v.trim().parse::<f64>() {
+        Ok(f) if f.is_finite() && (0.0..=MAX_PERCENT / 100.0).contains(&f) => Ok(f),
+        _ => Err(wrong(what, Expected::FractionOrPercent, v)),
+    }
+}
+
+/// Criterion's `--confidence-level` and `--significance-level`: strictly
+/// between 0 and 1.
+pub(super) fn level(v: &str, what: &str) -> Result<f64, UsageError> {
+    match v.trim().parse::<f64>() {
+        Ok(l) if l > 0.0 && l < 1.0 => Ok(l),
+        _ => Err(wrong(what, Expected::Level, v)),
+    }
+}
+
 /// A baseline name [`check_baseline_name`] accepts.
 pub(super) fn baseline_name(v: &str) -> Result<String, UsageError> {
     check_baseline_name(v).map_err(UsageError::BaselineName)?;

@@ -5,6 +5,7 @@
 use std::cell::OnceCell;
 
 use perfbench::run::bench::Routine;
+use perfbench::run::cli::Dialect;
 use perfbench::run::panics::catch;
 use perfbench::run::registry::{Broken, Entry, Registry};
 use perfbench::run::suite::Suite;
@@ -75,6 +76,10 @@ impl Suite for CriterionSuite {
     /// The run-wide settings its configs give, as flags.
     fn arguments(&self) -> Vec<String> {
         self.listed().1.clone()
+    }
+
+    fn dialect(&self) -> Dialect {
+        Dialect::Criterion
     }
 
     fn visit(&self, each: &mut dyn FnMut(&Entry, Routine<'_>)) {

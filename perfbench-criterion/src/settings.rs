@@ -61,10 +61,10 @@ pub(crate) fn nresamples(n: usize) {
 }
 
 /// `noise_threshold(t)`: a fraction, as `--noise-threshold` takes it in
-/// percent, for the whole run.
+/// Criterion's dialect, for the whole run.
 pub(crate) fn noise_threshold(t: f64) {
     assert!(t >= 0.0, "noise_threshold must be at least zero");
-    give(&["--noise-threshold", &(t * 100.0).to_string()]);
+    give(&["--noise-threshold", &t.to_string()]);
 }
 
 /// `confidence_level(cl)`.

@@ -61,7 +61,8 @@ pub fn main_of(target: &paired::revision::BenchTarget, suite: &dyn Suite) -> ! {
         stderr::warning(&warning);
     }
     let given = suite.arguments().into_iter().map(std::ffi::OsString::from);
-    let code = match cli::parse(given.chain(std::env::args_os().skip(1)), |var| {
+    let args = given.chain(std::env::args_os().skip(1));
+    let code = match cli::parse_in(suite.dialect(), args, |var| {
         // Not UTF-8: passed on mangled, for the error to name the variable.
         std::env::var_os(var).map(|v| v.to_string_lossy().into_owned())
     }) {

@@ -8,6 +8,7 @@
 //! benchmarks, once per round, and measures each in the visit.
 
 use crate::run::bench::Routine;
+use crate::run::cli::Dialect;
 use crate::run::registry::{Entry, Registry};
 
 /// The benchmarks of a bench target.
@@ -27,5 +28,11 @@ pub trait Suite {
     /// line's, whose flags win. None by default.
     fn arguments(&self) -> Vec<String> {
         Vec::new()
+    }
+
+    /// The dialect its command line is read in: a Criterion suite's
+    /// scripts pass flags as Criterion reads them.
+    fn dialect(&self) -> Dialect {
+        Dialect::Perfbench
     }
 }

@@ -29,7 +29,7 @@ use crate::run::setup::Want;
 pub use criterion_flags::criterion_table;
 pub use flags::usage;
 pub use hints::unknown_variables;
-pub use parse::{parse, parse_criterion};
+pub use parse::{parse, parse_in};
 pub use usage_error::{Expected, SettingError, Unwritable, UsageError};
 pub use values::{check_settings, MAX_PERCENT, MAX_ROUNDS, MAX_SAMPLE_COUNT, MAX_SECONDS};
 
@@ -49,7 +49,7 @@ pub enum Dialect {
     /// A `#[perfbench]` bench target's ([`parse()`]).
     #[default]
     Perfbench,
-    /// A Criterion suite's under `criterion_main!` ([`parse_criterion`]):
+    /// A Criterion suite's under `criterion_main!` ([`parse_in`]):
     /// `--noise-threshold 0.05` is Criterion's fraction, 5 %, and `--quiet`
     /// and a filter written as a regular expression are named where they
     /// cannot mean what they mean in Criterion.

@@ -92,22 +92,14 @@ pub fn parse(
     args: impl IntoIterator<Item = OsString>,
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<RunOptions, UsageError> {
-    parse_as(Dialect::Perfbench, args, env)
+    parse_in(Dialect::Perfbench, args, env)
 }
 
-/// [`parse`] for a Criterion suite's `criterion_main!`: the flags a
-/// Criterion suite's scripts pass mean what they mean in Criterion where
-/// perfbench spells them alike and reads them otherwise
-/// ([`Dialect::Criterion`]).
-pub fn parse_criterion(
-    args: impl IntoIterator<Item = OsString>,
-    env: impl Fn(&str) -> Option<String>,
-) -> Result<RunOptions, UsageError> {
-    parse_as(Dialect::Criterion, args, env)
-}
-
-/// [`parse`] with the command line read in `dialect`.
-fn parse_as(
+/// [`parse`] with the command line read in `dialect`: a Criterion
+/// suite's (`criterion_main!`, [`Dialect::Criterion`]) reads the flags its
+/// scripts pass as Criterion does where perfbench spells them alike and
+/// reads them otherwise.
+pub fn parse_in(
     dialect: Dialect,
     args: impl IntoIterator<Item = OsString>,
     env: impl Fn(&str) -> Option<String>,

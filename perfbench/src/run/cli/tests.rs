@@ -805,7 +805,10 @@ fn profile_samples_the_default_event_or_the_one_given() {
 /// The options `args` give a Criterion suite's `criterion_main!`, or the
 /// error as it is printed.
 fn criterion_with(args: &[&str]) -> Result<RunOptions, String> {
-    parse_criterion(args.iter().map(OsString::from), |_| None).map_err(|e| e.to_string())
+    parse_in(Dialect::Criterion, args.iter().map(OsString::from), |_| {
+        None
+    })
+    .map_err(|e| e.to_string())
 }
 
 #[test]
@@ -974,7 +977,7 @@ fn criterion_s_flags_parse_to_the_options_they_mean() {
     );
     // The twin is perfbench's, a percentage, under either.
     let env = |k: &str| (k == "PERFBENCH_NOISE_THRESHOLD").then(|| "5".to_string());
-    let o = parse_criterion(["--bench"].map(OsString::from), env).unwrap();
+    let o = parse_in(Dialect::Criterion, ["--bench"].map(OsString::from), env).unwrap();
     assert_eq!(o.thresholds.time, 0.05);
     // Values perfbench takes anyway are taken without a word.
     let same = bench(&[
@@ -1043,7 +1046,7 @@ fn what_a_criterion_flag_cannot_do_here_is_said_once_in_one_line() {
     let serving = |k: &str| (k == CHILD_VARIABLE).then(|| "1".to_string());
     let args = ["--bench", "--nresamples", "5", "--quiet", "^f"];
     assert_eq!(criterion_with(&args).unwrap().warnings.len(), 3);
-    let o = parse_criterion(args.map(OsString::from), serving).unwrap();
+    let o = parse_in(Dialect::Criterion, args.map(OsString::from), serving).unwrap();
     assert!(o.warnings.is_empty());
     for args in [
         &["--discard-baseline", "-s", "main"][..],

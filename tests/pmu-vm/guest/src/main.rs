@@ -320,8 +320,8 @@ fn kernel_counts_left_out_per_iteration_by_read(bench: &str) -> Result<String, S
 
 /// `--profile` on the PMU: `cycles` by default, and any hardware event
 /// given (`instructions:u`), sampled by the PMU's overflow interrupt in the
-/// windows of `spin_loop/1000` and placed in `exact::spin` under the
-/// benchmark: the default's samples almost all there (99.3 %; the rest
+/// windows of `spin_loop/1000` and placed in `exact::spin::spin` (the
+/// loop of `benches/shared/spin.rs`) under the benchmark: the default's samples almost all there (99.3 %; the rest
 /// in the user-space side of the window's toggles).
 /// What is only reported for `instructions:u`, whose overflow this
 /// machine notices late (see `profile_split`): the share of its samples
@@ -345,10 +345,10 @@ fn profile_samples_hardware_events(bench: &str) -> Result<String, String> {
         let f = functions.into_iter().find(|f| f["name"] == name);
         f.and_then(|f| f[key].as_f64()).unwrap_or(0.0)
     };
-    let spin_self = share(&p, "exact::spin", "self");
+    let spin_self = share(&p, "exact::spin::spin", "self");
     let root = share(&p, "spin_loop/1000", "total");
     let unplaced = share(&p, "[not placed in the routine]", "self");
-    let default_spin = share(&default, "exact::spin", "self");
+    let default_spin = share(&default, "exact::spin::spin", "self");
     if default["event"] != "cycles"
         || default_spin < 0.9
         || default_stderr.contains(LATE)
@@ -364,8 +364,8 @@ fn profile_samples_hardware_events(bench: &str) -> Result<String, String> {
         ));
     }
     Ok(format!(
-        "default event {}: exact::spin {:.1} % self of {} samples; instructions:u: {} samples \
-         standing for {per_iteration:.1} an iteration, exact::spin {:.1} % self, {:.1} % not \
+        "default event {}: exact::spin::spin {:.1} % self of {} samples; instructions:u: {} samples \
+         standing for {per_iteration:.1} an iteration, exact::spin::spin {:.1} % self, {:.1} % not \
          placed",
         default["event"],
         100.0 * default_spin,

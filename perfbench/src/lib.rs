@@ -37,8 +37,9 @@
 //!
 //! The public API is what this page shows: [`perfbench`](macro@perfbench),
 //! [`group`](macro@group) (a module's benchmarks' shared settings),
-//! [`Bencher`], [`Throughput`], [`CountingAllocator`], [`black_box`] and
-//! [`main!`]. The modules
+//! [`Bencher`] (async routines through [`Bencher::to_async`], with the
+//! executors of [`async_executor`]), [`Throughput`], [`CountingAllocator`],
+//! [`black_box`] and [`main!`]. The modules
 //! behind it are hidden: they are perfbench's own layers, from the kernel
 //! up (kernel, counter, measure, stats, analysis, store, output, run; see
 //! ARCHITECTURE.md), public only so that perfbench's benches, fuzz target

@@ -529,6 +529,11 @@ mod tests {
             matches!(e, MeasureError::OneThreadRoutine { method, threads: 2 } if method == expected),
             "{e}"
         );
+        assert_eq!(
+            e.to_string(),
+            "`threads` asks for 2 threads, but `Bencher::to_async(…).iter` runs its routine on \
+             one, and async routines have no shared form: measure them without `threads`"
+        );
     }
 
     #[cfg(feature = "async_futures")]

@@ -265,6 +265,17 @@ impl std::fmt::Display for MeasureError {
                 write!(f, "the benchmark called `Bencher::iter` more than once")
             }
             MeasureError::Counters(e) => write!(f, "reading the counters failed: {e}"),
+            // `iter_shared` takes no futures: an async routine has no way out.
+            MeasureError::OneThreadRoutine { method, threads }
+                if method.starts_with("to_async") =>
+            {
+                write!(
+                    f,
+                    "`threads` asks for {threads} threads, but `Bencher::{method}` runs its \
+                     routine on one, and async routines have no shared form: measure them \
+                     without `threads`"
+                )
+            }
             MeasureError::OneThreadRoutine { method, threads } => write!(
                 f,
                 "`threads` asks for {threads} threads, but `Bencher::{method}` runs its routine \

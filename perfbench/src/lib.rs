@@ -37,8 +37,9 @@
 //!
 //! The public API is what this page shows: [`perfbench`](macro@perfbench),
 //! [`group`](macro@group) (a module's benchmarks' shared settings),
-//! [`Bencher`], [`Throughput`], [`CountingAllocator`], [`black_box`] and
-//! [`main!`]. The modules
+//! [`Bencher`] (async routines through [`Bencher::to_async`], with the
+//! executors of [`async_executor`]), [`Throughput`], [`CountingAllocator`],
+//! [`black_box`] and [`main!`]. The modules
 //! behind it are hidden: they are perfbench's own layers, from the kernel
 //! up (kernel, counter, measure, stats, analysis, store, output, run; see
 //! ARCHITECTURE.md), public only so that perfbench's benches, fuzz target
@@ -68,9 +69,18 @@ pub mod stats;
 pub mod store;
 
 pub use kernel::alloc::CountingAllocator;
-pub use measure::{BatchSize, Bencher, Throughput};
+pub use measure::{AsyncBencher, AsyncExecutor, BatchSize, Bencher, Throughput};
 pub use perfbench_macros::{group, perfbench};
 pub use std::hint::black_box;
+
+/// The executors [`Bencher::to_async`] runs async routines' futures with,
+/// as Criterion's module of the same name: [`BlockOn`](async_executor::BlockOn),
+/// perfbench's own, always; `FuturesExecutor` with the feature
+/// `async_futures`, `AsyncStdExecutor` with `async_std`, and tokio's
+/// `Runtime` (and `&Runtime`) with `async_tokio`.
+pub mod async_executor {
+    pub use crate::measure::async_executor::*;
+}
 
 /// Defines `main` for a bench target: runs every `#[perfbench]` function of
 /// the binary as the command line asks (`cargo bench -- --help`). Once, at

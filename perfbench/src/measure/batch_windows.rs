@@ -71,6 +71,14 @@ impl<'g> Windows<'g> {
     /// clock just around the body. Nothing allocates between the reads.
     #[inline]
     pub(super) fn count(&mut self, body: impl FnOnce()) -> io::Result<()> {
+        let opened = self.open()?;
+        body();
+        self.close(opened)
+    }
+
+    /// The first half of [`Windows::count`]: opens a window.
+    #[inline]
+    pub(super) fn open(&mut self) -> io::Result<OpenWindow> {
         let group = match self.group.as_deref_mut() {
             Some(group) if !group.is_sampled() => group,
             sampled => {
@@ -78,10 +86,10 @@ impl<'g> Windows<'g> {
                 // counts unread (only the samples are wanted).
                 let sampled = sampled.map(|g| &*g);
                 sampled.map_or(Ok(()), CounterGroup::enable)?;
-                let start = self.clock.now();
-                body();
-                self.ticks += self.clock.now().wrapping_sub(start);
-                return sampled.map_or(Ok(()), CounterGroup::disable);
+                return Ok(OpenWindow {
+                    read: None,
+                    start: self.clock.now(),
+                });
             }
         };
         // A read just before, outside the window, warms the very path the
@@ -96,10 +104,24 @@ impl<'g> Windows<'g> {
         // (likely on a busy machine) fell into the wall time, and a 10 ns
         // routine read ±5 µs under `PerIteration`. The counts then hold the
         // clock reads, the same in every window (calibration measures them).
-        let (enabled_before, running_before) = group.read_into(&mut self.before)?;
-        let start = self.clock.now();
-        body();
-        let ticks = self.clock.now().wrapping_sub(start);
+        let read = group.read_into(&mut self.before)?;
+        Ok(OpenWindow {
+            read: Some(read),
+            start: self.clock.now(),
+        })
+    }
+
+    /// The second half of [`Windows::count`]: closes the window `opened`
+    /// and adds what it counted.
+    #[inline]
+    pub(super) fn close(&mut self, opened: OpenWindow) -> io::Result<()> {
+        let ticks = self.clock.now().wrapping_sub(opened.start);
+        let (Some((enabled_before, running_before)), Some(group)) =
+            (opened.read, self.group.as_deref_mut())
+        else {
+            self.ticks += ticks;
+            return self.group.as_deref().map_or(Ok(()), CounterGroup::disable);
+        };
         let (enabled_after, running_after) = group.read_into(&mut self.after)?;
         self.ticks += ticks;
         let sum = &mut self.counts;
@@ -137,6 +159,13 @@ impl<'g> Windows<'g> {
         let ns_per_tick = self.clock.ns_per_tick(self.started);
         Duration::from_nanos((self.ticks as f64 * ns_per_tick).round() as u64)
     }
+}
+
+/// An open window: the group's times at its first read, where it was
+/// read around, and the clock at its start.
+pub(super) struct OpenWindow {
+    read: Option<(u64, u64)>,
+    start: u64,
 }
 
 impl Drop for Windows<'_> {

@@ -113,16 +113,16 @@ impl BatchSize {
 
 /// How every sample of one benchmark is batched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Batching {
+pub(super) struct Batching {
     /// Batches per sample.
     batches: u64,
     /// Inputs made for every batch.
-    inputs: u64,
+    pub(super) inputs: u64,
 }
 
 impl Batching {
     /// The batching of `size` for samples of at most `largest` iterations.
-    fn new(size: BatchSize, largest: u64) -> Self {
+    pub(super) fn new(size: BatchSize, largest: u64) -> Self {
         let batches = size.batches(largest);
         Batching {
             batches,
@@ -133,7 +133,7 @@ impl Batching {
     /// How many of each batch's inputs a sample of `iterations` runs: as
     /// even as can be (they differ by at most one), never more than
     /// [`inputs`](Self::inputs) for a sample up to the largest.
-    fn runs(self, iterations: u64) -> impl Iterator<Item = u64> {
+    pub(super) fn runs(self, iterations: u64) -> impl Iterator<Item = u64> {
         let b = self.batches;
         (0..b).map(move |k| iterations / b + u64::from(k < iterations % b))
     }
@@ -273,7 +273,7 @@ impl Bencher<'_> {
 /// pushing to fresh memory inside a window would count its page faults
 /// (the allocator takes new pages as it grows its heap), one now and then,
 /// never the routine's.
-fn touched_buffer<T>(n: usize) -> Vec<T> {
+pub(super) fn touched_buffer<T>(n: usize) -> Vec<T> {
     let mut buffer = Vec::with_capacity(n);
     // `take`: a buffer of zero-sized values has room for `usize::MAX`.
     for slot in buffer.spare_capacity_mut().iter_mut().take(n) {

@@ -4,6 +4,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use super::async_executor::BlockOn;
 use super::batched_inputs::BatchSize;
 use super::bencher::Bencher;
 
@@ -24,6 +25,18 @@ pub enum Method {
     IterCustom,
     /// [`Bencher::iter_shared`] on this many threads (more than one).
     IterShared(usize),
+    /// [`AsyncBencher::iter`](super::AsyncBencher::iter).
+    AsyncIter,
+    /// [`AsyncBencher::iter_batched`](super::AsyncBencher::iter_batched)
+    /// in batches of this size (also `iter_with_setup`, in
+    /// `PerIteration` batches, and `iter_with_large_drop`, on unit inputs
+    /// in `SmallInput` ones, as Criterion defines them).
+    AsyncIterBatched(BatchSize),
+    /// [`AsyncBencher::iter_batched_ref`](super::AsyncBencher::iter_batched_ref)
+    /// in batches of this size.
+    AsyncIterBatchedRef(BatchSize),
+    /// [`AsyncBencher::iter_custom`](super::AsyncBencher::iter_custom).
+    AsyncIterCustom,
 }
 
 impl Method {
@@ -35,13 +48,20 @@ impl Method {
             Method::IterBatchedRef(_) => "iter_batched_ref",
             Method::IterCustom => "iter_custom",
             Method::IterShared(_) => "iter_shared",
+            Method::AsyncIter => "async_iter",
+            Method::AsyncIterBatched(_) => "async_iter_batched",
+            Method::AsyncIterBatchedRef(_) => "async_iter_batched_ref",
+            Method::AsyncIterCustom => "async_iter_custom",
         }
     }
 
     /// The batch size of the `iter_batched` forms.
     pub fn batch_size(self) -> Option<BatchSize> {
         match self {
-            Method::IterBatched(size) | Method::IterBatchedRef(size) => Some(size),
+            Method::IterBatched(size)
+            | Method::IterBatchedRef(size)
+            | Method::AsyncIterBatched(size)
+            | Method::AsyncIterBatchedRef(size) => Some(size),
             _ => None,
         }
     }
@@ -56,6 +76,10 @@ impl Method {
             ("iter_batched_ref", Some(size)) => Some(Method::IterBatchedRef(size)),
             ("iter_custom", None) => Some(Method::IterCustom),
             ("iter_shared", None) if threads > 1 => Some(Method::IterShared(threads)),
+            ("async_iter", None) => Some(Method::AsyncIter),
+            ("async_iter_batched", Some(size)) => Some(Method::AsyncIterBatched(size)),
+            ("async_iter_batched_ref", Some(size)) => Some(Method::AsyncIterBatchedRef(size)),
+            ("async_iter_custom", None) => Some(Method::AsyncIterCustom),
             _ => None,
         }
     }
@@ -89,6 +113,29 @@ impl Method {
                 b.set_threads(threads);
                 b.iter_shared(|| ());
             }
+            // Through perfbench's own executor: the counted window is
+            // inside the executor's polls, and a future that is ready at
+            // once never reaches the executor's code from there, so the
+            // window holds the same machine code through any executor.
+            Method::AsyncIter => b.to_async(BlockOn).iter(|| async {}),
+            Method::AsyncIterBatched(size) => {
+                b.to_async(BlockOn)
+                    .iter_batched(|| 0u64, |x| async move { x }, size);
+            }
+            Method::AsyncIterBatchedRef(size) => {
+                let routine = |x: &mut u64| {
+                    let x = *x;
+                    async move { x }
+                };
+                b.to_async(BlockOn).iter_batched_ref(|| 0u64, routine, size);
+            }
+            Method::AsyncIterCustom => b.to_async(BlockOn).iter_custom(|n| async move {
+                let start = Instant::now();
+                for i in 0..n {
+                    black_box(i);
+                }
+                start.elapsed()
+            }),
         }
     }
 }

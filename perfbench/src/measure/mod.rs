@@ -8,6 +8,9 @@
 //! in the intercept; a routine too slow for that within the budget is
 //! sampled flat, or in fewer samples ([`SamplingPlan`]).
 
+mod async_bencher;
+pub mod async_executor;
+mod async_repeat;
 mod batch_mode;
 mod batch_windows;
 mod batched_inputs;
@@ -25,6 +28,8 @@ use std::time::Duration;
 
 use crate::counter::group::Counts;
 
+pub use async_bencher::AsyncBencher;
+pub use async_executor::{AsyncExecutor, BlockOn};
 pub use batch_mode::{calibrate, measure, measure_pass, Planning, Ran};
 pub use batched_inputs::BatchSize;
 pub use bencher::{profile, run_once, Bencher};
@@ -260,6 +265,17 @@ impl std::fmt::Display for MeasureError {
                 write!(f, "the benchmark called `Bencher::iter` more than once")
             }
             MeasureError::Counters(e) => write!(f, "reading the counters failed: {e}"),
+            // `iter_shared` takes no futures: an async routine has no way out.
+            MeasureError::OneThreadRoutine { method, threads }
+                if method.starts_with("to_async") =>
+            {
+                write!(
+                    f,
+                    "`threads` asks for {threads} threads, but `Bencher::{method}` runs its \
+                     routine on one, and async routines have no shared form: measure them \
+                     without `threads`"
+                )
+            }
             MeasureError::OneThreadRoutine { method, threads } => write!(
                 f,
                 "`threads` asks for {threads} threads, but `Bencher::{method}` runs its routine \

@@ -208,17 +208,35 @@ impl Bracket<'_> {
     /// read's seqlock retries.
     #[inline]
     pub(super) fn bracket<T>(&mut self, routine: impl FnOnce() -> T) -> io::Result<T> {
-        let (enabled_before, running_before) =
-            self.reader.read_into(&mut self.before, Side::Before)?;
-        let start = self.ticks.now();
+        let opened = self.open()?;
         let output = routine();
+        self.close(opened)?;
+        Ok(output)
+    }
+
+    /// The first half of [`Bracket::bracket`]: the inline read before the
+    /// routine, then the timestamp.
+    #[inline]
+    pub(super) fn open(&mut self) -> io::Result<OpenBracket> {
+        let (enabled, running) = self.reader.read_into(&mut self.before, Side::Before)?;
+        Ok(OpenBracket {
+            enabled,
+            running,
+            start: self.ticks.now(),
+        })
+    }
+
+    /// The second half of [`Bracket::bracket`]: the timestamp, the inline
+    /// read after the routine, then the difference stored.
+    #[inline]
+    pub(super) fn close(&mut self, opened: OpenBracket) -> io::Result<()> {
         let end = self.ticks.now();
         let (enabled_after, running_after) = self.reader.read_into(&mut self.after, Side::After)?;
         let detours = self.reader.retries() + self.reader.fallbacks();
         let rescheduled = std::mem::replace(&mut self.detours, detours) != detours;
         if self.record {
             self.iterations.push(IterationCounts {
-                wall_ns: (end.wrapping_sub(start) as f64 * self.ns_per_tick).round() as u64,
+                wall_ns: (end.wrapping_sub(opened.start) as f64 * self.ns_per_tick).round() as u64,
                 values: self
                     .after
                     .iter()
@@ -229,12 +247,12 @@ impl Bracket<'_> {
                 // times from different sources (the page, carried forward
                 // with the timestamp counter, or `read()`), which can
                 // disagree by a few nanoseconds.
-                time_enabled: enabled_after.saturating_sub(enabled_before),
-                time_running: running_after.saturating_sub(running_before),
+                time_enabled: enabled_after.saturating_sub(opened.enabled),
+                time_running: running_after.saturating_sub(opened.running),
                 rescheduled,
             });
         }
-        Ok(output)
+        Ok(())
     }
 
     /// [`Bracket::bracket`] around `body`, called through this one
@@ -249,10 +267,16 @@ impl Bracket<'_> {
     /// time is the one the routine returns (`iter_custom`).
     pub(super) fn bracket_timed(&mut self, routine: impl FnOnce() -> Duration) -> io::Result<()> {
         let took = self.bracket(routine)?;
+        self.timed(took);
+        Ok(())
+    }
+
+    /// Gives the iteration just stored the wall time `took`, which its
+    /// routine measured itself.
+    pub(super) fn timed(&mut self, took: Duration) {
         if let (true, Some(last)) = (self.record, self.iterations.last_mut()) {
             last.wall_ns = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX);
         }
-        Ok(())
     }
 
     /// Enables the group, runs `n` iterations through `one`, and disables it
@@ -267,6 +291,16 @@ impl Bracket<'_> {
         run?;
         stopped
     }
+}
+
+/// What [`Bracket::open`] read, for [`Bracket::close`].
+pub(super) struct OpenBracket {
+    /// The group's time enabled at the first read.
+    enabled: u64,
+    /// Its time running at the first read.
+    running: u64,
+    /// The timestamp after it.
+    start: u64,
 }
 
 /// Per-iteration mode: warm-up as in batch mode (doubling batches until

@@ -251,8 +251,13 @@ fn every_method_is_recorded_and_its_empty_routine_faults_nothing() {
         BatchSize::NumBatches(3),
     ];
     let mut methods = vec![Method::Iter, Method::IterCustom, Method::IterShared(2)];
+    methods.extend([Method::AsyncIter, Method::AsyncIterCustom]);
     for size in sizes {
         methods.extend([Method::IterBatched(size), Method::IterBatchedRef(size)]);
+        methods.extend([
+            Method::AsyncIterBatched(size),
+            Method::AsyncIterBatchedRef(size),
+        ]);
     }
     for method in methods {
         let mut group = CounterGroup::open(&parse_list("page-faults").unwrap()).unwrap();
@@ -638,4 +643,20 @@ fn a_profiling_pass_samples_inside_the_routine_s_windows_only() {
     // Measured: 3 to 9 in 15 runs, where the setup's 200 ms of CPU time
     // would give up to 2,000.
     assert!(outside <= 40, "{outside} samples while the setup ran");
+    // The same of an async routine, whose windows open inside the
+    // executor's polls (here, not in a test of its own: two such tests at
+    // once starve each other of CPU time on two cores).
+    let (inside, _) = sampled(&|b| {
+        b.to_async(crate::async_executor::BlockOn)
+            .iter(|| async { busy_for(50) })
+    });
+    assert!(inside >= 100, "{inside} samples of a busy async routine");
+    let (outside, _) = sampled(&|b| {
+        b.to_async(crate::async_executor::BlockOn).iter_batched(
+            || busy_for(500),
+            |x| async move { x },
+            crate::BatchSize::PerIteration,
+        )
+    });
+    assert!(outside <= 40, "{outside} samples while an async setup ran");
 }

@@ -177,6 +177,10 @@ fn the_method_is_stored_decoded_and_iter_where_a_file_has_none() {
         Method::IterBatched(BatchSize::PerIteration),
         Method::IterBatchedRef(BatchSize::NumBatches(7)),
         Method::IterCustom,
+        Method::AsyncIter,
+        Method::AsyncIterBatched(BatchSize::SmallInput),
+        Method::AsyncIterBatchedRef(BatchSize::PerIteration),
+        Method::AsyncIterCustom,
         Method::IterBatched(BatchSize::NumIterations(3)),
     ] {
         run.method = method;

@@ -75,15 +75,29 @@ impl<'a, M: Measurement> Bencher<'a, M> {
     /// measurement's values are not durations, and the benchmark fails
     /// saying so.
     pub fn iter_custom<R: FnMut(u64) -> M::Value>(&mut self, mut routine: R) {
-        self.inner.iter_custom(|n| {
-            let value = routine(n);
-            M::__perfbench_duration(&value).unwrap_or_else(|| {
-                panic!(
-                    "iter_custom with the measurement `{}`: perfbench reads only durations \
-                     (WallTime)",
-                    std::any::type_name::<M>()
-                )
-            })
-        });
+        self.inner.iter_custom(|n| duration_of::<M>(&routine(n)));
     }
+
+    /// Criterion's deprecated form: [`iter_batched`](Self::iter_batched)
+    /// with one batch a sample.
+    #[doc(hidden)]
+    pub fn iter_with_large_setup<I, O, S, R>(&mut self, setup: S, routine: R)
+    where
+        S: FnMut() -> I,
+        R: FnMut(I) -> O,
+    {
+        self.inner
+            .iter_batched(setup, routine, BatchSize::NumBatches(1));
+    }
+}
+
+/// The duration an `iter_custom` routine measured with `M` returned; a
+/// measurement of the suite's own fails the benchmark, saying so.
+pub(crate) fn duration_of<M: Measurement>(value: &M::Value) -> std::time::Duration {
+    M::__perfbench_duration(value).unwrap_or_else(|| {
+        panic!(
+            "iter_custom with the measurement `{}`: perfbench reads only durations (WallTime)",
+            std::any::type_name::<M>()
+        )
+    })
 }

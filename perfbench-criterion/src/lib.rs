@@ -50,9 +50,18 @@ mod benchmark_group;
 mod benchmark_id;
 mod config_flags;
 mod criterion;
+mod criterion_async_bencher;
 mod criterion_bencher;
 mod criterion_suite;
 pub mod measurement;
+
+/// The executors `to_async` runs an async routine's futures with, under
+/// Criterion's feature names: `FuturesExecutor` (`async_futures`),
+/// `SmolExecutor` (`async_smol`), `AsyncStdExecutor` (`async_std`), tokio's
+/// `Runtime` and `Handle` (`async_tokio`), and perfbench's own `BlockOn`.
+pub mod async_executor {
+    pub use perfbench::async_executor::*;
+}
 mod plotting;
 pub mod profiler;
 mod said_once;
@@ -62,6 +71,7 @@ mod throughput;
 pub use benchmark_group::BenchmarkGroup;
 pub use benchmark_id::{BenchmarkId, IntoBenchmarkId};
 pub use criterion::Criterion;
+pub use criterion_async_bencher::AsyncBencher;
 pub use criterion_bencher::Bencher;
 pub use perfbench::BatchSize;
 pub use plotting::{AxisScale, PlotConfiguration, PlottingBackend, SamplingMode};

@@ -76,8 +76,9 @@ pub use std::hint::black_box;
 /// The executors [`Bencher::to_async`] runs async routines' futures with,
 /// as Criterion's module of the same name: [`BlockOn`](async_executor::BlockOn),
 /// perfbench's own, always; `FuturesExecutor` with the feature
-/// `async_futures`, `AsyncStdExecutor` with `async_std`, and tokio's
-/// `Runtime` (and `&Runtime`) with `async_tokio`.
+/// `async_futures`, `AsyncStdExecutor` with `async_std`, `SmolExecutor`
+/// with `async_smol`, and tokio's `Runtime` and `Handle` (owned or
+/// borrowed) with `async_tokio`.
 pub mod async_executor {
     pub use crate::measure::async_executor::*;
 }

@@ -2,7 +2,8 @@
 //! its dependency renamed `criterion` as a user renames it): Criterion's ids,
 //! both forms of `criterion_group!`, the settings of a config and of a group
 //! taking effect under the command line's, throughput, every `Bencher`
-//! method measuring its routine alone (exact page faults), a panicking
+//! method measuring its routine alone (exact page faults), async routines
+//! on a tokio runtime (`to_async`), a panicking
 //! routine failing alone, test mode, a measurement of the suite's own named
 //! once, and a paired run. Each routine touches a known number of fresh
 //! pages, so its exact page-fault count proves what was measured.
@@ -38,7 +39,7 @@ fn short(args: &[&str]) -> Run {
 }
 
 /// Every id of the suite, as Criterion names them, in declaration order.
-const IDS: [&str; 15] = [
+const IDS: [&str; 18] = [
     "touch 1",
     "touch/3",
     "pages/2",
@@ -49,6 +50,9 @@ const IDS: [&str; 15] = [
     "methods/iter_with_setup",
     "methods/iter_with_large_drop",
     "methods/iter_custom",
+    "async/iter",
+    "async/iter_batched",
+    "async/iter_custom",
     "configured",
     "panics",
     "after panics",
@@ -104,7 +108,7 @@ fn every_benchmark_measures_its_routine_alone_with_its_settings() {
     assert_eq!(lines["pages/twice/1"]["throughput"]["bytes"], 16384);
     assert!(lines["touch 1"]["throughput"].is_null());
     // The setup's 5 pages are never counted; the routine's are, exactly.
-    let pages: [(&str, f64); 13] = [
+    let pages: [(&str, f64); 16] = [
         ("touch 1", 1.0),
         ("touch/3", 3.0),
         ("pages/2", 2.0),
@@ -115,6 +119,9 @@ fn every_benchmark_measures_its_routine_alone_with_its_settings() {
         ("methods/iter_with_setup", 2.0),
         ("methods/iter_with_large_drop", 2.0),
         ("methods/iter_custom", 2.0),
+        ("async/iter", 2.0),
+        ("async/iter_batched", 3.0),
+        ("async/iter_custom", 1.0),
         ("configured", 1.0),
         ("after panics", 1.0),
         ("calls", 1.0),
@@ -143,7 +150,7 @@ fn every_benchmark_measures_its_routine_alone_with_its_settings() {
     );
     assert!(
         run.stderr
-            .contains("2 of 15 benchmarks failed: panics, calls custom"),
+            .contains("2 of 18 benchmarks failed: panics, calls custom"),
         "{}",
         run.stderr
     );
@@ -228,7 +235,7 @@ fn test_mode_runs_each_routine_once_as_libtest_reports() {
         }
         assert!(
             run.stdout
-                .contains("test result: FAILED. 13 passed; 2 failed; 0 ignored; 0 measured"),
+                .contains("test result: FAILED. 16 passed; 2 failed; 0 ignored; 0 measured"),
             "{}",
             run.stdout
         );

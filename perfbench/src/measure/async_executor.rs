@@ -163,6 +163,36 @@ impl AsyncExecutor for &tokio::runtime::Runtime {
     }
 }
 
+/// A handle to a tokio runtime (feature `async_tokio`), as Criterion 0.8
+/// takes it.
+#[cfg(feature = "async_tokio")]
+impl AsyncExecutor for tokio::runtime::Handle {
+    fn block_on<T>(&self, future: impl Future<Output = T>) -> T {
+        tokio::runtime::Handle::block_on(self, future)
+    }
+}
+
+/// A borrowed handle to a tokio runtime (feature `async_tokio`).
+#[cfg(feature = "async_tokio")]
+impl AsyncExecutor for &tokio::runtime::Handle {
+    fn block_on<T>(&self, future: impl Future<Output = T>) -> T {
+        tokio::runtime::Handle::block_on(self, future)
+    }
+}
+
+/// smol's `block_on` (feature `async_smol`), as Criterion's executor of
+/// the same name.
+#[cfg(feature = "async_smol")]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SmolExecutor;
+
+#[cfg(feature = "async_smol")]
+impl AsyncExecutor for SmolExecutor {
+    fn block_on<T>(&self, future: impl Future<Output = T>) -> T {
+        smol::block_on(future)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,14 +215,36 @@ mod tests {
         }
     }
 
-    #[test]
-    fn block_on_parks_until_another_thread_wakes_the_future() {
+    /// `executor` waits for a future another thread wakes, and returns its
+    /// output.
+    fn waits_for_a_wake(executor: impl AsyncExecutor) {
         let (sender, receiver) = mpsc::channel::<Waker>();
         let waker = thread::spawn(move || receiver.recv().unwrap().wake());
         assert_eq!(
-            BlockOn.block_on(WokenFromAfar(Some(sender), false)),
+            executor.block_on(WokenFromAfar(Some(sender), false)),
             "woken"
         );
         waker.join().unwrap();
+    }
+
+    #[test]
+    fn block_on_parks_until_another_thread_wakes_the_future() {
+        waits_for_a_wake(BlockOn);
+    }
+
+    #[cfg(feature = "async_smol")]
+    #[test]
+    fn smol_waits_for_a_wake() {
+        waits_for_a_wake(SmolExecutor);
+    }
+
+    #[cfg(feature = "async_tokio")]
+    #[test]
+    fn a_tokio_handle_waits_for_a_wake() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        waits_for_a_wake(runtime.handle());
+        waits_for_a_wake(runtime.handle().clone());
     }
 }

@@ -283,7 +283,13 @@ fn public_types(code: &str) -> Vec<String> {
 
 /// The types of Criterion's API that perfbench-criterion must name as
 /// Criterion does, though perfbench has types of those names.
-const CRITERION_NAMES: [&str; 4] = ["Bencher", "Measurement", "Profiler", "Throughput"];
+const CRITERION_NAMES: [&str; 5] = [
+    "AsyncBencher",
+    "Bencher",
+    "Measurement",
+    "Profiler",
+    "Throughput",
+];
 
 /// The public type names that `(file, code)` pairs declare more than once,
 /// each with the files declaring it.

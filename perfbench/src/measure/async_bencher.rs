@@ -115,7 +115,8 @@ impl<E: AsyncExecutor> AsyncBencher<'_, '_, E> {
     /// Measures a routine that times itself, as [`Bencher::iter_custom`]:
     /// `routine(n)` makes a future that runs `n` iterations and returns
     /// the time they took. The counters bracket the making and awaiting of
-    /// that future, inside `block_on`.
+    /// that future inside `block_on`; per iteration its awaiting only (an
+    /// async block's making only stores what it captures).
     pub fn iter_custom<R, F>(&mut self, mut routine: R)
     where
         R: FnMut(u64) -> F,
@@ -128,7 +129,8 @@ impl<E: AsyncExecutor> AsyncBencher<'_, '_, E> {
         b.method = Method::AsyncIterCustom;
         if let Task::PerIter(..) = b.task {
             b.drive_per_iter(|bracket| {
-                let took = executor.block_on(future_in_bracket(bracket, || routine(1)))?;
+                let future = pin!(routine(1));
+                let took = executor.block_on(future_in_bracket(bracket, future))?;
                 bracket.timed(took);
                 Ok(())
             });

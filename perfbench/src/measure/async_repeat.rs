@@ -7,7 +7,7 @@ use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::batch_mode::{start_counting, stop_counting, Measured};
 use super::batch_windows::Windows;
@@ -138,14 +138,17 @@ pub(super) async fn in_bracket(
     bracket.close(opened)
 }
 
-/// The future `make` makes, between the inline reads of `bracket`: for a
-/// routine that times itself, whose one future is the iteration.
-pub(super) async fn future_in_bracket<F: Future>(
+/// `future` awaited between the inline reads of `bracket`: for a routine
+/// that times itself, whose one future is the iteration. Not generic, so
+/// that the reads are the same machine code around every routine's future
+/// (made just before, which for an async block only stores what it
+/// captures).
+pub(super) async fn future_in_bracket(
     bracket: &mut Bracket<'_>,
-    make: impl FnOnce() -> F,
-) -> io::Result<F::Output> {
+    future: Pin<&mut dyn Future<Output = Duration>>,
+) -> io::Result<Duration> {
     let opened = bracket.open()?;
-    let output = make().await;
+    let output = future.await;
     bracket.close(opened)?;
     Ok(output)
 }

@@ -187,7 +187,7 @@ impl Bencher<'_> {
         if let Task::PerIter(..) = self.task {
             self.drive_per_iter(|b| {
                 let input = setup();
-                let output = b.bracket(|| routine(black_box(input)))?;
+                let output = b.bracket_once(|| routine(black_box(input)))?;
                 drop(black_box(output));
                 Ok(())
             });
@@ -227,7 +227,7 @@ impl Bencher<'_> {
         if let Task::PerIter(..) = self.task {
             self.drive_per_iter(|b| {
                 let mut input = setup();
-                let output = b.bracket(|| routine(black_box(&mut input)))?;
+                let output = b.bracket_once(|| routine(black_box(&mut input)))?;
                 drop(black_box(output));
                 drop(input);
                 Ok(())

@@ -1,6 +1,7 @@
 //! Routines whose instruction counts are known exactly, for the checks in
 //! the emulated arm64 machine (`src/main.rs` runs this binary there).
 
+use perfbench::async_executor::BlockOn;
 use perfbench::{black_box, perfbench, BatchSize, Bencher};
 
 #[path = "shared/spin.rs"]
@@ -64,6 +65,13 @@ fn spin_batched(b: &mut Bencher, size: &str) {
     b.iter_batched(setup, spin, size);
 }
 
+/// The loop with 1000 rounds as an async routine, its future run by
+/// perfbench's own executor: polled in the counted loop, ready at once.
+#[perfbench]
+fn spin_async(b: &mut Bencher) {
+    b.to_async(BlockOn).iter(|| async { spin(black_box(1000)) });
+}
+
 /// The loop with 1000 rounds under `iter_custom`: the counters bracket
 /// each call, so the estimate is the loop's. The routine returns a nominal
 /// time instead of reading the clock: a clock read retries now and then
@@ -100,9 +108,23 @@ fn spin_threads(b: &mut Bencher) {
 /// and `--subtract-overhead` takes off, so each counts exactly 0
 /// instructions per iteration then.
 #[perfbench(args = ["iter", "iter_batched", "iter_batched_ref", "iter_batched_per_iteration",
-    "iter_batched_ref_per_iteration", "iter_custom"])]
+    "iter_batched_ref_per_iteration", "iter_custom", "async_iter", "async_iter_batched",
+    "async_iter_batched_ref"])]
 fn empty(b: &mut Bencher, method: &str) {
     match method {
+        "async_iter" => b.to_async(BlockOn).iter(|| async {}),
+        "async_iter_batched" => {
+            b.to_async(BlockOn)
+                .iter_batched(|| 0u64, |x| async move { x }, BatchSize::SmallInput)
+        }
+        "async_iter_batched_ref" => b.to_async(BlockOn).iter_batched_ref(
+            || 0u64,
+            |x| {
+                let x = *x;
+                async move { x }
+            },
+            BatchSize::SmallInput,
+        ),
         "iter" => b.iter(|| ()),
         "iter_batched" => b.iter_batched(|| 0u64, |x| x, BatchSize::SmallInput),
         "iter_batched_ref" => b.iter_batched_ref(|| 0u64, |x| *x, BatchSize::SmallInput),

@@ -3,6 +3,7 @@
 //! counts are `#[perfbench]`'s to the instruction (`criterion_exact` in
 //! `src/main.rs`). Ids and closures are those of `exact.rs`.
 
+use criterion::async_executor::BlockOn;
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 
 #[path = "shared/spin.rs"]
@@ -51,5 +52,12 @@ fn spin_custom(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, spin_loop, spin_batched, spin_custom);
+/// `spin_async`, as `exact.rs`'s.
+fn spin_async(c: &mut Criterion) {
+    c.bench_function("spin_async", |b| {
+        b.to_async(BlockOn).iter(|| async { spin(black_box(1000)) })
+    });
+}
+
+criterion_group!(benches, spin_loop, spin_batched, spin_custom, spin_async);
 criterion_main!(benches);

@@ -73,11 +73,13 @@ download() {
     { echo "run.sh: $file does not match its sha256" >&2; exit 1; }
 }
 
-# Unpacks the crate into $cache/SIDE/NAME-VERSION once (a stamp marks a
-# finished unpack and edit) and prints that folder.
+# Unpacks the crate into $cache/SIDE/NAME-VERSION once and prints that
+# folder. A stamp marks a finished unpack and edit; it holds the path the
+# rename wrote, so that another PERFBENCH_CRITERION unpacks afresh.
 unpack() {
-  local side=$1 name=$2 version=$3 dir=$cache/$1/$2-$3
-  if [ ! -f "$dir.unpacked" ]; then
+  local side=$1 name=$2 version=$3 dir=$cache/$1/$2-$3 renamed_to=-
+  [ "$side" = criterion ] || renamed_to=$perfbench_criterion
+  if [ "$(cat "$dir.unpacked" 2>/dev/null)" != "$renamed_to" ]; then
     rm -rf "$dir"
     mkdir -p "$cache/$side"
     tar -xzf "$cache/downloads/$name-$version.crate" -C "$cache/$side"
@@ -88,7 +90,7 @@ unpack() {
       # The same versions of every other dependency as Criterion's copy.
       cp "$cache/criterion/$name-$version/Cargo.lock" "$dir/Cargo.lock"
     fi
-    touch "$dir.unpacked"
+    echo "$renamed_to" >"$dir.unpacked"
   fi
   echo "$dir"
 }
@@ -130,7 +132,7 @@ for entry in "${crates[@]}"; do
   [ -f "$dir/Cargo.lock" ] || (cd "$dir" && cargo_ generate-lockfile -q)
   # The bench targets, and every feature one of them requires: each build
   # and run is given them all, so that none rebuilds the crate.
-  targets=$(cd "$dir" && cargo_ metadata -q --no-deps --format-version 1 | "$suites" bench-targets)
+  targets=$(cd "$dir" && cargo_ metadata -q --no-deps --format-version 1 | "$suites" bench-targets Cargo.toml)
   features=$(awk '$2 != "-" { print $2 }' <<<"$targets" | tr , '\n' | sort -u | paste -sd, -)
   features=${features:--}
   for side in $sides; do

@@ -3,7 +3,8 @@
 //! - `suites own-workspace CARGO_TOML` and `suites rename CARGO_TOML PATH`
 //!   edit a downloaded crate's manifest in place (rename.rs says exactly
 //!   how, and what it refuses);
-//! - `suites bench-targets < METADATA` lists the bench targets (targets.rs);
+//! - `suites bench-targets CARGO_TOML < METADATA` lists the Criterion
+//!   bench targets (targets.rs);
 //! - `suites table CRITERION_HOME PERFBENCH_JSON` prints the wall times of
 //!   both harnesses side by side (wall_times.rs); PERFBENCH_JSON may be `-`
 //!   before perfbench's half has run.
@@ -35,17 +36,18 @@ fn command(args: &[&str]) -> Result<String, String> {
     match args {
         ["own-workspace", file] => edit(file, rename::own_workspace),
         ["rename", file, path] => edit(file, |text| rename::rename(text, path)),
-        ["bench-targets"] => {
+        ["bench-targets", manifest] => {
             let mut json = String::new();
             std::io::stdin()
                 .read_to_string(&mut json)
                 .map_err(|e| e.to_string())?;
-            targets::bench_targets(&json)
+            let toml = fs::read_to_string(manifest).map_err(|e| format!("{manifest}: {e}"))?;
+            targets::bench_targets(&json, &toml)
         }
         ["table", criterion, perfbench] => wall_times::table(criterion.as_ref(), perfbench),
         _ => Err(
             "usage: suites own-workspace CARGO_TOML | rename CARGO_TOML PATH | \
-                  bench-targets < METADATA | table CRITERION_HOME PERFBENCH_JSON|-"
+                  bench-targets CARGO_TOML < METADATA | table CRITERION_HOME PERFBENCH_JSON|-"
                 .into(),
         ),
     }

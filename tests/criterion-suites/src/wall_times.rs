@@ -46,7 +46,7 @@ pub fn table(criterion: &Path, perfbench: &str) -> Result<String, String> {
             matched += 1;
             within += usize::from((p / c - 1.0).abs() <= 0.10);
         }
-        out.push_str(&format!("{id:<56} {c:>16.1} {shown:>16} {ratio:>6}\n"));
+        out.push_str(&format!("{c:>16.1} {shown:>16} {ratio:>6}  {id}\n"));
     }
     for id in theirs.keys().filter(|id| !seen.contains(id)) {
         out.push_str(&format!(

@@ -15,9 +15,10 @@
 #   diff (Criterion prints `ID: benchmark`, as perfbench-criterion does);
 # - each bench target run under Criterion, then under perfbench, with the
 #   same flags (SUITE_ARGS, Criterion's names, which perfbench accepts),
-#   and a table of the wall time per iteration of each id in both
-#   (`suites table`: Criterion's slope, else mean; perfbench's wall-time
-#   estimate from `--output-format json`) with their ratio.
+#   ROUNDS times (1 by default), and a table of the wall time per
+#   iteration of each id in both (`suites table`: Criterion's slope, else
+#   mean; perfbench's wall-time estimate from `--output-format json`; the
+#   median of the rounds, with each harness's spread) with their ratio.
 #
 #   bash tests/criterion-suites/run.sh [CRATE...]     (all by default)
 #
@@ -32,6 +33,9 @@ repo=$(cd "$here/../.." && pwd)
 cache=${SUITES_CACHE:-$repo/target/criterion-suites}
 sides=${SIDES:-criterion perfbench}
 read -r -a suite_args <<<"${SUITE_ARGS:---warm-up-time 1 --measurement-time 2}"
+# Each bench target runs ROUNDS times under each harness, alternating; the
+# table gives each harness's median and its own spread over the rounds.
+rounds=${ROUNDS:-1}
 # Plots are drawn after measuring; skipping them changes no figure.
 criterion_only_args=(--noplot)
 
@@ -157,23 +161,25 @@ for entry in "${crates[@]}"; do
       diff -u "$results/$name-criterion-$target.ids" "$results/$name-perfbench-$target.ids" ||
         { echo "run.sh: $name $target: the ids differ" >&2; exit 1; }
     fi
-    for side in $sides; do
-      dir=$cache/$side/$name-$version
-      out=$results/$name-$side-$target
-      if [ "$side" = criterion ]; then
-        CRITERION_HOME=$out.criterion-home bench "$dir" "$target" "$features" \
-          "${suite_args[@]}" "${criterion_only_args[@]}" >"$out.out" 2>&1 || build_failed "$out.out"
-      else
-        PERFBENCH_HOME=$out.perfbench-home bench "$dir" "$target" "$features" \
-          "${suite_args[@]}" --output-format json >"$out.json" 2>"$out.err" || build_failed "$out.err"
-      fi
+    for round in $(seq "$rounds"); do
+      for side in $sides; do
+        dir=$cache/$side/$name-$version
+        out=$results/$name-$side-$target-$round
+        if [ "$side" = criterion ]; then
+          CRITERION_HOME=$out.criterion-home bench "$dir" "$target" "$features" \
+            "${suite_args[@]}" "${criterion_only_args[@]}" >"$out.out" 2>&1 || build_failed "$out.out"
+        else
+          PERFBENCH_HOME=$out.perfbench-home bench "$dir" "$target" "$features" \
+            "${suite_args[@]}" --output-format json >"$out.json" 2>"$out.err" || build_failed "$out.err"
+        fi
+      done
     done
-    perfbench_json=-
+    homes=$(for r in $(seq "$rounds"); do echo "$results/$name-criterion-$target-$r.criterion-home"; done | paste -sd, -)
+    jsons=-
     if [[ " $sides " == *" perfbench "* ]]; then
-      perfbench_json=$results/$name-perfbench-$target.json
+      jsons=$(for r in $(seq "$rounds"); do echo "$results/$name-perfbench-$target-$r.json"; done | paste -sd, -)
     fi
-    "$suites" table "$results/$name-criterion-$target.criterion-home" "$perfbench_json" |
-      tee "$results/$name-$target.table"
+    "$suites" table "$homes" "$jsons" | tee "$results/$name-$target.table"
   done 3<<<"$targets"
 done
 echo "results: $results"

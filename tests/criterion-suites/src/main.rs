@@ -5,9 +5,10 @@
 //!   how, and what it refuses);
 //! - `suites bench-targets CARGO_TOML < METADATA` lists the Criterion
 //!   bench targets (targets.rs);
-//! - `suites table CRITERION_HOME PERFBENCH_JSON` prints the wall times of
-//!   both harnesses side by side (wall_times.rs); PERFBENCH_JSON may be `-`
-//!   before perfbench's half has run.
+//! - `suites table CRITERION_HOMES PERFBENCH_JSONS` prints the wall times
+//!   of both harnesses side by side, each the median of its rounds (one
+//!   path per round, comma-separated; wall_times.rs); PERFBENCH_JSONS may
+//!   be `-` before perfbench's half has run.
 
 mod rename;
 mod targets;
@@ -44,10 +45,10 @@ fn command(args: &[&str]) -> Result<String, String> {
             let toml = fs::read_to_string(manifest).map_err(|e| format!("{manifest}: {e}"))?;
             targets::bench_targets(&json, &toml)
         }
-        ["table", criterion, perfbench] => wall_times::table(criterion.as_ref(), perfbench),
+        ["table", criterion, perfbench] => wall_times::table(criterion, perfbench),
         _ => Err(
             "usage: suites own-workspace CARGO_TOML | rename CARGO_TOML PATH | \
-                  bench-targets CARGO_TOML < METADATA | table CRITERION_HOME PERFBENCH_JSON|-"
+                  bench-targets CARGO_TOML < METADATA | table CRITERION_HOMES PERFBENCH_JSONS|-"
                 .into(),
         ),
     }

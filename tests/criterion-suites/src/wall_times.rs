@@ -9,6 +9,11 @@
 //! perfbench's is the `wall-time` `estimate` of its JSON lines
 //! (docs/output-formats.md), whose `id` is the Criterion id, or ends in
 //! `::` and the Criterion id (a `TARGET::` prefix).
+//!
+//! With several rounds (each harness run once per round, alternating) a
+//! harness's figure is the median of its rounds, and `spread` its own
+//! max/min − 1 over them: how far it moves against itself on this machine,
+//! the yardstick for the ratio of the two.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -16,19 +21,26 @@ use std::path::Path;
 
 use serde_json::Value;
 
-/// The table for the run under `criterion` and perfbench's JSON lines
-/// `perfbench` (`-`: none yet).
-pub fn table(criterion: &Path, perfbench: &str) -> Result<String, String> {
-    let mut ours = BTreeMap::new();
-    criterion_estimates(criterion, &mut ours)?;
-    let theirs = if perfbench == "-" {
-        BTreeMap::new()
-    } else {
-        perfbench_estimates(perfbench)?
-    };
+/// Per id, one figure per round.
+type Rounds = BTreeMap<String, Vec<f64>>;
+
+/// The table for the runs under the comma-separated CRITERION_HOMEs
+/// `criterion` and perfbench's comma-separated JSON line files `perfbench`
+/// (`-`: none yet).
+pub fn table(criterion: &str, perfbench: &str) -> Result<String, String> {
+    let mut ours = Rounds::new();
+    for home in criterion.split(',') {
+        let mut found = BTreeMap::new();
+        criterion_estimates(Path::new(home), &mut found)?;
+        merge(&mut ours, found);
+    }
+    let mut theirs = Rounds::new();
+    for file in perfbench.split(',').filter(|f| *f != "-") {
+        merge(&mut theirs, perfbench_estimates(file)?);
+    }
     let mut out = format!(
-        "{:<56} {:>16} {:>16} {:>6}\n",
-        "id", "Criterion ns", "perfbench ns", "p/c"
+        "{:>14} {:>7} {:>14} {:>7} {:>6}  id\n",
+        "Criterion ns", "spread", "perfbench ns", "spread", "p/c"
     );
     let (mut matched, mut within) = (0, 0);
     let mut seen = Vec::new();
@@ -37,27 +49,47 @@ pub fn table(criterion: &Path, perfbench: &str) -> Result<String, String> {
             .keys()
             .find(|k| *k == id || k.ends_with(&format!("::{id}")));
         seen.extend(key);
-        let p = key.map(|k| theirs[k]);
-        let (shown, ratio) = match p {
-            Some(p) => (format!("{p:.1}"), format!("{:.3}", p / c)),
-            None => ("-".into(), "-".into()),
+        let c = median(c);
+        let (p, ratio) = match key.map(|k| &theirs[k]) {
+            Some(rounds) => {
+                let ratio = median(rounds).0 / c.0;
+                matched += 1;
+                within += usize::from((ratio - 1.0).abs() <= 0.10);
+                (shown(median(rounds)), format!("{ratio:.3}"))
+            }
+            None => (format!("{:>14} {:>7}", "-", "-"), "-".into()),
         };
-        if let Some(p) = p {
-            matched += 1;
-            within += usize::from((p / c - 1.0).abs() <= 0.10);
-        }
-        out.push_str(&format!("{c:>16.1} {shown:>16} {ratio:>6}  {id}\n"));
+        out.push_str(&format!("{} {p} {ratio:>6}  {id}\n", shown(c)));
     }
     for id in theirs.keys().filter(|id| !seen.contains(id)) {
-        out.push_str(&format!(
-            "{id:<56} {:>16} {:>16.1} {:>6}\n",
-            "-", theirs[id], "-"
-        ));
+        let p = shown(median(&theirs[id]));
+        out.push_str(&format!("{:>14} {:>7} {p} {:>6}  {id}\n", "-", "-", "-"));
     }
     if !theirs.is_empty() {
         out.push_str(&format!("{within} of {matched} matched ids within 10 %\n"));
     }
     Ok(out)
+}
+
+/// Adds one round's figures.
+fn merge(rounds: &mut Rounds, round: BTreeMap<String, f64>) {
+    for (id, ns) in round {
+        rounds.entry(id).or_default().push(ns);
+    }
+}
+
+/// The median of the rounds and their max/min − 1.
+fn median(rounds: &[f64]) -> (f64, f64) {
+    let mut sorted = rounds.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    let median = (sorted[(n - 1) / 2] + sorted[n / 2]) / 2.0;
+    (median, sorted[n - 1] / sorted[0] - 1.0)
+}
+
+/// `    1234.5   4.2 %` (0.0 % for one round).
+fn shown((ns, spread): (f64, f64)) -> String {
+    format!("{ns:>14.1} {:>7}", format!("{:.1} %", spread * 100.0))
 }
 
 /// Every `new/benchmark.json` under `dir`: its `full_id` and estimate.
@@ -111,4 +143,16 @@ fn perfbench_estimates(path: &str) -> Result<BTreeMap<String, f64>, String> {
         );
     }
     Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_median_of_the_rounds_and_their_spread() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), (2.0, 2.0));
+        assert_eq!(median(&[4.0, 2.0]), (3.0, 1.0));
+        assert_eq!(median(&[5.0]), (5.0, 0.0));
+    }
 }

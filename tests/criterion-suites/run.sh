@@ -9,7 +9,7 @@
 # that each is a workspace of its own.
 #
 # Per crate it records, under target/criterion-suites/results/:
-# - the cold build time of `cargo build --release --benches` of each copy
+# - the cold build time of `cargo build --release --bench X…` of each copy
 #   (its own fresh target folder, so a first run only; `build-seconds`);
 # - the ids, `cargo bench --bench X -- --list` of each copy, and their
 #   diff (Criterion prints `ID: benchmark`, as perfbench-criterion does);
@@ -40,13 +40,16 @@ rounds=${ROUNDS:-1}
 criterion_only_args=(--noplot)
 
 # name, version, sha256 of the .crate (as the crates.io index gives it),
-# and why: the suites cover Criterion 0.5, 0.7 and 0.8 and between them
-# the API listed in README.md.
+# and the bench targets left out, with why (README.md says which crate
+# was chosen for what: between them Criterion 0.5, 0.7 and 0.8 and the API
+# listed there).
 crates=(
   "deadpool 0.13.1 3e98a7e119cd347f4201e1159b19831029e203e2d8b790547708e8157b4acf1e"
   "futures-concurrency 7.7.1 175cd8cca9e1d45b87f18ffa75088f2099e3c4fe5e2f83e42de112560bea8ea6"
   "string-interner 0.20.0 ad3df9b59e2eded8d825c7c4363ad339a20fb6bc0b9a4778560f518f59910b15"
-  "winnow 1.0.5 8c3b93199df0ab874cdf0c6a94f0a0dc3423fe41f1cafb62b8bd7b1deb277aef"
+  # json: its bench.rs include_str!s third_party/nativejson-benchmark/,
+  # which the published .crate does not hold, so it builds from git only.
+  "winnow 1.0.5 8c3b93199df0ab874cdf0c6a94f0a0dc3423fe41f1cafb62b8bd7b1deb277aef json"
 )
 
 perfbench_criterion=${PERFBENCH_CRITERION:-$repo/perfbench-criterion}
@@ -99,18 +102,21 @@ unpack() {
   echo "$dir"
 }
 
-# Builds the copy's benches with the features $2 (`-`: the defaults); the
-# first build, into a fresh target folder, is timed.
+# Builds the copy's bench targets kept ($bench_flags) with the features $2
+# (`-`: the defaults); the first build, into a fresh target folder, is
+# timed.
 build() {
   local dir=$1 features=$2 out=$3 start with=()
   [ "$features" = - ] || with=(--features "$features")
+  read -r -a with_benches <<<"$bench_flags"
+  with+=("${with_benches[@]}")
   if [ ! -f "$dir/build-seconds" ]; then
     start=$(date +%s.%N)
-    (cd "$dir" && cargo_ build -q --release --benches "${with[@]}" 2>"$out.build.err") ||
+    (cd "$dir" && cargo_ build -q --release "${with[@]}" 2>"$out.build.err") ||
       build_failed "$out.build.err"
     awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.0f\n", e - s }' >"$dir/build-seconds"
   fi
-  (cd "$dir" && cargo_ build -q --release --benches "${with[@]}" 2>"$out.build.err") ||
+  (cd "$dir" && cargo_ build -q --release "${with[@]}" 2>"$out.build.err") ||
     build_failed "$out.build.err"
   cp "$dir/build-seconds" "$out.build-seconds"
 }
@@ -127,7 +133,7 @@ bench() {
 }
 
 for entry in "${crates[@]}"; do
-  read -r name version sum <<<"$entry"
+  read -r name version sum skipped <<<"$entry"
   if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then continue; fi
   download "$name" "$version" "$sum"
   echo "== $name $version, $(date -u +%H:%M) UTC, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -137,6 +143,12 @@ for entry in "${crates[@]}"; do
   # The bench targets, and every feature one of them requires: each build
   # and run is given them all, so that none rebuilds the crate.
   targets=$(cd "$dir" && cargo_ metadata -q --no-deps --format-version 1 | "$suites" bench-targets Cargo.toml)
+  for target in ${skipped//,/ }; do
+    echo "bench target \`$target\` left out (see run.sh)"
+    targets=$(awk -v t="$target" '$1 != t' <<<"$targets")
+  done
+  # `--bench X` for each target kept: the build builds what runs.
+  bench_flags=$(awk '{ printf "--bench %s ", $1 }' <<<"$targets")
   features=$(awk '$2 != "-" { print $2 }' <<<"$targets" | tr , '\n' | sort -u | paste -sd, -)
   features=${features:--}
   for side in $sides; do

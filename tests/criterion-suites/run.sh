@@ -9,7 +9,7 @@
 # that each is a workspace of its own.
 #
 # Per crate it records, under target/criterion-suites/results/:
-# - the cold build time of `cargo build --release --bench X…` of each copy
+# - the cold build time of `cargo bench --no-run --bench X…` of each copy
 #   (its own fresh target folder, so a first run only; `build-seconds`);
 # - the ids, `cargo bench --bench X -- --list` of each copy, and their
 #   diff (Criterion prints `ID: benchmark`, as perfbench-criterion does);
@@ -103,8 +103,10 @@ unpack() {
 }
 
 # Builds the copy's bench targets kept ($bench_flags) with the features $2
-# (`-`: the defaults); the first build, into a fresh target folder, is
-# timed.
+# (`-`: the defaults), as `cargo bench` builds them: its `bench` profile,
+# which a crate may set apart from `release` (futures-concurrency and
+# winnow do), so `cargo build --release` would time another build. The
+# first build, into a fresh target folder, is timed.
 build() {
   local dir=$1 features=$2 out=$3 start with=()
   [ "$features" = - ] || with=(--features "$features")
@@ -112,11 +114,11 @@ build() {
   with+=("${with_benches[@]}")
   if [ ! -f "$dir/build-seconds" ]; then
     start=$(date +%s.%N)
-    (cd "$dir" && cargo_ build -q --release "${with[@]}" 2>"$out.build.err") ||
+    (cd "$dir" && cargo_ bench -q --no-run "${with[@]}" 2>"$out.build.err") ||
       build_failed "$out.build.err"
     awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.0f\n", e - s }' >"$dir/build-seconds"
   fi
-  (cd "$dir" && cargo_ build -q --release "${with[@]}" 2>"$out.build.err") ||
+  (cd "$dir" && cargo_ bench -q --no-run "${with[@]}" 2>"$out.build.err") ||
     build_failed "$out.build.err"
   cp "$dir/build-seconds" "$out.build-seconds"
 }

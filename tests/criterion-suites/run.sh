@@ -53,6 +53,8 @@ crates=(
 )
 
 perfbench_criterion=${PERFBENCH_CRITERION:-$repo/perfbench-criterion}
+# perfbench warns of a PERFBENCH_* variable it does not know.
+unset PERFBENCH_CRITERION
 if [[ " $sides " == *" perfbench "* && ! -f $perfbench_criterion/Cargo.toml ]]; then
   echo "run.sh: no perfbench-criterion at $perfbench_criterion (set PERFBENCH_CRITERION," \
     "or SIDES=criterion for Criterion's half only)" >&2

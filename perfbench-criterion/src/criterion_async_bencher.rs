@@ -60,7 +60,7 @@ impl<A: AsyncExecutor, M: Measurement> AsyncBencher<'_, '_, A, M> {
         R: FnMut(I) -> F,
         F: Future<Output = O>,
     {
-        self.inner.iter_with_setup(setup, routine);
+        self.iter_batched(setup, routine, BatchSize::PerIteration);
     }
 
     /// Measures the futures `routine` makes, their outputs dropped outside
@@ -70,7 +70,8 @@ impl<A: AsyncExecutor, M: Measurement> AsyncBencher<'_, '_, A, M> {
         R: FnMut() -> F,
         F: Future<Output = O>,
     {
-        self.inner.iter_with_large_drop(routine);
+        let mut routine = routine;
+        self.iter_batched(|| (), |()| routine(), BatchSize::SmallInput);
     }
 
     /// Criterion's deprecated form: [`iter_batched`](Self::iter_batched)
@@ -82,8 +83,7 @@ impl<A: AsyncExecutor, M: Measurement> AsyncBencher<'_, '_, A, M> {
         R: FnMut(I) -> F,
         F: Future<Output = O>,
     {
-        self.inner
-            .iter_batched(setup, routine, BatchSize::NumBatches(1));
+        self.iter_batched(setup, routine, BatchSize::NumBatches(1));
     }
 
     /// Measures the futures `routine` makes from inputs `setup` makes
@@ -94,7 +94,7 @@ impl<A: AsyncExecutor, M: Measurement> AsyncBencher<'_, '_, A, M> {
         R: FnMut(I) -> F,
         F: Future<Output = O>,
     {
-        self.inner.iter_batched(setup, routine, size);
+        self.inner.iter_batched(setup, routine, size.perfbench());
     }
 
     /// As [`iter_batched`](Self::iter_batched), the routine taking each
@@ -105,6 +105,7 @@ impl<A: AsyncExecutor, M: Measurement> AsyncBencher<'_, '_, A, M> {
         R: FnMut(&mut I) -> F,
         F: Future<Output = O>,
     {
-        self.inner.iter_batched_ref(setup, routine, size);
+        self.inner
+            .iter_batched_ref(setup, routine, size.perfbench());
     }
 }

@@ -41,13 +41,13 @@ impl<'a, M: Measurement> Bencher<'a, M> {
         R: FnMut(I) -> O,
     {
         self.inner
-            .iter_batched(setup, routine, BatchSize::PerIteration);
+            .iter_batched(setup, routine, BatchSize::PerIteration.perfbench());
     }
 
     /// Measures `routine`, its output dropped outside the measurement.
     pub fn iter_with_large_drop<O, R: FnMut() -> O>(&mut self, mut routine: R) {
         self.inner
-            .iter_batched(|| (), |()| routine(), BatchSize::SmallInput);
+            .iter_batched(|| (), |()| routine(), BatchSize::SmallInput.perfbench());
     }
 
     /// Measures `routine` on inputs `setup` makes outside the measurement,
@@ -57,7 +57,7 @@ impl<'a, M: Measurement> Bencher<'a, M> {
         S: FnMut() -> I,
         R: FnMut(I) -> O,
     {
-        self.inner.iter_batched(setup, routine, size);
+        self.inner.iter_batched(setup, routine, size.perfbench());
     }
 
     /// As [`iter_batched`](Self::iter_batched), the routine taking each
@@ -67,7 +67,8 @@ impl<'a, M: Measurement> Bencher<'a, M> {
         S: FnMut() -> I,
         R: FnMut(&mut I) -> O,
     {
-        self.inner.iter_batched_ref(setup, routine, size);
+        self.inner
+            .iter_batched_ref(setup, routine, size.perfbench());
     }
 
     /// Measures a routine that times `n` iterations itself and returns
@@ -87,7 +88,7 @@ impl<'a, M: Measurement> Bencher<'a, M> {
         R: FnMut(I) -> O,
     {
         self.inner
-            .iter_batched(setup, routine, BatchSize::NumBatches(1));
+            .iter_batched(setup, routine, BatchSize::NumBatches(1).perfbench());
     }
 }
 

@@ -46,6 +46,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod batch_size;
 mod benchmark_group;
 mod benchmark_id;
 mod config_flags;
@@ -68,12 +69,12 @@ mod said_once;
 mod settings;
 mod throughput;
 
+pub use batch_size::BatchSize;
 pub use benchmark_group::BenchmarkGroup;
 pub use benchmark_id::{BenchmarkId, IntoBenchmarkId};
 pub use criterion::Criterion;
 pub use criterion_async_bencher::AsyncBencher;
 pub use criterion_bencher::Bencher;
-pub use perfbench::BatchSize;
 pub use plotting::{AxisScale, PlotConfiguration, PlottingBackend, SamplingMode};
 pub use std::hint::black_box;
 pub use throughput::Throughput;

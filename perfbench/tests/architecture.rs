@@ -283,8 +283,9 @@ fn public_types(code: &str) -> Vec<String> {
 
 /// The types of Criterion's API that perfbench-criterion must name as
 /// Criterion does, though perfbench has types of those names.
-const CRITERION_NAMES: [&str; 5] = [
+const CRITERION_NAMES: [&str; 6] = [
     "AsyncBencher",
+    "BatchSize",
     "Bencher",
     "Measurement",
     "Profiler",

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# A user's cold build, measured: a one-benchmark crate under each harness
+# (perfbench, perfbench-criterion with a Criterion bench file, divan,
+# Criterion 0.8 with html_reports), each built by `cargo bench --no-run`
+# from an empty target folder, downloads fetched first and not counted,
+# one after the other on this machine; then the ratios to divan's. A
+# benchmark to quote, not a test (issues 38, 39).
+#
+#   bash tests/build-bench/run.sh [ROUNDS]        # from anywhere
+#
+# BUILD_BENCH_WORK is the scratch folder (default /tmp/perfbench-build-bench).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+work=${BUILD_BENCH_WORK:-/tmp/perfbench-build-bench}
+rounds=${1:-1}
+rm -rf "$work" && mkdir -p "$work"
+
+criterion_bench='use criterion::{criterion_group, criterion_main, Criterion};
+fn sum(c: &mut Criterion) {
+    c.bench_function("sum", |b| b.iter(|| (0..criterion::black_box(100u64)).sum::<u64>()));
+}
+criterion_group!(g, sum);
+criterion_main!(g);'
+
+# crate NAME DEPENDENCY-LINE BENCH-SOURCE
+crate() {
+  mkdir -p "$work/$1/benches" "$work/$1/src"
+  : > "$work/$1/src/lib.rs"
+  cat > "$work/$1/Cargo.toml" <<TOML
+[package]
+name = "build-bench-$1"
+version = "0.0.0"
+edition = "2021"
+
+[lib]
+bench = false
+
+[dev-dependencies]
+$2
+
+[[bench]]
+name = "one"
+harness = false
+
+[workspace]
+TOML
+  printf '%s\n' "$3" > "$work/$1/benches/one.rs"
+}
+
+crate perfbench "perfbench = { path = \"$repo/perfbench\" }" \
+'#[perfbench::perfbench]
+fn sum() -> u64 {
+    (0..perfbench::black_box(100u64)).sum()
+}
+perfbench::main!();'
+crate perfbench-criterion \
+  "criterion = { package = \"perfbench-criterion\", path = \"$repo/perfbench-criterion\" }" \
+  "$criterion_bench"
+crate divan 'divan = "0.1"' \
+'#[divan::bench]
+fn sum() -> u64 {
+    (0..divan::black_box(100u64)).sum()
+}
+fn main() {
+    divan::main();
+}'
+crate criterion 'criterion = { version = "0.8", features = ["html_reports"] }' "$criterion_bench"
+
+harnesses=(perfbench perfbench-criterion divan criterion)
+for h in "${harnesses[@]}"; do
+  (cd "$work/$h" && cargo fetch -q)
+done
+declare -A total
+for ((r = 1; r <= rounds; r++)); do
+  for h in "${harnesses[@]}"; do
+    rm -rf "$work/$h/target"
+    start=$(date +%s.%N)
+    (cd "$work/$h" && CARGO_TARGET_DIR="$work/$h/target" cargo bench --no-run -q --offline) \
+      >"$work/$h.log" 2>&1 || { tail -20 "$work/$h.log"; exit 1; }
+    end=$(date +%s.%N)
+    took=$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')
+    total[$h]=$(awk -v a="${total[$h]:-0}" -v b="$took" 'BEGIN { print a + b }')
+    printf 'round %d  %-20s %6.1f s\n' "$r" "$h" "$took"
+  done
+done
+echo "mean of $rounds round(s), load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores:"
+for h in "${harnesses[@]}"; do
+  awk -v h="$h" -v t="${total[$h]}" -v d="${total[divan]}" -v n="$rounds" \
+    'BEGIN { printf "  %-20s %6.1f s  %5.2fx divan\n", h, t / n, t / d }'
+done

@@ -8,12 +8,17 @@ use std::sync::Mutex;
 /// The lines said so far.
 static SAID: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
 
-/// Says `line` as a note on stderr, unless it was said before.
-pub(crate) fn note_once(line: &str) {
+/// Says `line` with `say`, unless it was said before.
+fn once(line: &str, say: fn(&str)) {
     let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
     if said.insert(line.to_string()) {
-        perfbench::run::stderr::note(line);
+        say(line);
     }
+}
+
+/// Says `line` as a note on stderr, unless it was said before.
+pub(crate) fn note_once(line: &str) {
+    once(line, perfbench::run::stderr::note);
 }
 
 /// Says that a suite's `setting` has no effect under perfbench, and why.
@@ -23,8 +28,5 @@ pub(crate) fn not_used(setting: &str, why: &str) {
 
 /// Says `line` as an error on stderr, unless it was said before.
 pub(crate) fn error_once(line: &str) {
-    let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
-    if said.insert(line.to_string()) {
-        perfbench::run::stderr::error(line);
-    }
+    once(line, perfbench::run::stderr::error);
 }

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use common::json::Fields;
-use common::{bench_target_with_env, cargo_bench_of, faults_metric, fresh_dir, Run, RUNS};
+use common::{bench_target_with_env, built_of, faults_metric, fresh_dir, short_of, Run};
 use serde_json::Value;
 
 /// `cargo bench --bench criterion_compat -- ARGS`.
@@ -22,20 +22,9 @@ fn suite(args: &[&str], env: &[(&str, &str)]) -> Run {
     bench_target_with_env("criterion_compat", args, env)
 }
 
-/// Short times, page faults counted, JSON lines; then `args`.
-fn short(args: &[&str]) -> Run {
-    let settings = [
-        "--warm-up-time",
-        "0.02",
-        "--measurement-time",
-        "0.1",
-        "--events",
-        "page-faults",
-        "--output-format",
-        "json",
-    ];
-    let all: Vec<&str> = settings.iter().chain(args).copied().collect();
-    suite(&all, &[])
+/// [`suite`] with the short settings ([`common::SHORT`]) before `args`.
+fn short(args: &[&str], env: &[(&str, &str)]) -> Run {
+    short_of("criterion_compat", args, env)
 }
 
 /// Every id of the suite, as Criterion names them, in declaration order.
@@ -78,7 +67,7 @@ fn ids_are_criterions_listed_in_the_order_declared() {
 
 #[test]
 fn every_benchmark_measures_its_routine_alone_with_its_settings() {
-    let run = short(&[]);
+    let run = short(&[], &[]);
     assert_eq!(run.code, 101, "{}", run.stderr);
     let lines = by_id(&run);
     let measured: Vec<&str> = IDS
@@ -158,7 +147,7 @@ fn every_benchmark_measures_its_routine_alone_with_its_settings() {
 
 #[test]
 fn what_cannot_mean_the_same_is_named_once_in_one_line() {
-    let run = short(&["--sample-count", "10", "touch 1"]);
+    let run = short(&["--sample-count", "10", "touch 1"], &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let notes = run.stderr_lines(|l| l.starts_with("perfbench: note: the suite's"));
     assert_eq!(
@@ -172,7 +161,10 @@ fn what_cannot_mean_the_same_is_named_once_in_one_line() {
 
 #[test]
 fn the_command_line_wins_over_the_suites_settings() {
-    let run = short(&["--sample-count", "10", "--exact", "configured", "pages/2"]);
+    let run = short(
+        &["--sample-count", "10", "--exact", "configured", "pages/2"],
+        &[],
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines = by_id(&run);
     assert_eq!(lines.len(), 2, "{}", run.stdout);
@@ -249,24 +241,8 @@ fn a_paired_run_measures_both_builds_of_a_criterion_suite() {
     let path = binary();
     let path = path.to_str().unwrap();
     // 20 samples: 4 rounds of each build, which a paired change needs.
-    let run = suite(
-        &[
-            "--sample-count",
-            "20",
-            "--warm-up-time",
-            "0.02",
-            "--measurement-time",
-            "0.1",
-            "--events",
-            "page-faults",
-            "--output-format",
-            "json",
-            "--paired-with",
-            path,
-            "pages/",
-        ],
-        &[("PERFBENCH_HOME", home)],
-    );
+    let args = ["--sample-count", "20", "--paired-with", path, "pages/"];
+    let run = short(&args, &[("PERFBENCH_HOME", home)]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines = by_id(&run);
     assert_eq!(
@@ -285,19 +261,5 @@ fn a_paired_run_measures_both_builds_of_a_criterion_suite() {
 
 /// The suite's binary, as `cargo bench` builds it.
 fn binary() -> PathBuf {
-    let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
-    let out = cargo_bench_of("criterion_compat")
-        .args(["--no-run", "--message-format", "json"])
-        .output()
-        .unwrap();
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find_map(|v| {
-            let path = v["executable"].as_str()?;
-            path.contains("criterion_compat")
-                .then(|| PathBuf::from(path))
-        })
-        .expect("cargo names the bench binary")
+    built_of("criterion_compat", &[], "criterion_compat")
 }

@@ -10,29 +10,17 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::json::Fields;
-use common::{bench_target_with_env, counted, faults_metric, Run, QUICK};
+use common::{bench_target_with_env, counted, faults_metric, short_of, Run, QUICK, SHORT};
 
 /// `cargo bench --bench forms -- ARGS` with extra environment variables.
 fn forms(args: &[&str], env: &[(&str, &str)]) -> Run {
     bench_target_with_env("forms", args, env)
 }
 
-/// Short times; the sample count is left to each test.
-const SHORT: &[&str] = &[
-    "--warm-up-time",
-    "0.02",
-    "--measurement-time",
-    "0.1",
-    "--events",
-    "page-faults",
-    "--output-format",
-    "json",
-];
-
-/// [`forms`] with the [`SHORT`] settings before `args`.
+/// `cargo bench --bench forms` with the short settings
+/// ([`common::SHORT`]) before `args`.
 fn short(args: &[&str], env: &[(&str, &str)]) -> Run {
-    let all: Vec<&str> = SHORT.iter().chain(args).copied().collect();
-    forms(&all, env)
+    short_of("forms", args, env)
 }
 
 /// Each benchmark's (samples, page faults per iteration where counted), by

@@ -305,6 +305,25 @@ pub fn bench_target_with_env(target: &str, args: &[&str], env: &[(&str, &str)]) 
     Run::finish(cmd.output().expect("cargo runs"))
 }
 
+/// Short times, page faults counted, JSON lines; the sample count is left
+/// to each test.
+pub const SHORT: &[&str] = &[
+    "--warm-up-time",
+    "0.02",
+    "--measurement-time",
+    "0.1",
+    "--events",
+    "page-faults",
+    "--output-format",
+    "json",
+];
+
+/// [`bench_target_with_env`] with the [`SHORT`] settings before `args`.
+pub fn short_of(target: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let all: Vec<&str> = SHORT.iter().chain(args).copied().collect();
+    bench_target_with_env(target, &all, env)
+}
+
 /// The fixtures binary, built by the same `cargo bench`.
 pub fn fixtures_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
@@ -315,8 +334,13 @@ pub fn fixtures_binary() -> &'static Path {
 /// tests' target directory) and returns the executable whose path contains
 /// `marker`.
 pub fn built(extra: &[&str], marker: &str) -> PathBuf {
+    built_of("fixtures", extra, marker)
+}
+
+/// [`built`] for the bench target `target`.
+pub fn built_of(target: &str, extra: &[&str], marker: &str) -> PathBuf {
     let _serial = RUNS.lock().unwrap_or_else(|e| e.into_inner());
-    let out = cargo_bench_command()
+    let out = cargo_bench_of(target)
         .args(["--no-run", "--message-format", "json"])
         .args(extra)
         .output()

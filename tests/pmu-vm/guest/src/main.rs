@@ -17,6 +17,10 @@ use perfbench::output::format::count;
 
 use serde_json::Value;
 
+/// The exact bench's loop, here too: `trips` rounds of two instructions.
+#[path = "../benches/shared/spin.rs"]
+mod spin;
+
 /// The difference in instructions between `spin_loop/2000` and
 /// `spin_loop/1000`: 1000 more rounds of two instructions.
 const EXTRA_INSTRUCTIONS: f64 = 2000.0;
@@ -475,7 +479,7 @@ fn unplaced_samples() -> Result<String, String> {
         }
     };
     let time = std::time::Duration::from_millis(200);
-    let bench = |b: &mut perfbench::Bencher<'_>| b.iter(|| spin_here(std::hint::black_box(1000)));
+    let bench = |b: &mut perfbench::Bencher<'_>| b.iter(|| spin::spin(std::hint::black_box(1000)));
     let rate = || std::fs::read_to_string("/proc/sys/kernel/perf_event_max_sample_rate");
     let rate_before = rate().unwrap_or_default();
     perfbench::measure::sample_routine_as(&spec, time, &mut take, &bench)
@@ -486,33 +490,6 @@ fn unplaced_samples() -> Result<String, String> {
         rate().unwrap_or_default().trim(),
         shown.join(" | ")
     ))
-}
-
-/// The exact bench's loop, here: `trips` rounds of two instructions.
-#[cfg(target_arch = "aarch64")]
-#[inline(never)]
-fn spin_here(trips: u64) {
-    // SAFETY: the loop only counts a register down to zero; it reads and
-    // writes no memory and leaves the stack alone.
-    unsafe {
-        std::arch::asm!(
-            "1:",
-            "subs {n}, {n}, #1",
-            "b.ne 1b",
-            n = inout(reg) trips => _,
-            options(nomem, nostack),
-        );
-    }
-}
-
-/// Elsewhere the same shape in plain Rust.
-#[cfg(not(target_arch = "aarch64"))]
-#[inline(never)]
-fn spin_here(trips: u64) {
-    let mut n = trips;
-    while std::hint::black_box(n) > 1 {
-        n -= 1;
-    }
 }
 
 /// `spin_batched/*`: one exact instruction count per iteration, the same for

@@ -1,6 +1,7 @@
 //! The loop of known length both bench files of the guest measure
 //! (`exact.rs` through `#[perfbench]`, `exact_criterion.rs` through
-//! perfbench-criterion): the same machine code in each.
+//! perfbench-criterion), and the checker samples itself: the same machine
+//! code in each.
 
 #[cfg(not(target_arch = "aarch64"))]
 use perfbench::black_box;

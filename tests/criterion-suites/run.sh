@@ -24,7 +24,11 @@
 #
 # SIDES="criterion" runs Criterion's half only (until perfbench-criterion
 # exists); PERFBENCH_CRITERION is its folder (../../perfbench-criterion by
-# default). A measurement, not a test: nothing here fails on a ratio, but
+# default). SIDES="criterion perfbench plain" adds the third oracle,
+# plain-criterion (./plain-criterion: each routine in a plain loop, ns per
+# iteration, by the same rename; FuturesExecutor its only executor, so not
+# deadpool), as a third column with each harness's ratio to it. FILTER
+# runs only the ids containing it (Criterion reads it as a regex). A measurement, not a test: nothing here fails on a ratio, but
 # it fails on a download that does not match its sha256, a manifest the
 # rename refuses, a build, a run, or ids that differ.
 set -euo pipefail
@@ -38,6 +42,8 @@ read -r -a suite_args <<<"${SUITE_ARGS:---warm-up-time 1 --measurement-time 2}"
 rounds=${ROUNDS:-1}
 # Plots are drawn after measuring; skipping them changes no figure.
 criterion_only_args=(--noplot)
+filter=()
+[ -z "${FILTER:-}" ] || filter=("$FILTER")
 
 # name, version, sha256 of the .crate (as the crates.io index gives it),
 # and the bench targets left out, with why (README.md says which crate
@@ -87,15 +93,18 @@ download() {
 # rename wrote, so that another PERFBENCH_CRITERION unpacks afresh.
 unpack() {
   local side=$1 name=$2 version=$3 dir=$cache/$1/$2-$3 renamed_to=-
-  [ "$side" = criterion ] || renamed_to=$perfbench_criterion
+  case $side in
+    perfbench) renamed_to=$perfbench_criterion ;;
+    plain) renamed_to=$here/plain-criterion ;;
+  esac
   if [ "$(cat "$dir.unpacked" 2>/dev/null)" != "$renamed_to" ]; then
     rm -rf "$dir"
     mkdir -p "$cache/$side"
     tar -xzf "$cache/downloads/$name-$version.crate" -C "$cache/$side"
     cp "$dir/Cargo.toml" "$dir/Cargo.toml.published"
     "$suites" own-workspace "$dir/Cargo.toml"
-    if [ "$side" = perfbench ]; then
-      "$suites" rename "$dir/Cargo.toml" "$perfbench_criterion"
+    if [ "$side" != criterion ]; then
+      "$suites" rename "$dir/Cargo.toml" "$(basename "$renamed_to")" "$renamed_to"
       # The same versions of every other dependency as Criterion's copy.
       cp "$cache/criterion/$name-$version/Cargo.lock" "$dir/Cargo.lock"
     fi
@@ -160,7 +169,7 @@ for entry in "${crates[@]}"; do
     out=$results/$name-$side
     build "$dir" "$features" "$out"
     echo "$side: cold build $(cat "$out.build-seconds") s"
-    if [ "$side" = perfbench ]; then
+    if [ "$side" != criterion ]; then
       diff -u "$dir/Cargo.toml.published" "$dir/Cargo.toml" >"$out.rename.diff" || true
     fi
   done
@@ -173,29 +182,43 @@ for entry in "${crates[@]}"; do
         sed -n 's/: benchmark$//p' | sort >"$out.ids" || build_failed "$out.list.err"
       echo "$target: $side lists $(wc -l <"$out.ids") ids"
     done
-    if [[ " $sides " == *" perfbench "* ]]; then
-      diff -u "$results/$name-criterion-$target.ids" "$results/$name-perfbench-$target.ids" ||
-        { echo "run.sh: $name $target: the ids differ" >&2; exit 1; }
-    fi
+    for side in $sides; do
+      diff -u "$results/$name-criterion-$target.ids" "$results/$name-$side-$target.ids" ||
+        { echo "run.sh: $name $target: $side's ids differ from Criterion's" >&2; exit 1; }
+    done
     for round in $(seq "$rounds"); do
       for side in $sides; do
         dir=$cache/$side/$name-$version
         out=$results/$name-$side-$target-$round
         if [ "$side" = criterion ]; then
           CRITERION_HOME=$out.criterion-home bench "$dir" "$target" "$features" \
-            "${suite_args[@]}" "${criterion_only_args[@]}" >"$out.out" 2>&1 || build_failed "$out.out"
+            "${suite_args[@]}" "${criterion_only_args[@]}" "${filter[@]}" >"$out.out" 2>&1 ||
+            build_failed "$out.out"
+        elif [ "$side" = plain ]; then
+          bench "$dir" "$target" "$features" "${suite_args[@]}" "${filter[@]}" >"$out.plain" 2>&1 ||
+            build_failed "$out.plain"
         else
           PERFBENCH_HOME=$out.perfbench-home bench "$dir" "$target" "$features" \
-            "${suite_args[@]}" --output-format json >"$out.json" 2>"$out.err" || build_failed "$out.err"
+            "${suite_args[@]}" "${filter[@]}" --output-format json >"$out.json" 2>"$out.err" ||
+            build_failed "$out.err"
         fi
       done
     done
+    [ "$rounds" -gt 0 ] || continue
+    if [ ! -d "$results/$name-criterion-$target-1.criterion-home" ]; then
+      echo "$target: no id matches FILTER"
+      continue
+    fi
     homes=$(for r in $(seq "$rounds"); do echo "$results/$name-criterion-$target-$r.criterion-home"; done | paste -sd, -)
     jsons=-
     if [[ " $sides " == *" perfbench "* ]]; then
       jsons=$(for r in $(seq "$rounds"); do echo "$results/$name-perfbench-$target-$r.json"; done | paste -sd, -)
     fi
-    "$suites" table "$homes" "$jsons" | tee "$results/$name-$target.table"
+    plains=-
+    if [[ " $sides " == *" plain "* ]]; then
+      plains=$(for r in $(seq "$rounds"); do echo "$results/$name-plain-$target-$r.plain"; done | paste -sd, -)
+    fi
+    "$suites" table "$homes" "$jsons" "$plains" | tee "$results/$name-$target.table"
   done 3<<<"$targets"
 done
 echo "results: $results"

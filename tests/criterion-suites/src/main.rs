@@ -1,14 +1,15 @@
 //! run.sh's helper, so that the script needs neither jq nor Python:
 //!
-//! - `suites own-workspace CARGO_TOML` and `suites rename CARGO_TOML PATH`
+//! - `suites own-workspace CARGO_TOML` and `suites rename CARGO_TOML PACKAGE PATH`
 //!   edit a downloaded crate's manifest in place (rename.rs says exactly
 //!   how, and what it refuses);
 //! - `suites bench-targets CARGO_TOML < METADATA` lists the Criterion
 //!   bench targets (targets.rs);
-//! - `suites table CRITERION_HOMES PERFBENCH_JSONS` prints the wall times
+//! - `suites table CRITERION_HOMES PERFBENCH_JSONS PLAIN_OUTPUTS` prints the wall times
 //!   of both harnesses side by side, each the median of its rounds (one
-//!   path per round, comma-separated; wall_times.rs); PERFBENCH_JSONS may
-//!   be `-` before perfbench's half has run.
+//!   path per round, comma-separated; wall_times.rs), and the rig's
+//!   third oracle's beside them; PERFBENCH_JSONS and PLAIN_OUTPUTS may be
+//!   `-` where that side has not run.
 
 mod rename;
 mod targets;
@@ -36,7 +37,7 @@ fn main() -> ExitCode {
 fn command(args: &[&str]) -> Result<String, String> {
     match args {
         ["own-workspace", file] => edit(file, rename::own_workspace),
-        ["rename", file, path] => edit(file, |text| rename::rename(text, path)),
+        ["rename", file, package, path] => edit(file, |text| rename::rename(text, package, path)),
         ["bench-targets", manifest] => {
             let mut json = String::new();
             std::io::stdin()
@@ -45,10 +46,10 @@ fn command(args: &[&str]) -> Result<String, String> {
             let toml = fs::read_to_string(manifest).map_err(|e| format!("{manifest}: {e}"))?;
             targets::bench_targets(&json, &toml)
         }
-        ["table", criterion, perfbench] => wall_times::table(criterion, perfbench),
+        ["table", criterion, perfbench, plain] => wall_times::table(criterion, perfbench, plain),
         _ => Err(
-            "usage: suites own-workspace CARGO_TOML | rename CARGO_TOML PATH | \
-                  bench-targets CARGO_TOML < METADATA | table CRITERION_HOMES PERFBENCH_JSONS|-"
+            "usage: suites own-workspace CARGO_TOML | rename CARGO_TOML PACKAGE PATH | \
+                  bench-targets CARGO_TOML < METADATA | table CRITERION_HOMES PERFBENCH_JSONS|- PLAIN_OUTPUTS|-"
                 .into(),
         ),
     }

@@ -5,8 +5,9 @@
 //!   manifest has none, so that the unpacked crate is a workspace of its
 //!   own and not taken for a member of whatever folder holds it.
 //! - `rename`: the `criterion` dev-dependency pointed at
-//!   perfbench-criterion, in place: `version` gives way to
-//!   `package = "perfbench-criterion"` and `path = "…"`; `features`,
+//!   perfbench-criterion (or the rig's oracle, plain-criterion), in place:
+//!   `version` gives way to `package = "perfbench-criterion"` and
+//!   `path = "…"`; `features`,
 //!   `default-features` and every comment stay as they were (the feature
 //!   names are Criterion's, which perfbench-criterion declares too). The
 //!   three spellings cargo accepts are handled: `criterion = "0.5"`,
@@ -44,9 +45,9 @@ pub fn own_workspace(text: &str) -> Result<String, String> {
     Ok(format!("{text}{sep}\n[workspace]\n"))
 }
 
-/// `text` with its `criterion` dev-dependency renamed to
-/// perfbench-criterion at `path`.
-pub fn rename(text: &str, path: &str) -> Result<String, String> {
+/// `text` with its `criterion` dev-dependency renamed to the crate
+/// `package` (perfbench-criterion, or the rig's plain-criterion) at `path`.
+pub fn rename(text: &str, package: &str, path: &str) -> Result<String, String> {
     let mut doc: DocumentMut = text.parse().map_err(|e| format!("not TOML: {e}"))?;
     refuse_elsewhere(&doc)?;
     let dev = doc
@@ -59,7 +60,7 @@ pub fn rename(text: &str, path: &str) -> Result<String, String> {
     match entry {
         Item::Value(Value::String(_)) => {
             let mut table = InlineTable::new();
-            table.insert("package", "perfbench-criterion".into());
+            table.insert("package", package.into());
             table.insert("path", path.into());
             let decor = entry.as_value().map(|v| v.decor().clone());
             let mut value = Value::InlineTable(table);
@@ -68,8 +69,8 @@ pub fn rename(text: &str, path: &str) -> Result<String, String> {
             }
             *entry = Item::Value(value);
         }
-        Item::Value(Value::InlineTable(table)) => retarget(table, path)?,
-        Item::Table(table) => retarget_table(table, path)?,
+        Item::Value(Value::InlineTable(table)) => retarget(table, package, path)?,
+        Item::Table(table) => retarget_table(table, package, path)?,
         _ => return Err("`criterion` is neither a version nor a table".into()),
     }
     Ok(doc.to_string())
@@ -116,21 +117,21 @@ fn known_keys<'a>(mut keys: impl Iterator<Item = &'a str>) -> Result<(), String>
     }
 }
 
-fn retarget(table: &mut InlineTable, path: &str) -> Result<(), String> {
+fn retarget(table: &mut InlineTable, package: &str, path: &str) -> Result<(), String> {
     known_keys(table.iter().map(|(k, _)| k))?;
     table.remove("version");
     // First, where the version was, so the line reads as a rename.
     table.insert("path", path.into());
-    table.insert("package", "perfbench-criterion".into());
+    table.insert("package", package.into());
     table.sort_values_by(|a, _, b, _| first(a.get()).cmp(&first(b.get())));
     Ok(())
 }
 
-fn retarget_table(table: &mut Table, path: &str) -> Result<(), String> {
+fn retarget_table(table: &mut Table, package: &str, path: &str) -> Result<(), String> {
     known_keys(table.iter().map(|(k, _)| k))?;
     table.remove("version");
     table.insert("path", toml_edit::value(path));
-    table.insert("package", toml_edit::value("perfbench-criterion"));
+    table.insert("package", toml_edit::value(package));
     table.sort_values_by(|a, _, b, _| first(a.get()).cmp(&first(b.get())));
     Ok(())
 }
@@ -153,7 +154,7 @@ mod tests {
     fn a_version_string_becomes_the_rename() {
         let text = "[dev-dependencies]\ncriterion = \"0.5\" # bench\nfoo = \"1\"\n";
         assert_eq!(
-            rename(text, "/p").unwrap(),
+            rename(text, "perfbench-criterion", "/p").unwrap(),
             "[dev-dependencies]\ncriterion = { package = \"perfbench-criterion\", path = \"/p\" } # bench\nfoo = \"1\"\n"
         );
     }
@@ -162,7 +163,7 @@ mod tests {
     fn an_inline_table_keeps_features_and_default_features() {
         let text = "[dev-dependencies]\ncriterion = { version = \"0.5\", default-features = false, features = [\"async_tokio\"] }\n";
         assert_eq!(
-            rename(text, "/p").unwrap(),
+            rename(text, "perfbench-criterion", "/p").unwrap(),
             "[dev-dependencies]\ncriterion = { package = \"perfbench-criterion\", path = \"/p\", default-features = false, features = [\"async_tokio\"] }\n"
         );
     }
@@ -171,7 +172,7 @@ mod tests {
     fn a_dotted_table_keeps_its_place_and_features() {
         let text = "[dev-dependencies.criterion]\nversion = \"0.8\"\nfeatures = [\n    \"html_reports\",\n    \"async_tokio\",\n]\n\n[dev-dependencies.itertools]\nversion = \"0.13\"\n";
         assert_eq!(
-            rename(text, "/p").unwrap(),
+            rename(text, "perfbench-criterion", "/p").unwrap(),
             "[dev-dependencies.criterion]\npackage = \"perfbench-criterion\"\npath = \"/p\"\nfeatures = [\n    \"html_reports\",\n    \"async_tokio\",\n]\n\n[dev-dependencies.itertools]\nversion = \"0.13\"\n"
         );
     }
@@ -201,7 +202,11 @@ mod tests {
             ),
         ];
         for (text, error) in cases {
-            assert_eq!(rename(text, "/p").unwrap_err(), error, "{text}");
+            assert_eq!(
+                rename(text, "perfbench-criterion", "/p").unwrap_err(),
+                error,
+                "{text}"
+            );
         }
     }
 

@@ -10,6 +10,11 @@
 //! (docs/output-formats.md), whose `id` is the Criterion id, or ends in
 //! `::` and the Criterion id (a `TARGET::` prefix).
 //!
+//! The rig's third oracle, plain-criterion (`plain-criterion/`), prints
+//! lines `plain ID MEDIAN MIN MAX` (tab-separated, ns per iteration of a
+//! plain loop); given, its median is a third column, with each harness's
+//! ratio to it.
+//!
 //! With several rounds (each harness run once per round, alternating) a
 //! harness's figure is the median of its rounds, and `spread` its own
 //! max/min − 1 over them: how far it moves against itself on this machine,
@@ -25,9 +30,9 @@ use serde_json::Value;
 type Rounds = BTreeMap<String, Vec<f64>>;
 
 /// The table for the runs under the comma-separated CRITERION_HOMEs
-/// `criterion` and perfbench's comma-separated JSON line files `perfbench`
-/// (`-`: none yet).
-pub fn table(criterion: &str, perfbench: &str) -> Result<String, String> {
+/// `criterion`, perfbench's comma-separated JSON line files `perfbench`
+/// and plain-criterion's comma-separated outputs `plain` (`-`: none).
+pub fn table(criterion: &str, perfbench: &str, plain: &str) -> Result<String, String> {
     let mut ours = Rounds::new();
     for home in criterion.split(',') {
         let mut found = BTreeMap::new();
@@ -38,9 +43,21 @@ pub fn table(criterion: &str, perfbench: &str) -> Result<String, String> {
     for file in perfbench.split(',').filter(|f| *f != "-") {
         merge(&mut theirs, perfbench_estimates(file)?);
     }
+    let mut oracle = Rounds::new();
+    for file in plain.split(',').filter(|f| *f != "-") {
+        merge(&mut oracle, plain_estimates(file)?);
+    }
     let mut out = format!(
-        "{:>14} {:>7} {:>14} {:>7} {:>6}  id\n",
-        "Criterion ns", "spread", "perfbench ns", "spread", "p/c"
+        "{:>14} {:>7} {:>14} {:>7} {:>6} {:>14} {:>7} {:>6} {:>6}  id\n",
+        "Criterion ns",
+        "spread",
+        "perfbench ns",
+        "spread",
+        "p/c",
+        "plain ns",
+        "spread",
+        "p/o",
+        "c/o"
     );
     let (mut matched, mut within) = (0, 0);
     let mut seen = Vec::new();
@@ -50,16 +67,23 @@ pub fn table(criterion: &str, perfbench: &str) -> Result<String, String> {
             .find(|k| *k == id || k.ends_with(&format!("::{id}")));
         seen.extend(key);
         let c = median(c);
-        let (p, ratio) = match key.map(|k| &theirs[k]) {
-            Some(rounds) => {
-                let ratio = median(rounds).0 / c.0;
-                matched += 1;
-                within += usize::from((ratio - 1.0).abs() <= 0.10);
-                (shown(median(rounds)), format!("{ratio:.3}"))
-            }
-            None => (format!("{:>14} {:>7}", "-", "-"), "-".into()),
-        };
-        out.push_str(&format!("{} {p} {ratio:>6}  {id}\n", shown(c)));
+        let p = key.map(|k| median(&theirs[k]));
+        let ratio = p.map(|p| p.0 / c.0);
+        if let Some(ratio) = ratio {
+            matched += 1;
+            within += usize::from((ratio - 1.0).abs() <= 0.10);
+        }
+        let o = oracle.get(id).map(|o| median(o));
+        let to_oracle = |x: Option<(f64, f64)>| ratio_of(x.zip(o).map(|(x, o)| x.0 / o.0));
+        out.push_str(&format!(
+            "{} {} {:>6} {} {:>6} {:>6}  {id}\n",
+            shown(c),
+            shown_or_dash(p),
+            ratio_of(ratio),
+            shown_or_dash(o),
+            to_oracle(p),
+            to_oracle(Some(c)),
+        ));
     }
     for id in theirs.keys().filter(|id| !seen.contains(id)) {
         let p = shown(median(&theirs[id]));
@@ -90,6 +114,36 @@ fn median(rounds: &[f64]) -> (f64, f64) {
 /// `    1234.5   4.2 %` (0.0 % for one round).
 fn shown((ns, spread): (f64, f64)) -> String {
     format!("{ns:>14.1} {:>7}", format!("{:.1} %", spread * 100.0))
+}
+
+/// `x` with three decimals, or `-`.
+fn ratio_of(x: Option<f64>) -> String {
+    x.map_or("-".into(), |x| format!("{x:.3}"))
+}
+
+/// A harness's median and spread, or dashes where it has no figure.
+fn shown_or_dash(x: Option<(f64, f64)>) -> String {
+    x.map_or(format!("{:>14} {:>7}", "-", "-"), shown)
+}
+
+/// plain-criterion's lines: id to its median ns per iteration.
+fn plain_estimates(path: &str) -> Result<BTreeMap<String, f64>, String> {
+    let text = fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let mut found = BTreeMap::new();
+    for line in text.lines() {
+        let mut fields = line.split('\t');
+        if fields.next() != Some("plain") {
+            continue;
+        }
+        let (Some(id), Some(ns)) = (fields.next(), fields.next()) else {
+            return Err(format!("{path}: `{line}`: not `plain ID MEDIAN MIN MAX`"));
+        };
+        let ns = ns
+            .parse()
+            .map_err(|_| format!("{path}: {id}: `{ns}` is no number"))?;
+        found.insert(id.to_string(), ns);
+    }
+    Ok(found)
 }
 
 /// Every `new/benchmark.json` under `dir`: its `full_id` and estimate.

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# A user's cold build, measured: a one-benchmark crate under each harness
-# (perfbench, perfbench-criterion with a Criterion bench file, divan,
-# Criterion 0.8 with html_reports), each built by `cargo bench --no-run`
-# from an empty target folder, downloads fetched first and not counted,
-# one after the other on this machine; then the ratios to divan's. A
-# benchmark to quote, not a test (issues 38, 39).
+# A user's builds, measured, under each harness (perfbench,
+# perfbench-criterion with a Criterion bench file, divan, Criterion 0.8
+# with html_reports), one after the other on this machine, downloads
+# fetched first and not counted; then the ratios to divan's:
+# - the cold build: a one-benchmark crate, `cargo bench --no-run` from an
+#   empty target folder;
+# - the rebuild: a crate whose one bench file holds 100 benchmarks, built
+#   once, then one benchmark's body edited and `cargo bench --no-run`
+#   timed, as a user's edit-and-run loop goes.
+# A benchmark to quote, not a test (issues 38, 39).
 #
 #   bash tests/build-bench/run.sh [ROUNDS]        # from anywhere
 #
@@ -66,9 +70,36 @@ fn main() {
 }'
 crate criterion 'criterion = { version = "0.8", features = ["html_reports"] }' "$criterion_bench"
 
+# 100 benchmarks in the harness $1's form, each summing with its own
+# constant (`x ^ N`), so that each is code of its own.
+hundred() {
+  local i
+  case $1 in
+    perfbench)
+      for i in $(seq 100); do
+        echo "#[perfbench::perfbench] fn sum_$i() -> u64 { (0..perfbench::black_box(100u64)).map(|x| x ^ $i).sum() }"
+      done
+      echo 'perfbench::main!();' ;;
+    divan)
+      for i in $(seq 100); do
+        echo "#[divan::bench] fn sum_$i() -> u64 { (0..divan::black_box(100u64)).map(|x| x ^ $i).sum() }"
+      done
+      echo 'fn main() { divan::main(); }' ;;
+    *)
+      echo 'use criterion::{criterion_group, criterion_main, Criterion};'
+      for i in $(seq 100); do
+        echo "fn sum_$i(c: &mut Criterion) { c.bench_function(\"sum_$i\", |b| b.iter(|| (0..criterion::black_box(100u64)).map(|x| x ^ $i).sum::<u64>())); }"
+      done
+      echo "criterion_group!(g, $(seq -f 'sum_%g' -s ', ' 100));"
+      echo 'criterion_main!(g);' ;;
+  esac
+}
+
 harnesses=(perfbench perfbench-criterion divan criterion)
 for h in "${harnesses[@]}"; do
+  crate "$h-100" "$(sed -n '/^\[dev-dependencies\]/{n;p}' "$work/$h/Cargo.toml")" "$(hundred "$h")"
   (cd "$work/$h" && cargo fetch -q)
+  (cd "$work/$h-100" && cargo fetch -q)
 done
 declare -A total
 for ((r = 1; r <= rounds; r++)); do
@@ -83,8 +114,38 @@ for ((r = 1; r <= rounds; r++)); do
     printf 'round %d  %-20s %6.1f s\n' "$r" "$h" "$took"
   done
 done
-echo "mean of $rounds round(s), load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores:"
+echo "cold build, mean of $rounds round(s), load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores:"
 for h in "${harnesses[@]}"; do
   awk -v h="$h" -v t="${total[$h]}" -v d="${total[divan]}" -v n="$rounds" \
+    'BEGIN { printf "  %-20s %6.1f s  %5.2fx divan\n", h, t / n, t / d }'
+done
+
+# The rebuild: each 100-benchmark crate built once (not timed), then per
+# round benchmark 50's constant changed (to 1050 and back) and rebuilt.
+declare -A rebuilt
+for h in "${harnesses[@]}"; do
+  (cd "$work/$h-100" && CARGO_TARGET_DIR="$work/$h-100/target" cargo bench --no-run -q --offline) \
+    >"$work/$h-100.log" 2>&1 || { tail -20 "$work/$h-100.log"; exit 1; }
+done
+for ((r = 1; r <= rounds; r++)); do
+  for h in "${harnesses[@]}"; do
+    file=$work/$h-100/benches/one.rs
+    if grep -q 'x ^ 50)' "$file"; then
+      sed -i 's/x ^ 50)/x ^ 1050)/' "$file"
+    else
+      sed -i 's/x ^ 1050)/x ^ 50)/' "$file"
+    fi
+    start=$(date +%s.%N)
+    (cd "$work/$h-100" && CARGO_TARGET_DIR="$work/$h-100/target" cargo bench --no-run -q --offline) \
+      >"$work/$h-100.log" 2>&1 || { tail -20 "$work/$h-100.log"; exit 1; }
+    end=$(date +%s.%N)
+    took=$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')
+    rebuilt[$h]=$(awk -v a="${rebuilt[$h]:-0}" -v b="$took" 'BEGIN { print a + b }')
+    printf 'round %d  %-20s %6.1f s (rebuild, 100 benchmarks)\n' "$r" "$h" "$took"
+  done
+done
+echo "rebuild after one edit in a file of 100 benchmarks, mean of $rounds round(s), load $(cut -d' ' -f1-3 /proc/loadavg):"
+for h in "${harnesses[@]}"; do
+  awk -v h="$h" -v t="${rebuilt[$h]}" -v d="${rebuilt[divan]}" -v n="$rounds" \
     'BEGIN { printf "  %-20s %6.1f s  %5.2fx divan\n", h, t / n, t / d }'
 done

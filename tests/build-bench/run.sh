@@ -101,32 +101,50 @@ for h in "${harnesses[@]}"; do
   (cd "$work/$h" && cargo fetch -q)
   (cd "$work/$h-100" && cargo fetch -q)
 done
+# Runs `cargo bench --no-run` in the crate $1, adds its seconds to
+# the entry $1 of the associative array named $2 and prints them, then
+# $3. Not in a subshell: the sum would be lost.
+timed_build() {
+  local dir=$work/$1 start end took
+  local -n sums=$2
+  start=$(date +%s.%N)
+  (cd "$dir" && CARGO_TARGET_DIR="$dir/target" cargo bench --no-run -q --offline) \
+    >"$dir.log" 2>&1 || { tail -20 "$dir.log"; exit 1; }
+  end=$(date +%s.%N)
+  took=$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')
+  sums[$1]=$(awk -v a="${sums[$1]:-0}" -v b="$took" 'BEGIN { print a + b }')
+  printf '%6.1f s%s\n' "$took" "${3:-}"
+}
+
+# Prints the mean of the sums in the array named $1 (entries HARNESS$2)
+# per harness and its ratio to divan's.
+summary() {
+  local -n sums=$1
+  local h
+  for h in "${harnesses[@]}"; do
+    awk -v h="$h" -v t="${sums[$h$2]}" -v d="${sums[divan$2]}" -v n="$rounds" \
+      'BEGIN { printf "  %-20s %6.1f s  %5.2fx divan\n", h, t / n, t / d }'
+  done
+}
+
 declare -A total
 for ((r = 1; r <= rounds; r++)); do
   for h in "${harnesses[@]}"; do
     rm -rf "$work/$h/target"
-    start=$(date +%s.%N)
-    (cd "$work/$h" && CARGO_TARGET_DIR="$work/$h/target" cargo bench --no-run -q --offline) \
-      >"$work/$h.log" 2>&1 || { tail -20 "$work/$h.log"; exit 1; }
-    end=$(date +%s.%N)
-    took=$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')
-    total[$h]=$(awk -v a="${total[$h]:-0}" -v b="$took" 'BEGIN { print a + b }')
-    printf 'round %d  %-20s %6.1f s\n' "$r" "$h" "$took"
+    printf 'round %d  %-20s ' "$r" "$h"
+    timed_build "$h" total
   done
 done
 echo "cold build, mean of $rounds round(s), load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores:"
-for h in "${harnesses[@]}"; do
-  awk -v h="$h" -v t="${total[$h]}" -v d="${total[divan]}" -v n="$rounds" \
-    'BEGIN { printf "  %-20s %6.1f s  %5.2fx divan\n", h, t / n, t / d }'
-done
+summary total ''
 
 # The rebuild: each 100-benchmark crate built once (not timed), then per
 # round benchmark 50's constant changed (to 1050 and back) and rebuilt.
 declare -A rebuilt
 for h in "${harnesses[@]}"; do
-  (cd "$work/$h-100" && CARGO_TARGET_DIR="$work/$h-100/target" cargo bench --no-run -q --offline) \
-    >"$work/$h-100.log" 2>&1 || { tail -20 "$work/$h-100.log"; exit 1; }
+  timed_build "$h-100" rebuilt >/dev/null
 done
+rebuilt=()
 for ((r = 1; r <= rounds; r++)); do
   for h in "${harnesses[@]}"; do
     file=$work/$h-100/benches/one.rs
@@ -135,17 +153,9 @@ for ((r = 1; r <= rounds; r++)); do
     else
       sed -i 's/x ^ 1050)/x ^ 50)/' "$file"
     fi
-    start=$(date +%s.%N)
-    (cd "$work/$h-100" && CARGO_TARGET_DIR="$work/$h-100/target" cargo bench --no-run -q --offline) \
-      >"$work/$h-100.log" 2>&1 || { tail -20 "$work/$h-100.log"; exit 1; }
-    end=$(date +%s.%N)
-    took=$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')
-    rebuilt[$h]=$(awk -v a="${rebuilt[$h]:-0}" -v b="$took" 'BEGIN { print a + b }')
-    printf 'round %d  %-20s %6.1f s (rebuild, 100 benchmarks)\n' "$r" "$h" "$took"
+    printf 'round %d  %-20s ' "$r" "$h"
+    timed_build "$h-100" rebuilt ' (rebuild, 100 benchmarks)'
   done
 done
 echo "rebuild after one edit in a file of 100 benchmarks, mean of $rounds round(s), load $(cut -d' ' -f1-3 /proc/loadavg):"
-for h in "${harnesses[@]}"; do
-  awk -v h="$h" -v t="${rebuilt[$h]}" -v d="${rebuilt[divan]}" -v n="$rounds" \
-    'BEGIN { printf "  %-20s %6.1f s  %5.2fx divan\n", h, t / n, t / d }'
-done
+summary rebuilt -100

@@ -90,12 +90,14 @@ download() {
 
 # Unpacks the crate into $cache/SIDE/NAME-VERSION once and prints that
 # folder. A stamp marks a finished unpack and edit; it holds the path the
-# rename wrote, so that another PERFBENCH_CRITERION unpacks afresh.
+# rename wrote, so that another PERFBENCH_CRITERION unpacks afresh. The
+# package renamed to is named here, not taken from its folder's name,
+# which PERFBENCH_CRITERION may choose.
 unpack() {
-  local side=$1 name=$2 version=$3 dir=$cache/$1/$2-$3 renamed_to=-
+  local side=$1 name=$2 version=$3 dir=$cache/$1/$2-$3 renamed_to=- package
   case $side in
-    perfbench) renamed_to=$perfbench_criterion ;;
-    plain) renamed_to=$here/plain-criterion ;;
+    perfbench) renamed_to=$perfbench_criterion package=perfbench-criterion ;;
+    plain) renamed_to=$here/plain-criterion package=plain-criterion ;;
   esac
   if [ "$(cat "$dir.unpacked" 2>/dev/null)" != "$renamed_to" ]; then
     rm -rf "$dir"
@@ -104,7 +106,7 @@ unpack() {
     cp "$dir/Cargo.toml" "$dir/Cargo.toml.published"
     "$suites" own-workspace "$dir/Cargo.toml"
     if [ "$side" != criterion ]; then
-      "$suites" rename "$dir/Cargo.toml" "$(basename "$renamed_to")" "$renamed_to"
+      "$suites" rename "$dir/Cargo.toml" "$package" "$renamed_to"
       # The same versions of every other dependency as Criterion's copy.
       cp "$cache/criterion/$name-$version/Cargo.lock" "$dir/Cargo.lock"
     fi

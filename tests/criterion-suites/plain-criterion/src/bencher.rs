@@ -111,19 +111,7 @@ impl<'a, M: Measurement<Value = Duration>> Bencher<'a, M> {
         S: FnMut() -> I,
         R: FnMut(I) -> O,
     {
-        self.time(|n| {
-            batches(n, |b| {
-                let inputs = inputs(b, &mut setup);
-                let mut outputs = Vec::with_capacity(inputs.len());
-                let start = Instant::now();
-                for input in inputs {
-                    outputs.push(routine(input));
-                }
-                let took = start.elapsed();
-                drop(std::hint::black_box(outputs));
-                took
-            })
-        });
+        self.time(|n| batches(n, |b| timed_calls(inputs(b, &mut setup), &mut routine)));
     }
 
     /// `routine` on references to inputs `setup` made, only its calls
@@ -136,14 +124,7 @@ impl<'a, M: Measurement<Value = Duration>> Bencher<'a, M> {
         self.time(|n| {
             batches(n, |b| {
                 let mut inputs = inputs(b, &mut setup);
-                let mut outputs = Vec::with_capacity(inputs.len());
-                let start = Instant::now();
-                for input in &mut inputs {
-                    outputs.push(routine(input));
-                }
-                let took = start.elapsed();
-                drop(std::hint::black_box(outputs));
-                took
+                timed_calls(&mut inputs, &mut routine)
             })
         });
     }
@@ -192,6 +173,23 @@ fn batches(n: u64, mut timed: impl FnMut(u64) -> Duration) -> Duration {
         took += timed(b);
         left -= b;
     }
+    took
+}
+
+/// The time of `routine`'s calls on each of `inputs`; the outputs are
+/// dropped after the clock stops.
+fn timed_calls<T, O>(
+    inputs: impl IntoIterator<Item = T>,
+    mut routine: impl FnMut(T) -> O,
+) -> Duration {
+    let inputs = inputs.into_iter();
+    let mut outputs = Vec::with_capacity(inputs.size_hint().0);
+    let start = Instant::now();
+    for input in inputs {
+        outputs.push(routine(input));
+    }
+    let took = start.elapsed();
+    drop(std::hint::black_box(outputs));
     took
 }
 

@@ -101,29 +101,33 @@ for h in "${harnesses[@]}"; do
   (cd "$work/$h" && cargo fetch -q)
   (cd "$work/$h-100" && cargo fetch -q)
 done
-# Runs `cargo bench --no-run` in the crate $1, adds its seconds to
-# the entry $1 of the associative array named $2 and prints them, then
-# $3. Not in a subshell: the sum would be lost.
+# Runs `cargo bench --no-run` in the crate $1, adds its seconds to the
+# entry $1 of the associative array named $2 and its CPU seconds (user
+# and system, every process) to the entry $1 of `cpu`, prints both, then
+# $3. Not in a subshell: the sums would be lost. The CPU seconds over the
+# cores are the wall time no scheduling of the same work can beat.
+declare -A cpu
 timed_build() {
-  local dir=$work/$1 start end took
+  local dir=$work/$1 times took used
   local -n sums=$2
-  start=$(date +%s.%N)
-  (cd "$dir" && CARGO_TARGET_DIR="$dir/target" cargo bench --no-run -q --offline) \
-    >"$dir.log" 2>&1 || { tail -20 "$dir.log"; exit 1; }
-  end=$(date +%s.%N)
-  took=$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')
+  times=$( { TIMEFORMAT='%R %U %S'; time (cd "$dir" &&
+    CARGO_TARGET_DIR="$dir/target" cargo bench --no-run -q --offline >"$dir.log" 2>&1); } 2>&1 ) ||
+    { tail -20 "$dir.log"; exit 1; }
+  read -r took user sys <<<"$times"
+  used=$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')
   sums[$1]=$(awk -v a="${sums[$1]:-0}" -v b="$took" 'BEGIN { print a + b }')
-  printf '%6.1f s%s\n' "$took" "${3:-}"
+  cpu[$1]=$(awk -v a="${cpu[$1]:-0}" -v b="$used" 'BEGIN { print a + b }')
+  printf '%6.1f s, CPU %6.1f s%s\n' "$took" "$used" "${3:-}"
 }
 
 # Prints the mean of the sums in the array named $1 (entries HARNESS$2)
-# per harness and its ratio to divan's.
+# per harness and its ratio to divan's, and the mean CPU seconds.
 summary() {
   local -n sums=$1
   local h
   for h in "${harnesses[@]}"; do
-    awk -v h="$h" -v t="${sums[$h$2]}" -v d="${sums[divan$2]}" -v n="$rounds" \
-      'BEGIN { printf "  %-20s %6.1f s  %5.2fx divan\n", h, t / n, t / d }'
+    awk -v h="$h" -v t="${sums[$h$2]}" -v d="${sums[divan$2]}" -v n="$rounds" -v c="${cpu[$h$2]}" \
+      'BEGIN { printf "  %-20s %6.1f s  %5.2fx divan  CPU %6.1f s\n", h, t / n, t / d, c / n }'
   done
 }
 
@@ -145,6 +149,7 @@ for h in "${harnesses[@]}"; do
   timed_build "$h-100" rebuilt >/dev/null
 done
 rebuilt=()
+for h in "${harnesses[@]}"; do cpu[$h-100]=0; done
 for ((r = 1; r <= rounds; r++)); do
   for h in "${harnesses[@]}"; do
     file=$work/$h-100/benches/one.rs

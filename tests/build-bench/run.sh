@@ -101,18 +101,23 @@ for h in "${harnesses[@]}"; do
   (cd "$work/$h" && cargo fetch -q)
   (cd "$work/$h-100" && cargo fetch -q)
 done
-# Runs `cargo bench --no-run` in the crate $1, adds its seconds to the
-# entry $1 of the associative array named $2 and its CPU seconds (user
-# and system, every process) to the entry $1 of `cpu`, prints both, then
-# $3. Not in a subshell: the sums would be lost. The CPU seconds over the
-# cores are the wall time no scheduling of the same work can beat.
+# Runs `cargo bench --no-run` in the crate $1, its output in $1.log;
+# stops the script with the log's tail if the build fails.
+build() {
+  (cd "$work/$1" && CARGO_TARGET_DIR="$work/$1/target" cargo bench --no-run -q --offline) \
+    >"$work/$1.log" 2>&1 || { tail -20 "$work/$1.log"; exit 1; }
+}
+
+# Builds the crate $1 (`build`), adds its seconds to the entry $1 of the
+# associative array named $2 and its CPU seconds (user and system, every
+# process) to the entry $1 of `cpu`, prints both, then $3. Not in a
+# subshell: the sums would be lost. The CPU seconds over the cores are
+# the wall time no scheduling of the same work can beat.
 declare -A cpu
 timed_build() {
-  local dir=$work/$1 times took used
+  local times took user sys used
   local -n sums=$2
-  times=$( { TIMEFORMAT='%R %U %S'; time (cd "$dir" &&
-    CARGO_TARGET_DIR="$dir/target" cargo bench --no-run -q --offline >"$dir.log" 2>&1); } 2>&1 ) ||
-    { tail -20 "$dir.log"; exit 1; }
+  times=$( { TIMEFORMAT='%R %U %S'; time build "$1"; } 2>&1 ) || { echo "$times"; exit 1; }
   read -r took user sys <<<"$times"
   used=$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')
   sums[$1]=$(awk -v a="${sums[$1]:-0}" -v b="$took" 'BEGIN { print a + b }')
@@ -144,12 +149,10 @@ summary total ''
 
 # The rebuild: each 100-benchmark crate built once (not timed), then per
 # round benchmark 50's constant changed (to 1050 and back) and rebuilt.
-declare -A rebuilt
 for h in "${harnesses[@]}"; do
-  timed_build "$h-100" rebuilt >/dev/null
+  build "$h-100"
 done
-rebuilt=()
-for h in "${harnesses[@]}"; do cpu[$h-100]=0; done
+declare -A rebuilt
 for ((r = 1; r <= rounds; r++)); do
   for h in "${harnesses[@]}"; do
     file=$work/$h-100/benches/one.rs
